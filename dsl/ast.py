@@ -1,0 +1,313 @@
+"""The scenario language's syntax tree.
+
+The parser converts Lark's output into these frozen, slotted dataclasses at the
+parse boundary, so nothing downstream (interpreter, static checker, debugger) ever
+sees a Lark type, and a tree can be shared between threads without copying.
+
+Every node carries a :class:`Span`: line 1-based, column 0-based (as the protocol's
+``step:started`` event wants them), plus character offsets into the file's source so
+that the statement text of a step can be sliced out without keeping tokens around.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a node sits in its file; ``end_col`` and ``end`` are exclusive."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    start: int
+    end: int
+
+    def cover(self, other: Span) -> Span:
+        """The smallest span that holds both, for nodes built from two ends."""
+        return Span(self.line, self.col, other.end_line, other.end_col, self.start, other.end)
+
+
+# --- expressions -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NumberLit:
+    value: float
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class StringLit:
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BoolLit:
+    value: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NullLit:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateLit:
+    """``quasis`` has one more element than ``exprs``: text, expr, text, ..., text."""
+
+    quasis: tuple[str, ...]
+    exprs: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class RegexLit:
+    """A regex literal, already translated to Python ``re`` at parse time."""
+
+    source: str
+    flags: str
+    pattern: re.Pattern[str]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayLit:
+    elements: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    key: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectLit:
+    properties: tuple[Property, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """``obj.name``; ``name_span`` places errors such as an unknown method."""
+
+    obj: Expr
+    name: str
+    name_span: Span
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    obj: Expr
+    index: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    callee: Expr
+    args: tuple[Expr, ...]
+    span: Span
+
+
+UnaryOp: TypeAlias = Literal["!", "-", "+"]
+BinaryOp: TypeAlias = Literal[
+    "*", "/", "%", "+", "-", "<", "<=", ">", ">=", "==", "!=", "===", "!=="
+]
+LogicalOp: TypeAlias = Literal["&&", "||", "??"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: UnaryOp
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    """``op_span`` lets a type error point at the operator, as a JS engine would."""
+
+    op: BinaryOp
+    left: Expr
+    right: Expr
+    op_span: Span
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Logical:
+    op: LogicalOp
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Conditional:
+    test: Expr
+    consequent: Expr
+    alternate: Expr
+    span: Span
+
+
+Expr: TypeAlias = (
+    NumberLit
+    | StringLit
+    | BoolLit
+    | NullLit
+    | TemplateLit
+    | RegexLit
+    | ArrayLit
+    | ObjectLit
+    | Identifier
+    | Member
+    | Index
+    | Call
+    | Unary
+    | Binary
+    | Logical
+    | Conditional
+)
+
+# --- statements --------------------------------------------------------------------
+#
+# Every statement except Block is a step. ``header_end`` is the offset where a compound
+# statement's header stops (``if (c)``, ``for (const x of e)``, ``while (c)``, ``try``),
+# because the protocol's step text for those is the header, not the whole body.
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class VarDecl:
+    kind: Literal["let", "const"]
+    name: str
+    init: Expr | None
+    span: Span
+
+
+AssignOp: TypeAlias = Literal["=", "+=", "-=", "*=", "/=", "%="]
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    target: Identifier | Member | Index
+    op: AssignOp
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    test: Expr
+    consequent: Block
+    alternate: Block | If | None
+    header_end: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ForOf:
+    kind: Literal["let", "const"]
+    name: str
+    iterable: Expr
+    body: Block
+    header_end: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    test: Expr
+    body: Block
+    header_end: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    value: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Try:
+    block: Block
+    param: str | None
+    handler: Block | None
+    finalizer: Block | None
+    header_end: int
+    span: Span
+
+
+Stmt: TypeAlias = (
+    VarDecl | Assign | ExprStmt | If | ForOf | While | Break | Continue | Return | Throw | Try
+)
+COMPOUND_STATEMENTS = (If, ForOf, While, Try)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDecl:
+    name: str
+    params: tuple[str, ...]
+    body: Block
+    name_span: Span
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """One parsed file: its functions in source order, and the source for step texts."""
+
+    file: str
+    source: str
+    functions: tuple[FunctionDecl, ...]
+
+    def statement_text(self, stmt: Stmt, limit: int = 200) -> str:
+        """The text a step shows: the header for compound statements, cut to ``limit``."""
+        end = stmt.header_end if isinstance(stmt, COMPOUND_STATEMENTS) else stmt.span.end
+        text = self.source[stmt.span.start : end]
+        return text if len(text) <= limit else text[: limit - 1] + "…"

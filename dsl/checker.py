@@ -1,0 +1,247 @@
+"""Static checks that ``unotest check`` runs before any browser starts.
+
+The interpreter would find these problems too, but only when (and if) the faulty
+line runs, possibly after a minute of clicking. Here every file is read once and
+every problem is reported: unknown functions and variables (with a suggestion),
+wrong argument counts of built-ins and helpers, assignments to undeclared names or
+constants, ``break``/``continue`` outside a loop.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dsl import ast
+from dsl.errors import ScenarioSyntaxError
+
+__all__ = ["Arity", "Diagnostic", "check_program"]
+
+Arity = tuple[int, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem, formatted like a compiler's: ``file:line:col: message``."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    source_line: str = ""
+
+    def __str__(self) -> str:
+        from dsl.errors import caret_context
+
+        head = f"{self.file}:{self.line}:{self.col}: {self.message}"
+        return f"{head}\n{caret_context(self.source_line, self.col)}" if self.source_line else head
+
+    @classmethod
+    def from_syntax_error(cls, err: ScenarioSyntaxError) -> Diagnostic:
+        return cls(err.file, err.line, err.col, f"SyntaxError: {err.message}", err.source_line)
+
+
+class _Scope:
+    __slots__ = ("consts", "names", "parent")
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.names: set[str] = set()
+        self.consts: set[str] = set()
+        self.parent = parent
+
+    def lookup(self, name: str) -> _Scope | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope
+            scope = scope.parent
+        return None
+
+    def all_names(self) -> set[str]:
+        out: set[str] = set()
+        scope: _Scope | None = self
+        while scope is not None:
+            out |= scope.names
+            scope = scope.parent
+        return out
+
+
+class _Checker:
+    def __init__(
+        self,
+        program: ast.Program,
+        helpers: Mapping[str, Arity],
+        builtins: Mapping[str, Arity],
+    ) -> None:
+        self.program = program
+        self.locals: dict[str, Arity] = {
+            f.name: (len(f.params), len(f.params)) for f in program.functions
+        }
+        self.helpers = helpers
+        self.builtins = builtins
+        self.found: list[Diagnostic] = []
+        self.loop_depth = 0
+
+    def report(self, span: ast.Span, message: str) -> None:
+        source = self.program.source
+        start = source.rfind("\n", 0, span.start) + 1
+        end = source.find("\n", span.start)
+        line = source[start : end if end >= 0 else len(source)]
+        self.found.append(Diagnostic(self.program.file, span.line, span.col, message, line))
+
+    def function(self, fn: ast.FunctionDecl) -> None:
+        scope = _Scope(None)
+        scope.names.update(fn.params)
+        self.loop_depth = 0
+        self.statements(fn.body.body, scope)
+
+    def block(self, block: ast.Block, parent: _Scope) -> None:
+        self.statements(block.body, _Scope(parent))
+
+    def statements(self, body: tuple[ast.Stmt, ...], scope: _Scope) -> None:
+        for stmt in body:
+            self.statement(stmt, scope)
+
+    def statement(self, stmt: ast.Stmt, scope: _Scope) -> None:
+        if isinstance(stmt, ast.VarDecl):
+            if stmt.init is not None:
+                self.expr(stmt.init, scope)
+            scope.names.add(stmt.name)
+            if stmt.kind == "const":
+                scope.consts.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            self.expr(stmt.value, scope)
+            target = stmt.target
+            if isinstance(target, ast.Identifier):
+                owner = scope.lookup(target.name)
+                if owner is None:
+                    self.report(
+                        target.span,
+                        f"ReferenceError: '{target.name}' is not declared: declare it with let"
+                        + self.suggest(target.name, scope.all_names()),
+                    )
+                elif target.name in owner.consts:
+                    self.report(target.span, f"TypeError: '{target.name}' is a const and cannot be reassigned")
+            else:
+                self.expr(target, scope)
+        elif isinstance(stmt, ast.ExprStmt):
+            self.expr(stmt.expr, scope)
+        elif isinstance(stmt, ast.If):
+            self.expr(stmt.test, scope)
+            self.block(stmt.consequent, scope)
+            if isinstance(stmt.alternate, ast.Block):
+                self.block(stmt.alternate, scope)
+            elif stmt.alternate is not None:
+                self.statement(stmt.alternate, scope)
+        elif isinstance(stmt, ast.ForOf | ast.While):
+            if isinstance(stmt, ast.ForOf):
+                self.expr(stmt.iterable, scope)
+                inner = _Scope(scope)
+                inner.names.add(stmt.name)
+                if stmt.kind == "const":
+                    inner.consts.add(stmt.name)
+            else:
+                self.expr(stmt.test, scope)
+                inner = scope
+            self.loop_depth += 1
+            self.block(stmt.body, inner)
+            self.loop_depth -= 1
+        elif isinstance(stmt, ast.Break | ast.Continue):
+            if self.loop_depth == 0:
+                word = "break" if isinstance(stmt, ast.Break) else "continue"
+                self.report(stmt.span, f"SyntaxError: '{word}' can only be used inside a loop")
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                self.expr(stmt.value, scope)
+        elif isinstance(stmt, ast.Throw):
+            self.expr(stmt.value, scope)
+        elif isinstance(stmt, ast.Try):
+            self.block(stmt.block, scope)
+            if stmt.handler is not None:
+                handler_scope = _Scope(scope)
+                if stmt.param is not None:
+                    handler_scope.names.add(stmt.param)
+                self.block(stmt.handler, handler_scope)
+            if stmt.finalizer is not None:
+                self.block(stmt.finalizer, scope)
+
+    def expr(self, node: ast.Expr, scope: _Scope) -> None:
+        # An explicit stack, because an operator chain can be thousands of nodes deep.
+        stack: list[ast.Expr] = [node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Identifier):
+                if scope.lookup(node.name) is None:
+                    hint = self.suggest(node.name, scope.all_names())
+                    if node.name in self.locals or node.name in self.helpers or node.name in self.builtins:
+                        self.report(node.span, f"TypeError: '{node.name}' is a function: call it as {node.name}(...)")
+                    else:
+                        self.report(node.span, f"ReferenceError: '{node.name}' is not defined{hint}")
+            elif isinstance(node, ast.Call):
+                stack.extend(reversed(node.args))
+                if isinstance(node.callee, ast.Identifier):
+                    self.call(node, node.callee, scope)
+                else:
+                    stack.append(node.callee)
+            elif isinstance(node, ast.Member):
+                stack.append(node.obj)
+            elif isinstance(node, ast.Index):
+                stack.extend((node.index, node.obj))
+            elif isinstance(node, ast.Unary):
+                stack.append(node.operand)
+            elif isinstance(node, ast.Binary | ast.Logical):
+                stack.extend((node.right, node.left))
+            elif isinstance(node, ast.Conditional):
+                stack.extend((node.alternate, node.consequent, node.test))
+            elif isinstance(node, ast.ArrayLit):
+                stack.extend(reversed(node.elements))
+            elif isinstance(node, ast.ObjectLit):
+                stack.extend(prop.value for prop in reversed(node.properties))
+            elif isinstance(node, ast.TemplateLit):
+                stack.extend(reversed(node.exprs))
+
+    def call(self, node: ast.Call, callee: ast.Identifier, scope: _Scope) -> None:
+        name = callee.name
+        arity = self.locals.get(name) or self.helpers.get(name) or self.builtins.get(name)
+        if arity is None:
+            if scope.lookup(name) is not None:
+                self.report(callee.span, f"TypeError: '{name}' is a variable, not a function")
+                return
+            known = set(self.locals) | set(self.helpers) | set(self.builtins)
+            self.report(
+                callee.span,
+                f"ReferenceError: '{name}' is not a function, helper or built-in"
+                + self.suggest(name, known),
+            )
+            return
+        low, high = arity
+        count = len(node.args)
+        if count < low or (high is not None and count > high):
+            if high is None:
+                wanted = f"at least {low}"
+            elif low == high:
+                wanted = f"{low}"
+            else:
+                wanted = f"{low} to {high}"
+            plural = "" if wanted == "1" else "s"
+            self.report(
+                callee.span, f"TypeError: {name}() takes {wanted} argument{plural} but got {count}"
+            )
+
+    @staticmethod
+    def suggest(name: str, candidates: set[str]) -> str:
+        close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+        return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def check_program(
+    program: ast.Program,
+    helpers: Mapping[str, Arity],
+    builtins: Mapping[str, Arity],
+) -> list[Diagnostic]:
+    """Every static problem of one parsed file, in source order."""
+    checker = _Checker(program, helpers, builtins)
+    for fn in program.functions:
+        checker.function(fn)
+    return sorted(checker.found, key=lambda d: (d.line, d.col))

@@ -1,0 +1,128 @@
+"""The scenario language's exceptions.
+
+One tree, split by cause, so the edges (the CLI, the runner) can map each branch to an
+exit code and a protocol ``errorName`` in one place::
+
+    DslError                      anything the language reports
+    ├── ScenarioSyntaxError       parse time: file, line, col, source line and caret
+    │   └── (header, structure and regex problems are syntax errors too)
+    ├── ScriptError               run time, raised at a node: errorName + file:line:col
+    │                             (TypeError, ReferenceError, RangeError, AssertionError,
+    │                             ScenarioError, and the host's LocatorError, TimeoutError,
+    │                             NavigationError: the name is data, not a Python class,
+    │                             because the protocol carries it as a string)
+    └── BuiltinError              raised inside a built-in, which does not know where it
+                                  was called; the interpreter turns it into a ScriptError
+                                  at the call site
+
+    Interrupt (BaseException)     the host stopping a run (abort, timeout): it passes
+                                  through the scenario's ``catch`` and ``finally``.
+
+Positions: line 1-based, column 0-based, as in the protocol's events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BuiltinError",
+    "DslError",
+    "Interrupt",
+    "ScenarioSyntaxError",
+    "ScriptError",
+    "caret_context",
+]
+
+
+class DslError(Exception):
+    """Base of every error the language reports on purpose."""
+
+
+def caret_context(source_line: str, col: int) -> str:
+    """The offending line and a caret under ``col``, tabs kept so the caret lines up."""
+    line = source_line.rstrip("\r\n")
+    pad = "".join("\t" if ch == "\t" else " " for ch in line[:col])
+    return f"    {line}\n    {pad}^"
+
+
+class ScenarioSyntaxError(DslError):
+    """A file that cannot be parsed; ``str()`` is ``file:line:col: message`` + caret."""
+
+    def __init__(self, message: str, file: str, line: int, col: int, source_line: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def __str__(self) -> str:
+        head = f"{self.location}: SyntaxError: {self.message}"
+        if not self.source_line.strip():
+            return head
+        return f"{head}\n{caret_context(self.source_line, self.col)}"
+
+
+@dataclass(frozen=True, slots=True)
+class CallFrame:
+    """One entry of a call chain as errors report it."""
+
+    fn: str
+    file: str
+    line: int
+
+
+class ScriptError(DslError):
+    """A run-time failure at a known place in a scenario or helper.
+
+    ``value`` is what the scenario can see in ``catch (e)``: ``{name, message}``, or
+    the thrown string for ``throw "text"``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        message: str,
+        file: str,
+        line: int,
+        col: int,
+        call_chain: tuple[CallFrame, ...] = (),
+        thrown: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.call_chain = call_chain
+        self.thrown = thrown
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.name}: {self.message}"
+
+
+class BuiltinError(DslError):
+    """Raised by a built-in; placed at the call site by the interpreter."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+
+
+class Interrupt(BaseException):  # noqa: N818 - it is a signal, not an error
+    """The host stopping the run: never caught by a scenario's ``try``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

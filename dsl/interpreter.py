@@ -1,0 +1,816 @@
+"""The tree-walking interpreter, with one hook around every statement.
+
+Synchronous by design: the runner executes a scenario in a thread of its own, so a
+built-in that waits on the browser blocks only that thread, while the runner's event
+loop can still read debugger commands and cancel the wait (``abort``). A pause is the
+hook blocking; the debugger's ``eval`` runs in the same thread, in the paused scope.
+
+The hook (:class:`StatementHook`) is called before and after each step; with none
+installed a statement costs one ``is None`` test more than without a debugger.
+
+Scopes form a chain restored by the call structure (one per block, one chain per
+function call: functions are top-level, so there are no closures). ``break``,
+``continue`` and ``return`` are private exceptions.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import math
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from dsl import ast
+from dsl.errors import BuiltinError, CallFrame, Interrupt, ScenarioSyntaxError, ScriptError
+from dsl.methods import call_method, get_property
+from dsl.values import (
+    HostValue,
+    RegexValue,
+    Value,
+    render,
+    strict_equal,
+    to_display,
+    truthy,
+    type_name,
+)
+
+__all__ = [
+    "MAX_CALL_DEPTH",
+    "Builtin",
+    "Directive",
+    "FunctionRef",
+    "Interpreter",
+    "StatementHook",
+    "Step",
+]
+
+MAX_CALL_DEPTH = 200
+_PYTHON_RECURSION_LIMIT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A host function the scenario can call; arity is checked before ``impl`` runs."""
+
+    name: str
+    impl: Callable[..., Value]
+    min_args: int
+    max_args: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionRef:
+    """A user function and the file it lives in (helpers and file-local functions)."""
+
+    decl: ast.FunctionDecl
+    program: ast.Program
+
+
+class Directive(enum.Enum):
+    """What a hook wants done with the statement it was shown."""
+
+    PROCEED = "proceed"
+    SKIP = "skip"
+    RETRY = "retry"
+
+
+class _Scope:
+    __slots__ = ("consts", "parent", "vars")
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.vars: dict[str, Value] = {}
+        self.consts: set[str] | None = None
+        self.parent = parent
+
+    def find(self, name: str) -> _Scope | None:
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope
+            scope = scope.parent
+        return None
+
+
+class _Frame:
+    __slots__ = ("fn", "program", "scope", "stmt")
+
+    def __init__(self, fn: str, program: ast.Program, stmt: ast.Stmt | None) -> None:
+        self.fn = fn
+        self.program = program
+        self.stmt = stmt
+        self.scope: _Scope | None = None
+
+    @property
+    def line(self) -> int:
+        return self.stmt.span.line if self.stmt is not None else 0
+
+
+class _Break(Exception):  # noqa: N818
+    pass
+
+
+class _Continue(Exception):  # noqa: N818
+    pass
+
+
+class _Return(Exception):  # noqa: N818
+    def __init__(self, value: Value) -> None:
+        self.value = value
+
+
+class Step:
+    """What the hook sees of one statement about to run (or just run)."""
+
+    __slots__ = ("_interp", "_scope", "caught", "depth", "program", "stmt")
+
+    def __init__(
+        self, interp: Interpreter, stmt: ast.Stmt, scope: _Scope, program: ast.Program
+    ) -> None:
+        self._interp = interp
+        self._scope = scope
+        self.stmt = stmt
+        self.program = program
+        self.depth = len(interp._frames) - 1
+        self.caught = interp._try_depth > 0
+
+    @property
+    def file(self) -> str:
+        return self.program.file
+
+    @property
+    def line(self) -> int:
+        return self.stmt.span.line
+
+    @property
+    def col(self) -> int:
+        return self.stmt.span.col
+
+    @property
+    def text(self) -> str:
+        return self.program.statement_text(self.stmt)
+
+    def frames(self) -> tuple[CallFrame, ...]:
+        """Every active function, outermost first, with the line each is executing."""
+        return tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._interp._frames)
+
+    def variables(self) -> dict[str, Value]:
+        """Every variable visible here; inner declarations shadow outer ones."""
+        chain: list[_Scope] = []
+        scope: _Scope | None = self._scope
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        merged: dict[str, Value] = {}
+        for s in reversed(chain):
+            merged.update(s.vars)
+        return merged
+
+    def evaluate(self, source: str) -> Value:
+        """The debugger's ``eval``: an expression's value, or run statements here."""
+        return self._interp._evaluate_here(source, self._scope, self.program)
+
+
+class StatementHook(Protocol):
+    """Called around every step; may block (a pause), raise Interrupt, or redirect."""
+
+    def before_statement(self, step: Step) -> Directive: ...
+
+    def after_statement(self, step: Step, error: ScriptError | None) -> Directive: ...
+
+
+def _bad_types(op: str, left: Value, right: Value) -> str:
+    return f"'{op}' cannot combine {type_name(left)} and {type_name(right)}"
+
+
+class Interpreter:
+    """Runs one scenario's functions; not thread-safe, one per run."""
+
+    def __init__(
+        self,
+        builtins: Mapping[str, Builtin],
+        helpers: Mapping[str, FunctionRef] | None = None,
+        hook: StatementHook | None = None,
+        max_call_depth: int = MAX_CALL_DEPTH,
+    ) -> None:
+        self.builtins = builtins
+        self.helpers = helpers or {}
+        self.hook = hook
+        self.max_call_depth = max_call_depth
+        self._frames: list[_Frame] = []
+        self._try_depth = 0
+        self._hook_suspended = 0
+        self._eval: dict[type, Callable[[ast.Expr, _Scope], Value]] = {
+            ast.NumberLit: self._literal,
+            ast.StringLit: self._literal,
+            ast.BoolLit: self._literal,
+            ast.NullLit: lambda node, scope: None,
+            ast.TemplateLit: self._template,
+            ast.RegexLit: self._regex,
+            ast.ArrayLit: self._array,
+            ast.ObjectLit: self._object,
+            ast.Identifier: self._identifier,
+            ast.Member: self._member,
+            ast.Index: self._index,
+            ast.Call: self._call,
+            ast.Unary: self._unary,
+            ast.Binary: self._binary,
+            ast.Logical: self._logical,
+            ast.Conditional: self._conditional,
+        }  # type: ignore[dict-item]
+        self._exec: dict[type, Callable[[ast.Stmt, _Scope], None]] = {
+            ast.VarDecl: self._var_decl,
+            ast.Assign: self._assign,
+            ast.ExprStmt: self._expr_stmt,
+            ast.If: self._if,
+            ast.ForOf: self._for_of,
+            ast.While: self._while,
+            ast.Break: self._break,
+            ast.Continue: self._continue,
+            ast.Return: self._return,
+            ast.Throw: self._throw,
+            ast.Try: self._try,
+        }  # type: ignore[dict-item]
+
+    # --- entry points ----------------------------------------------------------
+
+    def run(self, program: ast.Program, function: str, args: tuple[Value, ...] = ()) -> Value:
+        """Call ``function`` of ``program``; a failure escapes as ScriptError."""
+        decl = next((f for f in program.functions if f.name == function), None)
+        if decl is None:
+            raise ScriptError(
+                "ReferenceError", f"{program.file} has no function '{function}'", program.file, 1, 0
+            )
+        # Each scenario call costs about ten Python frames; MAX_CALL_DEPTH calls and
+        # MAX_NESTING brackets must fit. Only ever raised, never lowered: another run
+        # in this process may rely on it.
+        if sys.getrecursionlimit() < _PYTHON_RECURSION_LIMIT:
+            sys.setrecursionlimit(_PYTHON_RECURSION_LIMIT)
+        try:
+            return self._invoke(FunctionRef(decl, program), list(args), decl.name_span, program)
+        except RecursionError:
+            frame = self._frames[-1] if self._frames else None
+            self._frames.clear()
+            line = frame.line if frame else 1
+            raise ScriptError(
+                "RangeError",
+                "the scenario nests expressions or calls too deeply to evaluate",
+                frame.program.file if frame else program.file,
+                line,
+                0,
+            ) from None
+
+    # --- statements ------------------------------------------------------------
+
+    def _block(self, block: ast.Block, parent: _Scope) -> None:
+        scope = _Scope(parent)
+        for stmt in block.body:
+            self._statement(stmt, scope)
+
+    def _statement(self, stmt: ast.Stmt, scope: _Scope) -> None:
+        frame = self._frames[-1]
+        frame.stmt = stmt
+        frame.scope = scope
+        self._exec[type(stmt)](stmt, scope)
+
+    def _step(self, stmt: ast.Stmt, scope: _Scope, action: Callable[[], Value]) -> tuple[bool, Value]:
+        """Run ``action`` as the step of ``stmt``: (ran, result); ran is False if skipped."""
+        hook = self.hook
+        if hook is None or self._hook_suspended:
+            return True, action()
+        frame = self._frames[-1]
+        while True:
+            frame.stmt = stmt
+            frame.scope = scope
+            step = Step(self, stmt, scope, frame.program)
+            if hook.before_statement(step) is Directive.SKIP:
+                return False, None
+            try:
+                result = action()
+            except ScriptError as err:
+                directive = hook.after_statement(step, err)
+                if directive is Directive.RETRY:
+                    continue
+                if directive is Directive.SKIP:
+                    return False, None
+                raise
+            except (_Break, _Continue, _Return):
+                hook.after_statement(step, None)
+                raise
+            hook.after_statement(step, None)
+            return True, result
+
+    def _var_decl(self, stmt: ast.VarDecl, scope: _Scope) -> None:
+        def run() -> None:
+            value = self._value(stmt.init, scope) if stmt.init is not None else None
+            scope.vars[stmt.name] = value
+            if stmt.kind == "const":
+                if scope.consts is None:
+                    scope.consts = set()
+                scope.consts.add(stmt.name)
+
+        self._step(stmt, scope, run)
+
+    def _assign(self, stmt: ast.Assign, scope: _Scope) -> None:
+        self._step(stmt, scope, lambda: self._do_assign(stmt, scope))
+
+    def _do_assign(self, stmt: ast.Assign, scope: _Scope) -> None:
+        target = stmt.target
+        if isinstance(target, ast.Identifier):
+            owner = scope.find(target.name)
+            if owner is None:
+                raise self._reference_error(target.name, target.span, scope, assigning=True)
+            if owner.consts is not None and target.name in owner.consts:
+                raise self._error(
+                    "TypeError", f"'{target.name}' is a const and cannot be reassigned", target.span
+                )
+            value = self._value(stmt.value, scope)
+            if stmt.op != "=":
+                value = self._arith(stmt.op[0], owner.vars[target.name], value, stmt.span)
+            owner.vars[target.name] = value
+            return
+        container = self._value(target.obj, scope)
+        if isinstance(target, ast.Member):
+            key: Value = target.name
+        else:
+            key = self._value(target.index, scope)
+        value = self._value(stmt.value, scope)
+        if stmt.op != "=":
+            current = self._read_slot(container, key, target.span)
+            value = self._arith(stmt.op[0], current, value, stmt.span)
+        self._write_slot(container, key, value, target.span)
+
+    def _expr_stmt(self, stmt: ast.ExprStmt, scope: _Scope) -> None:
+        self._step(stmt, scope, lambda: self._value(stmt.expr, scope))
+
+    def _if(self, stmt: ast.If, scope: _Scope) -> None:
+        ran, taken = self._step(stmt, scope, lambda: truthy(self._value(stmt.test, scope)))
+        if not ran:
+            return
+        if taken:
+            self._block(stmt.consequent, scope)
+        elif isinstance(stmt.alternate, ast.Block):
+            self._block(stmt.alternate, scope)
+        elif stmt.alternate is not None:
+            self._statement(stmt.alternate, scope)
+
+    def _while(self, stmt: ast.While, scope: _Scope) -> None:
+        while True:
+            ran, go_on = self._step(stmt, scope, lambda: truthy(self._value(stmt.test, scope)))
+            if not ran or not go_on:
+                return
+            try:
+                self._block(stmt.body, scope)
+            except _Break:
+                return
+            except _Continue:
+                pass
+            self._frames[-1].stmt = stmt
+
+    def _for_of(self, stmt: ast.ForOf, scope: _Scope) -> None:
+        items: list[Value] = []
+
+        def first() -> bool:
+            iterable = self._value(stmt.iterable, scope)
+            if isinstance(iterable, str):
+                items.extend(iterable)
+            elif isinstance(iterable, list):
+                items.extend(iterable)
+            else:
+                raise self._error(
+                    "TypeError",
+                    f"for...of needs an array or a string, got {type_name(iterable)}",
+                    stmt.iterable.span,
+                )
+            return bool(items)
+
+        ran, go_on = self._step(stmt, scope, first)
+        index = 0
+        while ran and go_on:
+            body_scope = _Scope(scope)
+            body_scope.vars[stmt.name] = items[index]
+            if stmt.kind == "const":
+                body_scope.consts = {stmt.name}
+            try:
+                self._block(stmt.body, body_scope)
+            except _Break:
+                return
+            except _Continue:
+                pass
+            index += 1
+            self._frames[-1].stmt = stmt
+            ran, go_on = self._step(stmt, scope, lambda: index < len(items))
+
+    def _break(self, stmt: ast.Break, scope: _Scope) -> None:
+        ran, _ = self._step(stmt, scope, lambda: None)
+        if ran:
+            raise _Break()
+
+    def _continue(self, stmt: ast.Continue, scope: _Scope) -> None:
+        ran, _ = self._step(stmt, scope, lambda: None)
+        if ran:
+            raise _Continue()
+
+    def _return(self, stmt: ast.Return, scope: _Scope) -> None:
+        value = stmt.value
+        ran, result = self._step(
+            stmt, scope, lambda: self._value(value, scope) if value is not None else None
+        )
+        if ran:
+            raise _Return(result)
+
+    def _throw(self, stmt: ast.Throw, scope: _Scope) -> None:
+        def run() -> None:
+            value = self._value(stmt.value, scope)
+            raise self._thrown(value, stmt.span)
+
+        self._step(stmt, scope, run)
+
+    def _thrown(self, value: Value, span: ast.Span) -> ScriptError:
+        if isinstance(value, str):
+            return self._error("ScenarioError", value, span, thrown=value)
+        if isinstance(value, dict) and isinstance(value.get("message"), str):
+            name = value.get("name")
+            return self._error(
+                name if isinstance(name, str) and name else "ScenarioError",
+                str(value["message"]),
+                span,
+                thrown=value,
+            )
+        raise self._error(
+            "TypeError",
+            f"throw needs a string or an object {{name, message}}, got {type_name(value)}",
+            span,
+        )
+
+    def _try(self, stmt: ast.Try, scope: _Scope) -> None:
+        ran, _ = self._step(stmt, scope, lambda: None)
+        if not ran:
+            return
+        pending: BaseException | None = None
+        try:
+            try:
+                if stmt.handler is not None:
+                    self._try_depth += 1
+                try:
+                    self._block(stmt.block, scope)
+                finally:
+                    if stmt.handler is not None:
+                        self._try_depth -= 1
+            except ScriptError as err:
+                if stmt.handler is None:
+                    raise
+                handler_scope = _Scope(scope)
+                if stmt.param is not None:
+                    handler_scope.vars[stmt.param] = {"name": err.name, "message": err.message}
+                self._block(stmt.handler, handler_scope)
+        except (ScriptError, _Break, _Continue, _Return) as exc:
+            if stmt.finalizer is None:
+                raise
+            pending = exc
+        if stmt.finalizer is not None:
+            self._block(stmt.finalizer, scope)
+        if pending is not None:
+            raise pending
+
+    # --- calls -----------------------------------------------------------------
+
+    def _invoke(
+        self, ref: FunctionRef, args: list[Value], span: ast.Span, caller: ast.Program
+    ) -> Value:
+        decl = ref.decl
+        if len(args) != len(decl.params):
+            raise self._error(
+                "TypeError",
+                f"{decl.name}() takes {_count(len(decl.params))} but got {len(args)}",
+                span,
+                program=caller,
+            )
+        if len(self._frames) >= self.max_call_depth:
+            chain = [f.fn for f in self._frames] + [decl.name]
+            shown = " → ".join(chain[:4] + ["…"] + chain[-3:]) if len(chain) > 8 else " → ".join(chain)
+            raise self._error(
+                "RangeError",
+                f"call depth exceeds {self.max_call_depth}: {shown}",
+                span,
+                program=caller,
+            )
+        frame = _Frame(decl.name, ref.program, None)
+        scope = _Scope(None)
+        scope.vars.update(zip(decl.params, args, strict=True))
+        self._frames.append(frame)
+        try:
+            for stmt in decl.body.body:
+                self._statement(stmt, scope)
+        except _Return as ret:
+            return ret.value
+        except (_Break, _Continue):  # pragma: no cover - the grammar keeps them in loops
+            return None
+        finally:
+            self._frames.pop()
+        return None
+
+    def _call(self, node: ast.Call, scope: _Scope) -> Value:
+        callee = node.callee
+        if isinstance(callee, ast.Member):
+            target = self._value(callee.obj, scope)
+            args = [self._value(arg, scope) for arg in node.args]
+            try:
+                return call_method(target, callee.name, args)
+            except BuiltinError as err:
+                raise self._error(err.name, err.message, callee.name_span) from None
+            except (ScriptError, Interrupt):
+                raise
+            except Exception as err:  # noqa: BLE001 - a host bug must fail the step, not the run
+                raise self._error("Error", f"{type(err).__name__}: {err}", callee.name_span) from None
+        if not isinstance(callee, ast.Identifier):
+            raise self._error("TypeError", "only named functions can be called", node.span)
+        name = callee.name
+        program = self._frames[-1].program
+        local = next((f for f in program.functions if f.name == name), None)
+        ref = FunctionRef(local, program) if local is not None else self.helpers.get(name)
+        if ref is not None:
+            args = [self._value(arg, scope) for arg in node.args]
+            return self._invoke(ref, args, callee.span, program)
+        builtin = self.builtins.get(name)
+        if builtin is None:
+            if scope.find(name) is not None:
+                raise self._error("TypeError", f"'{name}' is a variable, not a function", callee.span)
+            raise self._reference_error(name, callee.span, scope, calling=True)
+        args = [self._value(arg, scope) for arg in node.args]
+        if len(args) < builtin.min_args or (
+            builtin.max_args is not None and len(args) > builtin.max_args
+        ):
+            raise self._error(
+                "TypeError",
+                f"{name}() takes {_arity_text(builtin.min_args, builtin.max_args)} "
+                f"but got {len(args)}",
+                callee.span,
+            )
+        try:
+            return builtin.impl(*args)
+        except BuiltinError as err:
+            raise self._error(err.name, err.message, node.span) from None
+        except (ScriptError, Interrupt):
+            raise
+        except RecursionError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a host bug must fail the step, not the run
+            raise self._error("Error", f"{name}(): {type(err).__name__}: {err}", node.span) from None
+
+    # --- expressions -----------------------------------------------------------
+
+    def _value(self, node: ast.Expr, scope: _Scope) -> Value:
+        return self._eval[type(node)](node, scope)
+
+    def _literal(self, node: ast.NumberLit | ast.StringLit | ast.BoolLit, scope: _Scope) -> Value:
+        return node.value
+
+    def _template(self, node: ast.TemplateLit, scope: _Scope) -> Value:
+        out = [node.quasis[0]]
+        for expr, quasi in zip(node.exprs, node.quasis[1:], strict=True):
+            out.append(to_display(self._value(expr, scope)))
+            out.append(quasi)
+        return "".join(out)
+
+    def _regex(self, node: ast.RegexLit, scope: _Scope) -> Value:
+        return RegexValue(node.source, node.flags, node.pattern)
+
+    def _array(self, node: ast.ArrayLit, scope: _Scope) -> Value:
+        return [self._value(item, scope) for item in node.elements]
+
+    def _object(self, node: ast.ObjectLit, scope: _Scope) -> Value:
+        return {prop.key: self._value(prop.value, scope) for prop in node.properties}
+
+    def _identifier(self, node: ast.Identifier, scope: _Scope) -> Value:
+        owner = scope.find(node.name)
+        if owner is None:
+            raise self._reference_error(node.name, node.span, scope)
+        return owner.vars[node.name]
+
+    def _member(self, node: ast.Member, scope: _Scope) -> Value:
+        obj = self._value(node.obj, scope)
+        return self._read_slot(obj, node.name, node.name_span, member=True)
+
+    def _index(self, node: ast.Index, scope: _Scope) -> Value:
+        obj = self._value(node.obj, scope)
+        key = self._value(node.index, scope)
+        return self._read_slot(obj, key, node.span)
+
+    def _read_slot(self, obj: Value, key: Value, span: ast.Span, member: bool = False) -> Value:
+        if isinstance(obj, dict):
+            if isinstance(key, float | int) and not isinstance(key, bool):
+                from dsl.values import format_number
+
+                key = format_number(float(key))
+            if not isinstance(key, str):
+                raise self._error("TypeError", f"object keys are strings, not {type_name(key)}", span)
+            return obj.get(key)
+        if isinstance(obj, list | str) and not member:
+            if not isinstance(key, float | int) or isinstance(key, bool):
+                raise self._error(
+                    "TypeError", f"{type_name(obj)} index must be a number, not {type_name(key)}", span
+                )
+            if math.isnan(key) or not float(key).is_integer() or not 0 <= key < len(obj):
+                return None
+            return obj[int(key)]
+        if obj is None:
+            raise self._error("TypeError", f"cannot read {_key_text(key)} of null", span)
+        if isinstance(key, str):
+            try:
+                return get_property(obj, key)
+            except BuiltinError as err:
+                raise self._error(err.name, err.message, span) from None
+        raise self._error("TypeError", f"{type_name(obj)} cannot be indexed", span)
+
+    def _write_slot(self, obj: Value, key: Value, value: Value, span: ast.Span) -> None:
+        if isinstance(obj, dict):
+            if isinstance(key, float | int) and not isinstance(key, bool):
+                from dsl.values import format_number
+
+                key = format_number(float(key))
+            if not isinstance(key, str):
+                raise self._error("TypeError", f"object keys are strings, not {type_name(key)}", span)
+            obj[key] = value
+            return
+        if isinstance(obj, list) and isinstance(key, float | int) and not isinstance(key, bool):
+            if not float(key).is_integer() or not 0 <= key <= len(obj):
+                raise self._error(
+                    "RangeError",
+                    f"index {render(key)} is outside the array (length {len(obj)})",
+                    span,
+                )
+            if key == len(obj):
+                obj.append(value)
+            else:
+                obj[int(key)] = value
+            return
+        if obj is None:
+            raise self._error("TypeError", f"cannot set {_key_text(key)} of null", span)
+        raise self._error("TypeError", f"cannot assign {_key_text(key)} of a {type_name(obj)}", span)
+
+    def _unary(self, node: ast.Unary, scope: _Scope) -> Value:
+        value = self._value(node.operand, scope)
+        if node.op == "!":
+            return not truthy(value)
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            return -float(value) if node.op == "-" else float(value)
+        hint = " (convert with num(...))" if isinstance(value, str) else ""
+        raise self._error(
+            "TypeError", f"unary '{node.op}' needs a number, got {type_name(value)}{hint}", node.span
+        )
+
+    def _binary(self, node: ast.Binary, scope: _Scope) -> Value:
+        left = self._value(node.left, scope)
+        right = self._value(node.right, scope)
+        op = node.op
+        if op in ("===", "=="):
+            return strict_equal(left, right)
+        if op in ("!==", "!="):
+            return not strict_equal(left, right)
+        if op in ("<", "<=", ">", ">="):
+            both_numbers = _is_number(left) and _is_number(right)
+            if not both_numbers and not (isinstance(left, str) and isinstance(right, str)):
+                raise self._error("TypeError", _bad_types(op, left, right), node.op_span)
+            a, b = left, right
+            if op == "<":
+                return a < b  # type: ignore[operator]
+            if op == "<=":
+                return a <= b  # type: ignore[operator]
+            if op == ">":
+                return a > b  # type: ignore[operator]
+            return a >= b  # type: ignore[operator]
+        return self._arith(op, left, right, node.op_span)
+
+    def _arith(self, op: str, left: Value, right: Value, span: ast.Span) -> Value:
+        if op == "+" and (isinstance(left, str) or isinstance(right, str)):
+            return to_display(left) + to_display(right)
+        if not (_is_number(left) and _is_number(right)):
+            hint = ""
+            if op != "+" and (isinstance(left, str) or isinstance(right, str)):
+                hint = " (convert with num(...))"
+            raise self._error("TypeError", _bad_types(op, left, right) + hint, span)
+        a = float(left)  # type: ignore[arg-type]
+        b = float(right)  # type: ignore[arg-type]
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            if b == 0:
+                if a == 0 or math.isnan(a):
+                    return math.nan
+                return math.copysign(math.inf, a) * math.copysign(1.0, b)
+            return a / b
+        if op == "%":
+            if b == 0 or math.isinf(a) or math.isnan(a) or math.isnan(b):
+                return math.nan
+            return math.fmod(a, b)
+        raise AssertionError(op)  # pragma: no cover
+
+    def _logical(self, node: ast.Logical, scope: _Scope) -> Value:
+        left = self._value(node.left, scope)
+        if node.op == "&&":
+            return self._value(node.right, scope) if truthy(left) else left
+        if node.op == "||":
+            return left if truthy(left) else self._value(node.right, scope)
+        return left if left is not None else self._value(node.right, scope)
+
+    def _conditional(self, node: ast.Conditional, scope: _Scope) -> Value:
+        if truthy(self._value(node.test, scope)):
+            return self._value(node.consequent, scope)
+        return self._value(node.alternate, scope)
+
+    # --- debugger eval ---------------------------------------------------------
+
+    def _evaluate_here(self, source: str, scope: _Scope, program: ast.Program) -> Value:
+        from dsl.parser import parse_expression, parse_statements
+
+        try:
+            expr = parse_expression(source, "<eval>")
+        except ScenarioSyntaxError:
+            stmts = parse_statements(source, "<eval>")
+            self._hook_suspended += 1
+            try:
+                for stmt in stmts:
+                    self._statement(stmt, scope)
+            except (_Break, _Continue, _Return) as exc:
+                raise self._error(
+                    "SyntaxError", f"'{type(exc).__name__[1:].lower()}' cannot be evaluated here",
+                    stmts[0].span,
+                ) from None
+            finally:
+                self._hook_suspended -= 1
+            return None
+        self._hook_suspended += 1
+        try:
+            return self._value(expr, scope)
+        finally:
+            self._hook_suspended -= 1
+
+    # --- errors ----------------------------------------------------------------
+
+    def _error(
+        self,
+        name: str,
+        message: str,
+        span: ast.Span,
+        thrown: Value = None,
+        program: ast.Program | None = None,
+    ) -> ScriptError:
+        file = (program or self._frames[-1].program).file if (program or self._frames) else "?"
+        chain = tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._frames)
+        return ScriptError(name, message, file, span.line, span.col, chain, thrown)
+
+    def _reference_error(
+        self,
+        name: str,
+        span: ast.Span,
+        scope: _Scope,
+        calling: bool = False,
+        assigning: bool = False,
+    ) -> ScriptError:
+        candidates: set[str] = set()
+        s: _Scope | None = scope
+        while s is not None:
+            candidates.update(s.vars)
+            s = s.parent
+        if calling:
+            candidates = set(self.builtins) | set(self.helpers)
+            candidates.update(f.name for f in self._frames[-1].program.functions)
+        close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        if assigning:
+            message = f"'{name}' is not declared: declare it with let{hint}"
+        elif calling:
+            message = f"'{name}' is not a function, helper or built-in{hint}"
+        else:
+            message = f"'{name}' is not defined{hint}"
+        return self._error("ReferenceError", message, span)
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, float | int) and not isinstance(value, bool)
+
+
+def _key_text(key: Value) -> str:
+    return f"'{key}'" if isinstance(key, str) else f"[{render(key)}]"
+
+
+def _count(n: int) -> str:
+    return f"{n} argument" + ("" if n == 1 else "s")
+
+
+def _arity_text(low: int, high: int | None) -> str:
+    if high is None:
+        return f"at least {_count(low)}"
+    if low == high:
+        return _count(low)
+    return f"{low} to {_count(high)}"
+
+
+__all__ += ["HostValue"]

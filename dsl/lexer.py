@@ -1,0 +1,226 @@
+"""Lexing help the grammar cannot express: template literals and string escapes.
+
+A template literal may nest expressions that hold braces, strings and further
+templates (`` `a ${ {b: `c${d}`}.b } e` ``). A regular expression cannot count braces,
+so the contextual lexer is given one small extension: when the parser state accepts a
+``TEMPLATE`` and the text has a backtick, the template is scanned here, by hand.
+Everything else stays Lark's contextual lexer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lark.lexer import BasicLexer, ContextualLexer
+
+__all__ = [
+    "EscapeError",
+    "TemplateContextualLexer",
+    "TemplatePart",
+    "cook",
+    "scan_template",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TemplatePart:
+    """A ``${}`` expression of a template: absolute offsets of the text inside the braces."""
+
+    start: int
+    end: int
+
+
+def scan_template(text: str, pos: int, end: int) -> tuple[int, list[str], list[TemplatePart]] | None:
+    """Scan the template starting at ``text[pos] == '`'``.
+
+    Returns the offset just past the closing backtick, the raw text pieces (one more
+    than the expressions) and the top-level expressions; ``None`` when unterminated.
+    """
+    # Stack of open contexts: "`" for template text, or an int brace depth for an
+    # expression inside ``${``. Iterative, so deep nesting cannot exhaust Python's stack.
+    stack: list[str | int] = ["`"]
+    raws: list[str] = []
+    parts: list[TemplatePart] = []
+    piece_start = pos + 1
+    expr_start = 0
+    i = pos + 1
+    while i < end:
+        top = stack[-1]
+        ch = text[i]
+        if top == "`":
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == "`":
+                stack.pop()
+                if not stack:
+                    raws.append(text[piece_start:i])
+                    return i + 1, raws, parts
+                i += 1
+                continue
+            if ch == "$" and text.startswith("{", i + 1):
+                if len(stack) == 1:
+                    raws.append(text[piece_start:i])
+                    expr_start = i + 2
+                stack.append(0)
+                i += 2
+                continue
+            i += 1
+            continue
+        assert isinstance(top, int)
+        if ch in "\"'":
+            i = _skip_string(text, i, end)
+            continue
+        if ch == "`":
+            stack.append("`")
+            i += 1
+            continue
+        if ch == "/" and text.startswith("/", i + 1):
+            newline = text.find("\n", i, end)
+            i = end if newline < 0 else newline
+            continue
+        if ch == "/" and text.startswith("*", i + 1):
+            close = text.find("*/", i + 2, end)
+            if close < 0:
+                return None
+            i = close + 2
+            continue
+        if ch == "{":
+            stack[-1] = top + 1
+        elif ch == "}":
+            if top == 0:
+                stack.pop()
+                if len(stack) == 1:
+                    parts.append(TemplatePart(expr_start, i))
+                    piece_start = i + 1
+            else:
+                stack[-1] = top - 1
+        i += 1
+    return None
+
+
+def _skip_string(text: str, i: int, end: int) -> int:
+    quote = text[i]
+    i += 1
+    while i < end:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == quote or ch == "\n":
+            return i + 1
+        i += 1
+    return end
+
+
+class EscapeError(Exception):
+    """A malformed escape; ``offset`` is relative to the raw text given to :func:`cook`."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "`": "`",
+    "$": "$",
+}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def cook(raw: str) -> str:
+    """Apply JavaScript's string escapes to the text between the quotes."""
+    if "\\" not in raw:
+        return raw
+    out: list[str] = []
+    i = 0
+    n = len(raw)
+    while i < n:
+        ch = raw[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        if i + 1 >= n:
+            raise EscapeError("a backslash ends the string", i)
+        esc = raw[i + 1]
+        if esc in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[esc])
+            i += 2
+        elif esc == "0" and not (i + 2 < n and raw[i + 2].isdigit()):
+            out.append("\0")
+            i += 2
+        elif esc in "123456789" or esc == "0":
+            raise EscapeError("octal escapes are not allowed; use \\xHH or \\uHHHH", i)
+        elif esc == "x":
+            digits = raw[i + 2 : i + 4]
+            if len(digits) != 2 or not set(digits) <= _HEX:
+                raise EscapeError("\\x must be followed by two hex digits", i)
+            out.append(chr(int(digits, 16)))
+            i += 4
+        elif esc == "u":
+            if raw.startswith("{", i + 2):
+                close = raw.find("}", i + 3)
+                digits = raw[i + 3 : close] if close >= 0 else ""
+                if not digits or not set(digits) <= _HEX or int(digits, 16) > 0x10FFFF:
+                    raise EscapeError("\\u{...} must hold a code point in hex, at most 10FFFF", i)
+                out.append(chr(int(digits, 16)))
+                i = close + 1
+            else:
+                digits = raw[i + 2 : i + 6]
+                if len(digits) != 4 or not set(digits) <= _HEX:
+                    raise EscapeError("\\u must be followed by four hex digits or {...}", i)
+                out.append(chr(int(digits, 16)))
+                i += 6
+        elif esc == "\r":
+            i += 3 if raw.startswith("\n", i + 2) else 2  # line continuation
+        elif esc in "\n\u2028\u2029":
+            i += 2  # line continuation
+        else:
+            out.append(esc)  # identity escape, as JavaScript allows
+            i += 2
+    return _join_surrogates("".join(out))
+
+
+def _join_surrogates(text: str) -> str:
+    """``"\\uD83D\\uDE00"`` is one emoji in JavaScript; make it one code point here too."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class _TemplateBasicLexer(BasicLexer):
+    """A per-state lexer that hands backticks to :func:`scan_template`."""
+
+    _template_ok: bool | None = None
+
+    def match(self, text: Any, pos: int) -> Any:
+        full: str = text.text
+        if full[pos] == "`" and self._accepts_template():
+            scanned = scan_template(full, pos, text.end)
+            if scanned is None:
+                return None  # reported by the parser as an unterminated template
+            return full[pos : scanned[0]], "TEMPLATE"
+        return super().match(text, pos)
+
+    def _accepts_template(self) -> bool:
+        if self._template_ok is None:
+            self._template_ok = any(t.name == "TEMPLATE" for t in self.terminals)
+        return self._template_ok
+
+
+class TemplateContextualLexer(ContextualLexer):
+    """Lark's contextual lexer with template literals scanned by hand."""
+
+    BasicLexer = _TemplateBasicLexer

@@ -1,0 +1,297 @@
+"""Properties and methods of strings, arrays and host values (language.md §4).
+
+Arguments are checked, not coerced: ``"a".includes(1)`` is a ``TypeError`` where
+JavaScript would quietly compare with ``"1"``. Index arguments follow JavaScript
+(negative ``slice`` counts from the end, fractions truncate).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+from dsl.errors import BuiltinError
+from dsl.values import HostValue, RegexValue, Value, strict_equal, to_display, type_name
+
+__all__ = ["ARRAY_METHODS", "STRING_METHODS", "call_method", "get_property"]
+
+STRING_METHODS = (
+    "includes startsWith endsWith trim toLowerCase toUpperCase split slice replace indexOf"
+).split()
+ARRAY_METHODS = "includes push join slice indexOf".split()
+
+
+def _type_error(message: str) -> BuiltinError:
+    return BuiltinError("TypeError", message)
+
+
+def get_property(obj: Value, name: str) -> Value:
+    """``obj.name`` for everything but plain objects (the interpreter reads those)."""
+    if isinstance(obj, str | list):
+        if name == "length":
+            return float(len(obj))
+        methods = STRING_METHODS if isinstance(obj, str) else ARRAY_METHODS
+        if name in methods:
+            raise _type_error(f"'{name}' is a method: call it as .{name}(...)")
+        return None if isinstance(obj, list) else _no_member(obj, name)
+    if isinstance(obj, HostValue):
+        try:
+            return obj.get_property(name)
+        except KeyError:
+            raise _no_member(obj, name) from None
+    raise _no_member(obj, name)
+
+
+def _no_member(obj: Value, name: str) -> BuiltinError:
+    return _type_error(f"{type_name(obj)} has no property '{name}'")
+
+
+def call_method(obj: Value, name: str, args: list[Value]) -> Value:
+    """``obj.name(args)``; an unknown method is a ``TypeError`` naming the type."""
+    if isinstance(obj, str):
+        impl = _STRING_IMPL.get(name)
+        if impl is None:
+            raise _unknown_method(obj, name, STRING_METHODS)
+        return impl(obj, args)
+    if isinstance(obj, list):
+        array_impl = _ARRAY_IMPL.get(name)
+        if array_impl is None:
+            raise _unknown_method(obj, name, ARRAY_METHODS)
+        return array_impl(obj, args)
+    if isinstance(obj, HostValue):
+        try:
+            return obj.call_method(name, args)
+        except KeyError:
+            raise _unknown_method(obj, name, list(obj.method_names())) from None
+    if obj is None:
+        raise _type_error(f"cannot call '{name}' on null")
+    raise _unknown_method(obj, name, [])
+
+
+def _unknown_method(obj: Value, name: str, known: list[str]) -> BuiltinError:
+    listing = f" (it has: {', '.join(known)})" if known else ""
+    return _type_error(f"{type_name(obj)} has no method '{name}'{listing}")
+
+
+def _args(name: str, args: list[Value], low: int, high: int) -> None:
+    if not low <= len(args) <= high:
+        span = f"{low}" if low == high else f"{low} to {high}"
+        raise _type_error(f".{name}() takes {span} arguments but got {len(args)}")
+
+
+def _string_arg(name: str, value: Value) -> str:
+    if not isinstance(value, str):
+        raise _type_error(f".{name}() needs a string, got {type_name(value)}")
+    return value
+
+
+def _int_arg(name: str, value: Value) -> int:
+    if not isinstance(value, float | int) or isinstance(value, bool):
+        raise _type_error(f".{name}() needs a number, got {type_name(value)}")
+    if math.isnan(value):
+        return 0
+    if math.isinf(value):
+        return 2**53 if value > 0 else -(2**53)
+    return int(value)
+
+
+def _clamp_slice(length: int, start: int, end: int | None) -> tuple[int, int]:
+    def norm(i: int) -> int:
+        return max(length + i, 0) if i < 0 else min(i, length)
+
+    return norm(start), (length if end is None else norm(end))
+
+
+# --- strings ----------------------------------------------------------------------
+
+
+def _s_includes(s: str, args: list[Value]) -> Value:
+    _args("includes", args, 1, 2)
+    start = _int_arg("includes", args[1]) if len(args) > 1 else 0
+    return _string_arg("includes", args[0]) in s[max(start, 0) :]
+
+
+def _s_starts(s: str, args: list[Value]) -> Value:
+    _args("startsWith", args, 1, 2)
+    start = _int_arg("startsWith", args[1]) if len(args) > 1 else 0
+    return s.startswith(_string_arg("startsWith", args[0]), max(start, 0))
+
+
+def _s_ends(s: str, args: list[Value]) -> Value:
+    _args("endsWith", args, 1, 2)
+    end = _int_arg("endsWith", args[1]) if len(args) > 1 else len(s)
+    return s[: max(end, 0)].endswith(_string_arg("endsWith", args[0]))
+
+
+_JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _s_trim(s: str, args: list[Value]) -> Value:
+    _args("trim", args, 0, 0)
+    return s.strip(_JS_WHITESPACE)
+
+
+def _s_lower(s: str, args: list[Value]) -> Value:
+    _args("toLowerCase", args, 0, 0)
+    return s.lower()
+
+
+def _s_upper(s: str, args: list[Value]) -> Value:
+    _args("toUpperCase", args, 0, 0)
+    return s.upper()
+
+
+def _s_split(s: str, args: list[Value]) -> Value:
+    _args("split", args, 0, 2)
+    limit = _int_arg("split", args[1]) if len(args) > 1 else None
+    if not args:
+        parts: list[str] = [s]
+    elif isinstance(args[0], RegexValue):
+        parts = _regex_split(s, args[0].pattern)
+    else:
+        sep = _string_arg("split", args[0])
+        parts = list(s) if sep == "" else s.split(sep)
+    result: list[Value] = list(parts)
+    return result if limit is None else result[: max(limit, 0)]
+
+
+def _regex_split(s: str, pattern: re.Pattern[str]) -> list[str]:
+    if s == "":
+        return [] if pattern.match(s) else [s]
+    out: list[str] = []
+    last = 0
+    for m in pattern.finditer(s):
+        if m.end() == m.start() and (m.start() == 0 or m.start() >= len(s)):
+            continue
+        out.append(s[last : m.start()])
+        out.extend(g if g is not None else "" for g in m.groups())
+        last = m.end()
+    out.append(s[last:])
+    return out
+
+
+def _s_slice(s: str, args: list[Value]) -> Value:
+    _args("slice", args, 0, 2)
+    start = _int_arg("slice", args[0]) if args else 0
+    end = _int_arg("slice", args[1]) if len(args) > 1 else None
+    a, b = _clamp_slice(len(s), start, end)
+    return s[a:b]
+
+
+def _s_index_of(s: str, args: list[Value]) -> Value:
+    _args("indexOf", args, 1, 2)
+    start = _int_arg("indexOf", args[1]) if len(args) > 1 else 0
+    return float(s.find(_string_arg("indexOf", args[0]), max(start, 0)))
+
+
+_REPLACEMENT = re.compile(r"\$(\$|&|`|'|\d{1,2}|<[^>]*>)")
+
+
+def _expand(replacement: str, m: re.Match[str]) -> str:
+    """JavaScript's replacement patterns: ``$$ $& $` $' $1 $<name>``."""
+
+    def one(token: re.Match[str]) -> str:
+        code = token.group(1)
+        if code == "$":
+            return "$"
+        if code == "&":
+            return m.group(0)
+        if code == "`":
+            return m.string[: m.start()]
+        if code == "'":
+            return m.string[m.end() :]
+        if code.startswith("<"):
+            name = code[1:-1]
+            try:
+                return m.group(name) or ""
+            except IndexError:
+                return token.group(0)
+        number = int(code)
+        if 1 <= number <= (m.re.groups or 0):
+            return m.group(number) or ""
+        if len(code) == 2 and 1 <= int(code[0]) <= (m.re.groups or 0):
+            return (m.group(int(code[0])) or "") + code[1]
+        return token.group(0)
+
+    return _REPLACEMENT.sub(one, replacement)
+
+
+
+def _s_replace(s: str, args: list[Value]) -> Value:
+    _args("replace", args, 2, 2)
+    pattern, replacement = args
+    replacement_text = _string_arg("replace", replacement)
+    if isinstance(pattern, RegexValue):
+        count = 0 if "g" in pattern.flags else 1
+        return pattern.pattern.sub(lambda m: _expand(replacement_text, m), s, count=count)
+    needle = _string_arg("replace", pattern)
+    at = s.find(needle)
+    if at < 0:
+        return s
+    m = re.compile(re.escape(needle)).search(s, at)
+    assert m is not None
+    return s[:at] + _expand(replacement_text, m) + s[at + len(needle) :]
+
+
+_STRING_IMPL: dict[str, Callable[[str, list[Value]], Value]] = {
+    "includes": _s_includes,
+    "startsWith": _s_starts,
+    "endsWith": _s_ends,
+    "trim": _s_trim,
+    "toLowerCase": _s_lower,
+    "toUpperCase": _s_upper,
+    "split": _s_split,
+    "slice": _s_slice,
+    "replace": _s_replace,
+    "indexOf": _s_index_of,
+}
+
+# --- arrays -----------------------------------------------------------------------
+
+
+def _same_value_zero(a: Value, b: Value) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return strict_equal(a, b)
+
+
+def _a_includes(a: list[Value], args: list[Value]) -> Value:
+    _args("includes", args, 1, 1)
+    return any(_same_value_zero(item, args[0]) for item in a)
+
+
+def _a_push(a: list[Value], args: list[Value]) -> Value:
+    a.extend(args)
+    return float(len(a))
+
+
+def _a_join(a: list[Value], args: list[Value]) -> Value:
+    _args("join", args, 0, 1)
+    sep = _string_arg("join", args[0]) if args else ","
+    return sep.join("" if item is None else to_display(item) for item in a)
+
+
+def _a_slice(a: list[Value], args: list[Value]) -> Value:
+    _args("slice", args, 0, 2)
+    start = _int_arg("slice", args[0]) if args else 0
+    end = _int_arg("slice", args[1]) if len(args) > 1 else None
+    lo, hi = _clamp_slice(len(a), start, end)
+    return a[lo:hi]
+
+
+def _a_index_of(a: list[Value], args: list[Value]) -> Value:
+    _args("indexOf", args, 1, 1)
+    for i, item in enumerate(a):
+        if strict_equal(item, args[0]):
+            return float(i)
+    return -1.0
+
+
+_ARRAY_IMPL: dict[str, Callable[[list[Value], list[Value]], Value]] = {
+    "includes": _a_includes,
+    "push": _a_push,
+    "join": _a_join,
+    "slice": _a_slice,
+    "indexOf": _a_index_of,
+}

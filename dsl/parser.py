@@ -1,0 +1,642 @@
+"""Source text → :mod:`dsl.ast`, with syntax errors a person can act on.
+
+Lark builds the tree through an inline transformer (callbacks run as the LALR parser
+reduces), so no Lark tree is ever materialised and no recursion happens, however deep
+the nesting. Every Lark exception is converted here, once, into
+:class:`~dsl.errors.ScenarioSyntaxError` with plain words for the usual mistakes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.utils import TextSlice
+
+from dsl import ast
+from dsl.errors import ScenarioSyntaxError
+from dsl.jsregex import RegexTranslationError, compile_js_regex
+from dsl.lexer import EscapeError, TemplateContextualLexer, cook, scan_template
+
+__all__ = ["KEYWORDS", "MAX_NESTING", "parse_expression", "parse_program", "parse_statements"]
+
+KEYWORDS = frozenset(
+    "function let const if else for of while break continue return try catch finally "
+    "throw true false null".split()
+)
+# Words JavaScript reserves that the language does not use: naming a variable after
+# one would confuse every reader, and most are a sign of JavaScript we do not support.
+_RESERVED = KEYWORDS | frozenset(
+    "var new class typeof instanceof delete void this super import export default "
+    "switch case do in yield await async with debugger enum undefined".split()
+)
+MAX_NESTING = 200
+"""Deepest nesting of brackets, blocks and operators the parser accepts.
+
+Counted on the LALR stack, so it bounds how deep the interpreter will recurse on any
+tree the parser hands it; 10,000 parentheses give a clear error instead of a crash.
+"""
+_MAX_STACK = MAX_NESTING * 5
+
+
+class _ParseContext(threading.local):
+    """The file being parsed, for callbacks that need it (template expressions).
+
+    Thread-local and stacked, because template expressions are parsed re-entrantly
+    from inside a callback and two threads may parse at once.
+    """
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[str, str]] = []
+
+
+_context = _ParseContext()
+
+
+def _span(item: Any) -> ast.Span:
+    if isinstance(item, Token):
+        return ast.Span(
+            cast(int, item.line),
+            cast(int, item.column) - 1,
+            cast(int, item.end_line),
+            cast(int, item.end_column) - 1,
+            cast(int, item.start_pos),
+            cast(int, item.end_pos),
+        )
+    span: ast.Span = item.span
+    return span
+
+
+def _between(first: Any, last: Any) -> ast.Span:
+    return _span(first).cover(_span(last))
+
+
+def _nodes(children: list[Any]) -> list[Any]:
+    return [c for c in children if c is not None and not isinstance(c, Token)]
+
+
+def _fail(message: str, at: Any) -> NoReturn:
+    file, source = _context.stack[-1]
+    span = _span(at)
+    raise ScenarioSyntaxError(message, file, span.line, span.col, _line_of(source, span.start))
+
+
+def _line_of(source: str, offset: int) -> str:
+    start = source.rfind("\n", 0, offset) + 1
+    end = source.find("\n", offset)
+    return source[start : end if end >= 0 else len(source)]
+
+
+def _check_name(token: Token) -> str:
+    name = str(token)
+    if name == "var":
+        _fail("'var' is not supported: declare with 'let' or 'const'", token)
+    if name in _RESERVED:
+        _fail(f"'{name}' is a reserved word and cannot be used as a name", token)
+    return name
+
+
+def _check_unique_declarations(body: list[ast.Stmt], params: tuple[str, ...] = ()) -> None:
+    seen = set(params)
+    for stmt in body:
+        if isinstance(stmt, ast.VarDecl):
+            if stmt.name in seen:
+                _fail(f"'{stmt.name}' is already declared in this block", stmt)
+            seen.add(stmt.name)
+
+
+class _Builder(Transformer[Token, Any]):
+    """Inline callbacks, one per rule or alias of grammar.lark, building AST nodes."""
+
+    # --- file structure ----------------------------------------------------------
+
+    def start(self, children: list[Any]) -> tuple[ast.FunctionDecl, ...]:
+        return tuple(c for c in children if isinstance(c, ast.FunctionDecl))
+
+    def top_statement(self, children: list[Any]) -> None:
+        stmt = children[0] if children else None
+        if stmt is not None:
+            _fail(
+                "statements must be inside a function: put scenario code in "
+                "'function test_<name>() { ... }'",
+                stmt,
+            )
+
+    def nested_function(self, children: list[Any]) -> NoReturn:
+        _fail("functions can only be declared at the top level of a file", children[0])
+
+    def function_decl(self, children: list[Any]) -> ast.FunctionDecl:
+        names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+        body: ast.Block = children[-1]
+        name_tok = names[0]
+        params: list[str] = []
+        for tok in names[1:]:
+            param = _check_name(tok)
+            if param in params:
+                _fail(f"parameter '{param}' appears twice", tok)
+            params.append(param)
+        _check_unique_declarations(list(body.body), tuple(params))
+        return ast.FunctionDecl(
+            _check_name(name_tok), tuple(params), body, _span(name_tok), _between(children[0], body)
+        )
+
+    def block(self, children: list[Any]) -> ast.Block:
+        body = _nodes(children)
+        _check_unique_declarations(body)
+        return ast.Block(tuple(body), _between(children[0], children[-1]))
+
+    def empty_statement(self, children: list[Any]) -> None:
+        return None
+
+    def simple_statement(self, children: list[Any]) -> ast.Stmt:
+        stmt: ast.Stmt = children[0]
+        return stmt
+
+    def statements(self, children: list[Any]) -> tuple[ast.Stmt, ...]:
+        return tuple(_nodes(children))
+
+    # --- statements --------------------------------------------------------------
+
+    def var_decl(self, children: list[Any]) -> ast.VarDecl:
+        kind_tok, name_tok = children[0], children[1]
+        rest = _nodes(children[2:])
+        init = rest[0] if rest else None
+        kind = cast("ast.Literal['let', 'const']", str(kind_tok))
+        if kind == "const" and init is None:
+            _fail(f"const '{name_tok}' needs a value: const {name_tok} = ...", name_tok)
+        end = init if init is not None else name_tok
+        return ast.VarDecl(kind, _check_name(name_tok), init, _between(kind_tok, end))
+
+    def assign(self, children: list[Any]) -> ast.Assign:
+        target, op_tok, value = children
+        if not isinstance(target, ast.Identifier | ast.Member | ast.Index):
+            _fail("only a variable, a property or an element can be assigned to", target)
+        op = cast("ast.AssignOp", str(op_tok))
+        return ast.Assign(target, op, value, _between(target, value))
+
+    def expr_stmt(self, children: list[Any]) -> ast.ExprStmt:
+        expr = children[0]
+        return ast.ExprStmt(expr, _span(expr))
+
+    def if_stmt(self, children: list[Any]) -> ast.If:
+        nodes = _nodes(children)
+        test, consequent = nodes[0], nodes[1]
+        alternate = nodes[2] if len(nodes) > 2 else None
+        rpar = next(c for c in children if isinstance(c, Token) and c == ")")
+        return ast.If(
+            test,
+            consequent,
+            alternate,
+            cast(int, rpar.end_pos),
+            _between(children[0], alternate if alternate is not None else consequent),
+        )
+
+    def for_stmt(self, children: list[Any]) -> ast.ForOf:
+        tokens = [c for c in children if isinstance(c, Token)]
+        kind_tok = next(t for t in tokens if t.type in ("LET", "CONST"))
+        name_tok = next(t for t in tokens if t.type == "NAME")
+        rpar = next(t for t in tokens if t == ")")
+        iterable, body = _nodes(children)
+        kind = cast("ast.Literal['let', 'const']", str(kind_tok))
+        return ast.ForOf(
+            kind,
+            _check_name(name_tok),
+            iterable,
+            body,
+            cast(int, rpar.end_pos),
+            _between(children[0], body),
+        )
+
+    def while_stmt(self, children: list[Any]) -> ast.While:
+        test, body = _nodes(children)
+        rpar = next(c for c in children if isinstance(c, Token) and c == ")")
+        return ast.While(test, body, cast(int, rpar.end_pos), _between(children[0], body))
+
+    def try_stmt(self, children: list[Any]) -> ast.Try:
+        try_tok = children[0]
+        block: ast.Block = children[1]
+        catch: tuple[str | None, ast.Block] | None = children[2]
+        finalizer: ast.Block | None = children[3]
+        if catch is None and finalizer is None:
+            _fail("'try' needs a 'catch' or a 'finally' block", try_tok)
+        last = finalizer if finalizer is not None else cast(Any, catch)[1]
+        param, handler = catch if catch is not None else (None, None)
+        return ast.Try(block, param, handler, finalizer, cast(int, try_tok.end_pos),
+                       _between(try_tok, last))
+
+    def catch_clause(self, children: list[Any]) -> tuple[str | None, ast.Block]:
+        names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+        block: ast.Block = children[-1]
+        return (_check_name(names[0]) if names else None), block
+
+    def finally_clause(self, children: list[Any]) -> ast.Block:
+        block: ast.Block = children[-1]
+        return block
+
+    def break_stmt(self, children: list[Any]) -> ast.Break:
+        return ast.Break(_span(children[0]))
+
+    def continue_stmt(self, children: list[Any]) -> ast.Continue:
+        return ast.Continue(_span(children[0]))
+
+    def return_stmt(self, children: list[Any]) -> ast.Return:
+        value = children[1]
+        return ast.Return(value, _between(children[0], value if value is not None else children[0]))
+
+    def throw_stmt(self, children: list[Any]) -> ast.Throw:
+        return ast.Throw(children[1], _between(children[0], children[1]))
+
+    # --- expressions -------------------------------------------------------------
+
+    def conditional(self, children: list[Any]) -> ast.Conditional:
+        test, consequent, alternate = _nodes(children)
+        return ast.Conditional(test, consequent, alternate, _between(test, alternate))
+
+    def logical(self, children: list[Any]) -> ast.Logical:
+        left, op, right = children
+        return ast.Logical(cast("ast.LogicalOp", str(op)), left, right, _between(left, right))
+
+    def binary(self, children: list[Any]) -> ast.Binary:
+        left, op, right = children
+        return ast.Binary(
+            cast("ast.BinaryOp", str(op)), left, right, _span(op), _between(left, right)
+        )
+
+    def unary(self, children: list[Any]) -> ast.Unary:
+        op, operand = children
+        return ast.Unary(cast("ast.UnaryOp", str(op)), operand, _between(op, operand))
+
+    def member(self, children: list[Any]) -> ast.Member:
+        obj, name = children[0], children[-1]
+        return ast.Member(obj, str(name), _span(name), _between(obj, name))
+
+    def index(self, children: list[Any]) -> ast.Index:
+        obj, index = _nodes(children)
+        return ast.Index(obj, index, _between(obj, children[-1]))
+
+    def call(self, children: list[Any]) -> ast.Call:
+        callee, (args, args_span) = children
+        return ast.Call(callee, args, _span(callee).cover(args_span))
+
+    def arguments(self, children: list[Any]) -> tuple[tuple[ast.Expr, ...], ast.Span]:
+        return tuple(_nodes(children)), _between(children[0], children[-1])
+
+    def identifier(self, children: list[Any]) -> ast.Identifier:
+        tok = children[0]
+        return ast.Identifier(_check_name(tok), _span(tok))
+
+    def paren(self, children: list[Any]) -> ast.Expr:
+        inner = children[1]
+        return cast(ast.Expr, replace(inner, span=_between(children[0], children[2])))
+
+    def number(self, children: list[Any]) -> ast.NumberLit:
+        tok = children[0]
+        text = str(tok).replace("_", "")
+        prefix = text[:2].lower()
+        if prefix in ("0x", "0b", "0o"):
+            value = float(int(text[2:], {"0x": 16, "0b": 2, "0o": 8}[prefix]))
+        else:
+            value = float(text)
+        return ast.NumberLit(value, _span(tok))
+
+    def string(self, children: list[Any]) -> ast.StringLit:
+        tok = children[0]
+        try:
+            value = cook(str(tok)[1:-1])
+        except EscapeError as err:
+            self._fail_inside(tok, 1 + err.offset, err.message)
+        return ast.StringLit(value, _span(tok))
+
+    def template(self, children: list[Any]) -> ast.TemplateLit:
+        tok = children[0]
+        file, source = _context.stack[-1]
+        start = cast(int, tok.start_pos)
+        scanned = scan_template(source, start, cast(int, tok.end_pos))
+        assert scanned is not None  # the lexer scanned the same text
+        _, raws, parts = scanned
+        quasis: list[str] = []
+        offset = start + 1
+        for i, raw in enumerate(raws):
+            try:
+                quasis.append(cook(raw))
+            except EscapeError as err:
+                self._fail_inside(tok, offset - start + err.offset, err.message)
+            if i < len(parts):
+                offset = parts[i].end + 1
+        exprs = []
+        for part in parts:
+            if not source[part.start : part.end].strip():
+                self._fail_inside(tok, part.start - start, "'${}' needs an expression inside")
+            exprs.append(_parse_slice(source, file, part.start, part.end, "expression"))
+        return ast.TemplateLit(tuple(quasis), tuple(exprs), _span(tok))
+
+    def regex(self, children: list[Any]) -> ast.RegexLit:
+        tok = children[0]
+        text = str(tok)
+        close = text.rindex("/")
+        source, flags = text[1:close], text[close + 1 :]
+        try:
+            pattern = compile_js_regex(source, flags)
+        except RegexTranslationError as err:
+            offset = close + 1 if err.offset < 0 else 1 + err.offset
+            self._fail_inside(tok, offset, err.args[0] if err.args else str(err))
+        return ast.RegexLit(source, flags, pattern, _span(tok))
+
+    def true(self, children: list[Any]) -> ast.BoolLit:
+        return ast.BoolLit(True, _span(children[0]))
+
+    def false(self, children: list[Any]) -> ast.BoolLit:
+        return ast.BoolLit(False, _span(children[0]))
+
+    def null(self, children: list[Any]) -> ast.NullLit:
+        return ast.NullLit(_span(children[0]))
+
+    def array(self, children: list[Any]) -> ast.ArrayLit:
+        return ast.ArrayLit(tuple(_nodes(children)), _between(children[0], children[-1]))
+
+    def object(self, children: list[Any]) -> ast.ObjectLit:
+        props: list[ast.Property] = _nodes(children)
+        seen: set[str] = set()
+        for prop in props:
+            if prop.key in seen:
+                _fail(f"key '{prop.key}' appears twice in this object", prop)
+            seen.add(prop.key)
+        return ast.ObjectLit(tuple(props), _between(children[0], children[-1]))
+
+    def keyed_property(self, children: list[Any]) -> ast.Property:
+        key_tok, value = children[0], children[-1]
+        if key_tok.type == "STRING":
+            key = self.string([key_tok]).value
+        elif key_tok.type == "NUMBER":
+            from dsl.values import format_number
+
+            key = format_number(self.number([key_tok]).value)
+        else:
+            key = str(key_tok)
+        return ast.Property(key, value, _between(key_tok, value))
+
+    def shorthand_property(self, children: list[Any]) -> ast.Property:
+        tok = children[0]
+        name = _check_name(tok)
+        return ast.Property(name, ast.Identifier(name, _span(tok)), _span(tok))
+
+    @staticmethod
+    def _fail_inside(tok: Token, offset: int, message: str) -> NoReturn:
+        """Report a problem ``offset`` characters into a token, on the right line."""
+        file, source = _context.stack[-1]
+        absolute = cast(int, tok.start_pos) + max(offset, 0)
+        line = source.count("\n", 0, absolute) + 1
+        col = absolute - (source.rfind("\n", 0, absolute) + 1)
+        raise ScenarioSyntaxError(message, file, line, col, _line_of(source, absolute))
+
+
+def _load_grammar() -> str:
+    return (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
+
+
+_lark = Lark(
+    _load_grammar(),
+    parser="lalr",
+    lexer="contextual",
+    start=["start", "expression", "statements"],
+    transformer=_Builder(),
+    maybe_placeholders=True,
+    keep_all_tokens=True,
+    propagate_positions=False,
+    _plugins={"ContextualLexer": TemplateContextualLexer},
+)
+
+
+def _parse_slice(source: str, file: str, start: int, end: int, rule: str) -> Any:
+    _context.stack.append((file, source))
+    try:
+        return _lark.parse(TextSlice(source, start, end), start=rule)
+    except ScenarioSyntaxError:
+        raise
+    except UnexpectedInput as err:
+        raise _convert(err, source, file, end) from None
+    except LarkError as err:  # pragma: no cover - grammar bugs, not user input
+        raise ScenarioSyntaxError(str(err), file, 1, 0, "") from None
+    finally:
+        _context.stack.pop()
+
+
+def parse_program(source: str, file: str) -> ast.Program:
+    """Parse a whole scenario or helper file into its functions."""
+    _check_depth_cheaply(source, file)
+    functions = _parse_slice(source, file, 0, len(source), "start")
+    return ast.Program(file, source, functions)
+
+
+def parse_expression(source: str, file: str = "<expr>") -> ast.Expr:
+    """Parse one expression (template parts, the debugger's ``eval``)."""
+    expr: ast.Expr = _parse_slice(source, file, 0, len(source), "expression")
+    return expr
+
+
+def parse_statements(source: str, file: str = "<eval>") -> tuple[ast.Stmt, ...]:
+    """Parse statements outside any function, for the debugger's ``eval``."""
+    stmts: tuple[ast.Stmt, ...] = _parse_slice(source, file, 0, len(source), "statements")
+    return stmts
+
+
+# --- nesting guard ----------------------------------------------------------------
+
+
+def _check_depth_cheaply(source: str, file: str) -> None:
+    """Reject absurd bracket nesting before Lark sees it.
+
+    The parser itself would cope (it is iterative), but the interpreter recurses per
+    level; MAX_NESTING keeps every accepted tree well inside Python's stack.
+    """
+    depth = 0
+    for ch, i in _brackets(source):
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                line, col = _position(source, i)
+                raise ScenarioSyntaxError(
+                    f"brackets are nested more than {MAX_NESTING} levels deep",
+                    file,
+                    line,
+                    col,
+                    _line_of(source, i),
+                )
+        else:
+            depth = max(depth - 1, 0)
+
+
+# --- error conversion -------------------------------------------------------------
+
+_FRIENDLY = {
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "TEMPLATE": "a template literal",
+    "REGEX": "a regex",
+    "ASSIGN_OP": "'='",
+    "EQ_OP": "'==='",
+    "CMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '%'",
+    "UNARY_OP": "'!'",
+    "LET": "'let'",
+    "CONST": "'const'",
+    "$END": "the end of the file",
+}
+
+
+def _describe_expected(names: set[str]) -> str:
+    terminals = _lark.lexer_conf.terminals_by_name
+    words: list[str] = []
+    for name in sorted(names):
+        if name in _FRIENDLY:
+            words.append(_FRIENDLY[name])
+        elif name in terminals and terminals[name].pattern.type == "str":
+            words.append(f"'{terminals[name].pattern.value}'")
+    words = sorted(set(words))
+    if len(words) > 6:
+        return "an expression or a statement"
+    return " or ".join(words) if words else "something else"
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    line = source.count("\n", 0, offset) + 1
+    col = offset - (source.rfind("\n", 0, offset) + 1)
+    return line, col
+
+
+def _convert(err: UnexpectedInput, source: str, file: str, end: int) -> ScenarioSyntaxError:
+    offset = getattr(err, "pos_in_stream", None)
+    token = err.token if isinstance(err, UnexpectedToken) else None
+    at_end = token is not None and token.type == "$END"
+    if at_end or offset is None:
+        offset = len(source.rstrip()) if end == len(source) else end
+    before = source[:offset].rstrip()
+    if before.endswith(("++", "--")) and not isinstance(err, UnexpectedCharacters):
+        offset = len(before) - 2
+        message = f"'{before[-2:]}' is not supported: write x {before[-1]}= 1"
+    elif at_end and end != len(source):
+        message = "the expression inside '${}' is incomplete"
+    else:
+        message = _explain(err, source, offset, token, at_end)
+    line, col = _position(source, offset)
+    return ScenarioSyntaxError(message, file, line, col, _line_of(source, offset))
+
+
+def _explain(
+    err: UnexpectedInput, source: str, offset: int, token: Token | None, at_end: bool
+) -> str:
+    rest = source[offset : offset + 3]
+    expected: set[str] = set(getattr(err, "expected", None) or getattr(err, "allowed", None) or ())
+    if isinstance(err, UnexpectedCharacters):
+        ch = source[offset] if offset < len(source) else ""
+        if ch in "\"'":
+            return "unterminated string: add the closing " + ch
+        if ch == "`":
+            return "unterminated template literal: add the closing `"
+        if rest.startswith("/*"):
+            return "unterminated comment: add the closing */"
+        if ch == "/" and "REGEX" in expected:
+            return "unterminated regex literal"
+        if rest.startswith(("++", "--")):
+            return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
+        if ch == "\\":
+            return "unexpected backslash outside a string"
+        if ch.isdigit():
+            return "a number cannot be followed directly by a letter or digit"
+        return f"unexpected character {ch!r}"
+    if at_end:
+        opener = _unclosed_opener(source)
+        if opener is not None:
+            closer = {"(": ")", "[": "]", "{": "}"}[opener[0]]
+            line, col = _position(source, opener[1])
+            return f"missing '{closer}': the '{opener[0]}' at {line}:{col} is never closed"
+        return "unexpected end of file: expected " + _describe_expected(expected)
+    assert token is not None
+    text = str(token)
+    if rest.startswith("=>"):
+        return "arrow functions are not supported: declare a function at the top level"
+    if rest.startswith(("++", "--")):
+        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
+    if rest.startswith("/*"):
+        return "unterminated comment: add the closing */"
+    if text == "=":
+        if "OF" in expected:
+            return (
+                "only 'for (const x of list)' loops exist: count with "
+                "'for (const i of range(n))'"
+            )
+        return "'=' assigns and cannot stand here: compare with '===' (or '==')"
+    if token.type == "ASSIGN_OP":
+        return f"'{text}' can only start an assignment statement"
+    if token.type == "NAME" and text == "var":
+        return "'var' is not supported: declare with 'let' or 'const'"
+    if "LBRACE" in expected and len(expected) <= 2:
+        return "a block needs braces: '{ ... }'"
+    if "RPAR" in expected and token.type not in ("RPAR",) and "COMMA" in expected:
+        return f"missing ')' or ',' before {_describe_token(token)}"
+    if "RSQB" in expected and "COMMA" in expected:
+        return f"missing ']' or ',' before {_describe_token(token)}"
+    if "RBRACE" in expected and "COMMA" in expected:
+        return f"missing '}}' or ',' before {_describe_token(token)}"
+    if token.type == "RBRACE" and "RBRACE" not in expected:
+        if "NAME" in expected and "SEMICOLON" not in expected:
+            return "an expression is missing before '}'"
+        return "unexpected '}': it closes nothing here"
+    if token.type in ("REGEX", "TEMPLATE") or text in ("(", "[", "-", "+", "!"):
+        if "SEMICOLON" in expected or "RBRACE" in expected:
+            return (
+                f"a statement cannot start with {_describe_token(token)}: "
+                "statements start with a name or a keyword"
+            )
+    return f"unexpected {_describe_token(token)}: expected {_describe_expected(expected)}"
+
+
+def _describe_token(token: Token) -> str:
+    text = str(token)
+    if token.type == "NAME":
+        return f"'{text}'"
+    if len(text) > 20:
+        text = text[:17] + "..."
+    return repr(text) if token.type in ("STRING", "TEMPLATE") else f"'{text}'"
+
+
+def _unclosed_opener(source: str) -> tuple[str, int] | None:
+    """The innermost bracket left open at the end, skipping strings and comments."""
+    stack: list[tuple[str, int]] = []
+    for kind, pos in _brackets(source):
+        if kind in "([{":
+            stack.append((kind, pos))
+        elif stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _brackets(source: str) -> Iterator[tuple[str, int]]:
+    i, n = 0, len(source)
+    while i < n:
+        ch = source[i]
+        if ch in "\"'":
+            i += 1
+            while i < n and source[i] not in (ch, "\n"):
+                i += 2 if source[i] == "\\" else 1
+            i += 1
+        elif ch == "`":
+            scanned = scan_template(source, i, n)
+            i = n if scanned is None else scanned[0]
+        elif source.startswith("//", i):
+            newline = source.find("\n", i)
+            i = n if newline < 0 else newline
+        elif source.startswith("/*", i):
+            close = source.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        else:
+            if ch in "()[]{}":
+                yield ch, i
+            i += 1

@@ -1,0 +1,207 @@
+"""Run-time values and the JavaScript rules the language keeps for them.
+
+Values are plain Python objects so that built-ins, the debugger and artifact writers
+can handle them without wrappers: ``str`` (string), ``float`` (every number), ``bool``,
+``None`` (null), ``list`` (array), ``dict[str, Value]`` (object), :class:`RegexValue`
+and :class:`HostValue` (what the host hands out, such as a Locator).
+
+Where JavaScript would coerce silently the language raises ``TypeError`` instead; the
+functions here state the rules once (truthiness, strict-by-value equality, rendering).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import TypeAlias
+
+
+class HostValue:
+    """A value the host owns (a Locator); the language only renders and passes it on."""
+
+    type_name = "host"
+
+    def render(self) -> str:
+        return f"<{self.type_name}>"
+
+    def get_property(self, name: str) -> Value:
+        """``value.name``; hosts override to expose read-only properties."""
+        raise KeyError(name)
+
+    def call_method(self, name: str, args: list[Value]) -> Value:
+        """``value.name(args)``; raise ``KeyError`` for an unknown method."""
+        raise KeyError(name)
+
+    def method_names(self) -> tuple[str, ...]:
+        return ()
+
+    def same_as(self, other: HostValue) -> bool:
+        return self is other
+
+
+@dataclass(frozen=True, slots=True)
+class RegexValue:
+    """A regex as the scenario sees it; ``pattern`` is the translated Python regex."""
+
+    source: str
+    flags: str
+    pattern: re.Pattern[str]
+
+    def render(self) -> str:
+        return f"/{self.source}/{self.flags}"
+
+
+Value: TypeAlias = (
+    str | float | bool | None | list["Value"] | dict[str, "Value"] | RegexValue | HostValue
+)
+
+
+def type_name(value: Value) -> str:
+    """The name a scenario author knows: ``string``, ``number``, ``array``, ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, float | int):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, RegexValue):
+        return "regex"
+    return value.type_name
+
+
+def truthy(value: Value) -> bool:
+    """JavaScript truthiness: ``0 "" null false NaN`` are falsy, ``[]`` and ``{}`` are not."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    if isinstance(value, float | int):
+        return not (value == 0 or math.isnan(value))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def strict_equal(a: Value, b: Value) -> bool:
+    """``===`` (and ``==``, which the language makes strict): arrays and objects by value."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, float | int) and isinstance(b, float | int):
+        return a == b  # NaN != NaN, 0 == -0, as in JavaScript
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, RegexValue) and isinstance(b, RegexValue):
+        return a.source == b.source and a.flags == b.flags
+    if isinstance(a, HostValue) and isinstance(b, HostValue):
+        return a.same_as(b)
+    return False
+
+
+def format_number(value: float) -> str:
+    """``Number.prototype.toString()``: integral values without ``.0``, JS exponents."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    # repr gives the shortest round-tripping digits, as JavaScript does; only the
+    # placement of the decimal point differs (ECMA-262 Number::toString).
+    mantissa, _, exp_text = repr(abs(value)).partition("e")
+    int_part, _, frac_part = mantissa.partition(".")
+    digits = (int_part + frac_part.rstrip("0")).lstrip("0") or "0"
+    leading_zeros = len(int_part + frac_part) - len((int_part + frac_part).lstrip("0"))
+    n = len(int_part) - leading_zeros + (int(exp_text) if exp_text else 0)
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * (-n) + digits
+    exponent = n - 1
+    body = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{body}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+
+
+def to_display(value: Value) -> str:
+    """What ``log()``, ``str()`` and template literals show: strings as they are."""
+    if isinstance(value, str):
+        return value
+    return render(value)
+
+
+def render(value: Value) -> str:
+    """One line that a person reads in vars, messages and logs; strings are quoted."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float | int):
+        return format_number(float(value))
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(render(item) for item in value) + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = ", ".join(f"{_render_key(k)}: {render(v)}" for k, v in value.items())
+        return "{ " + inner + " }"
+    if isinstance(value, RegexValue):
+        return value.render()
+    return value.render()
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+def _render_key(key: str) -> str:
+    return key if _PLAIN_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+
+
+def to_json_data(value: Value) -> object:
+    """What ``json(x)`` serialises: JSON's own types, host values as their rendering."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        if math.isnan(value) or math.isinf(value):
+            return None  # JSON.stringify does the same
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if isinstance(value, list):
+        return [to_json_data(item) for item in value]
+    if isinstance(value, dict):
+        return {k: to_json_data(v) for k, v in value.items()}
+    if isinstance(value, RegexValue):
+        return {}
+    if isinstance(value, HostValue):
+        return value.render()
+    return value
+
+
+def from_json_data(data: object) -> Value:
+    """Turn parsed JSON (or YAML) data into language values: every number a float."""
+    if isinstance(data, bool) or data is None or isinstance(data, str):
+        return data
+    if isinstance(data, int | float):
+        return float(data)
+    if isinstance(data, list):
+        return [from_json_data(item) for item in data]
+    if isinstance(data, dict):
+        return {str(k): from_json_data(v) for k, v in data.items()}
+    return str(data)

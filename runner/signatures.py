@@ -1,0 +1,73 @@
+"""Names and argument counts of the browser built-ins (language.md §6).
+
+Declared apart from their Playwright implementations so that ``unotest check`` can
+flag unknown calls and wrong argument counts without importing Playwright.
+``title`` is both a locator (``title("Close")``) and the page-title query
+(``title()``), hence 0 to 1 arguments.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BROWSER_SIGNATURES"]
+
+BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
+    # locators
+    "role": (1, 3),
+    "text": (1, 1),
+    "label": (1, 1),
+    "placeholder": (1, 1),
+    "alt": (1, 1),
+    "title": (0, 1),
+    "testid": (1, 1),
+    "css": (1, 1),
+    "xpath": (1, 1),
+    # navigation
+    "goto": (1, 1),
+    "reload": (0, 0),
+    "back": (0, 0),
+    "forward": (0, 0),
+    # actions
+    "click": (1, 2),
+    "dblclick": (1, 1),
+    "fill": (2, 2),
+    "type_text": (2, 2),
+    "press": (1, 2),
+    "check": (1, 1),
+    "uncheck": (1, 1),
+    "select": (2, 2),
+    "hover": (1, 1),
+    "focus": (1, 1),
+    "upload": (2, 2),
+    "scroll_to": (1, 1),
+    "drag": (2, 2),
+    # waits
+    "wait": (1, 1),
+    "wait_for": (1, 1),
+    "wait_for_url": (1, 1),
+    "wait_for_load": (0, 0),
+    # queries
+    "text_of": (1, 1),
+    "value_of": (1, 1),
+    "attr_of": (2, 2),
+    "count": (1, 1),
+    "is_visible": (1, 1),
+    "is_checked": (1, 1),
+    "is_enabled": (1, 1),
+    "url": (0, 0),
+    # retrying assertions
+    "expect_visible": (1, 1),
+    "expect_hidden": (1, 1),
+    "expect_text": (2, 2),
+    "expect_contains": (2, 2),
+    "expect_value": (2, 2),
+    "expect_count": (2, 2),
+    "expect_checked": (1, 1),
+    "expect_unchecked": (1, 1),
+    "expect_enabled": (1, 1),
+    "expect_disabled": (1, 1),
+    "expect_attr": (3, 3),
+    "expect_url": (1, 1),
+    "expect_title": (1, 1),
+    # output
+    "screenshot": (0, 1),
+}

@@ -1,0 +1,1 @@
+"""unotest package."""

@@ -1,0 +1,92 @@
+"""The ``unotest`` command line: argument parsing and the one place errors become exit codes.
+
+Exit codes (runner.md §8): 0 all passed / clean, 1 a scenario failed or a check found
+problems, 2 usage or configuration error, 130 aborted by SIGINT. Errors are one clear
+sentence on stderr; ``UNOTEST_DEBUG=1`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from unotest.errors import UnotestError, UsageError
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_ABORTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors share the one exit path."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="unotest", description="A scenario debugger runner for browser end-to-end tests.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="parse and statically check scenarios and helpers")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the whole project)")
+    check.add_argument("--root", type=Path, help="project root (default: found from the working directory)")
+    check.add_argument("--json", action="store_true", help="print the problems as JSON")
+
+    listing = sub.add_parser("list", help="list scenarios, helpers, collections and parse errors")
+    listing.add_argument("--root", type=Path, help="project root")
+    listing.add_argument("--json", action="store_true", help="print the protocol shapes as JSON")
+    return parser
+
+
+def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
+    from unotest.commands import check_command, list_command
+
+    return {"check": check_command, "list": list_command}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; never lets a traceback reach the user unless asked to."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = _build_parser()
+        args = parser.parse_args(args_list)
+        if args.version:
+            from importlib.metadata import version
+
+            print(f"unotest {version('unotest')}")
+            return EXIT_OK
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        return _command_table()[args.command](args)
+    except UnotestError as err:
+        _report(str(err))
+        return err.exit_code
+    except KeyboardInterrupt:
+        _report("interrupted")
+        return EXIT_ABORTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as err:  # noqa: BLE001 - the edge: one sentence, never a traceback
+        _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
+        return EXIT_USAGE
+
+
+def _report(message: str) -> None:
+    if os.environ.get("UNOTEST_DEBUG") == "1":
+        traceback.print_exc()
+    print(f"unotest: {message}", file=sys.stderr)
+
+
+def json_dump(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)

@@ -1,0 +1,684 @@
+"""Python mirror of the TypeScript package ``@unotest/protocol`` 0.5.0.
+
+The unotest viewer and the agent tools read what this runner leaves on disk
+(``unotest/.runs/<runId>/``, ``unotest/.debugger.json``, ...) through that npm
+package, so every path, field name, ``kind`` literal and reason string here is
+copied verbatim from its ``dist/index.d.ts``, and the few pure functions behave
+exactly like the bodies in its (obfuscated) ``dist/index.js``. A renamed field
+or a differently sanitized run id would make a run invisible to the viewer.
+
+The only departures from 0.5.0 are *additive*, because consumers ignore what
+they do not know but reject what they misread:
+
+* new optional fields on existing shapes (``RunManifest.pid``,
+  ``StepStartedEvent.file``/``depth``, ``ResumedEvent.cmd``,
+  ``RuntimeStateFile.file``/``page``/``breakpoints``, ``DbgCommand.file``/``expr``);
+* new event kinds that 0.5.0 does not list (``command:applied``,
+  ``command:rejected``, ``command:result``, ``step:skipped``);
+* Python conveniences that 0.5.0 only states in prose (``ADAPTER_NAME``,
+  ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names).
+
+Nothing of 0.5.0 is renamed or narrowed. The module depends on the standard
+library only and never reads the protocol package itself at run time.
+
+(No ``from __future__ import annotations``: on Python 3.11 it would hide
+``NotRequired`` from ``TypedDict`` and make every optional key required at
+run time.)
+"""
+
+import re
+import secrets
+import time
+from collections.abc import Mapping
+from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard
+
+__all__ = [
+    "ADAPTER_NAME",
+    "COLLECTIONS_SUBDIR",
+    "COLLECTION_NAME_FORBIDDEN_RE",
+    "COMMANDS_FILE",
+    "DEBUGGER_FILE",
+    "E2E_SUBDIR",
+    "ENV_FILE",
+    "HEARTBEAT_FILE",
+    "HEARTBEAT_STALE_SECONDS",
+    "HELPERS_SUBDIR",
+    "LOCK_FILE",
+    "LOG_FILE",
+    "PROTOCOL_VERSION",
+    "RUNS_SUBDIR",
+    "RUNTIME_FILE",
+    "RUN_MANIFEST_FILE",
+    "SECRET_NAME_MARKERS",
+    "STDERR_FILE",
+    "STDOUT_FILE",
+    "STEPS_FILE",
+    "TERMINAL_WS_EVENT",
+    "UNOTEST_DIR",
+    "BreakpointEntry",
+    "BreakpointsFile",
+    "CallFrame",
+    "CollectionMeta",
+    "CollectionRunArtifact",
+    "CollectionRunFinishedEvent",
+    "CollectionRunStartedEvent",
+    "CollectionScenarioFinishedEvent",
+    "CollectionScenarioStartedEvent",
+    "CommandAppliedEvent",
+    "CommandRejectedEvent",
+    "CommandResultEvent",
+    "CurrentLocation",
+    "DbgCommand",
+    "DbgCommandKind",
+    "EnvFile",
+    "EnvUpdate",
+    "EnvVar",
+    "FailureBundleWrittenEvent",
+    "FailureError",
+    "HelperMeta",
+    "LastFailure",
+    "LockFile",
+    "Matcher",
+    "PageInfo",
+    "PauseSnapshot",
+    "PausedEvent",
+    "RegexLiteral",
+    "ResumedEvent",
+    "RunArtifact",
+    "RunArtifactBase",
+    "RunEvent",
+    "RunFinishedEvent",
+    "RunId",
+    "RunKind",
+    "RunManifest",
+    "RunMeta",
+    "RunOutcome",
+    "RunStartedEvent",
+    "RunStatus",
+    "RuntimeState",
+    "RuntimeStateFile",
+    "ScenarioMeta",
+    "ScreenshotEvent",
+    "StepFailEvent",
+    "StepOkEvent",
+    "StepSkippedEvent",
+    "StepStartedEvent",
+    "is_regex_literal",
+    "is_secret_name",
+    "make_run_id",
+    "regex_literal",
+    "sanitize_run_id_segment",
+    "to_base36",
+    "validate_collection_name",
+]
+
+# ---------------------------------------------------------------------------
+# Versions and identities
+# ---------------------------------------------------------------------------
+
+PROTOCOL_VERSION = "0.5.0"
+"""The ``@unotest/protocol`` release this module was copied from; bump only by re-diffing."""
+
+ADAPTER_NAME = "@unotest/web"
+"""``RunManifest.adapter``: the viewer renders our artifacts as the web (Playwright) runner's."""
+
+HEARTBEAT_STALE_SECONDS = 30
+"""Readers infer ``interrupted`` after this long without a heartbeat mtime change (0.5.0 prose)."""
+
+# ---------------------------------------------------------------------------
+# Path constants (verbatim from index.d.ts)
+# ---------------------------------------------------------------------------
+
+UNOTEST_DIR = "unotest"
+E2E_SUBDIR = "e2e"
+HELPERS_SUBDIR = "_helpers"
+COLLECTIONS_SUBDIR = "_collections"
+RUNS_SUBDIR = ".runs"
+LOCK_FILE = ".viewer.lock"
+LOG_FILE = ".viewer.log"
+STEPS_FILE = "steps.jsonl"
+HEARTBEAT_FILE = "heartbeat"
+STDOUT_FILE = "stdout.log"
+STDERR_FILE = "stderr.log"
+COMMANDS_FILE = "commands.jsonl"
+RUNTIME_FILE = "runtime.json"
+DEBUGGER_FILE = "unotest/.debugger.json"
+ENV_FILE = "unotest/.env"
+RUN_MANIFEST_FILE = "manifest.json"
+TERMINAL_WS_EVENT = "terminal"
+
+# ---------------------------------------------------------------------------
+# Literal aliases
+# ---------------------------------------------------------------------------
+
+RunId: TypeAlias = str
+RunKind: TypeAlias = Literal["scenario", "collection"]
+RunOutcome: TypeAlias = Literal["completed", "failed", "aborted", "interrupted"]
+RunStatus: TypeAlias = Literal["running", "passed", "failed", "aborted", "interrupted"]
+RuntimeState: TypeAlias = Literal[
+    "starting",
+    "running",
+    "paused-step",
+    "paused-failure",
+    "paused-breakpoint",
+    "completed",
+    "failed",
+    "aborted",
+]
+DbgCommandKind: TypeAlias = Literal["step", "continue", "pause", "set-bp", "clear-bp", "abort"]
+"""The commands 0.5.0 knows; the runner accepts more, hence ``DbgCommand.cmd: str``."""
+
+# ---------------------------------------------------------------------------
+# Matchers
+# ---------------------------------------------------------------------------
+
+
+class RegexLiteral(TypedDict):
+    """A regex that survives JSON: a compiled pattern cannot cross the wire to the viewer."""
+
+    kind: Literal["regex"]
+    source: str
+    flags: str
+
+
+Matcher: TypeAlias = str | RegexLiteral
+
+# ---------------------------------------------------------------------------
+# Discovery metadata
+# ---------------------------------------------------------------------------
+
+
+class ScenarioMeta(TypedDict):
+    id: str
+    title: str
+    color: str
+    name: str
+    path: str
+
+
+class HelperMeta(TypedDict):
+    name: str
+    path: str
+
+
+class CollectionMeta(TypedDict):
+    name: str
+    path: str
+    description: str | None
+    scenarios: list[str]
+
+
+# ---------------------------------------------------------------------------
+# Run directory: manifest.json
+# ---------------------------------------------------------------------------
+
+
+class RunManifest(TypedDict):
+    """``manifest.json``; ``pid``/``pidStartTime``/``hostname`` are ours.
+
+    They let a reader tell a dead runner at once (PID reuse included) instead of
+    waiting ``HEARTBEAT_STALE_SECONDS`` for the heartbeat to go stale.
+    """
+
+    schemaVersion: Literal[1]
+    kind: RunKind
+    ref: str
+    parentRunId: NotRequired[str]
+    adapter: str
+    startedAt: int
+    pid: NotRequired[int]
+    pidStartTime: NotRequired[int]
+    hostname: NotRequired[str]
+
+
+# ---------------------------------------------------------------------------
+# Run directory: steps.jsonl (scenario runs)
+# ---------------------------------------------------------------------------
+
+
+class RunArtifactBase(TypedDict):
+    t: int
+
+
+class RunStartedEvent(RunArtifactBase):
+    kind: Literal["run:started"]
+    runId: RunId
+    scenario: str
+
+
+class StepStartedEvent(RunArtifactBase):
+    """``file``/``depth`` are ours, so steps that run inside helpers can be placed."""
+
+    kind: Literal["step:started"]
+    line: int
+    col: int
+    text: str
+    file: NotRequired[str]
+    depth: NotRequired[int]
+
+
+class StepOkEvent(RunArtifactBase):
+    kind: Literal["step:ok"]
+    durationMs: float
+
+
+class StepFailEvent(RunArtifactBase):
+    kind: Literal["step:fail"]
+    error: str
+    errorName: NotRequired[str]
+    trace: NotRequired[str]
+
+
+class ScreenshotEvent(RunArtifactBase):
+    kind: Literal["screenshot"]
+    path: str
+
+
+class FailureBundleWrittenEvent(RunArtifactBase):
+    kind: Literal["failure-bundle:written"]
+    bundlePath: str
+    screenshotPath: NotRequired[str]
+
+
+class CallFrame(TypedDict):
+    """Anonymous ``{fn, file, line}`` in 0.5.0; named here because Python needs a name."""
+
+    fn: str
+    file: str
+    line: int
+
+
+class PauseSnapshot(TypedDict):
+    """Anonymous in 0.5.0 (``PausedEvent.snapshot``)."""
+
+    vars: dict[str, str]
+    callStack: list[CallFrame]
+
+
+class PausedEvent(RunArtifactBase):
+    kind: Literal["paused"]
+    reason: Literal["breakpoint", "step", "failure"]
+    line: int
+    col: int
+    snapshot: NotRequired[PauseSnapshot]
+
+
+class ResumedEvent(RunArtifactBase):
+    """``by`` stays within 0.5.0's two values because the viewer validates it.
+
+    Our extra resuming commands (``step-over``, ``retry``, ...) map onto one of
+    them and name themselves in the additive ``cmd``.
+    """
+
+    kind: Literal["resumed"]
+    by: Literal["step", "continue"]
+    cmd: NotRequired[str]
+
+
+class RunFinishedEvent(RunArtifactBase):
+    kind: Literal["run:finished"]
+    outcome: RunOutcome
+
+
+RunArtifact: TypeAlias = (
+    RunStartedEvent
+    | StepStartedEvent
+    | StepOkEvent
+    | StepFailEvent
+    | ScreenshotEvent
+    | FailureBundleWrittenEvent
+    | PausedEvent
+    | ResumedEvent
+    | RunFinishedEvent
+)
+
+# --- additive event kinds (not in 0.5.0; consumers skip unknown kinds) ------
+
+
+class CommandAppliedEvent(RunArtifactBase):
+    """Lets whoever appended a command to ``commands.jsonl`` know that it landed."""
+
+    kind: Literal["command:applied"]
+    id: str
+    cmd: str
+
+
+class CommandRejectedEvent(RunArtifactBase):
+    """``id``/``cmd`` are optional because a malformed line may carry neither."""
+
+    kind: Literal["command:rejected"]
+    id: NotRequired[str]
+    cmd: NotRequired[str]
+    reason: str
+
+
+class CommandResultEvent(RunArtifactBase):
+    """The answer to ``eval``: the command file is one-way, so results come back as events."""
+
+    kind: Literal["command:result"]
+    id: str
+    ok: bool
+    value: NotRequired[str]
+    error: NotRequired[str]
+
+
+class StepSkippedEvent(RunArtifactBase):
+    """Marks a statement that ``skip`` never ran, so the step list has no silent hole."""
+
+    kind: Literal["step:skipped"]
+    line: int
+    col: int
+
+
+RunEvent: TypeAlias = (
+    RunArtifact | CommandAppliedEvent | CommandRejectedEvent | CommandResultEvent | StepSkippedEvent
+)
+"""Every line this runner may write to a scenario's ``steps.jsonl``."""
+
+# ---------------------------------------------------------------------------
+# Run directory: steps.jsonl (collection runs)
+# ---------------------------------------------------------------------------
+
+
+class CollectionRunStartedEvent(RunArtifactBase):
+    kind: Literal["collection-run:started"]
+    runId: RunId
+    collection: str
+    scenarios: list[str]
+
+
+class CollectionScenarioStartedEvent(RunArtifactBase):
+    kind: Literal["collection-run:scenario-started"]
+    scenarioRunId: RunId
+    scenario: str
+
+
+class CollectionScenarioFinishedEvent(RunArtifactBase):
+    kind: Literal["collection-run:scenario-finished"]
+    scenarioRunId: RunId
+    scenario: str
+    outcome: RunOutcome
+
+
+class CollectionRunFinishedEvent(RunArtifactBase):
+    kind: Literal["collection-run:finished"]
+    outcome: RunOutcome
+
+
+CollectionRunArtifact: TypeAlias = (
+    CollectionRunStartedEvent
+    | CollectionScenarioStartedEvent
+    | CollectionScenarioFinishedEvent
+    | CollectionRunFinishedEvent
+)
+
+# ---------------------------------------------------------------------------
+# Listing runs
+# ---------------------------------------------------------------------------
+
+
+class RunMeta(TypedDict):
+    runId: RunId
+    kind: RunKind
+    ref: str
+    startedAt: int
+    finishedAt: int | None
+    durationMs: float | None
+    status: RunStatus
+    outcome: RunOutcome | None
+    parentRunId: NotRequired[str]
+
+
+# ---------------------------------------------------------------------------
+# Run directory: runtime.json
+# ---------------------------------------------------------------------------
+
+
+class CurrentLocation(TypedDict):
+    """Anonymous ``{line, col}`` in 0.5.0 (``RuntimeStateFile.current``)."""
+
+    line: int
+    col: int
+
+
+class FailureError(TypedDict):
+    """Anonymous in 0.5.0 (``RuntimeStateFile.lastFailure.error``)."""
+
+    message: str
+    name: NotRequired[str]
+
+
+class LastFailure(TypedDict):
+    """Anonymous in 0.5.0 (``RuntimeStateFile.lastFailure``)."""
+
+    line: int
+    col: int
+    error: FailureError
+
+
+class PageInfo(TypedDict):
+    """Ours: what the paused browser shows, so a reader need not open the page."""
+
+    url: str
+    title: str
+
+
+class RuntimeStateFile(TypedDict):
+    """``runtime.json``; ``file``/``page``/``breakpoints`` are ours.
+
+    ``current`` alone is ambiguous once helpers run, hence ``file``;
+    ``breakpoints`` maps a project-relative file to its active ``"line:col"``
+    strings so a reader sees what the debugger will actually stop on.
+    """
+
+    runId: str
+    scenario: str
+    testFn: str
+    state: RuntimeState
+    current: CurrentLocation | None
+    vars: dict[str, str]
+    callStack: list[CallFrame]
+    lastFailure: LastFailure | None
+    updatedAt: int
+    file: NotRequired[str]
+    page: NotRequired[PageInfo]
+    breakpoints: NotRequired[dict[str, list[str]]]
+
+
+# ---------------------------------------------------------------------------
+# Debugger: unotest/.debugger.json and commands.jsonl
+# ---------------------------------------------------------------------------
+
+
+class BreakpointEntry(TypedDict):
+    line: int
+    col: int
+
+
+class BreakpointsFile(TypedDict):
+    version: Literal[1]
+    scenarios: dict[str, list[BreakpointEntry]]
+
+
+class DbgCommand(TypedDict):
+    """One ``commands.jsonl`` line, looser than 0.5.0's six-way union on purpose.
+
+    The runner also accepts ``step-over``, ``step-out``, ``retry``, ``skip`` and
+    ``eval``; an unknown ``cmd`` must reach the runner so it can answer with
+    ``command:rejected`` instead of being lost to a type error.
+    """
+
+    id: str
+    cmd: str
+    line: NotRequired[int]
+    col: NotRequired[int]
+    file: NotRequired[str]
+    expr: NotRequired[str]
+
+
+# ---------------------------------------------------------------------------
+# Viewer-owned files (mirrored so the runner never clobbers their shape)
+# ---------------------------------------------------------------------------
+
+
+class LockFile(TypedDict):
+    pid: int
+    url: str
+    startedAt: str
+
+
+class EnvVar(TypedDict):
+    key: str
+    value: str
+    secret: bool
+    bool: bool
+    commented: bool
+
+
+class EnvFile(TypedDict):
+    version: Literal[1]
+    vars: list[EnvVar]
+
+
+class EnvUpdate(TypedDict):
+    version: Literal[1]
+    values: dict[str, str]
+
+
+# ---------------------------------------------------------------------------
+# Pure functions (behave exactly like dist/index.js)
+# ---------------------------------------------------------------------------
+
+
+def is_regex_literal(v: object) -> TypeGuard[RegexLiteral]:
+    """JS ``isRegexLiteral``: any non-null object counts, so any ``Mapping`` does here."""
+    return (
+        isinstance(v, Mapping)
+        and v.get("kind") == "regex"
+        and isinstance(v.get("source"), str)
+        and isinstance(v.get("flags"), str)
+    )
+
+
+def regex_literal(source: str, flags: str = "") -> RegexLiteral:
+    """JS ``regexLiteral``: flags are deliberately not validated (the DSL parser owns that)."""
+    return {"kind": "regex", "source": source, "flags": flags}
+
+
+_BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def to_base36(n: int) -> str:
+    """JS ``Number.prototype.toString(36)`` for integers: the run id embeds ``Date.now()`` so."""
+    if n < 0:
+        return "-" + to_base36(-n)
+    if n == 0:
+        return "0"
+    digits: list[str] = []
+    while n:
+        n, rem = divmod(n, 36)
+        digits.append(_BASE36_DIGITS[rem])
+    return "".join(reversed(digits))
+
+
+# JS /[^a-zA-Z0-9_-]+/ is ASCII-only; spelled out so no Unicode \w sneaks in.
+_RUN_ID_UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_-]+")
+_RUN_ID_DASHES_RE = re.compile(r"-+")
+# JS `$` (no m flag) is the very end; Python `$` would also match before a final "\n".
+_RUN_ID_EDGE_DASH_RE = re.compile(r"^-|-\Z")
+
+
+def sanitize_run_id_segment(name: str) -> str:
+    """JS ``sanitizeRunIdSegment``: the run directory must be named as the viewer expects.
+
+    Falls back to ``run`` when nothing safe is left (an all-emoji name); the
+    timestamp and random suffix of ``make_run_id`` still keep ids unique.
+    """
+    segment = _RUN_ID_UNSAFE_RE.sub("-", name)
+    segment = _RUN_ID_DASHES_RE.sub("-", segment)
+    segment = _RUN_ID_EDGE_DASH_RE.sub("", segment)
+    return segment if segment else "run"
+
+
+_RAND_BYTES = 3
+_RAND_HEX_RE = re.compile(r"[0-9a-f]{6}")
+
+
+def make_run_id(name: str, now_ms: int | None = None, rand_hex: str | None = None) -> str:
+    """JS ``makeRunId``: ``<segment>-<Date.now() base 36>-<3 random bytes as hex>``.
+
+    ``now_ms`` and ``rand_hex`` exist only so tests can pin the result; the JS
+    function takes neither. A malformed ``rand_hex`` is refused rather than
+    producing an id the viewer would not recognise.
+    """
+    if now_ms is None:
+        now_ms = time.time_ns() // 1_000_000
+    if rand_hex is None:
+        rand_hex = secrets.token_hex(_RAND_BYTES)
+    elif not _RAND_HEX_RE.fullmatch(rand_hex):
+        raise ValueError(f"rand_hex must be 6 lowercase hex digits, got {rand_hex!r}")
+    return f"{sanitize_run_id_segment(name)}-{to_base36(now_ms)}-{rand_hex}"
+
+
+COLLECTION_NAME_FORBIDDEN_RE = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+"""JS ``COLLECTION_NAME_FORBIDDEN_RE``; use ``.search`` (JS ``.test`` is unanchored)."""
+
+# Exactly what JS String.prototype.trim strips (WhiteSpace + LineTerminator).
+# Python's str.strip() differs both ways: it also strips \x1c-\x1f and \x85,
+# and keeps \ufeff, which would change which names are rejected.
+_JS_TRIM_CHARS = (
+    "\t\n\v\f\r \u00a0\u1680"
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _js_trim(s: str) -> str:
+    return s.strip(_JS_TRIM_CHARS)
+
+
+def validate_collection_name(name: object) -> str | None:
+    """JS ``validateCollectionName``: ``None`` if acceptable, else the viewer's exact reason.
+
+    Same reasons as the viewer so a name refused here reads the same there.
+    """
+    if not isinstance(name, str):
+        return "must be a string"
+    trimmed = _js_trim(name)
+    if len(trimmed) == 0:
+        return "must not be empty"
+    if trimmed in (".", ".."):
+        return 'must not be "." or ".."'
+    if trimmed.startswith("."):
+        return "must not start with '.'"
+    if COLLECTION_NAME_FORBIDDEN_RE.search(trimmed):
+        return 'must not contain \\ / : * ? " < > | or control characters'
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Secrets (runner spec §5; not part of 0.5.0)
+# ---------------------------------------------------------------------------
+
+SECRET_NAME_MARKERS = (
+    "PASS",
+    "SECRET",
+    "TOKEN",
+    "KEY",
+    "AUTH",
+    "CREDENTIAL",
+    "PRIVATE",
+    "COOKIE",
+    "SESSION",
+)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable's value must be masked in artifacts.
+
+    A plain substring test errs towards masking (``MONKEY`` counts): a leaked
+    credential costs more than a hidden harmless value. ``PWD`` holds none of
+    the markers, so the shell's working directory stays visible.
+    """
+    upper = name.upper()
+    return any(marker in upper for marker in SECRET_NAME_MARKERS)
