@@ -199,9 +199,12 @@ class Block:
     span: Span
 
 
+DeclKind: TypeAlias = Literal["let", "const"]
+
+
 @dataclass(frozen=True, slots=True)
 class VarDecl:
-    kind: Literal["let", "const"]
+    kind: DeclKind
     name: str
     init: Expr | None
     span: Span
@@ -235,7 +238,7 @@ class If:
 
 @dataclass(frozen=True, slots=True)
 class ForOf:
-    kind: Literal["let", "const"]
+    kind: DeclKind
     name: str
     iterable: Expr
     body: Block

@@ -72,7 +72,9 @@ def _range(*args: Value) -> Value:
 def _len(value: Value) -> Value:
     if isinstance(value, str | list | dict):
         return float(len(value))
-    raise BuiltinError("TypeError", f"len() needs a string, array or object, got {type_name(value)}")
+    raise BuiltinError(
+        "TypeError", f"len() needs a string, array or object, got {type_name(value)}"
+    )
 
 
 def _num(value: Value) -> Value:
@@ -92,7 +94,9 @@ def _num(value: Value) -> Value:
         except ValueError:
             pass
         raise BuiltinError("TypeError", f"num() cannot read a number from {render(value)}")
-    raise BuiltinError("TypeError", f"num() needs a string, number or boolean, got {type_name(value)}")
+    raise BuiltinError(
+        "TypeError", f"num() needs a string, number or boolean, got {type_name(value)}"
+    )
 
 
 def _json(value: Value) -> Value:
@@ -140,7 +144,9 @@ def make_pure_builtins(services: PureServices) -> dict[str, Builtin]:
 
     def unique(prefix: Value = None) -> Value:
         if prefix is not None and not isinstance(prefix, str):
-            raise BuiltinError("TypeError", f"unique() needs a string prefix, got {type_name(prefix)}")
+            raise BuiltinError(
+                "TypeError", f"unique() needs a string prefix, got {type_name(prefix)}"
+            )
         return f"{prefix or ''}{services.run_tag}-{next(counter)}"
 
     def now() -> Value:

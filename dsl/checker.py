@@ -122,7 +122,10 @@ class _Checker:
                         + self.suggest(target.name, scope.all_names()),
                     )
                 elif target.name in owner.consts:
-                    self.report(target.span, f"TypeError: '{target.name}' is a const and cannot be reassigned")
+                    self.report(
+                        target.span,
+                        f"TypeError: '{target.name}' is a const and cannot be reassigned",
+                    )
             else:
                 self.expr(target, scope)
         elif isinstance(stmt, ast.ExprStmt):
@@ -174,10 +177,19 @@ class _Checker:
             if isinstance(node, ast.Identifier):
                 if scope.lookup(node.name) is None:
                     hint = self.suggest(node.name, scope.all_names())
-                    if node.name in self.locals or node.name in self.helpers or node.name in self.builtins:
-                        self.report(node.span, f"TypeError: '{node.name}' is a function: call it as {node.name}(...)")
+                    if (
+                        node.name in self.locals
+                        or node.name in self.helpers
+                        or node.name in self.builtins
+                    ):
+                        self.report(
+                            node.span,
+                            f"TypeError: '{node.name}' is a function: call it as {node.name}(...)",
+                        )
                     else:
-                        self.report(node.span, f"ReferenceError: '{node.name}' is not defined{hint}")
+                        self.report(
+                            node.span, f"ReferenceError: '{node.name}' is not defined{hint}"
+                        )
             elif isinstance(node, ast.Call):
                 stack.extend(reversed(node.args))
                 if isinstance(node.callee, ast.Identifier):

@@ -120,7 +120,7 @@ class BuiltinError(DslError):
         self.message = message
 
 
-class Interrupt(BaseException):  # noqa: N818 - it is a signal, not an error
+class Interrupt(BaseException):
     """The host stopping the run: never caught by a scenario's ``try``."""
 
     def __init__(self, reason: str) -> None:

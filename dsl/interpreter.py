@@ -21,7 +21,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from dsl import ast
 from dsl.errors import BuiltinError, CallFrame, Interrupt, ScenarioSyntaxError, ScriptError
@@ -108,15 +108,15 @@ class _Frame:
         return self.stmt.span.line if self.stmt is not None else 0
 
 
-class _Break(Exception):  # noqa: N818
+class _Break(Exception):
     pass
 
 
-class _Continue(Exception):  # noqa: N818
+class _Continue(Exception):
     pass
 
 
-class _Return(Exception):  # noqa: N818
+class _Return(Exception):
     def __init__(self, value: Value) -> None:
         self.value = value
 
@@ -202,7 +202,7 @@ class Interpreter:
         self._frames: list[_Frame] = []
         self._try_depth = 0
         self._hook_suspended = 0
-        self._eval: dict[type, Callable[[ast.Expr, _Scope], Value]] = {
+        self._eval: dict[type, Callable[[Any, _Scope], Value]] = {
             ast.NumberLit: self._literal,
             ast.StringLit: self._literal,
             ast.BoolLit: self._literal,
@@ -219,8 +219,8 @@ class Interpreter:
             ast.Binary: self._binary,
             ast.Logical: self._logical,
             ast.Conditional: self._conditional,
-        }  # type: ignore[dict-item]
-        self._exec: dict[type, Callable[[ast.Stmt, _Scope], None]] = {
+        }
+        self._exec: dict[type, Callable[[Any, _Scope], None]] = {
             ast.VarDecl: self._var_decl,
             ast.Assign: self._assign,
             ast.ExprStmt: self._expr_stmt,
@@ -232,7 +232,7 @@ class Interpreter:
             ast.Return: self._return,
             ast.Throw: self._throw,
             ast.Try: self._try,
-        }  # type: ignore[dict-item]
+        }
 
     # --- entry points ----------------------------------------------------------
 
@@ -275,7 +275,9 @@ class Interpreter:
         frame.scope = scope
         self._exec[type(stmt)](stmt, scope)
 
-    def _step(self, stmt: ast.Stmt, scope: _Scope, action: Callable[[], Value]) -> tuple[bool, Value]:
+    def _step(
+        self, stmt: ast.Stmt, scope: _Scope, action: Callable[[], Value]
+    ) -> tuple[bool, Value]:
         """Run ``action`` as the step of ``stmt``: (ran, result); ran is False if skipped."""
         hook = self.hook
         if hook is None or self._hook_suspended:
@@ -374,9 +376,7 @@ class Interpreter:
 
         def first() -> bool:
             iterable = self._value(stmt.iterable, scope)
-            if isinstance(iterable, str):
-                items.extend(iterable)
-            elif isinstance(iterable, list):
+            if isinstance(iterable, str | list):
                 items.extend(iterable)
             else:
                 raise self._error(
@@ -401,7 +401,7 @@ class Interpreter:
                 pass
             index += 1
             self._frames[-1].stmt = stmt
-            ran, go_on = self._step(stmt, scope, lambda: index < len(items))
+            ran, go_on = self._step(stmt, scope, lambda i=index: i < len(items))  # type: ignore[misc]
 
     def _break(self, stmt: ast.Break, scope: _Scope) -> None:
         ran, _ = self._step(stmt, scope, lambda: None)
@@ -490,7 +490,9 @@ class Interpreter:
             )
         if len(self._frames) >= self.max_call_depth:
             chain = [f.fn for f in self._frames] + [decl.name]
-            shown = " → ".join(chain[:4] + ["…"] + chain[-3:]) if len(chain) > 8 else " → ".join(chain)
+            shown = (
+                " → ".join([*chain[:4], "…", *chain[-3:]]) if len(chain) > 8 else " → ".join(chain)
+            )
             raise self._error(
                 "RangeError",
                 f"call depth exceeds {self.max_call_depth}: {shown}",
@@ -523,8 +525,10 @@ class Interpreter:
                 raise self._error(err.name, err.message, callee.name_span) from None
             except (ScriptError, Interrupt):
                 raise
-            except Exception as err:  # noqa: BLE001 - a host bug must fail the step, not the run
-                raise self._error("Error", f"{type(err).__name__}: {err}", callee.name_span) from None
+            except Exception as err:
+                raise self._error(
+                    "Error", f"{type(err).__name__}: {err}", callee.name_span
+                ) from None
         if not isinstance(callee, ast.Identifier):
             raise self._error("TypeError", "only named functions can be called", node.span)
         name = callee.name
@@ -537,7 +541,9 @@ class Interpreter:
         builtin = self.builtins.get(name)
         if builtin is None:
             if scope.find(name) is not None:
-                raise self._error("TypeError", f"'{name}' is a variable, not a function", callee.span)
+                raise self._error(
+                    "TypeError", f"'{name}' is a variable, not a function", callee.span
+                )
             raise self._reference_error(name, callee.span, scope, calling=True)
         args = [self._value(arg, scope) for arg in node.args]
         if len(args) < builtin.min_args or (
@@ -557,8 +563,10 @@ class Interpreter:
             raise
         except RecursionError:
             raise
-        except Exception as err:  # noqa: BLE001 - a host bug must fail the step, not the run
-            raise self._error("Error", f"{name}(): {type(err).__name__}: {err}", node.span) from None
+        except Exception as err:
+            raise self._error(
+                "Error", f"{name}(): {type(err).__name__}: {err}", node.span
+            ) from None
 
     # --- expressions -----------------------------------------------------------
 
@@ -606,12 +614,16 @@ class Interpreter:
 
                 key = format_number(float(key))
             if not isinstance(key, str):
-                raise self._error("TypeError", f"object keys are strings, not {type_name(key)}", span)
+                raise self._error(
+                    "TypeError", f"object keys are strings, not {type_name(key)}", span
+                )
             return obj.get(key)
         if isinstance(obj, list | str) and not member:
             if not isinstance(key, float | int) or isinstance(key, bool):
                 raise self._error(
-                    "TypeError", f"{type_name(obj)} index must be a number, not {type_name(key)}", span
+                    "TypeError",
+                    f"{type_name(obj)} index must be a number, not {type_name(key)}",
+                    span,
                 )
             if math.isnan(key) or not float(key).is_integer() or not 0 <= key < len(obj):
                 return None
@@ -632,7 +644,9 @@ class Interpreter:
 
                 key = format_number(float(key))
             if not isinstance(key, str):
-                raise self._error("TypeError", f"object keys are strings, not {type_name(key)}", span)
+                raise self._error(
+                    "TypeError", f"object keys are strings, not {type_name(key)}", span
+                )
             obj[key] = value
             return
         if isinstance(obj, list) and isinstance(key, float | int) and not isinstance(key, bool):
@@ -649,7 +663,9 @@ class Interpreter:
             return
         if obj is None:
             raise self._error("TypeError", f"cannot set {_key_text(key)} of null", span)
-        raise self._error("TypeError", f"cannot assign {_key_text(key)} of a {type_name(obj)}", span)
+        raise self._error(
+            "TypeError", f"cannot assign {_key_text(key)} of a {type_name(obj)}", span
+        )
 
     def _unary(self, node: ast.Unary, scope: _Scope) -> Value:
         value = self._value(node.operand, scope)
@@ -659,7 +675,9 @@ class Interpreter:
             return -float(value) if node.op == "-" else float(value)
         hint = " (convert with num(...))" if isinstance(value, str) else ""
         raise self._error(
-            "TypeError", f"unary '{node.op}' needs a number, got {type_name(value)}{hint}", node.span
+            "TypeError",
+            f"unary '{node.op}' needs a number, got {type_name(value)}{hint}",
+            node.span,
         )
 
     def _binary(self, node: ast.Binary, scope: _Scope) -> Value:
@@ -740,7 +758,8 @@ class Interpreter:
                     self._statement(stmt, scope)
             except (_Break, _Continue, _Return) as exc:
                 raise self._error(
-                    "SyntaxError", f"'{type(exc).__name__[1:].lower()}' cannot be evaluated here",
+                    "SyntaxError",
+                    f"'{type(exc).__name__[1:].lower()}' cannot be evaluated here",
                     stmts[0].span,
                 ) from None
             finally:

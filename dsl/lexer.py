@@ -31,7 +31,9 @@ class TemplatePart:
     end: int
 
 
-def scan_template(text: str, pos: int, end: int) -> tuple[int, list[str], list[TemplatePart]] | None:
+def scan_template(
+    text: str, pos: int, end: int
+) -> tuple[int, list[str], list[TemplatePart]] | None:
     """Scan the template starting at ``text[pos] == '`'``.
 
     Returns the offset just past the closing backtick, the raw text pieces (one more
@@ -212,7 +214,7 @@ class _TemplateBasicLexer(BasicLexer):
             if scanned is None:
                 return None  # reported by the parser as an unterminated template
             return full[pos : scanned[0]], "TEMPLATE"
-        return super().match(text, pos)
+        return super().match(text, pos)  # type: ignore[no-untyped-call]
 
     def _accepts_template(self) -> bool:
         if self._template_ok is None:

@@ -16,10 +16,19 @@ from dsl.values import HostValue, RegexValue, Value, strict_equal, to_display, t
 
 __all__ = ["ARRAY_METHODS", "STRING_METHODS", "call_method", "get_property"]
 
-STRING_METHODS = (
-    "includes startsWith endsWith trim toLowerCase toUpperCase split slice replace indexOf"
-).split()
-ARRAY_METHODS = "includes push join slice indexOf".split()
+STRING_METHODS = [
+    "includes",
+    "startsWith",
+    "endsWith",
+    "trim",
+    "toLowerCase",
+    "toUpperCase",
+    "split",
+    "slice",
+    "replace",
+    "indexOf",
+]
+ARRAY_METHODS = ["includes", "push", "join", "slice", "indexOf"]
 
 
 def _type_error(message: str) -> BuiltinError:
@@ -34,7 +43,7 @@ def get_property(obj: Value, name: str) -> Value:
         methods = STRING_METHODS if isinstance(obj, str) else ARRAY_METHODS
         if name in methods:
             raise _type_error(f"'{name}' is a method: call it as .{name}(...)")
-        return None if isinstance(obj, list) else _no_member(obj, name)
+        raise _no_member(obj, name)
     if isinstance(obj, HostValue):
         try:
             return obj.get_property(name)
@@ -124,7 +133,10 @@ def _s_ends(s: str, args: list[Value]) -> Value:
     return s[: max(end, 0)].endswith(_string_arg("endsWith", args[0]))
 
 
-_JS_WHITESPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 def _s_trim(s: str, args: list[Value]) -> Value:
@@ -215,7 +227,6 @@ def _expand(replacement: str, m: re.Match[str]) -> str:
         return token.group(0)
 
     return _REPLACEMENT.sub(one, replacement)
-
 
 
 def _s_replace(s: str, args: list[Value]) -> Value:

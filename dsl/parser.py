@@ -26,14 +26,55 @@ from dsl.lexer import EscapeError, TemplateContextualLexer, cook, scan_template
 __all__ = ["KEYWORDS", "MAX_NESTING", "parse_expression", "parse_program", "parse_statements"]
 
 KEYWORDS = frozenset(
-    "function let const if else for of while break continue return try catch finally "
-    "throw true false null".split()
+    [
+        "function",
+        "let",
+        "const",
+        "if",
+        "else",
+        "for",
+        "of",
+        "while",
+        "break",
+        "continue",
+        "return",
+        "try",
+        "catch",
+        "finally",
+        "throw",
+        "true",
+        "false",
+        "null",
+    ]
 )
 # Words JavaScript reserves that the language does not use: naming a variable after
 # one would confuse every reader, and most are a sign of JavaScript we do not support.
 _RESERVED = KEYWORDS | frozenset(
-    "var new class typeof instanceof delete void this super import export default "
-    "switch case do in yield await async with debugger enum undefined".split()
+    [
+        "var",
+        "new",
+        "class",
+        "typeof",
+        "instanceof",
+        "delete",
+        "void",
+        "this",
+        "super",
+        "import",
+        "export",
+        "default",
+        "switch",
+        "case",
+        "do",
+        "in",
+        "yield",
+        "await",
+        "async",
+        "with",
+        "debugger",
+        "enum",
+        "undefined",
+    ]
 )
 MAX_NESTING = 200
 """Deepest nesting of brackets, blocks and operators the parser accepts.
@@ -166,7 +207,7 @@ class _Builder(Transformer[Token, Any]):
         kind_tok, name_tok = children[0], children[1]
         rest = _nodes(children[2:])
         init = rest[0] if rest else None
-        kind = cast("ast.Literal['let', 'const']", str(kind_tok))
+        kind = cast(ast.DeclKind, str(kind_tok))
         if kind == "const" and init is None:
             _fail(f"const '{name_tok}' needs a value: const {name_tok} = ...", name_tok)
         end = init if init is not None else name_tok
@@ -202,7 +243,7 @@ class _Builder(Transformer[Token, Any]):
         name_tok = next(t for t in tokens if t.type == "NAME")
         rpar = next(t for t in tokens if t == ")")
         iterable, body = _nodes(children)
-        kind = cast("ast.Literal['let', 'const']", str(kind_tok))
+        kind = cast(ast.DeclKind, str(kind_tok))
         return ast.ForOf(
             kind,
             _check_name(name_tok),
@@ -226,8 +267,9 @@ class _Builder(Transformer[Token, Any]):
             _fail("'try' needs a 'catch' or a 'finally' block", try_tok)
         last = finalizer if finalizer is not None else cast(Any, catch)[1]
         param, handler = catch if catch is not None else (None, None)
-        return ast.Try(block, param, handler, finalizer, cast(int, try_tok.end_pos),
-                       _between(try_tok, last))
+        return ast.Try(
+            block, param, handler, finalizer, cast(int, try_tok.end_pos), _between(try_tok, last)
+        )
 
     def catch_clause(self, children: list[Any]) -> tuple[str | None, ast.Block]:
         names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
@@ -569,8 +611,7 @@ def _explain(
     if text == "=":
         if "OF" in expected:
             return (
-                "only 'for (const x of list)' loops exist: count with "
-                "'for (const i of range(n))'"
+                "only 'for (const x of list)' loops exist: count with 'for (const i of range(n))'"
             )
         return "'=' assigns and cannot stand here: compare with '===' (or '==')"
     if token.type == "ASSIGN_OP":
@@ -589,12 +630,12 @@ def _explain(
         if "NAME" in expected and "SEMICOLON" not in expected:
             return "an expression is missing before '}'"
         return "unexpected '}': it closes nothing here"
-    if token.type in ("REGEX", "TEMPLATE") or text in ("(", "[", "-", "+", "!"):
-        if "SEMICOLON" in expected or "RBRACE" in expected:
-            return (
-                f"a statement cannot start with {_describe_token(token)}: "
-                "statements start with a name or a keyword"
-            )
+    starts_badly = token.type in ("REGEX", "TEMPLATE") or text in ("(", "[", "-", "+", "!")
+    if starts_badly and ("SEMICOLON" in expected or "RBRACE" in expected):
+        return (
+            f"a statement cannot start with {_describe_token(token)}: "
+            "statements start with a name or a keyword"
+        )
     return f"unexpected {_describe_token(token)}: expected {_describe_expected(expected)}"
 
 

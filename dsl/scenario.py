@@ -64,7 +64,9 @@ class HelperFile:
 
 
 def _header_error(file: str, line_no: int, line: str, expected: str) -> ScenarioSyntaxError:
-    return ScenarioSyntaxError(f"line {line_no} of a scenario must be {expected}", file, line_no, 0, line)
+    return ScenarioSyntaxError(
+        f"line {line_no} of a scenario must be {expected}", file, line_no, 0, line
+    )
 
 
 def parse_header(source: str, file: str) -> ScenarioHeader:
@@ -147,7 +149,9 @@ def load_helper(source: str, file: str, name: str, builtin_names: Collection[str
                 f"helper '{fn.name}' must be snake_case (lowercase words joined by '_')",
             )
         if fn.name in builtin_names:
-            raise _at(program, fn.name_span, f"helper '{fn.name}' would shadow the built-in {fn.name}()")
+            raise _at(
+                program, fn.name_span, f"helper '{fn.name}' would shadow the built-in {fn.name}()"
+            )
     return HelperFile(name, program)
 
 

@@ -54,7 +54,7 @@ class RegexValue:
 
 
 Value: TypeAlias = (
-    str | float | bool | None | list["Value"] | dict[str, "Value"] | RegexValue | HostValue
+    str | float | bool | list["Value"] | dict[str, "Value"] | RegexValue | HostValue | None
 )
 
 

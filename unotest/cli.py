@@ -33,13 +33,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="unotest", description="A scenario debugger runner for browser end-to-end tests.")
+    parser = _Parser(
+        prog="unotest", description="A scenario debugger runner for browser end-to-end tests."
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     check = sub.add_parser("check", help="parse and statically check scenarios and helpers")
-    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the whole project)")
-    check.add_argument("--root", type=Path, help="project root (default: found from the working directory)")
+    check.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (default: the whole project)"
+    )
+    check.add_argument(
+        "--root", type=Path, help="project root (default: found from the working directory)"
+    )
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
 
     listing = sub.add_parser("list", help="list scenarios, helpers, collections and parse errors")
@@ -77,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ABORTED
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as err:  # noqa: BLE001 - the edge: one sentence, never a traceback
+    except Exception as err:
         _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
         return EXIT_USAGE
 

@@ -162,9 +162,10 @@ def list_command(args: argparse.Namespace) -> int:
         print(f"  {helper.name}: {names}")
     print(f"\ncollections ({len(index.collections)})")
     for entry in index.collections.values():
-        meta = entry.meta
-        description = f"  {meta['description']}" if meta["description"] else ""
-        print(f"  {meta['name']} ({_plural(len(meta['scenarios']), 'scenario')}){description}")
+        collection = entry.meta
+        description = f"  {collection['description']}" if collection["description"] else ""
+        count = _plural(len(collection["scenarios"]), "scenario")
+        print(f"  {collection['name']} ({count}){description}")
     if index.errors:
         print(f"\nerrors ({len(index.errors)})")
         for d in index.errors:

@@ -136,12 +136,16 @@ class ProjectIndex:
             size = path.stat().st_size
             if size > MAX_SOURCE_BYTES:
                 self.errors.append(
-                    Diagnostic(rel, 1, 0, f"file is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}")
+                    Diagnostic(
+                        rel, 1, 0, f"file is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}"
+                    )
                 )
                 return None
             data = path.read_bytes()
         except OSError as err:
-            self.errors.append(Diagnostic(rel, 1, 0, f"cannot read the file: {err.strerror or err}"))
+            self.errors.append(
+                Diagnostic(rel, 1, 0, f"cannot read the file: {err.strerror or err}")
+            )
             return None
         if b"\0" in data:
             self.errors.append(Diagnostic(rel, 1, 0, "this is a binary file, not a scenario"))
@@ -173,7 +177,9 @@ class ProjectIndex:
     def _load_scenarios(self) -> None:
         ids: dict[str, str] = {}
         e2e = self.project.e2e_dir
-        for path in _walk(e2e, SCENARIO_SUFFIX, skip=(protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)):
+        for path in _walk(
+            e2e, SCENARIO_SUFFIX, skip=(protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
+        ):
             rel = self.project.relative(path)
             name = path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
             source = self._read(path)
@@ -208,14 +214,25 @@ class ProjectIndex:
             return
         if self._claim_id(header.id, rel, ids):
             self.scenario_metas.append(
-                {"id": header.id, "title": header.title, "color": header.color, "name": name, "path": rel}
+                {
+                    "id": header.id,
+                    "title": header.title,
+                    "color": header.color,
+                    "name": name,
+                    "path": rel,
+                }
             )
 
     def _claim_id(self, scenario_id: str, rel: str, ids: dict[str, str]) -> bool:
         first = ids.get(scenario_id)
         if first is not None:
             self.errors.append(
-                Diagnostic(rel, 1, 0, f"id 'id-{scenario_id}' is already used by {first}: ids must be unique")
+                Diagnostic(
+                    rel,
+                    1,
+                    0,
+                    f"id 'id-{scenario_id}' is already used by {first}: ids must be unique",
+                )
             )
             return False
         ids[scenario_id] = rel
@@ -253,7 +270,14 @@ class ProjectIndex:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            self.errors.append(Diagnostic(rel, 1, 0, "a collection is a mapping with 'scenarios:' (and optional 'description:')"))
+            self.errors.append(
+                Diagnostic(
+                    rel,
+                    1,
+                    0,
+                    "a collection is a mapping with 'scenarios:' (and optional 'description:')",
+                )
+            )
             return None
         warnings = tuple(
             f"{rel}: unknown key '{key}' is ignored (known: description, scenarios)"
@@ -269,7 +293,9 @@ class ProjectIndex:
         if scenarios is None:
             scenarios = []
         if not isinstance(scenarios, list) or not all(isinstance(s, str) for s in scenarios):
-            self.errors.append(Diagnostic(rel, 1, 0, "'scenarios' must be a list of scenario names"))
+            self.errors.append(
+                Diagnostic(rel, 1, 0, "'scenarios' must be a list of scenario names")
+            )
             return None
         meta: protocol.CollectionMeta = {
             "name": name,
@@ -281,7 +307,8 @@ class ProjectIndex:
 
     def _check_programs(self) -> None:
         helper_arities: dict[str, Arity] = {
-            name: (len(ref.decl.params), len(ref.decl.params)) for name, ref in self.helper_table.items()
+            name: (len(ref.decl.params), len(ref.decl.params))
+            for name, ref in self.helper_table.items()
         }
         programs = [h.program for h in self.helpers] + [s.program for s in self.scenarios.values()]
         for program in programs:
