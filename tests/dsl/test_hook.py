@@ -1,0 +1,203 @@
+"""The statement hook: what the debugger will stand on (before/after every step)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsl.builtins import PureServices, make_pure_builtins
+from dsl.errors import Interrupt, ScriptError
+from dsl.interpreter import Directive, FunctionRef, Interpreter, Step
+from dsl.parser import parse_program
+
+SCENARIO = """\
+function test_main() {
+  let total = 0
+  for (const n of [1, 2]) {
+    total += add_one(n)
+  }
+  if (total > 3) {
+    log("big", total)
+  }
+  return total
+}
+function add_one(x) {
+  const y = x + 1
+  return y
+}
+"""
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, int, int, str]] = []
+        self.snapshots: list[dict[str, object]] = []
+        self.frames: list[tuple[tuple[str, str, int], ...]] = []
+
+    def before_statement(self, step: Step) -> Directive:
+        self.events.append(("before", step.line, step.col, step.depth, step.text))
+        self.snapshots.append(dict(step.variables()))
+        self.frames.append(tuple((f.fn, f.file, f.line) for f in step.frames()))
+        return Directive.PROCEED
+
+    def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+        self.events.append(
+            ("after" if error is None else "fail", step.line, step.col, step.depth, step.text)
+        )
+        return Directive.PROCEED
+
+
+def _interp(hook: object = None, logs: list[str] | None = None) -> Interpreter:
+    sink = logs if logs is not None else []
+    builtins = make_pure_builtins(PureServices(env=lambda name: None, log=sink.append))
+    return Interpreter(builtins, hook=hook)  # type: ignore[arg-type]
+
+
+def test_hook_sees_every_step_with_positions_depth_and_text() -> None:
+    program = parse_program(SCENARIO, "e2e/main.test.js")
+    recorder = Recorder()
+    assert _interp(recorder).run(program, "test_main") == 5.0
+    befores = [
+        (line, col, depth, text)
+        for kind, line, col, depth, text in recorder.events
+        if kind == "before"
+    ]
+    assert befores == [
+        (2, 2, 0, "let total = 0"),
+        (3, 2, 0, "for (const n of [1, 2])"),
+        (4, 4, 0, "total += add_one(n)"),
+        (12, 2, 1, "const y = x + 1"),
+        (13, 2, 1, "return y"),
+        (3, 2, 0, "for (const n of [1, 2])"),
+        (4, 4, 0, "total += add_one(n)"),
+        (12, 2, 1, "const y = x + 1"),
+        (13, 2, 1, "return y"),
+        (3, 2, 0, "for (const n of [1, 2])"),
+        (6, 2, 0, "if (total > 3)"),
+        (7, 4, 0, 'log("big", total)'),
+        (9, 2, 0, "return total"),
+    ]
+    # Every step is closed by exactly one "after", nested steps inside their caller's.
+    assert sum(1 for e in recorder.events if e[0] == "after") == len(befores)
+
+
+def test_hook_sees_variables_and_call_stack_inside_a_helper() -> None:
+    program = parse_program(SCENARIO, "e2e/main.test.js")
+    recorder = Recorder()
+    _interp(recorder).run(program, "test_main")
+    befores = [e for e in recorder.events if e[0] == "before"]
+    inside = befores.index(("before", 13, 2, 1, "return y"))
+    assert recorder.snapshots[inside] == {"x": 1.0, "y": 2.0}
+    assert recorder.frames[inside] == (
+        ("test_main", "e2e/main.test.js", 4),
+        ("add_one", "e2e/main.test.js", 13),
+    )
+    loop_body = befores.index(("before", 4, 4, 0, "total += add_one(n)"))
+    assert recorder.snapshots[loop_body] == {"total": 0.0, "n": 1.0}
+
+
+def test_skip_and_retry_directives() -> None:
+    source = 'function test_main() {\n  let n = 0\n  fail("boom")\n  n += 1\n  return n\n}\n'
+    program = parse_program(source, "f.js")
+
+    class SkipFailures(Recorder):
+        def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+            super().after_statement(step, error)
+            return Directive.SKIP if error is not None else Directive.PROCEED
+
+    assert _interp(SkipFailures()).run(program, "test_main") == 1.0
+
+    class RetryOnce(Recorder):
+        retried = False
+
+        def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+            super().after_statement(step, error)
+            if error is not None and not self.retried:
+                self.retried = True
+                return Directive.RETRY
+            return Directive.PROCEED
+
+    retry = RetryOnce()
+    with pytest.raises(ScriptError) as caught:
+        _interp(retry).run(program, "test_main")
+    assert (caught.value.name, caught.value.line, caught.value.col) == ("ScenarioError", 3, 2)
+    assert [e[0] for e in retry.events if e[1] == 3] == ["before", "fail", "before", "fail"]
+
+    class SkipBefore(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            super().before_statement(step)
+            return Directive.SKIP if step.line == 3 else Directive.PROCEED
+
+    assert _interp(SkipBefore()).run(program, "test_main") == 1.0
+
+
+def test_eval_reads_and_assigns_in_the_paused_scope() -> None:
+    source = "function test_main() {\n  let n = 2\n  log(n)\n  return n\n}\n"
+    program = parse_program(source, "f.js")
+    logs: list[str] = []
+    results: list[object] = []
+
+    class Evaluator(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.line == 3:
+                results.append(step.evaluate("n * 10"))
+                step.evaluate("n = 7")
+                results.append(step.evaluate("`n is ${n}`"))
+            return Directive.PROCEED
+
+    assert _interp(Evaluator(), logs).run(program, "test_main") == 7.0
+    assert results == [20.0, "n is 7"]
+    assert logs == ["7"]
+
+
+def test_interrupt_passes_through_catch_and_finally() -> None:
+    source = (
+        'function test_main() {\n  try {\n    log("in")\n  } catch (e) {\n    log("caught")\n'
+        '  } finally {\n    log("finally")\n  }\n}\n'
+    )
+    program = parse_program(source, "f.js")
+    logs: list[str] = []
+
+    class Abort(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.line == 3:
+                raise Interrupt("abort")
+            return Directive.PROCEED
+
+    with pytest.raises(Interrupt):
+        _interp(Abort(), logs).run(program, "test_main")
+    assert logs == []
+
+
+def test_caught_flag_tells_the_debugger_a_catch_is_waiting() -> None:
+    source = (
+        'function test_main() {\n  try {\n    fail("x")\n  } catch (e) {\n  }\n  fail("y")\n}\n'
+    )
+    program = parse_program(source, "f.js")
+    seen: list[tuple[int, bool]] = []
+
+    class Flags(Recorder):
+        def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+            if error is not None:
+                seen.append((step.line, step.caught))
+            return Directive.PROCEED
+
+    with pytest.raises(ScriptError):
+        _interp(Flags()).run(program, "test_main")
+    assert seen == [(3, True), (6, False)]
+
+
+def test_helpers_resolve_after_local_functions_and_before_builtins() -> None:
+    helper = parse_program(
+        "function shout(s) {\n  return s.toUpperCase()\n}\nfunction len(x) {\n  return 0\n}\n",
+        "_helpers/h.js",
+    )
+    main = parse_program('function test_main() {\n  return shout("a") + len("abc")\n}\n', "main.js")
+    builtins = make_pure_builtins(PureServices(env=lambda name: None, log=lambda line: None))
+    helpers = {fn.name: FunctionRef(fn, helper) for fn in helper.functions if fn.name == "shout"}
+    assert Interpreter(builtins, helpers).run(main, "test_main") == "A3"
+    local = parse_program(
+        'function test_main() {\n  return shout("a")\n}\n'
+        'function shout(s) {\n  return "local"\n}\n',
+        "m.js",
+    )
+    assert Interpreter(builtins, helpers).run(local, "test_main") == "local"
