@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,6 +78,13 @@ def _len(value: Value) -> Value:
     )
 
 
+# JavaScript's StringNumericLiteral (what Number("...") accepts), ASCII digits only:
+# Python's float() would also take "nan", "infinity", "1_0" and non-ASCII digits, and
+# int(text, 16) a signed "-0x1F", none of which JavaScript reads as a number.
+_RADIX_TEXT = re.compile(r"0(?:[xX][0-9a-fA-F]+|[bB][01]+|[oO][0-7]+)")
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
 def _num(value: Value) -> Value:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
@@ -84,15 +92,10 @@ def _num(value: Value) -> Value:
         return float(value)
     if isinstance(value, str):
         text = value.strip()
-        try:
-            if text.lower().startswith(("0x", "-0x")):
-                return float(int(text, 16))
-            if text in ("Infinity", "+Infinity", "-Infinity"):
-                return float(text.replace("Infinity", "inf"))
-            if text and "_" not in text and text.lower() not in ("inf", "+inf", "-inf", "nan"):
-                return float(text)
-        except ValueError:
-            pass
+        if _RADIX_TEXT.fullmatch(text):
+            return float(int(text[2:], {"x": 16, "b": 2, "o": 8}[text[1].lower()]))
+        if _DECIMAL_TEXT.fullmatch(text):
+            return float(text.replace("Infinity", "inf"))
         raise BuiltinError("TypeError", f"num() cannot read a number from {render(value)}")
     raise BuiltinError(
         "TypeError", f"num() needs a string, number or boolean, got {type_name(value)}"
@@ -111,8 +114,23 @@ def _matches(text: Value, pattern: Value) -> Value:
     return pattern.pattern.search(text) is not None
 
 
+def _same(a: Value, b: Value) -> bool:
+    """``strict_equal``, except that NaN equals NaN, at any depth.
+
+    What every JavaScript assertion library does (``assert.deepStrictEqual``, Jest's
+    ``toEqual``); otherwise a failure would read "expected NaN, received NaN".
+    """
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return strict_equal(a, b)
+
+
 def _expect_equal(actual: Value, expected: Value) -> Value:
-    if not strict_equal(actual, expected):
+    if not _same(actual, expected):
         raise BuiltinError(
             "AssertionError", f"expected {render(expected)}, received {render(actual)}"
         )

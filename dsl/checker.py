@@ -131,12 +131,15 @@ class _Checker:
         elif isinstance(stmt, ast.ExprStmt):
             self.expr(stmt.expr, scope)
         elif isinstance(stmt, ast.If):
-            self.expr(stmt.test, scope)
-            self.block(stmt.consequent, scope)
-            if isinstance(stmt.alternate, ast.Block):
-                self.block(stmt.alternate, scope)
-            elif stmt.alternate is not None:
-                self.statement(stmt.alternate, scope)
+            # A loop, not recursion, down an ``else if`` chain: the chain is not
+            # bracket nesting, so MAX_NESTING does not bound it (3,000 links parse fine).
+            branch: ast.If | ast.Block | None = stmt
+            while isinstance(branch, ast.If):
+                self.expr(branch.test, scope)
+                self.block(branch.consequent, scope)
+                branch = branch.alternate
+            if branch is not None:
+                self.block(branch, scope)
         elif isinstance(stmt, ast.ForOf | ast.While):
             if isinstance(stmt, ast.ForOf):
                 self.expr(stmt.iterable, scope)

@@ -319,6 +319,8 @@ class Interpreter:
         self._step(stmt, scope, lambda: self._do_assign(stmt, scope))
 
     def _do_assign(self, stmt: ast.Assign, scope: _Scope) -> None:
+        """JavaScript's order: target, then (for ``+=`` etc.) its current value, then
+        the right-hand side; so ``o.n += bump(o)`` adds to ``o.n`` as it was before."""
         target = stmt.target
         if isinstance(target, ast.Identifier):
             owner = scope.find(target.name)
@@ -328,9 +330,10 @@ class Interpreter:
                 raise self._error(
                     "TypeError", f"'{target.name}' is a const and cannot be reassigned", target.span
                 )
+            current = owner.vars[target.name]
             value = self._value(stmt.value, scope)
             if stmt.op != "=":
-                value = self._arith(stmt.op[0], owner.vars[target.name], value, stmt.span)
+                value = self._arith(stmt.op[0], current, value, stmt.span)
             owner.vars[target.name] = value
             return
         container = self._value(target.obj, scope)
@@ -338,10 +341,11 @@ class Interpreter:
             key: Value = target.name
         else:
             key = self._value(target.index, scope)
-        value = self._value(stmt.value, scope)
         if stmt.op != "=":
             current = self._read_slot(container, key, target.span)
-            value = self._arith(stmt.op[0], current, value, stmt.span)
+            value = self._arith(stmt.op[0], current, self._value(stmt.value, scope), stmt.span)
+        else:
+            value = self._value(stmt.value, scope)
         self._write_slot(container, key, value, target.span)
 
     def _expr_stmt(self, stmt: ast.ExprStmt, scope: _Scope) -> None:
@@ -372,12 +376,17 @@ class Interpreter:
             self._frames[-1].stmt = stmt
 
     def _for_of(self, stmt: ast.ForOf, scope: _Scope) -> None:
+        """Arrays are iterated live, as in JavaScript: elements pushed by the body are
+        visited too (a work queue), because the length is read before each step."""
         items: list[Value] = []
 
         def first() -> bool:
+            nonlocal items
             iterable = self._value(stmt.iterable, scope)
-            if isinstance(iterable, str | list):
-                items.extend(iterable)
+            if isinstance(iterable, list):
+                items = iterable
+            elif isinstance(iterable, str):
+                items = list(iterable)
             else:
                 raise self._error(
                     "TypeError",

@@ -21,23 +21,28 @@ rules), with flags drawn from ``gim``.  The differences handled explicitly:
   terminators as line breaks, so they become lookarounds and ``re.MULTILINE`` is never used.
 * Case-insensitivity.  JavaScript (without ``u``) folds characters with its Canonicalize
   operation (upper-casing, never mapping a non-ASCII character to an ASCII one), which differs
-  from Python's ``re.IGNORECASE`` for characters like ``ſ``, the Kelvin sign ``K``, ``ı`` and
-  ``ẞ``.  With ``i``, every literal and class is therefore expanded into the exact set of
-  characters JavaScript would accept, and ``re.IGNORECASE`` is not used either.  The translated
-  pattern is self-contained: compile it with no flags (``compile_js_regex`` does).
+  from Python's ``re.IGNORECASE`` for characters like ``ſ``, the Kelvin sign ``K``, ``ı``, ``ς``
+  and ``ẞ``.  With ``i``, every literal and class is therefore expanded into the exact set of
+  characters JavaScript would accept (``a`` becomes ``[Aa]``), and ``re.IGNORECASE`` is not
+  used.  Case-insensitive backreferences use Python's scoped ``(?ai:...)`` (ASCII folding) or
+  ``(?i:...)``, whichever is exact for what the group can capture.
 * Backreferences.  In JavaScript a reference to a group that did not participate matches the
-  empty string (Python's fails), a reference to a group that is still open or appears later
-  always matches the empty string, and groups are cleared on each repetition of a quantifier.
-  References are emitted as ``(?(n)\\n)``, or as an empty group when JavaScript guarantees the
-  group is unset.
+  empty string (Python's fails), and a reference to a group that is still open or comes later
+  always matches the empty string.  References are emitted as ``(?(n)\\n)``, or as an empty
+  group when JavaScript guarantees the group is unset.
+* Empty repetitions.  JavaScript rejects an optional repetition that matches the empty string
+  and backtracks into it for a non-empty match; Python accepts it and stops repeating.  The
+  overall match is the same unless the repeated part prefers an empty match over a longer one
+  (``(?:a*?)?``, ``(?:|a)*``); such patterns are rejected.
 * Syntax.  Literal ``{``, ``}`` and ``]`` (legal in JS, e.g. ``a{,5}``) are escaped; classes
   are emitted with every special character escaped, so Python never raises ``FutureWarning``
   about nested sets; ``(?<name>`` becomes ``(?P<name>``; ``\\k<name>`` becomes a named
   reference (or the literal ``k`` when the pattern has no named groups, as in JS); identity
-  escapes like ``\\a``, ``\\A``, ``\\Z``, ``\\z`` mean the literal letter; ``[]`` matches nothing
-  and ``[^]`` matches any character; ``\\cX``, ``\\xHH``, ``\\uHHHH`` and ``[\\b]`` (backspace)
-  are converted; a quantified lookahead (legal in Annex B) is normalised.
+  escapes like ``\\a``, ``\\A``, ``\\Z``, ``\\z`` mean the literal letter; ``[]`` matches
+  nothing and ``[^]`` matches any character; ``\\cX``, ``\\xHH``, ``\\uHHHH`` and ``[\\b]``
+  (backspace) are converted; a quantified lookahead (legal in Annex B) is normalised.
 
+The translated pattern is self-contained: compile it with no flags (``compile_js_regex`` does).
 Strings are matched as sequences of code points, not UTF-16 code units: a character outside
 the Basic Multilingual Plane (an emoji, say) counts as one character for ``.`` and negated
 classes.  Escaped surrogate pairs such as ``\\ud83d\\ude00`` are combined into that character.
@@ -45,17 +50,18 @@ classes.  Escaped surrogate pairs such as ``\\ud83d\\ude00`` are combined into t
 Rejected with a clear message (all legal JavaScript unless noted):
 
 * flags other than ``g``, ``i``, ``m`` (``s``, ``u``, ``y``, ``d``, ``v``) and duplicated flags;
-* ``\\u{...}`` and ``\\p{...}``/``\\P{...}`` (they need the ``u`` flag; without it JS reads them
-  as literal letters, which is never what was meant);
+* ``\\u{...}`` and ``\\p{...}``/``\\P{...}`` (they need the ``u`` flag; without it JS reads
+  them as literal letters, which is never what was meant);
 * backreferences to group numbers that do not exist (JS reads them as legacy octal escapes or
   literal digits), legacy octal escapes such as ``\\01`` or ``[\\1]``, and numbered
   references beyond group 99;
 * backreferences inside a lookbehind (JavaScript matches lookbehinds right to left);
-* backreferences whose group sits in a repeated quantifier that may leave it unset on some
-  repetition (JS clears it, Python keeps the previous repetition's capture);
-* case-insensitive backreferences to groups that can capture a character that JavaScript and
-  Python case-fold differently (e.g. ``ς``, ``µ``, ``K``), since Python compares them with its
-  own folding;
+* backreferences to a group inside a repeated part of the pattern when some repetition may
+  not set the group or may be empty (JS clears or discards the capture, Python keeps the
+  previous one), e.g. ``(?:(a)|b)+\\1`` or ``(a*)+\\1``;
+* case-insensitive backreferences to a group that can capture both non-ASCII letters and
+  characters Python folds differently from JavaScript (e.g. ``(.)\\1`` with ``i``);
+* repeating something that prefers an empty match (see "Empty repetitions" above);
 * lookbehinds whose width is not fixed (Python limitation);
 * lone surrogates, characters outside the BMP inside a class, and a quantifier directly after
   such a character (in JS it would repeat only the second half);
@@ -69,10 +75,11 @@ Rejected with a clear message (all legal JavaScript unless noted):
 * groups nested more than 100 deep ("regex nested too deeply") and repetition counts above
   2147483646.
 
-Known residual difference: case-insensitive matching in JavaScript without ``u`` works on
-UTF-16 code units, so characters outside the BMP never fold; this module agrees with that.
-Captured *values* of groups (not the overall match) can still differ from JavaScript's for
-groups that JavaScript clears on a later repetition.
+Known residual difference: the overall match agrees with JavaScript, but the value of a
+capturing group inside a repeated part can differ when JavaScript clears or discards it on a
+later repetition and no backreference uses it: ``/(?:(a)|b)+/`` on ``"ab"`` captures
+``undefined`` in JavaScript and ``"a"`` here; ``/(a*)+/`` on ``"aa"`` captures ``"aa"`` in
+JavaScript and ``""`` here.
 """
 
 from __future__ import annotations
@@ -226,21 +233,37 @@ def _backref_fold_mismatch() -> _Ranges:
     return _normalize(mismatched)
 
 
+@functools.cache
+def _non_ascii_cased() -> _Ranges:
+    """Non-ASCII characters that have case variants for JS Canonicalize."""
+    return _normalize((cp, cp) for cp in _js_case_classes()[0] if cp >= 0x80)
+
+
 def _case_closure(ranges: _Ranges) -> _Ranges:
     """All characters that match some member of ``ranges`` case-insensitively in JS."""
+    return list(_case_closure_cached(tuple(ranges)))
+
+
+@functools.lru_cache(maxsize=512)
+def _case_closure_cached(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     cased, members = _js_case_classes()
     extra: _Ranges = []
-    for cp in cased:
-        if _contains(ranges, cp):
+    for lo, hi in ranges:
+        if lo > 0xFFFF:
+            break
+        for cp in cased[bisect.bisect_left(cased, lo) : bisect.bisect_right(cased, hi)]:
             extra.extend((member, member) for member in members[cp])
-    return _normalize([*ranges, *extra]) if extra else ranges
+    return tuple(_normalize([*ranges, *extra])) if extra else ranges
 
 
 def _first_common(a: _Ranges, b: _Ranges) -> int | None:
+    """The smallest code point in both sets, if any."""
     for lo, hi in a:
-        index = bisect.bisect_right(b, (hi, _MAX_CODE_POINT + 1)) - 1
+        index = bisect.bisect_right(b, (lo, _MAX_CODE_POINT + 1)) - 1
         if index >= 0 and b[index][1] >= lo:
-            return max(lo, b[index][0])
+            return lo
+        if index + 1 < len(b) and b[index + 1][0] <= hi:
+            return b[index + 1][0]
     return None
 
 
@@ -322,6 +345,7 @@ class _Node:
     parent: int
     has_alternation: bool = False
     min_width: int = 0
+    max_width: int | None = 0
     min_count: int = 1
     max_count: int | None = 1
 
@@ -437,7 +461,7 @@ class _Translator:
         text, atomic = _emit_set(ranges)
         self.push(_Item(text, 1, 1, "set", atomic=atomic), ranges)
 
-    def push_char(self, cp: int, offset: int) -> None:
+    def push_char(self, cp: int) -> None:
         if cp > 0xFFFF:
             self.push(_Item(_literal(cp), 1, 1, "char", astral=True), [(cp, cp)])
         elif self.ignore_case and cp in _js_case_classes()[1]:
@@ -518,8 +542,7 @@ class _Translator:
             elif ch == "\\":
                 self.atom_escape()
             else:
-                start = self.pos
-                self.push_char(self.read_source_char(in_class=False), start)
+                self.push_char(self.read_source_char(in_class=False))
         if len(self.stack) > 1:
             self.fail(
                 f"missing ')': the group opened at offset {self.frame.offset} is never closed",
@@ -617,6 +640,7 @@ class _Translator:
         body, min_width, max_width, empty_last = self.frame_body(frame)
         self.nodes[frame.node].has_alternation = bool(frame.alternatives)
         self.nodes[frame.node].min_width = min_width
+        self.nodes[frame.node].max_width = max_width
         text = f"{frame.opener}{body})"
         if frame.kind.endswith("lookbehind"):
             if max_width is None or min_width != max_width:
@@ -624,6 +648,10 @@ class _Translator:
                     "lookbehind must have a fixed width in this runner (Python's re cannot "
                     "match a lookbehind whose length varies)",
                     frame.offset,
+                )
+            if min_width > _MAX_COUNT:
+                self.fail(
+                    f"lookbehind is too long (more than {_MAX_COUNT} characters)", frame.offset
                 )
             item = _Item(text, 0, 0, "lookbehind", node=frame.node)
         elif frame.kind.endswith("lookahead"):
@@ -670,7 +698,7 @@ class _Translator:
         match = _BRACE_QUANTIFIER.match(self.source, self.pos)
         if match is None:  # not a quantifier: a literal '{' (Annex B)
             self.pos += 1
-            self.push_char(ord("{"), self.pos - 1)
+            self.push_char(ord("{"))
             return
         qmin = int(match.group(1))
         if match.group(2) is None:
@@ -812,7 +840,7 @@ class _Translator:
         else:
             value = self.character_escape(in_class=False)
             if isinstance(value, int):
-                self.push_char(value, start)
+                self.push_char(value)
             else:
                 self.push_set(value)
 
@@ -836,18 +864,27 @@ class _Translator:
                 start,
             )
         chars = self.group_chars.get(number, [])
-        if self.ignore_case:
-            clash = _first_common(chars, _backref_fold_mismatch())
-            if clash is not None:
-                self.fail(
-                    f"case-insensitive backreference to a group that can capture "
-                    f"{chr(clash)!r}: JavaScript and Python case-fold such characters "
-                    "differently; narrow the group (e.g. [a-z]) or drop the i flag",
-                    start,
-                )
         reference = f"(?P={name})" if name is not None else f"\\{number}"
         if self.ignore_case:
-            reference = f"(?i:{reference})"
+            # Python compares (?i:\1) with its own simple lowercase mapping, which differs
+            # from JS Canonicalize for a few characters (including 'i' and 'k', because of
+            # U+0130 and the Kelvin sign).  ASCII-only folding (?ai:) is exact when the group
+            # cannot capture a non-ASCII cased character; (?i:) is exact when it cannot
+            # capture one of the characters that fold differently.
+            non_ascii = _first_common(chars, _non_ascii_cased())
+            clash = _first_common(chars, _backref_fold_mismatch())
+            if non_ascii is None:
+                reference = f"(?ai:{reference})"
+            elif clash is None:
+                reference = f"(?i:{reference})"
+            else:
+                self.fail(
+                    f"case-insensitive backreference to group {number}, which can capture "
+                    f"both non-ASCII letters like {chr(non_ascii)!r} and characters like "
+                    f"{chr(clash)!r} that Python case-folds differently from JavaScript; "
+                    "limit the group to ASCII (e.g. [a-z]) or drop the i flag",
+                    start,
+                )
         condition = name if name is not None else str(number)
         self.backward_refs.append((number, start))
         self.push(_Item(f"(?({condition}){reference})", 0, None, "backref", atomic=False), chars)
@@ -1000,7 +1037,10 @@ class _Translator:
                 captured_in_lookahead = any(
                     self.nodes[inner].kind.endswith("lookahead") for inner in path[:-1]
                 )
-                if quantified and node.min_width == 0 and (repeated or captured_in_lookahead):
+                can_be_empty = node.min_width == 0 and (
+                    node.max_width != 0 or captured_in_lookahead
+                )
+                if quantified and can_be_empty and (repeated or captured_in_lookahead):
                     self.fail(
                         f"backreference to group {number} inside a quantified part of the "
                         "pattern that can match the empty string: JavaScript discards such an "

@@ -9,17 +9,21 @@ Everything else stays Lark's contextual lexer.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from lark.lexer import BasicLexer, ContextualLexer
 
 __all__ = [
+    "REGEX_AFTER_WORDS",
+    "WORD",
     "EscapeError",
     "TemplateContextualLexer",
     "TemplatePart",
     "cook",
     "scan_template",
+    "skip_regex",
 ]
 
 
@@ -46,6 +50,7 @@ def scan_template(
     parts: list[TemplatePart] = []
     piece_start = pos + 1
     expr_start = 0
+    after_operand = False  # inside ``${}``: whether a `/` would be a division
     i = pos + 1
     while i < end:
         top = stack[-1]
@@ -59,6 +64,7 @@ def scan_template(
                 if not stack:
                     raws.append(text[piece_start:i])
                     return i + 1, raws, parts
+                after_operand = True
                 i += 1
                 continue
             if ch == "$" and text.startswith("{", i + 1):
@@ -66,6 +72,7 @@ def scan_template(
                     raws.append(text[piece_start:i])
                     expr_start = i + 2
                 stack.append(0)
+                after_operand = False
                 i += 2
                 continue
             i += 1
@@ -73,6 +80,7 @@ def scan_template(
         assert isinstance(top, int)
         if ch in "\"'":
             i = _skip_string(text, i, end)
+            after_operand = True
             continue
         if ch == "`":
             stack.append("`")
@@ -88,6 +96,16 @@ def scan_template(
                 return None
             i = close + 2
             continue
+        if ch == "/" and not after_operand:
+            # A regex literal may hold braces and backticks: `${ s.replace(/}/g, "") }`.
+            i = skip_regex(text, i, end)
+            after_operand = True
+            continue
+        word = WORD.match(text, i, end)
+        if word is not None:
+            after_operand = word.group() not in REGEX_AFTER_WORDS
+            i = word.end()
+            continue
         if ch == "{":
             stack[-1] = top + 1
         elif ch == "}":
@@ -98,8 +116,40 @@ def scan_template(
                     piece_start = i + 1
             else:
                 stack[-1] = top - 1
+        if not ch.isspace():
+            after_operand = ch in ")]}"
         i += 1
     return None
+
+
+WORD = re.compile(r"[0-9][0-9A-Za-z_$.]*|[A-Za-z_$][A-Za-z0-9_$]*")
+"""A name, keyword or (part of a) number: after one, a ``/`` divides."""
+
+REGEX_AFTER_WORDS = frozenset(["return", "throw", "of", "in", "typeof", "case", "do", "else"])
+"""Words after which a ``/`` starts a regex, as in a JavaScript lexer."""
+
+
+def skip_regex(text: str, i: int, end: int) -> int:
+    """The offset just past the regex literal at ``text[i] == '/'`` (or its line's end).
+
+    Used where the contextual lexer cannot help (template expressions before they are
+    parsed, bracket counting): a ``/`` that does not follow an operand starts a regex.
+    """
+    in_class = False
+    i += 1
+    while i < end and text[i] not in "\n\r":
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "/" and not in_class:
+            return i + 1
+        i += 1
+    return min(i, end)
 
 
 def _skip_string(text: str, i: int, end: int) -> int:
@@ -208,6 +258,11 @@ class _TemplateBasicLexer(BasicLexer):
     _template_ok: bool | None = None
 
     def match(self, text: Any, pos: int) -> Any:
+        # Lark builds the scanner, and with it ``self.callback`` (read by next_token
+        # after every match), lazily on the first ``super().match``. A lexer whose very
+        # first token is a template (``x=`a```) would otherwise crash on a missing
+        # attribute, so build it before taking the template shortcut.
+        self.scanner  # noqa: B018
         full: str = text.text
         if full[pos] == "`" and self._accepts_template():
             scanned = scan_template(full, pos, text.end)

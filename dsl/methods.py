@@ -86,7 +86,8 @@ def _unknown_method(obj: Value, name: str, known: list[str]) -> BuiltinError:
 def _args(name: str, args: list[Value], low: int, high: int) -> None:
     if not low <= len(args) <= high:
         span = f"{low}" if low == high else f"{low} to {high}"
-        raise _type_error(f".{name}() takes {span} arguments but got {len(args)}")
+        noun = "argument" if high == 1 else "arguments"
+        raise _type_error(f".{name}() takes {span} {noun} but got {len(args)}")
 
 
 def _string_arg(name: str, value: Value) -> str:
@@ -105,11 +106,13 @@ def _int_arg(name: str, value: Value) -> int:
     return int(value)
 
 
-def _clamp_slice(length: int, start: int, end: int | None) -> tuple[int, int]:
-    def norm(i: int) -> int:
-        return max(length + i, 0) if i < 0 else min(i, length)
+def _from_index(length: int, start: int) -> int:
+    """A search's start position, JavaScript-style: negative counts from the end."""
+    return max(length + start, 0) if start < 0 else min(start, length)
 
-    return norm(start), (length if end is None else norm(end))
+
+def _clamp_slice(length: int, start: int, end: int | None) -> tuple[int, int]:
+    return _from_index(length, start), (length if end is None else _from_index(length, end))
 
 
 # --- strings ----------------------------------------------------------------------
@@ -124,7 +127,9 @@ def _s_includes(s: str, args: list[Value]) -> Value:
 def _s_starts(s: str, args: list[Value]) -> Value:
     _args("startsWith", args, 1, 2)
     start = _int_arg("startsWith", args[1]) if len(args) > 1 else 0
-    return s.startswith(_string_arg("startsWith", args[0]), max(start, 0))
+    # Clamped to the length as in JavaScript: "".startsWith("", 99) is true, while
+    # Python's startswith() with a start past the end is False.
+    return s.startswith(_string_arg("startsWith", args[0]), min(max(start, 0), len(s)))
 
 
 def _s_ends(s: str, args: list[Value]) -> Value:
@@ -156,7 +161,8 @@ def _s_upper(s: str, args: list[Value]) -> Value:
 
 def _s_split(s: str, args: list[Value]) -> Value:
     _args("split", args, 0, 2)
-    limit = _int_arg("split", args[1]) if len(args) > 1 else None
+    # JavaScript reads the limit as ToUint32: -1 means "no limit", not "nothing".
+    limit = _int_arg("split", args[1]) % 2**32 if len(args) > 1 else None
     if not args:
         parts: list[str] = [s]
     elif isinstance(args[0], RegexValue):
@@ -169,16 +175,24 @@ def _s_split(s: str, args: list[Value]) -> Value:
 
 
 def _regex_split(s: str, pattern: re.Pattern[str]) -> list[str]:
+    """ECMA-262 ``RegExp.prototype[@@split]``: a sticky match tried at each position.
+
+    Not ``finditer``: Python also reports an empty match right after a non-empty one
+    (``"abc".split(/b*/)`` would gain an extra ``""``), which JavaScript never does.
+    """
     if s == "":
         return [] if pattern.match(s) else [s]
     out: list[str] = []
     last = 0
-    for m in pattern.finditer(s):
-        if m.end() == m.start() and (m.start() == 0 or m.start() >= len(s)):
+    at = 0
+    while at < len(s):
+        m = pattern.match(s, at)
+        if m is None or m.end() == last:
+            at += 1
             continue
-        out.append(s[last : m.start()])
+        out.append(s[last:at])
         out.extend(g if g is not None else "" for g in m.groups())
-        last = m.end()
+        last = at = m.end()
     out.append(s[last:])
     return out
 
@@ -194,7 +208,8 @@ def _s_slice(s: str, args: list[Value]) -> Value:
 def _s_index_of(s: str, args: list[Value]) -> Value:
     _args("indexOf", args, 1, 2)
     start = _int_arg("indexOf", args[1]) if len(args) > 1 else 0
-    return float(s.find(_string_arg("indexOf", args[0]), max(start, 0)))
+    # Clamped to the length as in JavaScript: "abc".indexOf("", 99) is 3, not -1.
+    return float(s.find(_string_arg("indexOf", args[0]), min(max(start, 0), len(s))))
 
 
 _REPLACEMENT = re.compile(r"\$(\$|&|`|'|\d{1,2}|<[^>]*>)")
@@ -234,8 +249,7 @@ def _s_replace(s: str, args: list[Value]) -> Value:
     pattern, replacement = args
     replacement_text = _string_arg("replace", replacement)
     if isinstance(pattern, RegexValue):
-        count = 0 if "g" in pattern.flags else 1
-        return pattern.pattern.sub(lambda m: _expand(replacement_text, m), s, count=count)
+        return _regex_replace(s, pattern, replacement_text)
     needle = _string_arg("replace", pattern)
     at = s.find(needle)
     if at < 0:
@@ -243,6 +257,29 @@ def _s_replace(s: str, args: list[Value]) -> Value:
     m = re.compile(re.escape(needle)).search(s, at)
     assert m is not None
     return s[:at] + _expand(replacement_text, m) + s[at + len(needle) :]
+
+
+def _regex_replace(s: str, regex: RegexValue, replacement: str) -> str:
+    """JavaScript's replace with a regex: after an empty match the search moves on.
+
+    Not ``re.sub``: Python also takes a non-empty match at the position of an empty
+    one, so ``"aaa".replace(/a*?/g, "-")`` would give ``"-------"``, not ``"-a-a-a-"``.
+    """
+    out: list[str] = []
+    last = 0
+    at = 0
+    while at <= len(s):
+        m = regex.pattern.search(s, at)
+        if m is None:
+            break
+        out.append(s[last : m.start()])
+        out.append(_expand(replacement, m))
+        last = m.end()
+        if "g" not in regex.flags:
+            break
+        at = m.end() if m.end() > m.start() else m.end() + 1
+    out.append(s[last:])
+    return "".join(out)
 
 
 _STRING_IMPL: dict[str, Callable[[str, list[Value]], Value]] = {
@@ -268,8 +305,9 @@ def _same_value_zero(a: Value, b: Value) -> bool:
 
 
 def _a_includes(a: list[Value], args: list[Value]) -> Value:
-    _args("includes", args, 1, 1)
-    return any(_same_value_zero(item, args[0]) for item in a)
+    _args("includes", args, 1, 2)
+    start = _from_index(len(a), _int_arg("includes", args[1])) if len(args) > 1 else 0
+    return any(_same_value_zero(item, args[0]) for item in a[start:])
 
 
 def _a_push(a: list[Value], args: list[Value]) -> Value:
@@ -292,9 +330,10 @@ def _a_slice(a: list[Value], args: list[Value]) -> Value:
 
 
 def _a_index_of(a: list[Value], args: list[Value]) -> Value:
-    _args("indexOf", args, 1, 1)
-    for i, item in enumerate(a):
-        if strict_equal(item, args[0]):
+    _args("indexOf", args, 1, 2)
+    start = _from_index(len(a), _int_arg("indexOf", args[1])) if len(args) > 1 else 0
+    for i in range(start, len(a)):
+        if strict_equal(a[i], args[0]):
             return float(i)
     return -1.0
 

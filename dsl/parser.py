@@ -21,9 +21,24 @@ from lark.utils import TextSlice
 from dsl import ast
 from dsl.errors import ScenarioSyntaxError
 from dsl.jsregex import RegexTranslationError, compile_js_regex
-from dsl.lexer import EscapeError, TemplateContextualLexer, cook, scan_template
+from dsl.lexer import (
+    REGEX_AFTER_WORDS,
+    WORD,
+    EscapeError,
+    TemplateContextualLexer,
+    cook,
+    scan_template,
+    skip_regex,
+)
 
-__all__ = ["KEYWORDS", "MAX_NESTING", "parse_expression", "parse_program", "parse_statements"]
+__all__ = [
+    "KEYWORDS",
+    "MAX_NESTING",
+    "MAX_TEMPLATE_NESTING",
+    "parse_expression",
+    "parse_program",
+    "parse_statements",
+]
 
 KEYWORDS = frozenset(
     [
@@ -83,6 +98,12 @@ Counted on the LALR stack, so it bounds how deep the interpreter will recurse on
 tree the parser hands it; 10,000 parentheses give a clear error instead of a crash.
 """
 _MAX_STACK = MAX_NESTING * 5
+MAX_TEMPLATE_NESTING = 32
+"""Deepest nesting of template literals (`` `${`${...}`}` ``) the parser accepts.
+
+Each ``${}`` is parsed re-entrantly from inside a callback, about seven Python frames
+per level, so this keeps the parser far from Python's recursion limit.
+"""
 
 
 class _ParseContext(threading.local):
@@ -477,12 +498,14 @@ def parse_program(source: str, file: str) -> ast.Program:
 
 def parse_expression(source: str, file: str = "<expr>") -> ast.Expr:
     """Parse one expression (template parts, the debugger's ``eval``)."""
+    _check_depth_cheaply(source, file)
     expr: ast.Expr = _parse_slice(source, file, 0, len(source), "expression")
     return expr
 
 
 def parse_statements(source: str, file: str = "<eval>") -> tuple[ast.Stmt, ...]:
     """Parse statements outside any function, for the debugger's ``eval``."""
+    _check_depth_cheaply(source, file)
     stmts: tuple[ast.Stmt, ...] = _parse_slice(source, file, 0, len(source), "statements")
     return stmts
 
@@ -494,23 +517,33 @@ def _check_depth_cheaply(source: str, file: str) -> None:
     """Reject absurd bracket nesting before Lark sees it.
 
     The parser itself would cope (it is iterative), but the interpreter recurses per
-    level; MAX_NESTING keeps every accepted tree well inside Python's stack.
+    level; MAX_NESTING keeps every accepted tree well inside Python's stack. Brackets
+    inside template expressions count too (``${`` is one level), and template literals
+    have their own, smaller limit: each ``${}`` is parsed re-entrantly, about seven
+    Python frames per level, so 150 nested templates used to raise RecursionError.
     """
-    depth = 0
-    for ch, i in _brackets(source):
-        if ch in "([{":
-            depth += 1
-            if depth > MAX_NESTING:
-                line, col = _position(source, i)
-                raise ScenarioSyntaxError(
-                    f"brackets are nested more than {MAX_NESTING} levels deep",
-                    file,
-                    line,
-                    col,
-                    _line_of(source, i),
+    stack: list[str] = []
+    templates = 0
+    for kind, i in _brackets(source):
+        if kind in _OPENERS:
+            stack.append(kind)
+            templates += kind == "${"
+            if len(stack) > MAX_NESTING:
+                message = f"brackets are nested more than {MAX_NESTING} levels deep"
+            elif templates > MAX_TEMPLATE_NESTING:
+                message = (
+                    f"template literals are nested more than {MAX_TEMPLATE_NESTING} levels deep"
                 )
-        else:
-            depth = max(depth - 1, 0)
+            else:
+                continue
+            line, col = _position(source, i)
+            raise ScenarioSyntaxError(message, file, line, col, _line_of(source, i))
+        if kind == "}$":  # the end of a `${}`: whatever it left open ends with it
+            while stack and stack.pop() != "${":
+                pass
+            templates -= 1
+        elif stack and stack[-1] != "${":
+            stack.pop()
 
 
 # --- error conversion -------------------------------------------------------------
@@ -649,35 +682,92 @@ def _describe_token(token: Token) -> str:
 
 
 def _unclosed_opener(source: str) -> tuple[str, int] | None:
-    """The innermost bracket left open at the end, skipping strings and comments."""
+    """The innermost bracket left open at the end, skipping strings, comments, regexes."""
     stack: list[tuple[str, int]] = []
     for kind, pos in _brackets(source):
-        if kind in "([{":
+        if kind in _OPENERS:
             stack.append((kind, pos))
-        elif stack:
+        elif kind == "}$":
+            while stack and stack.pop()[0] != "${":
+                pass
+        elif stack and stack[-1][0] != "${":
             stack.pop()
     return stack[-1] if stack else None
 
 
+_OPENERS = ("(", "[", "{", "${")
+
+
 def _brackets(source: str) -> Iterator[tuple[str, int]]:
+    """Every bracket of the code, outside strings, comments, regexes and template text.
+
+    A template's ``${`` is reported as ``"${"`` and the brace that ends it as ``"}$"``,
+    and the expressions inside are scanned like any code (an iterative mode stack, as
+    in :func:`dsl.lexer.scan_template`). Regex literals are skipped so that ``/\\(/`` is
+    not taken for an open parenthesis: like a JavaScript lexer, a ``/`` after an operand
+    is a division and anywhere else starts a regex.
+    """
+    # "`" while in template text; an int (depth of plain braces) inside a `${}`.
+    modes: list[str | int] = []
+    after_operand = False
     i, n = 0, len(source)
     while i < n:
         ch = source[i]
+        if modes and modes[-1] == "`":
+            if ch == "\\":
+                i += 2
+            elif ch == "`":
+                modes.pop()
+                after_operand = True
+                i += 1
+            elif source.startswith("${", i):
+                yield "${", i
+                modes.append(0)
+                after_operand = False
+                i += 2
+            else:
+                i += 1
+            continue
         if ch in "\"'":
             i += 1
             while i < n and source[i] not in (ch, "\n"):
                 i += 2 if source[i] == "\\" else 1
             i += 1
+            after_operand = True
         elif ch == "`":
-            scanned = scan_template(source, i, n)
-            i = n if scanned is None else scanned[0]
+            modes.append("`")
+            i += 1
         elif source.startswith("//", i):
             newline = source.find("\n", i)
             i = n if newline < 0 else newline
         elif source.startswith("/*", i):
             close = source.find("*/", i + 2)
             i = n if close < 0 else close + 2
-        else:
-            if ch in "()[]{}":
+        elif ch == "/" and not after_operand:
+            i = skip_regex(source, i, n)
+            after_operand = True
+        elif ch == "{" or ch == "}":
+            top = modes[-1] if modes else None
+            if ch == "}" and top == 0:
+                modes.pop()
+                yield "}$", i
+            else:
+                if isinstance(top, int):
+                    modes[-1] = top + (1 if ch == "{" else -1)
                 yield ch, i
+                after_operand = ch == "}"
             i += 1
+        elif ch in "()[]":
+            yield ch, i
+            after_operand = ch in ")]"
+            i += 1
+        elif ch.isspace():
+            i += 1
+        else:
+            word = WORD.match(source, i)
+            if word is None:
+                after_operand = False
+                i += 1
+            else:
+                after_operand = word.group() not in REGEX_AFTER_WORDS
+                i = word.end()

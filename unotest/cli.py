@@ -8,8 +8,10 @@ sentence on stderr; ``UNOTEST_DEBUG=1`` adds the traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -29,7 +31,14 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share the one exit path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
+        # argparse words an unknown command as "argument COMMAND: invalid choice: ...".
+        bad = re.match(r"argument COMMAND: invalid choice: '(.*?)'", message)
+        if bad is not None:
+            commands = sorted(_command_table())
+            close = difflib.get_close_matches(bad.group(1), commands, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            message = f"unknown command '{bad.group(1)}'{hint}; commands: {', '.join(commands)}"
+        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -64,16 +73,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never lets a traceback reach the user unless asked to."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
+        _tolerate_unencodable_output()
         parser = _build_parser()
-        args = parser.parse_args(args_list)
+        args, extra = parser.parse_known_args(args_list)
+        if isinstance(getattr(args, "paths", None), list):
+            # `check a --json b`: argparse stops the PATH list at the option.
+            args.paths.extend(e for e in extra if not e.startswith("-"))
+            extra = [e for e in extra if e.startswith("-")]
+        if extra:
+            where = f"unotest {args.command}" if args.command else "unotest"
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
         if args.version:
             from importlib.metadata import version
 
             print(f"unotest {version('unotest')}")
             return EXIT_OK
         if args.command is None:
-            parser.print_help()
-            return EXIT_USAGE
+            parser.print_help(sys.stderr)
+            raise UsageError("no command given (see 'unotest --help')")
         return _command_table()[args.command](args)
     except UnotestError as err:
         _report(str(err))
@@ -86,6 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
         return EXIT_USAGE
+
+
+def _tolerate_unencodable_output() -> None:
+    """A file name or title the terminal cannot encode must not become a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 def _report(message: str) -> None:

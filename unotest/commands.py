@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
-from dsl.checker import Diagnostic, check_program
-from dsl.errors import ScenarioSyntaxError
-from dsl.scenario import load_helper, load_scenario
+from dsl.checker import Diagnostic
 from unotest.cli import EXIT_FAILED, EXIT_OK, json_dump
 from unotest.errors import UsageError
 from unotest.project import (
-    ALL_BUILTIN_SIGNATURES,
     SCENARIO_SUFFIX,
     Project,
     ProjectIndex,
@@ -39,15 +37,49 @@ def check_command(args: argparse.Namespace) -> int:
     except UsageError:
         if not paths:
             raise
-        return _report_check(_check_loose_files(paths), [], args.json, counted=None)
-    index = ProjectIndex.load(Project(root))
+        return _report_check(*_check_loose_files(paths), args.json, summary=None)
+    project = Project(root)
+    inside = [p for p in paths if _is_under(p, root)]
+    outside = [p for p in paths if not _is_under(p, root)]
+    index = ProjectIndex.load(project)
     diagnostics = index.errors
-    if paths:
-        wanted = _files_under(paths, index.project)
-        diagnostics = [d for d in diagnostics if d.file in wanted]
     warnings = list(index.warnings) + _orphan_warnings(index)
-    counted = (len(index.scenarios), len(index.helpers), len(index.collections))
-    return _report_check(diagnostics, warnings, args.json, counted)
+    if not paths:
+        counted = (
+            f"{_plural(len(index.scenario_metas), 'scenario')}, "
+            f"{_plural(len(index.helpers), 'helper file')}, "
+            f"{_plural(len(index.collections), 'collection')}"
+        )
+        return _report_check(diagnostics, warnings, args.json, summary=counted)
+    wanted = _files_under(inside, project)
+    diagnostics = [d for d in diagnostics if d.file in wanted]
+    warnings = [w for w in warnings if _warning_file(w, wanted)]
+    checked = wanted & set(index.files)
+    for path in inside:
+        if path.is_file() and project.relative(path) not in checked:
+            warnings.append(
+                f"{project.relative(path)}: not a scenario, helper or collection of this "
+                "project: nothing to check"
+            )
+    if outside:
+        loose_diagnostics, loose_warnings = _check_loose_files(outside)
+        diagnostics = diagnostics + loose_diagnostics
+        warnings = warnings + loose_warnings
+    return _report_check(
+        diagnostics, warnings, args.json, summary=f"{_plural(len(checked), 'file')} checked"
+    )
+
+
+def _is_under(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _warning_file(warning: str, files: set[str]) -> bool:
+    return any(warning.startswith(f"{name}:") for name in files)
 
 
 def _files_under(paths: list[Path], project: Project) -> set[str]:
@@ -62,47 +94,86 @@ def _files_under(paths: list[Path], project: Project) -> set[str]:
 
 def _orphan_warnings(index: ProjectIndex) -> list[str]:
     known = {meta["name"] for meta in index.scenario_metas}
-    return [
-        f"{entry.meta['path']}: scenario '{name}' does not exist and will be skipped"
-        for entry in index.collections.values()
-        for name in entry.meta["scenarios"]
-        if name not in known
-    ]
+    found: list[str] = []
+    for entry in index.collections.values():
+        seen: set[str] = set()
+        for name in entry.meta["scenarios"]:
+            if name in seen:
+                found.append(f"{entry.meta['path']}: scenario '{name}' is listed twice")
+            elif name not in known:
+                hint = _did_you_mean(name, known)
+                found.append(
+                    f"{entry.meta['path']}: scenario '{name}' does not exist and will be "
+                    f"skipped{hint}"
+                )
+            seen.add(name)
+    return found
 
 
-def _check_loose_files(paths: list[Path]) -> list[Diagnostic]:
-    """Files outside any project: each is checked on its own, without helpers."""
+def _did_you_mean(name: str, known: set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
+    """Files outside any project: checked together, their helpers callable from their scenarios."""
     files: list[Path] = []
+    problems: list[Diagnostic] = []
+    warnings: list[str] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.js") if p.is_file()))
-        else:
+            found = sorted(p for p in path.rglob("*.js") if p.is_file())
+            if not found:
+                warnings.append(f"{path.as_posix()}: no .js files to check")
+            files.extend(found)
+        elif path.name.endswith(".js"):
             files.append(path)
-    found: list[Diagnostic] = []
-    for path in files:
-        rel = path.as_posix()
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            found.append(Diagnostic(rel, 1, 0, f"cannot read the file: {err}"))
-            continue
-        try:
-            if path.name.endswith(SCENARIO_SUFFIX):
-                program = load_scenario(source, rel, path.name[: -len(SCENARIO_SUFFIX)]).program
-            else:
-                program = load_helper(source, rel, path.stem, ALL_BUILTIN_SIGNATURES).program
-        except ScenarioSyntaxError as err:
-            found.append(Diagnostic.from_syntax_error(err))
-            continue
-        found.extend(check_program(program, {}, ALL_BUILTIN_SIGNATURES))
-    return found
+        else:
+            problems.append(
+                Diagnostic(
+                    path.as_posix(),
+                    1,
+                    0,
+                    f"not a scenario ('*{SCENARIO_SUFFIX}') or helper ('*.js') file",
+                )
+            )
+    index = ProjectIndex.load_files(files, Path.cwd())
+    return sorted(problems + index.errors, key=lambda d: (d.file, d.line, d.col)), warnings
+
+
+_CONTROL = {i: "\ufffd" for i in (*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F)}
+_MAX_SHOWN = 160
+
+
+def _clean(text: str) -> str:
+    """One line fit for a terminal: no escape sequences or stray line breaks from a file."""
+    return text.translate(_CONTROL)
+
+
+def _format_diagnostic(d: Diagnostic) -> str:
+    head = _clean(f"{d.file}:{d.line}:{d.col}: {d.message}")
+    line = d.source_line.rstrip("\r\n")
+    if not line.strip():
+        return head
+    col = max(0, min(d.col, len(line)))
+    prefix = suffix = ""
+    if len(line) > _MAX_SHOWN:
+        start = max(0, min(col - _MAX_SHOWN // 3, len(line) - _MAX_SHOWN))
+        if start > 0:
+            prefix = "…"
+        if start + _MAX_SHOWN < len(line):
+            suffix = "…"
+        line = line[start : start + _MAX_SHOWN]
+        col -= start
+    pad = "".join("\t" if ch == "\t" else " " for ch in prefix + line[:col])
+    return f"{head}\n    {prefix}{_clean(line)}{suffix}\n    {pad}^"
 
 
 def _report_check(
     diagnostics: list[Diagnostic],
     warnings: list[str],
     as_json: bool,
-    counted: tuple[int, int, int] | None,
+    summary: str | None,
 ) -> int:
     if as_json:
         print(
@@ -116,27 +187,21 @@ def _report_check(
         )
         return EXIT_FAILED if diagnostics else EXIT_OK
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {_clean(warning)}", file=sys.stderr)
     for d in diagnostics:
-        print(str(d))
+        print(_format_diagnostic(d))
     if diagnostics:
         files = len({d.file for d in diagnostics})
         print(f"\n{_plural(len(diagnostics), 'problem')} in {_plural(files, 'file')}")
         return EXIT_FAILED
-    if counted is not None:
-        scenarios, helpers, collections = counted
-        print(
-            f"ok: {_plural(scenarios, 'scenario')}, {_plural(helpers, 'helper file')}, "
-            f"{_plural(collections, 'collection')}, no problems"
-        )
-    else:
-        print("ok: no problems")
+    print(f"ok: {summary}, no problems" if summary else "ok: no problems")
     return EXIT_OK
 
 
 def list_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     index = ProjectIndex.load(Project(root), check=False)
+    warnings = list(index.warnings) + _orphan_warnings(index)
     if args.json:
         print(
             json_dump(
@@ -146,30 +211,31 @@ def list_command(args: argparse.Namespace) -> int:
                     "helpers": index.helper_metas(),
                     "collections": [entry.meta for entry in index.collections.values()],
                     "errors": [_diagnostic_json(d) for d in index.errors],
-                    "warnings": index.warnings,
+                    "warnings": warnings,
                 }
             )
         )
         return EXIT_OK
-    print(f"project {root}")
+    print(_clean(f"project {root}"))
     print(f"\nscenarios ({len(index.scenario_metas)})")
     width = max((len(m["name"]) for m in index.scenario_metas), default=0)
     for meta in index.scenario_metas:
-        print(f"  {meta['name']:<{width}}  {meta['title']}  [id-{meta['id']}]")
+        print(_clean(f"  {meta['name']:<{width}}  {meta['title']}  [id-{meta['id']}]"))
     print(f"\nhelpers ({len(index.helpers)})")
     for helper in index.helpers:
         names = ", ".join(fn.name for fn in helper.program.functions)
-        print(f"  {helper.name}: {names}")
+        print(_clean(f"  {helper.name}: {names}"))
     print(f"\ncollections ({len(index.collections)})")
     for entry in index.collections.values():
         collection = entry.meta
-        description = f"  {collection['description']}" if collection["description"] else ""
+        text = " ".join((collection["description"] or "").split())
+        description = f"  {text}" if text else ""
         count = _plural(len(collection["scenarios"]), "scenario")
-        print(f"  {collection['name']} ({count}){description}")
+        print(_clean(f"  {collection['name']} ({count}){description}"))
     if index.errors:
         print(f"\nerrors ({len(index.errors)})")
         for d in index.errors:
-            print(f"  {d.file}:{d.line}:{d.col}: {d.message}")
-    for warning in index.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+            print(_clean(f"  {d.file}:{d.line}:{d.col}: {d.message}"))
+    for warning in warnings:
+        print(f"warning: {_clean(warning)}", file=sys.stderr)
     return EXIT_OK

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,14 @@ from dsl.builtins import PURE_SIGNATURES
 from dsl.checker import Arity, Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import FunctionRef
-from dsl.scenario import HelperFile, ScenarioFile, build_helper_table, load_helper, load_scenario
+from dsl.scenario import (
+    HelperFile,
+    ScenarioFile,
+    build_helper_table,
+    load_helper,
+    load_scenario,
+    parse_header,
+)
 from runner.signatures import BROWSER_SIGNATURES
 from unotest import protocol
 from unotest.errors import UsageError
@@ -30,6 +38,7 @@ __all__ = [
     "Project",
     "ProjectIndex",
     "find_project_root",
+    "read_source",
 ]
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
@@ -116,54 +125,75 @@ class ProjectIndex:
     collections: dict[str, CollectionEntry] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    """Project-relative path of every scenario, helper and collection file that was read."""
+    unlisted: list[ScenarioFile] = field(default_factory=list)
+    """Scenarios that parsed but are not listed (duplicate id): still statically checked."""
 
     @classmethod
     def load(cls, project: Project, check: bool = True) -> ProjectIndex:
         index = cls(project)
-        index._load_helpers()
-        index._load_scenarios()
+        e2e = project.e2e_dir
+        index._load_helpers(
+            (path, path.relative_to(project.helpers_dir).as_posix()[: -len(".js")])
+            for path in _walk(project.helpers_dir, ".js")
+        )
+        skip = (protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
+        scenario_paths: list[tuple[Path, str]] = []
+        for path in _walk(e2e, ".js", skip=skip):
+            if path.name.endswith(SCENARIO_SUFFIX):
+                scenario_paths.append(
+                    (path, path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)])
+                )
+            else:
+                index.warnings.append(
+                    f"{project.relative(path)}: ignored: scenario files end in "
+                    f"'{SCENARIO_SUFFIX}' and helper files live in "
+                    f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/"
+                )
+        index._load_scenarios(scenario_paths)
         index._load_collections()
         if check:
             index._check_programs()
         index.errors.sort(key=lambda d: (d.file, d.line, d.col))
         return index
 
+    @classmethod
+    def load_files(cls, files: Iterable[Path], base: Path) -> ProjectIndex:
+        """Loose files outside any project: ``*.test.js`` are scenarios, other files helpers.
+
+        Helpers among the files are callable from the scenarios among them, as in a
+        project; paths are shown relative to ``base`` when they lie under it.
+        """
+        index = cls(Project(base))
+        scenario_paths: list[tuple[Path, str]] = []
+        helper_paths: list[tuple[Path, str]] = []
+        for path in files:
+            if path.name.endswith(SCENARIO_SUFFIX):
+                scenario_paths.append((path, path.name[: -len(SCENARIO_SUFFIX)]))
+            else:
+                helper_paths.append((path, path.stem))
+        index._load_helpers(helper_paths)
+        index._load_scenarios(scenario_paths)
+        index._check_programs()
+        index.errors.sort(key=lambda d: (d.file, d.line, d.col))
+        return index
+
     # --- discovery -------------------------------------------------------------
 
-    def _read(self, path: Path) -> str | None:
+    def _read(self, path: Path, kind: str) -> str | None:
         rel = self.project.relative(path)
-        try:
-            size = path.stat().st_size
-            if size > MAX_SOURCE_BYTES:
-                self.errors.append(
-                    Diagnostic(
-                        rel, 1, 0, f"file is {size:,} bytes; the limit is {MAX_SOURCE_BYTES:,}"
-                    )
-                )
-                return None
-            data = path.read_bytes()
-        except OSError as err:
-            self.errors.append(
-                Diagnostic(rel, 1, 0, f"cannot read the file: {err.strerror or err}")
-            )
-            return None
-        if b"\0" in data:
-            self.errors.append(Diagnostic(rel, 1, 0, "this is a binary file, not a scenario"))
-            return None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as err:
-            self.errors.append(
-                Diagnostic(rel, 1, 0, f"the file is not UTF-8 text (byte {err.start})")
-            )
-            return None
+        self.files.append(rel)
+        source, problem = read_source(path, rel, kind)
+        if problem is not None:
+            self.errors.append(problem)
+        return source
 
-    def _load_helpers(self) -> None:
+    def _load_helpers(self, paths: Iterable[tuple[Path, str]]) -> None:
         names = set(ALL_BUILTIN_SIGNATURES)
-        for path in _walk(self.project.helpers_dir, ".js"):
+        for path, name in paths:
             rel = self.project.relative(path)
-            name = path.relative_to(self.project.helpers_dir).as_posix()[: -len(".js")]
-            source = self._read(path)
+            source = self._read(path, "helper")
             if source is None:
                 continue
             try:
@@ -174,15 +204,11 @@ class ProjectIndex:
         self.helper_table = table
         self.errors.extend(Diagnostic.from_syntax_error(e) for e in errors)
 
-    def _load_scenarios(self) -> None:
+    def _load_scenarios(self, paths: Iterable[tuple[Path, str]]) -> None:
         ids: dict[str, str] = {}
-        e2e = self.project.e2e_dir
-        for path in _walk(
-            e2e, SCENARIO_SUFFIX, skip=(protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
-        ):
+        for path, name in paths:
             rel = self.project.relative(path)
-            name = path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
-            source = self._read(path)
+            source = self._read(path, "scenario")
             if source is None:
                 continue
             try:
@@ -191,7 +217,8 @@ class ProjectIndex:
                 self.errors.append(Diagnostic.from_syntax_error(err))
                 self._list_header_anyway(source, rel, name, ids)
                 continue
-            if not self._claim_id(scenario.header.id, rel, ids):
+            if not self._claim_id(scenario.header.id, rel, ids, source):
+                self.unlisted.append(scenario)
                 continue
             self.scenarios[name] = scenario
             self.scenario_metas.append(
@@ -206,13 +233,11 @@ class ProjectIndex:
 
     def _list_header_anyway(self, source: str, rel: str, name: str, ids: dict[str, str]) -> None:
         """A scenario whose body is broken still has an identity the viewer can show."""
-        from dsl.scenario import parse_header
-
         try:
             header = parse_header(source, rel)
         except ScenarioSyntaxError:
             return
-        if self._claim_id(header.id, rel, ids):
+        if self._claim_id(header.id, rel, ids, source):
             self.scenario_metas.append(
                 {
                     "id": header.id,
@@ -223,15 +248,19 @@ class ProjectIndex:
                 }
             )
 
-    def _claim_id(self, scenario_id: str, rel: str, ids: dict[str, str]) -> bool:
+    def _claim_id(self, scenario_id: str, rel: str, ids: dict[str, str], source: str) -> bool:
         first = ids.get(scenario_id)
         if first is not None:
+            first_line = source.split("\n", 1)[0].rstrip("\r").lstrip("\ufeff")
+            col = max(first_line.find("id-"), 0)
             self.errors.append(
                 Diagnostic(
                     rel,
                     1,
-                    0,
-                    f"id 'id-{scenario_id}' is already used by {first}: ids must be unique",
+                    col,
+                    f"id 'id-{scenario_id}' is already used by {first}: "
+                    "ids must be unique across the project",
+                    first_line,
                 )
             )
             return False
@@ -239,8 +268,22 @@ class ProjectIndex:
         return True
 
     def _load_collections(self) -> None:
-        for path in _walk(self.project.collections_dir, ".yaml"):
-            if path.parent != self.project.collections_dir:
+        base = self.project.collections_dir
+        for path in _walk(base, ""):
+            rel = self.project.relative(path)
+            if path.name.endswith(".yml"):
+                self.warnings.append(
+                    f"{rel}: ignored: collection files end in '.yaml' "
+                    f"(rename it to {path.name[: -len('.yml')]}.yaml)"
+                )
+                continue
+            if not path.name.endswith(".yaml"):
+                continue
+            if path.parent != base:
+                self.warnings.append(
+                    f"{rel}: ignored: collections live directly in "
+                    f"{protocol.E2E_SUBDIR}/{protocol.COLLECTIONS_SUBDIR}/, not in a subfolder"
+                )
                 continue
             entry = self._load_collection(path)
             if entry is not None:
@@ -251,66 +294,25 @@ class ProjectIndex:
         name = path.name[: -len(".yaml")]
         reason = protocol.validate_collection_name(name)
         if reason is not None:
+            self.files.append(rel)
             self.errors.append(Diagnostic(rel, 1, 0, f"collection name '{name}' {reason}"))
             return None
-        source = self._read(path)
+        source = self._read(path, "collection")
         if source is None:
             return None
-        try:
-            data = yaml.safe_load(source)
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            line, col = (mark.line + 1, mark.column) if mark is not None else (1, 0)
-            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            self.errors.append(Diagnostic(rel, line, col, f"invalid YAML: {problem}"))
-            return None
-        except RecursionError:
-            self.errors.append(Diagnostic(rel, 1, 0, "invalid YAML: nested too deeply"))
-            return None
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            self.errors.append(
-                Diagnostic(
-                    rel,
-                    1,
-                    0,
-                    "a collection is a mapping with 'scenarios:' (and optional 'description:')",
-                )
-            )
-            return None
-        warnings = tuple(
-            f"{rel}: unknown key '{key}' is ignored (known: description, scenarios)"
-            for key in data
-            if key not in ("description", "scenarios")
-        )
+        errors_before = len(self.errors)
+        warnings: list[str] = []
+        meta = _parse_collection(source, rel, name, self.errors, warnings)
         self.warnings.extend(warnings)
-        description = data.get("description")
-        if description is not None and not isinstance(description, str):
-            self.errors.append(Diagnostic(rel, 1, 0, "'description' must be a string"))
+        if meta is None or len(self.errors) > errors_before:
             return None
-        scenarios = data.get("scenarios", [])
-        if scenarios is None:
-            scenarios = []
-        if not isinstance(scenarios, list) or not all(isinstance(s, str) for s in scenarios):
-            self.errors.append(
-                Diagnostic(rel, 1, 0, "'scenarios' must be a list of scenario names")
-            )
-            return None
-        meta: protocol.CollectionMeta = {
-            "name": name,
-            "path": rel,
-            "description": description,
-            "scenarios": list(scenarios),
-        }
-        return CollectionEntry(meta, warnings)
+        return CollectionEntry(meta, tuple(warnings))
 
     def _check_programs(self) -> None:
-        helper_arities: dict[str, Arity] = {
-            name: (len(ref.decl.params), len(ref.decl.params))
-            for name, ref in self.helper_table.items()
-        }
-        programs = [h.program for h in self.helpers] + [s.program for s in self.scenarios.values()]
+        helper_arities = arity_table(self.helper_table)
+        programs = [h.program for h in self.helpers]
+        programs += [s.program for s in self.scenarios.values()]
+        programs += [s.program for s in self.unlisted]
         for program in programs:
             self.errors.extend(check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES))
 
@@ -322,6 +324,189 @@ class ProjectIndex:
     def errors_in(self, files: Iterable[str]) -> list[Diagnostic]:
         wanted = set(files)
         return [d for d in self.errors if d.file in wanted]
+
+
+def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
+    """The text of a scenario, helper or collection file, or the one problem that stops it.
+
+    ``kind`` ("scenario", "helper", "collection") only shapes the message.
+    """
+    try:
+        if not path.is_file():
+            # A FIFO or a device (a symlink to /dev/zero) would block or never end.
+            return None, Diagnostic(rel, 1, 0, f"not a regular file, so not a {kind}")
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            return None, Diagnostic(
+                rel, 1, 0, f"the file is {size:,} bytes; a {kind} may be {MAX_SOURCE_BYTES:,}"
+            )
+        data = path.read_bytes()
+    except OSError as err:
+        return None, Diagnostic(rel, 1, 0, f"cannot read the file: {err.strerror or err}")
+    if b"\0" in data:
+        return None, Diagnostic(rel, 1, 0, f"this is a binary file; a {kind} is UTF-8 text")
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        line_start = data.rfind(b"\n", 0, err.start) + 1
+        line_end = data.find(b"\n", err.start)
+        text = data[line_start : line_end if line_end >= 0 else len(data)]
+        col = len(data[line_start : err.start].decode("utf-8", "replace"))
+        return None, Diagnostic(
+            rel,
+            line,
+            col,
+            f"the file is not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start}): "
+            "save it as UTF-8",
+            text.decode("utf-8", "replace").rstrip("\r"),
+        )
+
+
+_COLLECTION_KEYS = ("description", "scenarios")
+
+
+def _yaml_type(value: object) -> str:
+    if value is None:
+        return "empty (null)"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _parse_collection(
+    source: str, rel: str, name: str, errors: list[Diagnostic], warnings: list[str]
+) -> protocol.CollectionMeta | None:
+    """``description:`` and ``scenarios:`` of one collection file (runner.md §6).
+
+    Only ``yaml.safe_load``: a ``!!python/...`` tag is refused, never executed, and
+    anchors are not expanded into copies (a "billion laughs" file stays small).
+    """
+    lines = source.splitlines()
+
+    def at(line: int, col: int, message: str) -> Diagnostic:
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return Diagnostic(rel, line, col, message, text)
+
+    try:
+        for event in yaml.parse(source, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                line, col = (mark.line + 1, mark.column) if mark is not None else (1, 0)
+                errors.append(
+                    at(
+                        line,
+                        col,
+                        f"YAML aliases ('*{event.anchor}') are not allowed in a collection: "
+                        "write the scenario names out",
+                    )
+                )
+                return None
+        node = yaml.compose(source, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        line, col = (mark.line + 1, mark.column) if mark is not None else (1, 0)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        tag = re.search(r"tag '([^']*)'", problem)
+        if isinstance(err, yaml.constructor.ConstructorError) and tag is not None:
+            shown = re.sub(r"\Atag:yaml\.org,2002:", "!!", tag.group(1))
+            problem = f"the tag '{shown}' is not allowed (a collection is plain YAML)"
+        errors.append(at(line, col, f"invalid YAML: {problem}"))
+        return None
+    except RecursionError:
+        errors.append(Diagnostic(rel, 1, 0, "invalid YAML: nested too deeply"))
+        return None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode | None):
+        errors.append(
+            Diagnostic(
+                rel,
+                1,
+                0,
+                f"a collection is a mapping with 'scenarios:' (and optional 'description:'), "
+                f"not {_yaml_type(data)}",
+            )
+        )
+        return None
+    # Where each top-level key and value is, for messages that point at the line.
+    positions: dict[object, tuple[yaml.Node, yaml.Node]] = {}
+    for key_node, value_node in node.value if node is not None else []:
+        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+        line = key_node.start_mark.line + 1
+        if key in positions:
+            first = positions[key][0].start_mark.line + 1
+            warnings.append(
+                f"{rel}:{line}: key '{key}' is repeated (first at line {first}); "
+                "the last one is used"
+            )
+        if key is not None:
+            positions[key] = (key_node, value_node)
+
+    def where(key: str, index: int | None = None) -> tuple[int, int]:
+        nodes = positions.get(key)
+        if nodes is None:
+            return 1, 0
+        target: yaml.Node = nodes[0]
+        if index is not None and isinstance(nodes[1], yaml.SequenceNode):
+            items = nodes[1].value
+            if index < len(items):
+                target = items[index]
+        return target.start_mark.line + 1, target.start_mark.column
+
+    for key in data:
+        if key not in _COLLECTION_KEYS:
+            line, _ = where(str(key))
+            warnings.append(
+                f"{rel}:{line}: unknown key '{key}' is ignored (known: description, scenarios)"
+            )
+    description = data.get("description")
+    if description is not None and not isinstance(description, str):
+        line, col = where("description")
+        errors.append(
+            at(line, col, f"'description' must be a string, not {_yaml_type(description)}")
+        )
+        return None
+    scenarios = data.get("scenarios", [])
+    if scenarios is None:
+        scenarios = []
+    if not isinstance(scenarios, list):
+        line, col = where("scenarios")
+        errors.append(
+            at(
+                line,
+                col,
+                f"'scenarios' must be a list of scenario names, not {_yaml_type(scenarios)}",
+            )
+        )
+        return None
+    for i, item in enumerate(scenarios):
+        if not isinstance(item, str):
+            line, col = where("scenarios", i)
+            errors.append(
+                at(
+                    line,
+                    col,
+                    f"'scenarios' item {i + 1} must be a scenario name (a string), "
+                    f"not {_yaml_type(item)}",
+                )
+            )
+            return None
+    return {
+        "name": name,
+        "path": rel,
+        "description": description,
+        "scenarios": list(scenarios),
+    }
 
 
 def _walk(base: Path, suffix: str, skip: tuple[str, ...] = ()) -> list[Path]:
