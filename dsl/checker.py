@@ -239,7 +239,7 @@ class _Checker:
                 wanted = f"{low}"
             else:
                 wanted = f"{low} to {high}"
-            plural = "" if wanted == "1" else "s"
+            plural = "" if wanted in ("1", "at least 1") else "s"  # not "at least 1 arguments"
             self.report(
                 callee.span, f"TypeError: {name}() takes {wanted} argument{plural} but got {count}"
             )

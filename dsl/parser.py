@@ -8,6 +8,8 @@ the nesting. Every Lark exception is converted here, once, into
 
 from __future__ import annotations
 
+import itertools
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -92,10 +94,13 @@ _RESERVED = KEYWORDS | frozenset(
     ]
 )
 MAX_NESTING = 200
-"""Deepest nesting of brackets, blocks and operators the parser accepts.
+"""Deepest nesting of brackets and blocks the parser accepts.
 
-Counted on the LALR stack, so it bounds how deep the interpreter will recurse on any
-tree the parser hands it; 10,000 parentheses give a clear error instead of a crash.
+Counted on the text before parsing (strings, comments and regexes skipped, a template's
+``${`` counting as a bracket), so 10,000 parentheses give a clear error instead of a
+crash. Operator chains (``!!!…x``, ``a ? b : c ? …``) are not counted: the parser
+builds them without recursion and the interpreter reports a tree too deep to evaluate
+as a RangeError.
 """
 _MAX_STACK = MAX_NESTING * 5
 MAX_TEMPLATE_NESTING = 32
@@ -164,12 +169,49 @@ def _check_name(token: Token) -> str:
 
 
 def _check_unique_declarations(body: list[ast.Stmt], params: tuple[str, ...] = ()) -> None:
-    seen = set(params)
+    """No name declared twice in one block; the error points at the second name."""
+    seen: dict[str, str] = dict.fromkeys(params, "as a parameter")
     for stmt in body:
         if isinstance(stmt, ast.VarDecl):
             if stmt.name in seen:
-                _fail(f"'{stmt.name}' is already declared in this block", stmt)
-            seen.add(stmt.name)
+                _, source = _context.stack[-1]
+                name_at = source.index(stmt.name, stmt.span.start + len(stmt.kind))
+                _fail_at(
+                    name_at,
+                    f"'{stmt.name}' is already declared {seen[stmt.name]}: pick another name, "
+                    f"or assign it with '{stmt.name} = ...'",
+                )
+            seen[stmt.name] = f"in this block, at line {stmt.span.line}"
+
+
+_BLOCK_COMMENTS = re.compile(r"/\*[\s\S]*?\*/")
+
+
+def _check_separated(body: list[ast.Stmt]) -> None:
+    """Two statements on one line need a ``;`` between them, as in JavaScript.
+
+    Semicolons are optional because JavaScript inserts one at a line break; it never
+    inserts one between ``x = a b`` on a single line, which is a typo, not two steps.
+    Compound statements end with ``}`` and need no separator.
+    """
+    _, source = _context.stack[-1]
+    for prev, stmt in itertools.pairwise(body):
+        if isinstance(prev, ast.COMPOUND_STATEMENTS):
+            continue
+        gap = source[prev.span.end : stmt.span.start]
+        if any(ch in gap for ch in "\n\r\u2028\u2029") or ";" in _BLOCK_COMMENTS.sub("", gap):
+            continue
+        _fail(
+            "a ';' or a line break is missing before this statement: "
+            "two statements on one line need a ';' between them",
+            stmt,
+        )
+
+
+def _fail_at(offset: int, message: str) -> NoReturn:
+    file, source = _context.stack[-1]
+    line, col = _position(source, offset)
+    raise ScenarioSyntaxError(message, file, line, col, _line_of(source, offset))
 
 
 class _Builder(Transformer[Token, Any]):
@@ -183,14 +225,24 @@ class _Builder(Transformer[Token, Any]):
     def top_statement(self, children: list[Any]) -> None:
         stmt = children[0] if children else None
         if stmt is not None:
-            _fail(
-                "statements must be inside a function: put scenario code in "
-                "'function test_<name>() { ... }'",
-                stmt,
+            file, _ = _context.stack[-1]
+            where = (
+                "put scenario code in 'function test_<name>() { ... }'"
+                if file.endswith(".test.js")
+                else "a helper file holds only function declarations"
             )
+            _fail(f"statements must be inside a function: {where}", stmt)
 
     def nested_function(self, children: list[Any]) -> NoReturn:
-        _fail("functions can only be declared at the top level of a file", children[0])
+        """Say which block the function is in: usually a '}' is missing above it."""
+        fn: ast.FunctionDecl = children[0]
+        _, source = _context.stack[-1]
+        opener = _unclosed_opener(source[: fn.span.start])
+        inside = ""
+        if opener is not None:
+            line, col = _position(source, opener[1])
+            inside = f", and this one is inside the block opened at {line}:{col} (a missing '}}'?)"
+        _fail(f"functions can only be declared at the top level of a file{inside}", fn)
 
     def function_decl(self, children: list[Any]) -> ast.FunctionDecl:
         names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
@@ -209,6 +261,7 @@ class _Builder(Transformer[Token, Any]):
 
     def block(self, children: list[Any]) -> ast.Block:
         body = _nodes(children)
+        _check_separated(body)
         _check_unique_declarations(body)
         return ast.Block(tuple(body), _between(children[0], children[-1]))
 
@@ -220,7 +273,9 @@ class _Builder(Transformer[Token, Any]):
         return stmt
 
     def statements(self, children: list[Any]) -> tuple[ast.Stmt, ...]:
-        return tuple(_nodes(children))
+        body = _nodes(children)
+        _check_separated(body)
+        return tuple(body)
 
     # --- statements --------------------------------------------------------------
 
@@ -599,77 +654,162 @@ def _convert(err: UnexpectedInput, source: str, file: str, end: int) -> Scenario
     elif at_end and end != len(source):
         message = "the expression inside '${}' is incomplete"
     else:
-        message = _explain(err, source, offset, token, at_end)
+        message, offset = _explain(err, source, offset, token, at_end)
     line, col = _position(source, offset)
     return ScenarioSyntaxError(message, file, line, col, _line_of(source, offset))
 
 
+_CLOSERS = {"(": ")", "[": "]", "{": "}", "${": "}"}
+# Operators after which an operand must come, longest first so `===` is not read as `=`.
+_DANGLING = (
+    *("===", "!=="),
+    *("==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&&", "||", "??"),
+    *("=", "<", ">", "+", "-", "*", "/", "%", "!", "?", ":"),
+)
+_UNSUPPORTED_CHARACTERS = {
+    "&": "'&' (bitwise and) is not supported: did you mean '&&'?",
+    "|": "'|' (bitwise or) is not supported: did you mean '||'?",
+    "^": "'^' (bitwise xor) is not supported",
+    "~": "'~' (bitwise not) is not supported",
+    "#": "'#' cannot appear in code: private names and '#' comments do not exist; "
+    "comments start with '//'",
+    "@": "'@' cannot appear in code: decorators do not exist",
+}
+
+
 def _explain(
     err: UnexpectedInput, source: str, offset: int, token: Token | None, at_end: bool
-) -> str:
+) -> tuple[str, int]:
+    """Plain words for a Lark error, and the offset the caret should point at."""
     rest = source[offset : offset + 3]
     expected: set[str] = set(getattr(err, "expected", None) or getattr(err, "allowed", None) or ())
     if isinstance(err, UnexpectedCharacters):
-        ch = source[offset] if offset < len(source) else ""
-        if ch in "\"'":
-            return "unterminated string: add the closing " + ch
-        if ch == "`":
-            return "unterminated template literal: add the closing `"
-        if rest.startswith("/*"):
-            return "unterminated comment: add the closing */"
-        if ch == "/" and "REGEX" in expected:
-            return "unterminated regex literal"
-        if rest.startswith(("++", "--")):
-            return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
-        if ch == "\\":
-            return "unexpected backslash outside a string"
-        if ch.isdigit():
-            return "a number cannot be followed directly by a letter or digit"
-        return f"unexpected character {ch!r}"
+        return _explain_character(source, offset, expected), offset
     if at_end:
         opener = _unclosed_opener(source)
         if opener is not None:
-            closer = {"(": ")", "[": "]", "{": "}"}[opener[0]]
-            line, col = _position(source, opener[1])
-            return f"missing '{closer}': the '{opener[0]}' at {line}:{col} is never closed"
-        return "unexpected end of file: expected " + _describe_expected(expected)
+            return _never_closed(source, opener), offset
+        return "unexpected end of file: expected " + _describe_expected(expected), offset
     assert token is not None
     text = str(token)
     if rest.startswith("=>"):
-        return "arrow functions are not supported: declare a function at the top level"
+        return "arrow functions are not supported: declare a function at the top level", offset
     if rest.startswith(("++", "--")):
-        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
+        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1", offset
     if rest.startswith("/*"):
-        return "unterminated comment: add the closing */"
+        return "unterminated comment: add the closing */", offset
+    if text == "/" and "REGEX" in expected:
+        # The contextual lexer found no closing `/`; the root lexer then read a division.
+        return "unterminated regex literal: add the closing /", offset
+    if expected == {"NAME"} and not _source_ends_with_dot(source, offset):
+        return f"a name is missing before {_describe_token(token)}", offset
     if text == "=":
         if "OF" in expected:
             return (
-                "only 'for (const x of list)' loops exist: count with 'for (const i of range(n))'"
+                "only 'for (const x of list)' loops exist: count with 'for (const i of range(n))'",
+                offset,
             )
-        return "'=' assigns and cannot stand here: compare with '===' (or '==')"
+        return "'=' assigns and cannot stand here: compare with '===' (or '==')", offset
     if token.type == "ASSIGN_OP":
-        return f"'{text}' can only start an assignment statement"
+        return f"'{text}' can only start an assignment statement", offset
     if token.type == "NAME" and text == "var":
-        return "'var' is not supported: declare with 'let' or 'const'"
+        return "'var' is not supported: declare with 'let' or 'const'", offset
     if "LBRACE" in expected and len(expected) <= 2:
-        return "a block needs braces: '{ ... }'"
-    if "RPAR" in expected and token.type not in ("RPAR",) and "COMMA" in expected:
-        return f"missing ')' or ',' before {_describe_token(token)}"
-    if "RSQB" in expected and "COMMA" in expected:
-        return f"missing ']' or ',' before {_describe_token(token)}"
-    if "RBRACE" in expected and "COMMA" in expected:
-        return f"missing '}}' or ',' before {_describe_token(token)}"
-    if token.type == "RBRACE" and "RBRACE" not in expected:
-        if "NAME" in expected and "SEMICOLON" not in expected:
-            return "an expression is missing before '}'"
-        return "unexpected '}': it closes nothing here"
+        return "a block needs braces: '{ ... }'", offset
+    # Inside which bracket the parser stopped decides which closer is missing: LALR
+    # merges states, so the expected set alone cannot tell an array from a call.
+    opener = _unclosed_opener(source[:offset])
+    closer = _CLOSERS[opener[0]] if opener is not None else None
+    closer_terminal = {")": "RPAR", "]": "RSQB", "}": "RBRACE"}.get(closer or "")
+    closes_other = token.type in ("RPAR", "RSQB", "RBRACE") and token.type != closer_terminal
+    if opener is not None and opener[0] in "([" and closes_other:
+        return _never_closed(source, opener), offset
+    if "COMMA" in expected and closer_terminal in expected and token.type != closer_terminal:
+        return f"missing '{closer}' or ',' before {_describe_token(token)}", offset
+    if token.type == "RBRACE" and "RBRACE" not in expected and opener is None:
+        return "unexpected '}': it closes nothing here", offset
+    if closes_other and (opener is None or opener[0] in ("{", "${")):
+        return f"unexpected '{text}': it closes nothing here", offset
+    # NUMBER is expected exactly where an operand must come (a statement cannot start
+    # with one); only NAME is expected after a `.`.
+    operand_expected = "NUMBER" in expected or expected == {"NAME"}
+    if operand_expected and token.type in ("RBRACE", "RPAR", "RSQB", "COMMA", "SEMICOLON"):
+        dangling = _dangling_operator(source, offset)
+        if dangling is not None:
+            op, at = dangling
+            if op == ".":
+                return "a property name must follow '.'", at
+            return f"an expression must follow '{op}'", at
+        return f"an expression is missing before {_describe_token(token)}", offset
+    statement_may_end = "SEMICOLON" in expected or "RBRACE" in expected
+    if token.type == "TEMPLATE" and "MUL_OP" in expected:
+        return (
+            "tagged templates are not supported: pass the template as an argument, f(`...`)",
+            offset,
+        )
     starts_badly = token.type in ("REGEX", "TEMPLATE") or text in ("(", "[", "-", "+", "!")
-    if starts_badly and ("SEMICOLON" in expected or "RBRACE" in expected):
+    if starts_badly and statement_may_end:
         return (
             f"a statement cannot start with {_describe_token(token)}: "
-            "statements start with a name or a keyword"
+            "statements start with a name or a keyword",
+            offset,
         )
-    return f"unexpected {_describe_token(token)}: expected {_describe_expected(expected)}"
+    if token.type in ("STRING", "NUMBER", "REGEX", "NAME") and "MUL_OP" in expected:
+        return (
+            f"unexpected {_describe_token(token)}: an operator, a ',' or a line break "
+            "is missing before it",
+            offset,
+        )
+    if statement_may_end and not operand_expected:
+        return (
+            f"unexpected {_describe_token(token)}: "
+            "expected an operator or the end of the statement",
+            offset,
+        )
+    return f"unexpected {_describe_token(token)}: expected {_describe_expected(expected)}", offset
+
+
+def _source_ends_with_dot(source: str, offset: int) -> bool:
+    return source[:offset].rstrip().endswith(".")
+
+
+def _explain_character(source: str, offset: int, expected: set[str]) -> str:
+    rest = source[offset : offset + 3]
+    ch = source[offset] if offset < len(source) else ""
+    if ch in "\"'":
+        return "unterminated string: add the closing " + ch
+    if ch == "`":
+        return "unterminated template literal: add the closing `"
+    if rest.startswith("/*"):
+        return "unterminated comment: add the closing */"
+    if ch == "/" and "REGEX" in expected:
+        return "unterminated regex literal: add the closing /"
+    if rest.startswith(("++", "--")):
+        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
+    if ch == "\\":
+        return "unexpected backslash outside a string"
+    if ch.isdigit():
+        return "a number cannot be followed directly by a letter or digit"
+    if ch in _UNSUPPORTED_CHARACTERS:
+        return _UNSUPPORTED_CHARACTERS[ch]
+    return f"unexpected character {ch!r}"
+
+
+def _never_closed(source: str, opener: tuple[str, int]) -> str:
+    line, col = _position(source, opener[1])
+    kind = "'${'" if opener[0] == "${" else f"'{opener[0]}'"
+    return f"missing '{_CLOSERS[opener[0]]}': the {kind} at {line}:{col} is never closed"
+
+
+def _dangling_operator(source: str, offset: int) -> tuple[str, int] | None:
+    """The operator (or `.`) that ends the code before ``offset``, and where it is."""
+    before = source[:offset].rstrip()
+    if before.endswith(".") and not before.endswith(".."):
+        return ".", len(before) - 1
+    for op in _DANGLING:
+        if before.endswith(op):
+            return op, len(before) - len(op)
+    return None
 
 
 def _describe_token(token: Token) -> str:

@@ -1,0 +1,320 @@
+"""The static checker (``unotest check``): every problem of a file, in source order.
+
+Unit tests per kind of problem, then golden files: ``tests/golden/check/<case>.test.js``
+→ ``<case>.diag`` holds ``str()`` of every Diagnostic, one after the other
+(``UPDATE_GOLDEN=1`` rewrites them; read them before keeping them).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dsl.checker import Arity, Diagnostic, check_program
+from dsl.errors import ScenarioSyntaxError
+from dsl.parser import parse_program
+
+BUILTINS: dict[str, Arity] = {
+    "click": (1, 2),
+    "log": (0, None),
+    "fill": (2, 2),
+    "range": (1, 2),
+    "now": (0, 0),
+    "fail": (1, 1),
+    "str": (1, 1),
+}
+HELPERS: dict[str, Arity] = {"sign_in": (2, 2), "open_menu": (0, 1)}
+
+
+def check(source: str, file: str = "c.test.js") -> list[Diagnostic]:
+    return check_program(parse_program(source, file), HELPERS, BUILTINS)
+
+
+def check_body(body: str) -> list[Diagnostic]:
+    return check("function test_main() {\n" + body + "\n}\n")
+
+
+def messages(body: str) -> list[str]:
+    return [d.message for d in check_body(body)]
+
+
+def test_a_clean_file_has_no_problems() -> None:
+    source = """
+function local_helper(a, b) {
+  return a + b
+}
+
+function test_main() {
+  let total = local_helper(1, 2)
+  const items = [1, 2]
+  for (const item of items) {
+    if (item > 1) { break } else { continue }
+  }
+  while (total < 10) { total += 1 }
+  try { fail("x") } catch (e) { log(e.message) } finally { log("done") }
+  click("Save")
+  click("Save", { force: true })
+  sign_in("a", "b")
+  open_menu()
+  log()
+  log(1, 2, 3, 4, 5, `${total}`)
+  now()
+  return total
+}
+"""
+    assert check(source) == []
+
+
+# --- unknown names ---------------------------------------------------------------------
+
+
+def test_unknown_function_with_did_you_mean() -> None:
+    (diag,) = check_body('  clik("Save")')
+    assert diag.message == (
+        "ReferenceError: 'clik' is not a function, helper or built-in (did you mean 'click'?)"
+    )
+    assert (diag.file, diag.line, diag.col) == ("c.test.js", 2, 2)
+    assert diag.source_line == '  clik("Save")'
+    assert str(diag) == (
+        "c.test.js:2:2: ReferenceError: 'clik' is not a function, helper or built-in "
+        "(did you mean 'click'?)\n"
+        '      clik("Save")\n'
+        "      ^"
+    )
+
+
+def test_unknown_function_suggests_helpers_and_local_functions() -> None:
+    assert messages('  sign_inn("a", "b")') == [
+        "ReferenceError: 'sign_inn' is not a function, helper or built-in (did you mean 'sign_in'?)"
+    ]
+    source = "function fill_form() {\n}\nfunction test_main() {\n  fil_form()\n}\n"
+    (diag,) = check(source)
+    assert diag.message.endswith("(did you mean 'fill_form'?)")
+    assert (diag.line, diag.col) == (4, 2)
+
+
+def test_unknown_function_without_a_close_match() -> None:
+    assert messages("  zzz()") == ["ReferenceError: 'zzz' is not a function, helper or built-in"]
+
+
+def test_unknown_variable_with_did_you_mean() -> None:
+    (diag,) = check_body("  let total = 1\n  log(totl)")
+    assert diag.message == "ReferenceError: 'totl' is not defined (did you mean 'total'?)"
+    assert (diag.line, diag.col) == (3, 6)
+
+
+def test_variables_are_block_scoped() -> None:
+    body = "  if (true) {\n    let inner = 1\n  }\n  log(inner)"
+    assert messages(body) == ["ReferenceError: 'inner' is not defined"]
+    # Used before its declaration in the same block.
+    assert messages("  log(later)\n  let later = 1") == ["ReferenceError: 'later' is not defined"]
+    # Parameters, loop variables and catch parameters are visible in their bodies only.
+    body = "  for (const x of [1]) { log(x) }\n  try {} catch (e) { log(e) }\n  log(x, e)"
+    assert messages(body) == [
+        "ReferenceError: 'x' is not defined",
+        "ReferenceError: 'e' is not defined",
+    ]
+
+
+def test_unknown_names_inside_templates_members_and_objects() -> None:
+    body = "  log(`${a}`, b.c, d[0], { k: e }, [f], g ? 1 : 2, -h, i && 1)"
+    assert [m.split("'")[1] for m in messages(body)] == ["a", "b", "d", "e", "f", "g", "h", "i"]
+
+
+# --- arity --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("click()", "TypeError: click() takes 1 to 2 arguments but got 0"),
+        ('click("a", {}, 3)', "TypeError: click() takes 1 to 2 arguments but got 3"),
+        ('fill("a")', "TypeError: fill() takes 2 arguments but got 1"),
+        ("fail()", "TypeError: fail() takes 1 argument but got 0"),
+        ("now(1)", "TypeError: now() takes 0 arguments but got 1"),
+        ('sign_in("a")', "TypeError: sign_in() takes 2 arguments but got 1"),
+        ("open_menu(1, 2)", "TypeError: open_menu() takes 0 to 1 arguments but got 2"),
+    ],
+)
+def test_wrong_arity_of_builtins_and_helpers(call: str, message: str) -> None:
+    (diag,) = check_body("  " + call)
+    assert diag.message == message
+    assert (diag.line, diag.col) == (2, 2)
+
+
+def test_at_least_arity() -> None:
+    source = "function test_main() {\n  log()\n}\n"
+    (diag,) = check_program(parse_program(source, "c.js"), {}, {"log": (1, None)})
+    assert diag.message == "TypeError: log() takes at least 1 argument but got 0"
+
+
+def test_wrong_arity_of_a_local_function() -> None:
+    source = "function pair(a, b) {\n  return [a, b]\n}\nfunction test_main() {\n  pair(1)\n}\n"
+    (diag,) = check(source)
+    assert diag.message == "TypeError: pair() takes 2 arguments but got 1"
+    assert (diag.line, diag.col) == (5, 2)
+
+
+def test_local_functions_shadow_helpers_and_builtins() -> None:
+    source = "function click() {\n}\nfunction test_main() {\n  click()\n  click(1)\n}\n"
+    (diag,) = check(source)
+    assert diag.message == "TypeError: click() takes 0 arguments but got 1"
+    assert diag.line == 5
+
+
+# --- assignments ------------------------------------------------------------------------
+
+
+def test_assignment_to_undeclared() -> None:
+    (diag,) = check_body("  let count = 0\n  coutn = 1")
+    assert diag.message == (
+        "ReferenceError: 'coutn' is not declared: declare it with let (did you mean 'count'?)"
+    )
+    assert (diag.line, diag.col) == (3, 2)
+    assert messages("  total += 1") == [
+        "ReferenceError: 'total' is not declared: declare it with let"
+    ]
+
+
+def test_assignment_to_const() -> None:
+    (diag,) = check_body("  const limit = 3\n  limit = 4")
+    assert diag.message == "TypeError: 'limit' is a const and cannot be reassigned"
+    assert (diag.line, diag.col) == (3, 2)
+    assert messages("  for (const x of [1]) {\n    x += 1\n  }") == [
+        "TypeError: 'x' is a const and cannot be reassigned"
+    ]
+
+
+def test_assignment_to_an_inner_let_shadowing_a_const_is_fine() -> None:
+    assert messages("  const a = 1\n  if (true) {\n    let a = 2\n    a = 3\n  }") == []
+
+
+def test_member_and_index_assignment_check_the_object() -> None:
+    assert messages("  o.k = 1\n  a[0] = 2") == [
+        "ReferenceError: 'o' is not defined",
+        "ReferenceError: 'a' is not defined",
+    ]
+    assert messages("  const o = {}\n  o.k = 1") == []  # a const's properties can change
+
+
+# --- control flow --------------------------------------------------------------------------
+
+
+def test_break_and_continue_outside_a_loop() -> None:
+    body = "  break\n  if (true) {\n    continue\n  }\n  while (true) {\n    break\n  }"
+    assert messages(body) == [
+        "SyntaxError: 'break' can only be used inside a loop",
+        "SyntaxError: 'continue' can only be used inside a loop",
+    ]
+    assert [d.line for d in check_body(body)] == [2, 4]
+
+
+def test_break_inside_nested_blocks_of_a_loop_is_fine() -> None:
+    body = "  for (const x of [1]) {\n    try {\n      if (x) { break }\n    } finally {}\n  }"
+    assert messages(body) == []
+
+
+# --- functions and values --------------------------------------------------------------------
+
+
+def test_a_variable_called_as_a_function() -> None:
+    (diag,) = check_body("  let total = 1\n  total()")
+    assert diag.message == "TypeError: 'total' is a variable, not a function"
+    assert (diag.line, diag.col) == (3, 2)
+
+
+def test_a_function_used_as_a_value() -> None:
+    assert messages("  let f = click\n  log(sign_in)") == [
+        "TypeError: 'click' is a function: call it as click(...)",
+        "TypeError: 'sign_in' is a function: call it as sign_in(...)",
+    ]
+
+
+# --- all problems, in source order -------------------------------------------------------------
+
+MANY = """function test_main() {
+  clik("a")
+  const c = 1
+  c = 2
+  log(undefined_var, click)
+  break
+}
+
+function helper_after(a) {
+  total()
+  x = 1
+  continue
+}
+"""
+
+
+def test_every_problem_is_reported_in_source_order() -> None:
+    found = check(MANY)
+    assert [(d.line, d.col) for d in found] == [
+        (2, 2),
+        (4, 2),
+        (5, 6),
+        (5, 21),
+        (6, 2),
+        (10, 2),
+        (11, 2),
+        (12, 2),
+    ]
+    assert [d.message.split(":")[0] for d in found] == [
+        "ReferenceError",
+        "TypeError",
+        "ReferenceError",
+        "TypeError",
+        "SyntaxError",
+        "ReferenceError",
+        "ReferenceError",
+        "SyntaxError",
+    ]
+
+
+def test_problems_on_one_line_are_ordered_by_column() -> None:
+    found = check_body("  log(a, clik(b), c)")
+    assert [(d.col, d.message.split("'")[1]) for d in found] == [
+        (6, "a"),
+        (9, "clik"),
+        (14, "b"),
+        (18, "c"),
+    ]
+
+
+def test_long_else_if_chains_do_not_exhaust_the_stack() -> None:
+    chain = "  if (a) {}" + " else if (a) {}" * 3000 + " else { log(b) }"
+    found = check_body("  let a = 1\n" + chain)
+    assert [d.message for d in found] == ["ReferenceError: 'b' is not defined"]
+
+
+def test_diagnostic_from_syntax_error() -> None:
+    with pytest.raises(ScenarioSyntaxError) as info:
+        parse_program("function f() {\n  x = \n}\n", "s.js")
+    diag = Diagnostic.from_syntax_error(info.value)
+    assert str(diag) == str(info.value)
+
+
+# --- golden files ---------------------------------------------------------------------------------
+
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden" / "check"
+CASES = sorted(GOLDEN_DIR.glob("*.test.js"))
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+def test_there_are_golden_cases() -> None:
+    assert len(CASES) >= 2
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_golden_check(case: Path) -> None:
+    rel = case.relative_to(GOLDEN_DIR).as_posix()
+    found = check(case.read_text(encoding="utf-8"), rel)
+    actual = "".join(str(d) + "\n" for d in found)
+    expected = case.with_name(case.name.removesuffix(".test.js") + ".diag")
+    if UPDATE:
+        expected.write_text(actual, encoding="utf-8")
+        return
+    assert actual == expected.read_text(encoding="utf-8")

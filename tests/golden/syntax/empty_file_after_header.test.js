@@ -1,0 +1,3 @@
+// id-empty-file-after-header
+// Empty file after header
+// #4f46e5

@@ -1,0 +1,6 @@
+// id-save-draft
+// Save a draft
+// #4f46e
+function test_save() {
+  click("Save")
+}

@@ -1,0 +1,5 @@
+// Save a draft
+// #4f46e5
+function test_save() {
+  click("Save")
+}

@@ -1,0 +1,1 @@
+// id-save-draft

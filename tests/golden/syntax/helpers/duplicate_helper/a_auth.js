@@ -1,0 +1,4 @@
+function sign_in(user) {
+  fill("Email", user)
+  click("Sign in")
+}

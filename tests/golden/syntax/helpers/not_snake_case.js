@@ -1,0 +1,3 @@
+function openMenu() {
+  click("Menu")
+}

@@ -1,0 +1,7 @@
+function open_menu() {
+  click("Menu")
+}
+
+function click(target) {
+  log(target)
+}

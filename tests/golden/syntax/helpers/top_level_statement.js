@@ -1,0 +1,5 @@
+const BASE = "/shop"
+
+function open_shop() {
+  goto(BASE)
+}

@@ -1,0 +1,6 @@
+// id-regex-flag-x
+// Regex flag x
+// #4f46e5
+function test_save() {
+  expect_url(/checkout/x)
+}

@@ -1,0 +1,7 @@
+// id-stray-brace
+// Stray brace
+// #4f46e5
+function test_save() {
+  click("Save")
+  }
+}
