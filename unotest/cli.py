@@ -60,13 +60,43 @@ def _build_parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("list", help="list scenarios, helpers, collections and parse errors")
     listing.add_argument("--root", type=Path, help="project root")
     listing.add_argument("--json", action="store_true", help="print the protocol shapes as JSON")
+
+    e2e = sub.add_parser("e2e", help="run one scenario in a real browser")
+    e2e.add_argument(
+        "scenario", help="scenario name (e.g. auth/signin-flow) or the path of its file"
+    )
+    e2e.add_argument("--root", type=Path, help="project root")
+    e2e.add_argument("--headed", action="store_true", help="show the browser window")
+    e2e.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+    init = sub.add_parser("init", help="scaffold a project that passes on its first run")
+    init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
+
+    doctor = sub.add_parser("doctor", help="report Python, Playwright, browser and config")
+    doctor.add_argument("--root", type=Path, help="project root")
+
+    runs = sub.add_parser("runs", help="list runs with their status")
+    runs.add_argument("--root", type=Path, help="project root")
+    runs.add_argument("--json", action="store_true", help="print a JSON list of RunMeta")
+    runs.add_argument("--limit", type=int, metavar="N", help="show only the N newest runs")
     return parser
 
 
 def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
     from unotest.commands import check_command, list_command
+    from unotest.doctor import doctor_command
+    from unotest.e2e import e2e_command
+    from unotest.runs import runs_command
+    from unotest.scaffold import init_command
 
-    return {"check": check_command, "list": list_command}
+    return {
+        "check": check_command,
+        "list": list_command,
+        "runs": runs_command,
+        "e2e": e2e_command,
+        "init": init_command,
+        "doctor": doctor_command,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

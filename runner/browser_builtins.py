@@ -1,0 +1,727 @@
+"""The browser built-ins of language.md §6, bound to one Playwright page.
+
+Each built-in is a plain function the interpreter calls from its thread; the work
+happens in a coroutine on the runner's loop (:class:`runner.bridge.LoopBridge`).
+Playwright's exceptions are translated here, at the boundary, into the language's
+``LocatorError`` / ``TimeoutError`` / ``AssertionError`` / ``NavigationError`` (as
+:class:`dsl.errors.BuiltinError`, which the interpreter places at the call site).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urljoin
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from dsl.errors import BuiltinError
+from dsl.interpreter import Builtin
+from dsl.values import RegexValue, Value, render, type_name
+from runner.bridge import LoopBridge
+from runner.locators import (
+    LocatorValue,
+    SmartTarget,
+    describe_candidates,
+    matcher_arg,
+    role_locator,
+)
+from runner.signatures import BROWSER_SIGNATURES
+
+__all__ = ["BrowserBuiltins", "Timeouts"]
+
+T = TypeVar("T")
+MAX_WAIT_MS = 60_000
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    action: float
+    expect: float
+    navigation: float
+
+
+Target = LocatorValue | SmartTarget
+
+
+def _target(fn: str, value: Value, for_input: bool = False) -> Target:
+    if isinstance(value, LocatorValue):
+        return value
+    if isinstance(value, str):
+        return SmartTarget(value, for_input)
+    raise BuiltinError(
+        "TypeError", f"{fn}() needs a Locator or a string target, got {type_name(value)}"
+    )
+
+
+def _string(fn: str, value: Value, what: str = "a string") -> str:
+    if not isinstance(value, str):
+        raise BuiltinError("TypeError", f"{fn}() needs {what}, got {type_name(value)}")
+    return value
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(getattr(err, "message", None) or err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+_STRICT = re.compile(r"strict mode violation: .*? resolved to (\d+) elements")
+
+
+class BrowserBuiltins:
+    """Built-ins for one run: the page, its base URL, timeouts and project root."""
+
+    def __init__(
+        self,
+        bridge: LoopBridge,
+        page_provider: Callable[[], Page],
+        timeouts: Timeouts,
+        base_url: str | None,
+        root: Path,
+        take_screenshot: Callable[[str | None], Coroutine[Any, Any, None]],
+    ) -> None:
+        self.bridge = bridge
+        self._page = page_provider
+        self.timeouts = timeouts
+        self.base_url = base_url
+        self.root = root.resolve()
+        self._take_screenshot = take_screenshot
+        self.touched_page = False
+
+    @property
+    def page(self) -> Page:
+        return self._page()
+
+    def builtins(self) -> dict[str, Builtin]:
+        impls: dict[str, Callable[..., Value]] = {
+            "role": role_locator,
+            "text": lambda m: self._simple_locator("text", m),
+            "label": lambda m: self._simple_locator("label", m),
+            "placeholder": lambda m: self._simple_locator("placeholder", m),
+            "alt": lambda m: self._simple_locator("alt", m),
+            "title": self.title,
+            "testid": lambda v: LocatorValue((("testid", (_string("testid", v),)),)),
+            "css": lambda v: LocatorValue((("css", (_string("css", v, "a CSS selector"),)),)),
+            "xpath": lambda v: LocatorValue((("xpath", (_string("xpath", v, "an XPath"),)),)),
+            "goto": self.goto,
+            "reload": lambda: self._navigate(
+                "reload", lambda page: page.reload(timeout=self.timeouts.navigation)
+            ),
+            "back": lambda: self._navigate(
+                "back", lambda page: page.go_back(timeout=self.timeouts.navigation)
+            ),
+            "forward": lambda: self._navigate(
+                "forward", lambda page: page.go_forward(timeout=self.timeouts.navigation)
+            ),
+            "click": self.click,
+            "dblclick": lambda t: self._act(
+                "dblclick", t, lambda loc: loc.dblclick(timeout=self.timeouts.action)
+            ),
+            "fill": self.fill,
+            "type_text": self.type_text,
+            "press": self.press,
+            "check": lambda t: self._act(
+                "check", t, lambda loc: loc.check(timeout=self.timeouts.action)
+            ),
+            "uncheck": lambda t: self._act(
+                "uncheck", t, lambda loc: loc.uncheck(timeout=self.timeouts.action)
+            ),
+            "select": self.select,
+            "hover": lambda t: self._act(
+                "hover", t, lambda loc: loc.hover(timeout=self.timeouts.action)
+            ),
+            "focus": lambda t: self._act(
+                "focus", t, lambda loc: loc.focus(timeout=self.timeouts.action)
+            ),
+            "upload": self.upload,
+            "scroll_to": lambda t: self._act(
+                "scroll_to",
+                t,
+                lambda loc: loc.scroll_into_view_if_needed(timeout=self.timeouts.action),
+            ),
+            "drag": self.drag,
+            "wait": self.wait,
+            "wait_for": self.wait_for,
+            "wait_for_url": self.wait_for_url,
+            "wait_for_load": lambda: self._run(
+                "wait_for_load",
+                self.page.wait_for_load_state("load", timeout=self.timeouts.navigation),
+            ),
+            "text_of": lambda t: self._query(
+                "text_of", t, lambda loc: loc.inner_text(timeout=self.timeouts.action)
+            ),
+            "value_of": lambda t: self._query(
+                "value_of",
+                t,
+                lambda loc: loc.input_value(timeout=self.timeouts.action),
+                for_input=True,
+            ),
+            "attr_of": self.attr_of,
+            "count": self.count,
+            "is_visible": self.is_visible,
+            "is_checked": lambda t: self._query(
+                "is_checked", t, lambda loc: loc.is_checked(timeout=self.timeouts.action)
+            ),
+            "is_enabled": lambda t: self._query(
+                "is_enabled", t, lambda loc: loc.is_enabled(timeout=self.timeouts.action)
+            ),
+            "url": lambda: self.page.url,
+            "expect_visible": lambda t: self._expect(
+                "expect_visible",
+                t,
+                "to be visible",
+                lambda e: e.to_be_visible(timeout=self.timeouts.expect),
+            ),
+            "expect_hidden": lambda t: self._expect(
+                "expect_hidden",
+                t,
+                "to be hidden",
+                lambda e: e.to_be_hidden(timeout=self.timeouts.expect),
+                any_match=True,
+            ),
+            "expect_text": self.expect_text,
+            "expect_contains": self.expect_contains,
+            "expect_value": self.expect_value,
+            "expect_count": self.expect_count,
+            "expect_checked": lambda t: self._expect(
+                "expect_checked",
+                t,
+                "to be checked",
+                lambda e: e.to_be_checked(timeout=self.timeouts.expect),
+            ),
+            "expect_unchecked": lambda t: self._expect(
+                "expect_unchecked",
+                t,
+                "to be unchecked",
+                lambda e: e.not_to_be_checked(timeout=self.timeouts.expect),
+            ),
+            "expect_enabled": lambda t: self._expect(
+                "expect_enabled",
+                t,
+                "to be enabled",
+                lambda e: e.to_be_enabled(timeout=self.timeouts.expect),
+            ),
+            "expect_disabled": lambda t: self._expect(
+                "expect_disabled",
+                t,
+                "to be disabled",
+                lambda e: e.to_be_disabled(timeout=self.timeouts.expect),
+            ),
+            "expect_attr": self.expect_attr,
+            "expect_url": self.expect_url,
+            "expect_title": self.expect_title,
+            "screenshot": self.screenshot,
+        }
+        return {
+            name: Builtin(name, impls[name], low, high)
+            for name, (low, high) in BROWSER_SIGNATURES.items()
+        }
+
+    # --- plumbing ------------------------------------------------------------------
+
+    def _run(self, what: str, awaitable: Awaitable[T]) -> T:
+        self.touched_page = True
+
+        async def guarded() -> T:
+            try:
+                return await awaitable
+            except BuiltinError:
+                raise
+            except PlaywrightTimeoutError as err:
+                raise BuiltinError("TimeoutError", f"{what}: {_first_line(err)}") from None
+            except PlaywrightError as err:
+                raise BuiltinError("Error", f"{what}: {_first_line(err)}") from None
+
+        return self.bridge.call(guarded())
+
+    async def _locate(self, fn: str, target: Target, wait: bool = True) -> Locator:
+        if isinstance(target, LocatorValue):
+            return target.build(self.page)
+        if wait:
+            return await target.resolve(self.page, self.timeouts.action)
+        return target.any_match(self.page)
+
+    def _describe(self, target: Target) -> str:
+        return target.render()
+
+    async def _translate_action_error(
+        self, fn: str, target: Target, locator: Locator, err: Exception
+    ) -> BuiltinError:
+        message = _first_line(err)
+        strict = _STRICT.search(str(err))
+        if strict:
+            count = int(strict.group(1))
+            listing = await describe_candidates(locator, count)
+            return BuiltinError(
+                "LocatorError",
+                f"{fn}: {self._describe(target)} matches {count} elements ({listing}); "
+                "narrow it with .first(), .nth(i) or .filter()",
+            )
+        if isinstance(err, PlaywrightTimeoutError):
+            try:
+                found = await locator.count()
+            except PlaywrightError:
+                found = -1
+            waited = int(self.timeouts.action)
+            shown = self._describe(target)
+            if found == 0:
+                return BuiltinError(
+                    "LocatorError", f"{fn}: no element matches {shown} (waited {waited} ms)"
+                )
+            return BuiltinError(
+                "TimeoutError", f"{fn} on {shown} timed out after {waited} ms: {message}"
+            )
+        return BuiltinError("Error", f"{fn} on {self._describe(target)}: {message}")
+
+    def _act(
+        self,
+        fn: str,
+        value: Value,
+        action: Callable[[Locator], Awaitable[Any]],
+        for_input: bool = False,
+    ) -> Value:
+        target = _target(fn, value, for_input)
+        self.touched_page = True
+
+        async def run() -> None:
+            locator = await self._locate(fn, target)
+            try:
+                await action(locator)
+            except (PlaywrightTimeoutError, PlaywrightError) as err:
+                raise await self._translate_action_error(fn, target, locator, err) from None
+
+        self.bridge.call(run())
+        return None
+
+    def _query(
+        self,
+        fn: str,
+        value: Value,
+        query: Callable[[Locator], Awaitable[Any]],
+        for_input: bool = False,
+    ) -> Value:
+        target = _target(fn, value, for_input)
+        self.touched_page = True
+
+        async def run() -> Value:
+            locator = await self._locate(fn, target)
+            try:
+                result = await query(locator)
+            except (PlaywrightTimeoutError, PlaywrightError) as err:
+                raise await self._translate_action_error(fn, target, locator, err) from None
+            return (
+                result if not isinstance(result, int) or isinstance(result, bool) else float(result)
+            )
+
+        return self.bridge.call(run())
+
+    def _simple_locator(self, kind: str, matcher: Value) -> Value:
+        return LocatorValue(((kind, (matcher_arg(kind, matcher),)),))
+
+    def _url(self, value: Value) -> str:
+        url = _string("goto", value, "a URL")
+        if self.base_url and not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", url):
+            return urljoin(self.base_url, url)
+        return url
+
+    def _navigate(self, fn: str, go: Callable[[Page], Awaitable[Any]]) -> Value:
+        self.touched_page = True
+
+        async def run() -> None:
+            try:
+                await go(self.page)
+            except PlaywrightTimeoutError as err:
+                raise BuiltinError("TimeoutError", f"{fn}: {_first_line(err)}") from None
+            except PlaywrightError as err:
+                raise BuiltinError("NavigationError", f"{fn}: {_first_line(err)}") from None
+
+        self.bridge.call(run())
+        return None
+
+    # --- navigation and actions ------------------------------------------------------
+
+    def goto(self, value: Value) -> Value:
+        url = self._url(value)
+        return self._navigate("goto", lambda page: page.goto(url, timeout=self.timeouts.navigation))
+
+    def click(self, value: Value, options: Value = None) -> Value:
+        kwargs: dict[str, Any] = {}
+        if options is not None:
+            if not isinstance(options, dict):
+                raise BuiltinError(
+                    "TypeError", f"click() options must be an object, got {type_name(options)}"
+                )
+            for key, option in options.items():
+                if key == "button" and option in ("left", "right", "middle"):
+                    kwargs["button"] = option
+                elif key == "count" and isinstance(option, float):
+                    kwargs["click_count"] = int(option)
+                elif key == "force" and isinstance(option, bool):
+                    kwargs["force"] = option
+                elif (
+                    key == "modifiers"
+                    and isinstance(option, list)
+                    and all(isinstance(m, str) for m in option)
+                ):
+                    kwargs["modifiers"] = option
+                else:
+                    raise BuiltinError(
+                        "TypeError",
+                        f"click() option {key}: {render(option)} is not valid "
+                        "(known: button, count, force, modifiers)",
+                    )
+        return self._act(
+            "click", value, lambda loc: loc.click(timeout=self.timeouts.action, **kwargs)
+        )
+
+    def fill(self, value: Value, text: Value) -> Value:
+        content = _string("fill", text, "the text to fill in")
+        return self._act(
+            "fill",
+            value,
+            lambda loc: loc.fill(content, timeout=self.timeouts.action),
+            for_input=True,
+        )
+
+    def type_text(self, value: Value, text: Value) -> Value:
+        content = _string("type_text", text, "the text to type")
+        return self._act(
+            "type_text",
+            value,
+            lambda loc: loc.press_sequentially(content, timeout=self.timeouts.action),
+            for_input=True,
+        )
+
+    def press(self, first: Value, key: Value = None) -> Value:
+        if key is None:
+            key_name = _string("press", first, 'a key such as "Enter"')
+            return self._run("press", self.page.keyboard.press(key_name))
+        key_name = _string("press", key, 'a key such as "Enter"')
+        return self._act(
+            "press", first, lambda loc: loc.press(key_name, timeout=self.timeouts.action)
+        )
+
+    def select(self, value: Value, option: Value) -> Value:
+        if isinstance(option, str):
+            choice: str | list[str] = option
+        elif isinstance(option, list) and all(isinstance(o, str) for o in option):
+            choice = [str(o) for o in option]
+        else:
+            raise BuiltinError(
+                "TypeError",
+                f"select() needs an option or an array of options, got {type_name(option)}",
+            )
+        return self._act(
+            "select",
+            value,
+            lambda loc: loc.select_option(choice, timeout=self.timeouts.action),
+            for_input=True,
+        )
+
+    def upload(self, value: Value, paths: Value) -> Value:
+        names = [paths] if isinstance(paths, str) else paths
+        if not isinstance(names, list) or not all(isinstance(p, str) for p in names):
+            raise BuiltinError(
+                "TypeError", f"upload() needs a path or an array of paths, got {type_name(paths)}"
+            )
+        files: list[Path] = []
+        for name in names:
+            assert isinstance(name, str)
+            path = (self.root / name).resolve()
+            if not path.is_relative_to(self.root):
+                raise BuiltinError(
+                    "TypeError", f"upload() only takes files inside the project: {name} is outside"
+                )
+            if not path.is_file():
+                raise BuiltinError("TypeError", f"upload(): no such file {name} in the project")
+            files.append(path)
+        return self._act(
+            "upload",
+            value,
+            lambda loc: loc.set_input_files(files, timeout=self.timeouts.action),
+            for_input=True,
+        )
+
+    def drag(self, value: Value, to: Value) -> Value:
+        destination = _target("drag", to)
+
+        async def do(loc: Locator) -> None:
+            other = await self._locate("drag", destination)
+            await loc.drag_to(other, timeout=self.timeouts.action)
+
+        return self._act("drag", value, do)
+
+    # --- waits -----------------------------------------------------------------------
+
+    def wait(self, ms: Value) -> Value:
+        if not isinstance(ms, float | int) or isinstance(ms, bool) or ms < 0:
+            raise BuiltinError("TypeError", f"wait() needs milliseconds, got {render(ms)}")
+        if ms > MAX_WAIT_MS:
+            raise BuiltinError(
+                "RangeError",
+                f"wait() is limited to {MAX_WAIT_MS} ms; use wait_for(...) for conditions",
+            )
+        import asyncio
+
+        self.bridge.call(asyncio.sleep(float(ms) / 1000))
+        return None
+
+    def wait_for(self, value: Value) -> Value:
+        target = _target("wait_for", value)
+
+        async def run() -> None:
+            locator = await self._locate("wait_for", target)
+            try:
+                await locator.wait_for(state="visible", timeout=self.timeouts.action)
+            except (PlaywrightTimeoutError, PlaywrightError) as err:
+                raise await self._translate_action_error("wait_for", target, locator, err) from None
+
+        self.touched_page = True
+        self.bridge.call(run())
+        return None
+
+    def _url_matcher(self, fn: str, value: Value) -> str | re.Pattern[str]:
+        if isinstance(value, RegexValue):
+            return value.pattern
+        return self._url(_string(fn, value, "a URL or a regex"))
+
+    def wait_for_url(self, value: Value) -> Value:
+        matcher = self._url_matcher("wait_for_url", value)
+        return self._run(
+            "wait_for_url", self.page.wait_for_url(matcher, timeout=self.timeouts.navigation)
+        )
+
+    # --- queries -----------------------------------------------------------------------
+
+    def title(self, matcher: Value = None) -> Value:
+        if matcher is not None:
+            return self._simple_locator("title", matcher)
+        return self._run("title", self.page.title())
+
+    def attr_of(self, value: Value, name: Value) -> Value:
+        attribute = _string("attr_of", name, "an attribute name")
+        return self._query(
+            "attr_of", value, lambda loc: loc.get_attribute(attribute, timeout=self.timeouts.action)
+        )
+
+    def count(self, value: Value) -> Value:
+        target = _target("count", value)
+
+        async def run() -> Value:
+            locator = await self._locate("count", target, wait=False)
+            if isinstance(target, SmartTarget):
+                locator = locator.filter(visible=True)
+            return float(await locator.count())
+
+        self.touched_page = True
+        return self.bridge.call(run())
+
+    def is_visible(self, value: Value) -> Value:
+        target = _target("is_visible", value)
+
+        async def run() -> Value:
+            locator = await self._locate("is_visible", target, wait=False)
+            return await locator.filter(visible=True).count() > 0
+
+        self.touched_page = True
+        return self.bridge.call(run())
+
+    # --- assertions ------------------------------------------------------------------------
+
+    def _expect(
+        self,
+        fn: str,
+        value: Value,
+        wanted: str,
+        check: Callable[[Any], Awaitable[None]],
+        any_match: bool = False,
+        received: Callable[[Locator], Awaitable[str]] | None = None,
+        for_input: bool = False,
+    ) -> Value:
+        target = _target(fn, value, for_input)
+        self.touched_page = True
+
+        async def run() -> None:
+            if isinstance(target, SmartTarget) and not any_match:
+                try:
+                    locator = await target.resolve(self.page, self.timeouts.expect)
+                except BuiltinError as err:
+                    if err.name == "LocatorError" and "no visible element" in err.message:
+                        raise BuiltinError(
+                            "AssertionError",
+                            f"expected {target.render()} {wanted}, but {err.message}",
+                        ) from None
+                    raise
+            else:
+                locator = await self._locate(fn, target, wait=False)
+            try:
+                await check(expect(locator))
+            except AssertionError:
+                got = ""
+                if received is not None:
+                    got = await _safe(received(locator))
+                else:
+                    got = await _state(locator)
+                raise BuiltinError(
+                    "AssertionError",
+                    f"expected {self._describe(target)} {wanted}, received {got}",
+                ) from None
+            except PlaywrightError as err:
+                raise await self._translate_action_error(fn, target, locator, err) from None
+
+        self.bridge.call(run())
+        return None
+
+    def expect_text(self, value: Value, matcher: Value) -> Value:
+        m = matcher_arg("expect_text", matcher)
+        wanted = f"to have text {_show_matcher(m)}"
+        return self._expect(
+            "expect_text",
+            value,
+            wanted,
+            lambda e: e.to_have_text(m, timeout=self.timeouts.expect),
+            received=lambda loc: _text(loc),
+        )
+
+    def expect_contains(self, value: Value, text: Value) -> Value:
+        needle = _string("expect_contains", text)
+        return self._expect(
+            "expect_contains",
+            value,
+            f"to contain text {_show_matcher(needle)}",
+            lambda e: e.to_contain_text(needle, timeout=self.timeouts.expect),
+            received=lambda loc: _text(loc),
+        )
+
+    def expect_value(self, value: Value, matcher: Value) -> Value:
+        m = matcher_arg("expect_value", matcher)
+        return self._expect(
+            "expect_value",
+            value,
+            f"to have value {_show_matcher(m)}",
+            lambda e: e.to_have_value(m, timeout=self.timeouts.expect),
+            received=lambda loc: _value(loc),
+            for_input=True,
+        )
+
+    def expect_count(self, value: Value, n: Value) -> Value:
+        if not isinstance(n, float | int) or isinstance(n, bool) or not float(n).is_integer():
+            raise BuiltinError("TypeError", f"expect_count() needs a whole number, got {render(n)}")
+        wanted = int(n)
+        target = _target("expect_count", value)
+        self.touched_page = True
+
+        async def run() -> None:
+            locator = await self._locate("expect_count", target, wait=False)
+            if isinstance(target, SmartTarget):
+                locator = locator.filter(visible=True)
+            try:
+                await expect(locator).to_have_count(wanted, timeout=self.timeouts.expect)
+            except AssertionError:
+                got = await locator.count()
+                raise BuiltinError(
+                    "AssertionError",
+                    f"expected {self._describe(target)} to match {wanted} element(s), "
+                    f"received {got}",
+                ) from None
+
+        self.bridge.call(run())
+        return None
+
+    def expect_attr(self, value: Value, name: Value, matcher: Value) -> Value:
+        attribute = _string("expect_attr", name, "an attribute name")
+        m = matcher_arg("expect_attr", matcher)
+
+        async def got(loc: Locator) -> str:
+            result = await loc.get_attribute(attribute, timeout=500)
+            return "no such attribute" if result is None else _show_matcher(result)
+
+        return self._expect(
+            "expect_attr",
+            value,
+            f"to have {attribute}={_show_matcher(m)}",
+            lambda e: e.to_have_attribute(attribute, m, timeout=self.timeouts.expect),
+            received=got,
+        )
+
+    def expect_url(self, matcher: Value) -> Value:
+        m = self._url_matcher("expect_url", matcher)
+        self.touched_page = True
+
+        async def run() -> None:
+            try:
+                await expect(self.page).to_have_url(m, timeout=self.timeouts.expect)
+            except AssertionError:
+                raise BuiltinError(
+                    "AssertionError",
+                    f"expected URL {_show_matcher(m)}, received {_show_matcher(self.page.url)}",
+                ) from None
+
+        self.bridge.call(run())
+        return None
+
+    def expect_title(self, matcher: Value) -> Value:
+        m = matcher_arg("expect_title", matcher)
+        self.touched_page = True
+
+        async def run() -> None:
+            try:
+                await expect(self.page).to_have_title(m, timeout=self.timeouts.expect)
+            except AssertionError:
+                title = await self.page.title()
+                raise BuiltinError(
+                    "AssertionError",
+                    f"expected title {_show_matcher(m)}, received {_show_matcher(title)}",
+                ) from None
+
+        self.bridge.call(run())
+        return None
+
+    def screenshot(self, name: Value = None) -> Value:
+        if name is not None and not isinstance(name, str):
+            raise BuiltinError("TypeError", f"screenshot() needs a name, got {type_name(name)}")
+        self.touched_page = True
+        self.bridge.call(self._take_screenshot(name))
+        return None
+
+
+def _show_matcher(m: object) -> str:
+    if isinstance(m, re.Pattern):
+        return f"/{m.pattern}/"
+    return render(str(m))
+
+
+async def _safe(awaitable: Awaitable[str]) -> str:
+    try:
+        return await awaitable
+    except Exception:
+        return "nothing (no element matched)"
+
+
+async def _text(locator: Locator) -> str:
+    count = await locator.count()
+    if count == 0:
+        return "nothing (no element matched)"
+    return render(" ".join((await locator.first.inner_text(timeout=500)).split()))
+
+
+async def _value(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return "nothing (no element matched)"
+    return render(await locator.first.input_value(timeout=500))
+
+
+async def _state(locator: Locator) -> str:
+    try:
+        count = await locator.count()
+    except PlaywrightError:
+        return "an error reading the page"
+    if count == 0:
+        return "no matching element"
+    visible = await locator.first.is_visible()
+    return f"{count} element(s), the first {'visible' if visible else 'hidden'}"

@@ -1,0 +1,159 @@
+"""Failure bundles (runner.md §4): what a person or an agent needs to fix a failure.
+
+Written best effort, in tiers, each with its own short timeout, cheapest first, so a
+page that hangs costs a screenshot but never the error itself: tier 1 ``error.json``
+(pure data, written before anything touches the browser), tier 2 ``screenshot.png``,
+tier 3 ``page.aria.yaml``, ``network.json``, ``console.json`` and ``trace.zip``.
+A tier that fails is noted in ``error.json`` under ``captureErrors`` and never
+replaces the original error. Text files go through the secret masker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
+
+__all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
+
+RECENT = 200
+TIER_TIMEOUT_S = {"screenshot": 5.0, "aria": 5.0, "trace": 15.0}
+
+
+def bundle_dir_name(scenario: str, step_index: int, now: datetime | None = None) -> str:
+    """``<scenario>__<isoDate>__<stepIdx>`` with ``/`` → ``-`` and no ``:``."""
+    moment = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H-%M-%S.%fZ")
+    return f"{scenario.replace('/', '-')}__{moment}__{step_index}"
+
+
+class PageRecorder:
+    """Keeps the recent console messages, page errors and requests of a page."""
+
+    def __init__(self) -> None:
+        self.console: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        self.network: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        self._started: dict[int, float] = {}
+        self._pending: set[asyncio.Future[None]] = set()
+
+    def attach(self, page: Page) -> None:
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_finished)
+        page.on("requestfailed", self._on_failed)
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        location = message.location
+        self.console.append(
+            {
+                "type": message.type,
+                "text": message.text,
+                "url": location.get("url") if location else None,
+                "line": location.get("lineNumber") if location else None,
+                "t": int(time.time() * 1000),
+            }
+        )
+
+    def _on_page_error(self, error: Any) -> None:
+        self.console.append({"type": "pageerror", "text": str(error), "t": int(time.time() * 1000)})
+
+    def _on_request(self, request: Request) -> None:
+        self._started[id(request)] = time.monotonic()
+
+    def _entry(self, request: Request) -> dict[str, Any]:
+        started = self._started.pop(id(request), None)
+        duration = round((time.monotonic() - started) * 1000, 1) if started is not None else None
+        return {"method": request.method, "url": request.url, "durationMs": duration}
+
+    def _on_finished(self, request: Request) -> None:
+        entry = self._entry(request)
+        entry["status"] = None
+        entry["failure"] = None
+        self.network.append(entry)
+        # The status needs the response, which Playwright gives asynchronously.
+        self._pending.add(task := asyncio.ensure_future(self._fill_status(request, entry)))
+        task.add_done_callback(self._pending.discard)
+
+    async def _fill_status(self, request: Request, entry: dict[str, Any]) -> None:
+        try:
+            response = await request.response()
+            entry["status"] = response.status if response is not None else None
+        except Exception:
+            pass
+
+    def _on_failed(self, request: Request) -> None:
+        entry = self._entry(request)
+        entry["status"] = None
+        entry["failure"] = request.failure
+        self.network.append(entry)
+
+
+class BundleResult:
+    def __init__(self, path: Path, relative: str, screenshot: str | None) -> None:
+        self.path = path
+        self.relative = relative
+        self.screenshot = screenshot
+
+
+async def _tier(name: str, errors: dict[str, str], make: Callable[[], Awaitable[object]]) -> bool:
+    try:
+        await asyncio.wait_for(make(), TIER_TIMEOUT_S.get(name, 5.0))
+        return True
+    except TimeoutError:
+        errors[name] = f"timed out after {TIER_TIMEOUT_S.get(name, 5.0):g} s"
+    except Exception as err:
+        errors[name] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    return False
+
+
+def _write_json(path: Path, data: object) -> None:
+    path.write_text(
+        json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8"
+    )
+
+
+async def write_failure_bundle(
+    *,
+    root: Path,
+    scenario: str,
+    step_index: int,
+    error: dict[str, Any],
+    page: Page | None,
+    context: BrowserContext | None,
+    recorder: PageRecorder,
+    mask: Callable[[str], str],
+    mask_data: Callable[[object], object],
+    trace: bool,
+) -> BundleResult:
+    """Write the bundle directory and return where it is (project-relative too)."""
+    relative = f".unotest/failures/{bundle_dir_name(scenario, step_index)}"
+    path = root / relative
+    path.mkdir(parents=True, exist_ok=True)
+    errors: dict[str, str] = {}
+    _write_json(path / "error.json", mask_data(error))
+
+    screenshot: str | None = None
+    if page is not None and not page.is_closed():
+        shot = path / "screenshot.png"
+        if await _tier("screenshot", errors, lambda: page.screenshot(path=shot, timeout=4000)):
+            screenshot = f"{relative}/screenshot.png"
+
+        async def aria() -> None:
+            text = await page.locator("body").aria_snapshot(timeout=4000)
+            (path / "page.aria.yaml").write_text(mask(text) + "\n", encoding="utf-8")
+
+        await _tier("aria", errors, aria)
+    _write_json(path / "network.json", mask_data(list(recorder.network)))
+    _write_json(path / "console.json", mask_data(list(recorder.console)))
+    if trace and context is not None:
+        await _tier("trace", errors, lambda: context.tracing.stop(path=path / "trace.zip"))
+    if errors:
+        _write_json(path / "error.json", mask_data({**error, "captureErrors": errors}))
+    return BundleResult(path, relative, screenshot)

@@ -1,0 +1,461 @@
+"""``unotest.config.yaml``, validated once into a frozen :class:`Config` (runner.md §7).
+
+Everything the runner needs from the configuration file is checked here, before a
+browser starts, so a typo fails fast with one sentence that names the file, the key
+path (``timeout.action``) and what was expected, instead of surfacing minutes later as
+a Playwright error far from its cause. Unknown keys are only warnings (with a
+did-you-mean), so a config written for a newer unotest still runs.
+
+The file is plain data: it is read with ``yaml.safe_load`` only, and anchors, aliases
+and explicit tags (``!!python/...``) are refused before anything is constructed, so a
+"billion laughs" file cannot blow up memory and no tag can run code.
+
+Two YAML 1.1 surprises are handled on purpose: unquoted ``on``/``off`` are booleans,
+so ``trace: off`` (as runner.md §5 writes it) means ``"off"``; and an empty value
+(``baseURL:``) means "not set" for the keys whose default is "not set", and is an error
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, NoReturn, TypeVar
+from urllib.parse import urlsplit
+
+import yaml
+
+from unotest.errors import ConfigError
+from unotest.project import CONFIG_FILE
+
+__all__ = [
+    "CONFIG_FILE",
+    "Config",
+    "Timeouts",
+    "WebServerConfig",
+    "load_config",
+]
+
+Browser = Literal["chromium", "firefox", "webkit"]
+Trace = Literal["on-failure", "on", "off"]
+
+BROWSERS: tuple[Browser, ...] = ("chromium", "firefox", "webkit")
+TRACES: tuple[Trace, ...] = ("on-failure", "on", "off")
+_C = TypeVar("_C", bound=str)
+
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 32
+# Node's timers (and so Playwright's) treat a delay above 2^31 - 1 ms as 1 ms.
+MAX_TIMEOUT_MS = 2**31 - 1
+
+_TOP_KEYS = (
+    "runner",
+    "baseURL",
+    "browser",
+    "headless",
+    "viewport",
+    "timeout",
+    "trace",
+    "executablePath",
+    "wsEndpoint",
+    "webServer",
+)
+_VIEWPORT_KEYS = ("width", "height")
+_TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
+_WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd")
+
+_HEADED_ON = ("1", "true", "yes", "on")
+_HEADED_OFF = ("", "0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Milliseconds; ``scenario`` does not run while the debugger is paused."""
+
+    action: int = 5000
+    expect: int = 5000
+    navigation: int = 30000
+    scenario: int = 300000
+
+
+@dataclass(frozen=True)
+class WebServerConfig:
+    """A server started before the run and stopped after it, as Playwright Test does.
+
+    ``cwd`` is absolute: the project root unless the config says otherwise (a relative
+    ``cwd`` is resolved against the root).
+    """
+
+    command: str
+    url: str
+    timeout: int = 60000
+    reuse_existing_server: bool = True
+    cwd: Path = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    runner: str | None = None
+    base_url: str | None = None
+    browser: Browser = "chromium"
+    headless: bool = True
+    viewport: tuple[int, int] = (1280, 720)
+    timeouts: Timeouts = Timeouts()
+    trace: Trace = "on-failure"
+    executable_path: str | None = None
+    ws_endpoint: str | None = None
+    web_server: WebServerConfig | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def load_config(root: Path, environ: Mapping[str, str]) -> Config:
+    """The configuration of the project at ``root``; defaults when there is no file.
+
+    Raises :class:`ConfigError` (one sentence) for anything that cannot be used.
+    ``UNOTEST_HEADED=1`` in ``environ`` runs headed whatever the file says.
+    """
+    root = Path(os.path.abspath(root))
+    path = root / CONFIG_FILE
+    warnings: list[str] = []
+    data = _read_yaml(path, warnings) if os.path.lexists(path) else {}
+    config = _Validator(root, warnings).config(data)
+
+    headed = environ.get("UNOTEST_HEADED")
+    if headed is not None:
+        flag = headed.strip().lower()
+        if flag in _HEADED_ON:
+            config = replace(config, headless=False)
+        elif flag not in _HEADED_OFF:
+            warnings.append(
+                f"UNOTEST_HEADED={_show(headed)} is ignored: use 1 to run headed, 0 or unset "
+                "to follow the config"
+            )
+    return replace(config, warnings=tuple(warnings))
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def _fail(message: str) -> NoReturn:
+    raise ConfigError(f"{CONFIG_FILE}: {message}")
+
+
+def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
+    try:
+        if not path.is_file():
+            _fail("is not a regular file; the configuration is a YAML file")
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            _fail(f"the file is {size:,} bytes; a configuration may be {MAX_CONFIG_BYTES:,}")
+        raw = path.read_bytes()
+    except OSError as err:
+        _fail(f"cannot read the file: {err.strerror or err}")
+    try:
+        source = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        _fail(
+            f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line}): "
+            "save it as UTF-8"
+        )
+    if "\0" in source:
+        _fail("this is a binary file; the configuration is UTF-8 YAML text")
+
+    try:
+        _refuse_unsafe_yaml(source)
+        node = yaml.compose(source, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{CONFIG_FILE}{where}: invalid YAML: {problem}") from None
+    except RecursionError:
+        _fail("invalid YAML: nested too deeply")
+
+    if node is not None:
+        _warn_repeated_keys(node, "", warnings)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        _fail(f"the configuration must be a mapping of settings (key: value), got {_show(data)}")
+    return data
+
+
+def _refuse_unsafe_yaml(source: str) -> None:
+    """Refuse anchors, aliases, explicit tags and deep nesting before constructing.
+
+    Walks the parser's event stream, so nothing is built: a billion-laughs file stops
+    at its first anchor and a ``!!python/object/apply`` tag is never resolved.
+    """
+    depth = 0
+    for event in yaml.parse(source, Loader=yaml.SafeLoader):
+        mark = event.start_mark
+        at = f"{CONFIG_FILE}:{mark.line + 1}:{mark.column + 1}" if mark else CONFIG_FILE
+        if isinstance(event, yaml.AliasEvent):
+            raise ConfigError(
+                f"{at}: YAML aliases ('*{event.anchor}') are not allowed in the "
+                "configuration: write the value out"
+            )
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+            raise ConfigError(
+                f"{at}: YAML anchors ('&{event.anchor}') are not allowed in the "
+                "configuration: write the value out"
+            )
+        # The parser reports a tag only where the file writes one (`!!str`, `!foo`).
+        tag = getattr(event, "tag", None)
+        if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent) and tag:
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise ConfigError(
+                f"{at}: the YAML tag '{shown}' is not allowed in the configuration "
+                "(it is plain YAML)"
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise ConfigError(f"{at}: the configuration is nested too deeply")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _warn_repeated_keys(node: yaml.Node, prefix: str, warnings: list[str]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = str(key_node.value)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                warnings.append(
+                    f"{CONFIG_FILE}:{line}: key '{prefix}{key}' is repeated (first at line "
+                    f"{seen[key]}); the last one is used"
+                )
+            seen[key] = line
+            _warn_repeated_keys(value_node, f"{prefix}{key}.", warnings)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _warn_repeated_keys(item, prefix, warnings)
+
+
+# --- validating ----------------------------------------------------------------------
+
+
+def _show(value: object) -> str:
+    """A value as the message shows it: strings quoted, YAML words for the rest."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return json.dumps(text, ensure_ascii=False)
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__} ({str(value)[:40]})"
+
+
+def _did_you_mean(key: str, known: tuple[str, ...]) -> str:
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(key.lower(), list(lowered), n=1, cutoff=0.6)
+    return f" (did you mean '{lowered[close[0]]}'?)" if close else ""
+
+
+class _Validator:
+    def __init__(self, root: Path, warnings: list[str]) -> None:
+        self.root = root
+        self.warnings = warnings
+
+    # helpers
+
+    def error(self, key: str, expected: str, value: object) -> NoReturn:
+        _fail(f"'{key}' must be {expected}, got {_show(value)}")
+
+    def mapping(
+        self, data: object, prefix: str, known: tuple[str, ...], what: str
+    ) -> dict[str, object]:
+        """``data`` as a mapping of known keys; unknown keys become warnings."""
+        if not isinstance(data, dict):
+            self.error(prefix, what, data)
+        out: dict[str, object] = {}
+        for key, value in data.items():
+            if isinstance(key, str) and key in known:
+                out[key] = value
+                continue
+            name = key if isinstance(key, str) else _show(key)
+            shown = f"{prefix}.{name}" if prefix else name
+            hint = _did_you_mean(name, known) if isinstance(key, str) else ""
+            if not hint:
+                where = f" in '{prefix}'" if prefix else ""
+                hint = f" (known keys{where}: {', '.join(known)})"
+            self.warnings.append(f"{CONFIG_FILE}: unknown key '{shown}' is ignored{hint}")
+        return out
+
+    def string(self, key: str, value: object) -> str:
+        if not isinstance(value, str) or not value.strip():
+            self.error(key, "a non-empty string", value)
+        return value
+
+    def boolean(self, key: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            self.error(key, "true or false", value)
+        return value
+
+    def milliseconds(self, key: str, value: object) -> int:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            self.error(key, "a positive number of milliseconds", value)
+        if value > MAX_TIMEOUT_MS:
+            self.error(key, f"a positive number of milliseconds up to {MAX_TIMEOUT_MS}", value)
+        return max(1, math.ceil(value))
+
+    def url(self, key: str, value: object, schemes: tuple[str, ...]) -> str:
+        expected = " or ".join(f"{s}://" for s in schemes) + " URL"
+        expected = ("an " if expected[0] in "aeiouh" else "a ") + expected
+        if not isinstance(value, str):
+            self.error(key, expected, value)
+        try:
+            parts = urlsplit(value.strip())
+            parts.port  # noqa: B018  (raises ValueError for a bad port)
+        except ValueError:
+            self.error(key, expected, value)
+        if parts.scheme.lower() not in schemes or not parts.hostname:
+            example = "http://localhost:3000" if schemes[0] == "http" else "ws://localhost:9222/"
+            self.error(key, f"{expected} such as {example}", value)
+        return value.strip()
+
+    def choice(self, key: str, value: object, choices: tuple[_C, ...]) -> _C:
+        for choice in choices:
+            if value == choice:
+                return choice
+        hint = _did_you_mean(value, choices) if isinstance(value, str) else ""
+        _fail(f"'{key}' must be one of {', '.join(choices)}, got {_show(value)}{hint}")
+
+    def path(self, value: str) -> Path:
+        return Path(os.path.abspath(self.root / os.path.expanduser(value)))
+
+    # sections
+
+    def config(self, data: dict[object, object]) -> Config:
+        top = self.mapping(data, "", _TOP_KEYS, "a mapping")
+        default = Config(root=self.root)
+
+        def given(key: str) -> bool:
+            return top.get(key) is not None
+
+        trace = top.get("trace", default.trace)
+        # YAML 1.1 reads unquoted on/off as booleans: `trace: off` means "off".
+        if isinstance(trace, bool):
+            trace = "on" if trace else "off"
+        return Config(
+            root=self.root,
+            runner=self.string("runner", top["runner"]) if given("runner") else None,
+            base_url=(
+                self.url("baseURL", top["baseURL"], ("http", "https")) if given("baseURL") else None
+            ),
+            browser=(
+                self.choice("browser", top["browser"], BROWSERS)
+                if "browser" in top
+                else default.browser
+            ),
+            headless=(
+                self.boolean("headless", top["headless"]) if "headless" in top else default.headless
+            ),
+            viewport=self.viewport(top["viewport"]) if "viewport" in top else default.viewport,
+            timeouts=self.timeouts(top["timeout"]) if "timeout" in top else default.timeouts,
+            trace=self.choice("trace", trace, TRACES),
+            executable_path=(
+                self.executable(top["executablePath"]) if given("executablePath") else None
+            ),
+            ws_endpoint=(
+                self.url("wsEndpoint", top["wsEndpoint"], ("ws", "wss"))
+                if given("wsEndpoint")
+                else None
+            ),
+            web_server=self.web_server(top["webServer"]) if given("webServer") else None,
+        )
+
+    def viewport(self, value: object) -> tuple[int, int]:
+        section = self.mapping(
+            value, "viewport", _VIEWPORT_KEYS, "a mapping with 'width' and 'height' in pixels"
+        )
+        size = {"width": Config.viewport[0], "height": Config.viewport[1]}
+        for key in _VIEWPORT_KEYS:
+            if key in section:
+                pixels = section[key]
+                if isinstance(pixels, bool) or not isinstance(pixels, int) or pixels <= 0:
+                    self.error(f"viewport.{key}", "a positive whole number of pixels", pixels)
+                size[key] = pixels
+        return size["width"], size["height"]
+
+    def timeouts(self, value: object) -> Timeouts:
+        section = self.mapping(
+            value,
+            "timeout",
+            _TIMEOUT_KEYS,
+            "a mapping with 'action', 'expect', 'navigation' and/or 'scenario' in milliseconds",
+        )
+        values = {
+            key: self.milliseconds(f"timeout.{key}", section[key])
+            for key in _TIMEOUT_KEYS
+            if key in section
+        }
+        return Timeouts(**values)
+
+    def executable(self, value: object) -> str:
+        path = self.path(self.string("executablePath", value))
+        if not path.exists():
+            _fail(f"'executablePath' must name an existing browser executable, no file at {path}")
+        if path.is_dir():
+            _fail(f"'executablePath' must name a browser executable, {path} is a directory")
+        return str(path)
+
+    def web_server(self, value: object) -> WebServerConfig:
+        section = self.mapping(
+            value,
+            "webServer",
+            _WEB_SERVER_KEYS,
+            "a mapping with 'command' and 'url' (and optional 'timeout', "
+            "'reuseExistingServer', 'cwd')",
+        )
+        for key in ("command", "url"):
+            if key not in section:
+                _fail(f"'webServer.{key}' is missing: webServer needs both 'command' and 'url'")
+        command = self.string("webServer.command", section["command"])
+        url = self.url("webServer.url", section["url"], ("http", "https"))
+        timeout = (
+            self.milliseconds("webServer.timeout", section["timeout"])
+            if "timeout" in section
+            else WebServerConfig.timeout
+        )
+        reuse = (
+            self.boolean("webServer.reuseExistingServer", section["reuseExistingServer"])
+            if "reuseExistingServer" in section
+            else WebServerConfig.reuse_existing_server
+        )
+        cwd = self.root
+        if "cwd" in section and section["cwd"] is not None:
+            cwd = self.path(self.string("webServer.cwd", section["cwd"]))
+            if not cwd.is_dir():
+                _fail(f"'webServer.cwd' must name an existing directory, got {cwd}")
+        return WebServerConfig(
+            command=command,
+            url=url,
+            timeout=timeout,
+            reuse_existing_server=reuse,
+            cwd=cwd,
+        )

@@ -1,0 +1,351 @@
+"""Locators as scenario values, and how a target becomes a Playwright locator.
+
+A scenario's ``role("button", "Save")`` makes no browser call: it returns a
+:class:`LocatorValue`, a recipe of steps that renders for people
+(``<Locator role=button name="Save">``) and is turned into a Playwright locator on
+the current page only when an action or assertion uses it. That keeps locators
+printable in runtime.json and usable across navigations.
+
+A string target is a *smart match* (language.md §6), resolved here by trying each
+strategy in the documented order against visible elements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.async_api import Locator, Page
+
+from dsl.errors import BuiltinError
+from dsl.values import HostValue, RegexValue, Value, render, type_name
+
+__all__ = ["LocatorValue", "Matcher", "SmartTarget", "to_pattern"]
+
+Matcher = str | re.Pattern[str]
+ACTION_ROLES = ("button", "link", "menuitem", "tab", "checkbox", "radio", "option")
+ROLE_OPTIONS = (
+    "exact",
+    "level",
+    "checked",
+    "pressed",
+    "selected",
+    "expanded",
+    "disabled",
+    "include_hidden",
+)
+MAX_CANDIDATES = 5
+
+
+def to_pattern(value: RegexValue) -> re.Pattern[str]:
+    """The regex Playwright sends to the browser, which evaluates it as JavaScript.
+
+    Playwright serialises ``pattern.pattern`` as the JavaScript source, so the
+    original source is compiled when Python accepts it; otherwise the translated
+    pattern is the best available approximation.
+    """
+    flags = (re.IGNORECASE if "i" in value.flags else 0) | (
+        re.MULTILINE if "m" in value.flags else 0
+    )
+    try:
+        return re.compile(value.source, flags)
+    except re.error:
+        return value.pattern
+
+
+def matcher_arg(fn: str, value: Value) -> Matcher:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, RegexValue):
+        return to_pattern(value)
+    raise BuiltinError("TypeError", f"{fn}() needs a string or a regex, got {type_name(value)}")
+
+
+def _show(value: object) -> str:
+    if isinstance(value, re.Pattern):
+        return f"/{value.pattern}/"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, LocatorValue):
+        return value.render()
+    return render(value)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, eq=False)
+class LocatorValue(HostValue):
+    """A chain of locator steps, e.g. ``(("css", ("#cart li",)), ("nth", (0,)))``."""
+
+    steps: tuple[tuple[str, tuple[Any, ...]], ...]
+    type_name = "Locator"
+
+    def render(self) -> str:
+        parts = []
+        for kind, args in self.steps:
+            if kind == "role":
+                role, name, options = args
+                text = f"role={role}"
+                if name is not None:
+                    text += f" name={_show(name)}"
+                for key, val in options:
+                    text += f" {key}={render(val)}"
+                parts.append(text)
+            elif kind in ("first", "last"):
+                parts.append(kind)
+            elif kind == "filter":
+                has_text, has = args
+                inner = []
+                if has_text is not None:
+                    inner.append(f"has_text={_show(has_text)}")
+                if has is not None:
+                    inner.append(f"has={has.render()}")
+                parts.append("filter(" + ", ".join(inner) + ")")
+            elif kind == "find":
+                parts.append(args[0].render()[len("<Locator ") : -1])
+            else:
+                parts.append(f"{kind}={_show(args[0])}")
+        return "<Locator " + " >> ".join(parts) + ">"
+
+    def same_as(self, other: HostValue) -> bool:
+        return isinstance(other, LocatorValue) and other.render() == self.render()
+
+    def then(self, kind: str, *args: Any) -> LocatorValue:
+        return LocatorValue((*self.steps, (kind, args)))
+
+    def method_names(self) -> tuple[str, ...]:
+        return ("nth", "first", "last", "find", "filter")
+
+    def call_method(self, name: str, args: list[Value]) -> Value:
+        if name in ("first", "last"):
+            _arity(name, args, 0)
+            return self.then(name)
+        if name == "nth":
+            _arity(name, args, 1)
+            index = args[0]
+            if (
+                not isinstance(index, float | int)
+                or isinstance(index, bool)
+                or not float(index).is_integer()
+            ):
+                raise BuiltinError("TypeError", f".nth() needs a whole number, got {render(index)}")
+            return self.then("nth", int(index))
+        if name == "find":
+            _arity(name, args, 1)
+            inner = args[0]
+            if not isinstance(inner, LocatorValue):
+                raise BuiltinError("TypeError", f".find() needs a Locator, got {type_name(inner)}")
+            return self.then("find", inner)
+        if name == "filter":
+            _arity(name, args, 1)
+            options = args[0]
+            if not isinstance(options, dict):
+                raise BuiltinError("TypeError", ".filter() needs an object {has_text, has}")
+            unknown = set(options) - {"has_text", "has"}
+            if unknown:
+                raise BuiltinError(
+                    "TypeError",
+                    f".filter() does not know {', '.join(sorted(unknown))} (use has_text, has)",
+                )
+            has_text = options.get("has_text")
+            has = options.get("has")
+            if has is not None and not isinstance(has, LocatorValue):
+                raise BuiltinError(
+                    "TypeError", f".filter() has: needs a Locator, got {type_name(has)}"
+                )
+            text = matcher_arg("filter", has_text) if has_text is not None else None
+            return self.then("filter", text, has)
+        raise KeyError(name)
+
+    def build(self, page: Page) -> Locator:
+        """The Playwright locator for this recipe on ``page``."""
+        current: Page | Locator = page
+        for kind, args in self.steps:
+            current = _apply(current, page, kind, args)
+        if isinstance(current, Page):  # pragma: no cover - a recipe always has a step
+            raise BuiltinError("TypeError", "empty locator")
+        return current
+
+
+def _arity(name: str, args: list[Value], count: int) -> None:
+    if len(args) != count:
+        raise BuiltinError(
+            "TypeError",
+            f".{name}() takes {count} argument{'s' if count != 1 else ''} but got {len(args)}",
+        )
+
+
+def _apply(current: Page | Locator, page: Page, kind: str, args: tuple[Any, ...]) -> Page | Locator:
+    if kind == "role":
+        role, name, options = args
+        kwargs = dict(options)
+        if name is not None:
+            kwargs["name"] = name
+            # A string matcher is exact after whitespace normalisation (language.md §6);
+            # Playwright's default would be a case-insensitive substring.
+            if isinstance(name, str):
+                kwargs.setdefault("exact", True)
+        return current.get_by_role(role, **kwargs)
+    if kind == "text":
+        return current.get_by_text(args[0], exact=isinstance(args[0], str))
+    if kind == "label":
+        return current.get_by_label(args[0], exact=isinstance(args[0], str))
+    if kind == "placeholder":
+        return current.get_by_placeholder(args[0], exact=isinstance(args[0], str))
+    if kind == "alt":
+        return current.get_by_alt_text(args[0], exact=isinstance(args[0], str))
+    if kind == "title":
+        return current.get_by_title(args[0], exact=isinstance(args[0], str))
+    if kind == "testid":
+        return current.get_by_test_id(args[0])
+    if kind == "css":
+        return current.locator(args[0])
+    if kind == "xpath":
+        return current.locator(f"xpath={args[0]}")
+    if isinstance(current, Page):
+        raise BuiltinError("TypeError", f"a locator cannot start with .{kind}()")
+    if kind == "nth":
+        return current.nth(args[0])
+    if kind == "first":
+        return current.first
+    if kind == "last":
+        return current.last
+    if kind == "find":
+        inner: LocatorValue = args[0]
+        for inner_kind, inner_args in inner.steps:
+            current = _apply(current, page, inner_kind, inner_args)
+        return current
+    if kind == "filter":
+        has_text, has = args
+        return current.filter(has_text=has_text, has=has.build(page) if has is not None else None)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def role_locator(role: Value, name: Value = None, options: Value = None) -> LocatorValue:
+    if not isinstance(role, str):
+        raise BuiltinError(
+            "TypeError", f'role() needs a role name such as "button", got {type_name(role)}'
+        )
+    name_matcher = matcher_arg("role", name) if name is not None else None
+    opts: list[tuple[str, Any]] = []
+    if options is not None:
+        if not isinstance(options, dict):
+            raise BuiltinError(
+                "TypeError", f"role() options must be an object, got {type_name(options)}"
+            )
+        for key, val in options.items():
+            if key not in ROLE_OPTIONS:
+                raise BuiltinError(
+                    "TypeError",
+                    f"role() does not know the option '{key}' (known: {', '.join(ROLE_OPTIONS)})",
+                )
+            if key == "level":
+                if not isinstance(val, float | int) or isinstance(val, bool):
+                    raise BuiltinError("TypeError", "role() option 'level' needs a number")
+                opts.append((key, int(val)))
+            elif not isinstance(val, bool):
+                raise BuiltinError("TypeError", f"role() option '{key}' needs true or false")
+            else:
+                opts.append((key, val))
+    return LocatorValue((("role", (role, name_matcher, tuple(opts))),))
+
+
+# --- smart string targets --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Strategy:
+    description: str
+    make: Callable[[Page], Locator]
+
+
+def strategies(text: str, for_input: bool) -> list[Strategy]:
+    """The documented order: roles, label, placeholder, exact text (inputs: label first)."""
+    shown = json.dumps(text, ensure_ascii=False)
+
+    def roles(page: Page) -> Locator:
+        locator = page.get_by_role(ACTION_ROLES[0], name=text, exact=True)  # type: ignore[arg-type]
+        for role in ACTION_ROLES[1:]:
+            locator = locator.or_(page.get_by_role(role, name=text, exact=True))  # type: ignore[arg-type]
+        return locator
+
+    role_strategy = Strategy(f"role {'/'.join(ACTION_ROLES)} named {shown}", roles)
+    label = Strategy(f"label {shown}", lambda page: page.get_by_label(text, exact=True))
+    placeholder = Strategy(
+        f"placeholder {shown}", lambda page: page.get_by_placeholder(text, exact=True)
+    )
+    exact_text = Strategy(f"text {shown}", lambda page: page.get_by_text(text, exact=True))
+    if for_input:
+        return [label, placeholder, role_strategy, exact_text]
+    return [role_strategy, label, placeholder, exact_text]
+
+
+@dataclass(frozen=True)
+class SmartTarget:
+    """A string target resolved against the page, with what was tried."""
+
+    text: str
+    for_input: bool = False
+
+    def render(self) -> str:
+        return json.dumps(self.text, ensure_ascii=False)
+
+    def any_match(self, page: Page) -> Locator:
+        """One locator for every strategy at once (for hidden/count checks)."""
+        found = strategies(self.text, self.for_input)
+        locator = found[0].make(page)
+        for strategy in found[1:]:
+            locator = locator.or_(strategy.make(page))
+        return locator
+
+    async def resolve(self, page: Page, timeout_ms: float) -> Locator:
+        """The single visible element this text names, waiting up to ``timeout_ms``."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        tried = strategies(self.text, self.for_input)
+        while True:
+            for strategy in tried:
+                locator = strategy.make(page).filter(visible=True)
+                count = await locator.count()
+                if count == 1:
+                    return locator
+                if count > 1:
+                    listing = await describe_candidates(locator, count)
+                    raise BuiltinError(
+                        "LocatorError",
+                        f"{self.render()} is ambiguous: {strategy.description} matches {count} "
+                        f"visible elements ({listing}); use a locator with .first(), .nth(i) "
+                        "or a more precise role/label",
+                    )
+            if time.monotonic() >= deadline:
+                names = "; ".join(s.description for s in tried)
+                raise BuiltinError(
+                    "LocatorError",
+                    f"no visible element matches {self.render()} after {int(timeout_ms)} ms "
+                    f"(tried {names})",
+                )
+            await asyncio.sleep(0.1)
+
+
+_DESCRIBE = """e => {
+  const tag = e.tagName.toLowerCase();
+  const raw = e.getAttribute('aria-label') || e.innerText || e.value
+    || e.getAttribute('placeholder') || '';
+  const text = raw.trim().replace(/\\s+/g, ' ');
+  return '<' + tag + '> ' + JSON.stringify(text.slice(0, 60));
+}"""
+
+
+async def describe_candidates(locator: Locator, count: int) -> str:
+    """Up to MAX_CANDIDATES elements as ``1) <button> "Save"``, for strict-mode errors."""
+    shown = []
+    for i in range(min(count, MAX_CANDIDATES)):
+        try:
+            text = await locator.nth(i).evaluate(_DESCRIBE, timeout=1000)
+        except Exception:
+            text = "?"
+        shown.append(f"{i + 1}) {text}")
+    more = f", and {count - MAX_CANDIDATES} more" if count > MAX_CANDIDATES else ""
+    return ", ".join(shown) + more

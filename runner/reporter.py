@@ -1,0 +1,243 @@
+"""The statement hook of a scenario run: events, runtime.json and console lines.
+
+One listener, called by the interpreter around every step (in the scenario's
+thread), turns each step into the protocol's ``step:started`` / ``step:ok`` /
+``step:fail`` lines, rewrites runtime.json, and prints the step for a person. It
+also remembers where the first uncaught failure happened, for the bundle.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from dsl.errors import ScriptError
+from dsl.interpreter import Directive, Step
+from dsl.values import HostValue, RegexValue, Value, to_json_data
+from runner.bridge import LoopBridge
+from runner.rundir import RunDirectory
+
+__all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
+
+MAX_VAR_CHARS = 4096
+MAX_TEXT = 200
+
+
+def render_var(value: Value) -> str:
+    """A variable as runtime.json shows it: JSON text, Locators readable, cut to 4 KB."""
+    if isinstance(value, HostValue | RegexValue):
+        text = value.render()
+    else:
+        text = json.dumps(to_json_data(value), ensure_ascii=False)
+    if len(text) > MAX_VAR_CHARS:
+        text = text[: MAX_VAR_CHARS - 1] + "…"
+    return text
+
+
+class ConsoleOutput:
+    """Lines for a person: masked, indented by call depth, live on a terminal."""
+
+    def __init__(self, stream: TextIO, mask: Callable[[str], str], quiet: bool = False) -> None:
+        self.stream = stream
+        self.mask = mask
+        self.quiet = quiet
+        self.live = stream.isatty()
+        self._pending = False
+
+    def line(self, text: str) -> None:
+        if self.quiet:
+            return
+        self._end_pending()
+        print(self.mask(text), file=self.stream, flush=True)
+
+    def running(self, text: str) -> None:
+        """The step now running, overwritten by its result on a terminal."""
+        if self.quiet or not self.live:
+            return
+        self._end_pending()
+        self.stream.write(self.mask(text))
+        self.stream.flush()
+        self._pending = True
+
+    def finish(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self._pending:
+            self.stream.write("\r\033[K")
+            self._pending = False
+        print(self.mask(text), file=self.stream, flush=True)
+
+    def _end_pending(self) -> None:
+        if self._pending:
+            self.stream.write("\n")
+            self._pending = False
+
+
+@dataclass
+class FailurePoint:
+    """The innermost step where an error was first reported."""
+
+    error: ScriptError
+    step_index: int
+    line: int
+    col: int
+    file: str
+    text: str
+    call_stack: list[dict[str, Any]]
+    variables: dict[str, str]
+
+
+@dataclass
+class _Open:
+    index: int
+    started: float
+    text: str
+    depth: int
+    line: int
+    col: int
+    file: str
+
+
+@dataclass
+class StepReporter:
+    """The interpreter hook of ``unotest e2e``."""
+
+    rundir: RunDirectory
+    run_id: str
+    scenario: str
+    test_fn: str
+    console: ConsoleOutput
+    bridge: LoopBridge
+    page_info: Callable[[], dict[str, str] | None] = lambda: None
+    step_count: int = 0
+    open: list[_Open] = field(default_factory=list)
+    failures: dict[int, FailurePoint] = field(default_factory=dict)
+    last_failure: dict[str, Any] | None = None
+
+    # --- hook -----------------------------------------------------------------------
+
+    def before_statement(self, step: Step) -> Directive:
+        self.bridge.check()
+        index = self.step_count
+        self.step_count += 1
+        text = step.text
+        self.open.append(
+            _Open(index, time.perf_counter(), text, step.depth, step.line, step.col, step.file)
+        )
+        self.rundir.append(
+            {
+                "kind": "step:started",
+                "line": step.line,
+                "col": step.col,
+                "text": text,
+                "file": step.file,
+                "depth": step.depth,
+            }
+        )
+        self.write_runtime("running", step)
+        self.console.running(self._line("…", step.depth, step.line, step.col, text, None))
+        return Directive.PROCEED
+
+    def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+        opened = self.open.pop()
+        duration = round((time.perf_counter() - opened.started) * 1000, 1)
+        if error is None:
+            self.rundir.append({"kind": "step:ok", "durationMs": duration})
+            self.console.finish(
+                self._line("✓", opened.depth, opened.line, opened.col, opened.text, duration)
+            )
+        else:
+            self.rundir.append(
+                {"kind": "step:fail", "error": error.message, "errorName": error.name}
+            )
+            self.console.finish(
+                self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
+            )
+            if id(error) not in self.failures:
+                self.failures[id(error)] = FailurePoint(
+                    error,
+                    opened.index,
+                    opened.line,
+                    opened.col,
+                    opened.file,
+                    opened.text,
+                    self._call_stack(step),
+                    self._vars(step),
+                )
+            self.last_failure = {
+                "line": error.line,
+                "col": error.col,
+                "error": {"message": error.message, "name": error.name},
+            }
+        self.write_runtime("running", step)
+        return Directive.PROCEED
+
+    # --- unwinding without the hook -----------------------------------------------------
+
+    def close_open_steps(self, message: str, name: str) -> None:
+        """Steps still open when the run was interrupted end as failed, innermost first."""
+        while self.open:
+            opened = self.open.pop()
+            duration = round((time.perf_counter() - opened.started) * 1000, 1)
+            self.rundir.append({"kind": "step:fail", "error": message, "errorName": name})
+            self.console.finish(
+                self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
+            )
+
+    def failure_for(self, error: ScriptError) -> FailurePoint | None:
+        return self.failures.get(id(error))
+
+    # --- runtime.json -----------------------------------------------------------------
+
+    @staticmethod
+    def _call_stack(step: Step) -> list[dict[str, Any]]:
+        frames = step.frames()[1:]  # the test function itself is not a frame
+        return [{"fn": f.fn, "file": f.file, "line": f.line} for f in frames]
+
+    @staticmethod
+    def _vars(step: Step) -> dict[str, str]:
+        return {name: render_var(value) for name, value in step.variables().items()}
+
+    def write_runtime(self, state: str, step: Step | None = None) -> None:
+        data: dict[str, Any] = {
+            "runId": self.run_id,
+            "scenario": self.scenario,
+            "testFn": self.test_fn,
+            "state": state,
+            "current": {"line": step.line, "col": step.col} if step is not None else None,
+            "vars": self._vars(step) if step is not None else {},
+            "callStack": self._call_stack(step) if step is not None else [],
+            "lastFailure": self.last_failure,
+            "updatedAt": int(time.time() * 1000),
+        }
+        if step is not None:
+            data["file"] = step.file
+        page = self.page_info()
+        if page is not None:
+            data["page"] = page
+        self.rundir.write_runtime(data)
+
+    def write_final_runtime(self, state: str) -> None:
+        self.write_runtime(state, None)
+
+    # --- console ------------------------------------------------------------------------
+
+    @staticmethod
+    def _line(mark: str, depth: int, line: int, col: int, text: str, duration: float | None) -> str:
+        shown = " ".join(text.split())
+        if len(shown) > 100:
+            shown = shown[:99] + "…"
+        timing = f"  ({_ms(duration)})" if duration is not None else ""
+        return f"  {'  ' * depth}{mark} {line}:{col}  {shown}{timing}"
+
+
+def _ms(duration: float) -> str:
+    return f"{duration / 1000:.2f} s" if duration >= 1000 else f"{duration:.0f} ms"
+
+
+def stderr_console(mask: Callable[[str], str]) -> ConsoleOutput:
+    return ConsoleOutput(sys.stderr, mask)

@@ -1,0 +1,468 @@
+"""One scenario run, from the project on disk to ``run:finished``.
+
+The runner's asyncio loop owns Playwright, the webServer, signals and the scenario
+timeout; the interpreter runs in a thread of its own (a large stack, so the 200-deep
+call limit is always reachable) and reaches the browser through
+:class:`runner.bridge.LoopBridge`. Every exit path, including SIGINT while an action
+is auto-waiting, closes the open steps, writes ``run:finished`` and the final
+runtime.json, and closes the browser and the webServer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TextIO
+
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+
+from dsl.builtins import PureServices, make_pure_builtins
+from dsl.errors import Interrupt, ScriptError
+from dsl.interpreter import Interpreter
+from dsl.scenario import ScenarioFile
+from runner.bridge import LoopBridge
+from runner.browser import launch_browser
+from runner.browser_builtins import BrowserBuiltins, Timeouts
+from runner.bundle import PageRecorder, write_failure_bundle
+from runner.config import Config
+from runner.reporter import ConsoleOutput, StepReporter
+from runner.rundir import RunDirectory
+from runner.secrets import RunEnvironment, SecretMasker
+from runner.webserver import WebServer
+from unotest.project import Project
+
+__all__ = ["RunOutcome", "RunResult", "ScenarioRun"]
+
+RunOutcome = Literal["completed", "failed", "aborted"]
+THREAD_STACK_BYTES = 256 * 1024 * 1024
+SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: str
+    scenario: str
+    outcome: RunOutcome
+    duration_ms: int
+    steps: int
+    error: dict[str, Any] | None = None
+    bundle_path: str | None = None
+    signal: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "completed":
+            return 0
+        if self.outcome == "aborted":
+            return SIGNAL_EXIT.get(self.signal or "", 130)
+        return 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "runDir": self.run_dir,
+            "scenario": self.scenario,
+            "outcome": self.outcome,
+            "durationMs": self.duration_ms,
+            "steps": self.steps,
+            "error": self.error,
+            "bundlePath": self.bundle_path,
+        }
+
+
+@dataclass
+class ScenarioRun:
+    """Everything one run needs; :meth:`run` is the whole lifecycle."""
+
+    project: Project
+    scenario: ScenarioFile
+    helpers: dict[str, Any]
+    config: Config
+    masker: SecretMasker
+    environment: RunEnvironment
+    out: TextIO = sys.stdout
+    quiet: bool = False
+    log_stream: TextIO = sys.stdout
+    parent_run_id: str | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def run(self) -> RunResult:
+        return asyncio.run(self._main())
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def _main(self) -> RunResult:
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        self.bridge = LoopBridge(loop)
+        self.signal_name: str | None = None
+        rundir = RunDirectory.create(
+            self.project.runs_dir,
+            "scenario",
+            self.scenario.name,
+            parent_run_id=self.parent_run_id,
+            mask=self.masker.mask_data,
+        )
+        self.rundir = rundir
+        rundir.start_heartbeat()
+        console = ConsoleOutput(self.out, self.masker.mask, quiet=self.quiet)
+        self.console = console
+        self.page: Page | None = None
+        self.context: BrowserContext | None = None
+        self.recorder = PageRecorder()
+        self.page_title = ""
+        reporter = StepReporter(
+            rundir,
+            rundir.run_id,
+            self.scenario.name,
+            self.scenario.test_fn.name,
+            console,
+            self.bridge,
+            page_info=self._page_info,
+        )
+        self.reporter = reporter
+        self._install_signals(loop)
+        rundir.append(
+            {"kind": "run:started", "runId": rundir.run_id, "scenario": self.scenario.name}
+        )
+        reporter.write_final_runtime("starting")
+        console.line(f"unotest e2e {self.scenario.name}  ({self.project.relative(rundir.path)})")
+
+        outcome: RunOutcome = "failed"
+        error_info: dict[str, Any] | None = None
+        bundle_path: str | None = None
+        web_server: WebServer | None = None
+        browser: Browser | None = None
+        try:
+            if self.config.web_server is not None:
+                ws = self.config.web_server
+                web_server = await asyncio.to_thread(
+                    WebServer.start,
+                    ws.command,
+                    ws.url,
+                    cwd=ws.cwd,
+                    timeout_ms=ws.timeout,
+                    reuse_existing_server=ws.reuse_existing_server,
+                    log=lambda line: None,
+                )
+            self.bridge.check()
+            async with async_playwright() as playwright:
+                browser = await launch_browser(
+                    playwright,
+                    browser=self.config.browser,
+                    headless=self.config.headless,
+                    executable_path=self.config.executable_path,
+                    ws_endpoint=self.config.ws_endpoint,
+                )
+                width, height = self.config.viewport
+                self.context = await browser.new_context(
+                    base_url=self.config.base_url, viewport={"width": width, "height": height}
+                )
+                tracing = self.config.trace != "off"
+                if tracing:
+                    await self.context.tracing.start(
+                        screenshots=True, snapshots=True, sources=False
+                    )
+                self.page = await self.context.new_page()
+                self.recorder.attach(self.page)
+                self.bridge.check()
+                outcome, error_info, failure = await self._execute()
+                if outcome == "failed" and failure is not None:
+                    bundle_path = await self._bundle(failure, error_info or {}, tracing)
+                elif tracing and self.config.trace == "on":
+                    await self.context.tracing.stop(path=rundir.path / "trace.zip")
+                elif tracing:
+                    await self.context.tracing.stop()
+                await self._close(browser)
+                browser = None
+        except Interrupt:
+            outcome = "aborted"
+        except asyncio.CancelledError:
+            outcome = "aborted"
+        except Exception as err:
+            # Infrastructure failures (webServer, browser launch) end the run cleanly
+            # with the message in the run directory, then reach the CLI as they are.
+            outcome = "aborted" if self.signal_name else "failed"
+            if outcome == "failed":
+                error_info = {"error": self.masker.mask(str(err)), "errorName": type(err).__name__}
+                rundir.append({"kind": "run:finished", "outcome": "failed"})
+                reporter.write_final_runtime("failed")
+                await self._cleanup(browser, web_server)
+                raise
+        finally:
+            if outcome == "aborted":
+                reporter.close_open_steps("the run was aborted", "AbortError")
+        if outcome == "aborted":
+            await self._cleanup(browser, web_server)
+        elif web_server is not None:
+            await asyncio.to_thread(web_server.stop)
+        rundir.append({"kind": "run:finished", "outcome": outcome})
+        reporter.write_final_runtime(outcome)
+        rundir.close()
+        duration = int((time.monotonic() - started) * 1000)
+        result = RunResult(
+            rundir.run_id,
+            self.project.relative(rundir.path),
+            self.scenario.name,
+            outcome,
+            duration,
+            reporter.step_count,
+            error_info,
+            bundle_path,
+            self.signal_name,
+        )
+        self._summary(result)
+        return result
+
+    async def _cleanup(self, browser: Browser | None, web_server: WebServer | None) -> None:
+        if browser is not None:
+            await self._close(browser)
+        if web_server is not None:
+            await asyncio.to_thread(web_server.stop)
+
+    async def _close(self, browser: Browser) -> None:
+        # Closing is best effort: the browser process dies with the driver anyway.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(browser.close(), 10)
+
+    def _install_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._on_signal, name)
+
+    def _on_signal(self, name: str) -> None:
+        if self.signal_name is None:
+            self.signal_name = name
+            self.console.line(f"\n{name}: aborting the run")
+        self.bridge.interrupt("aborted")
+
+    # --- the scenario thread ----------------------------------------------------------
+
+    def _builtins(self) -> dict[str, Any]:
+        run_tag = self.rundir.run_id.rsplit("-", 1)[-1]
+
+        def log(line: str) -> None:
+            self.console._end_pending()
+            print(self.masker.mask(line), file=self.log_stream, flush=True)
+
+        pure = make_pure_builtins(PureServices(env=self._env, log=log, run_tag=run_tag))
+        timeouts = self.config.timeouts
+        browser_builtins = BrowserBuiltins(
+            self.bridge,
+            lambda: self._require_page(),
+            Timeouts(float(timeouts.action), float(timeouts.expect), float(timeouts.navigation)),
+            self.config.base_url,
+            self.project.root,
+            self._screenshot,
+        )
+        self.browser_builtins = browser_builtins
+        return {**pure, **browser_builtins.builtins()}
+
+    def _env(self, name: str) -> str | None:
+        if name in self.extra_env:
+            return self.extra_env[name]
+        return self.environment.get(name)
+
+    def _require_page(self) -> Page:
+        assert self.page is not None
+        return self.page
+
+    async def _screenshot(self, name: str | None) -> None:
+        page = self._require_page()
+        index = self.reporter.step_count
+        safe = "".join(
+            ch if ch.isalnum() or ch in "-_" else "-" for ch in (name or f"step-{index}")
+        )
+        relative_name = f"screenshot/{safe or 'screenshot'}.png"
+        data = await page.screenshot()
+        path = self.rundir.write_bytes_file(relative_name, data)
+        self.rundir.append({"kind": "screenshot", "path": self.project.relative(path)})
+
+    def _page_info(self) -> dict[str, str] | None:
+        page = self.page
+        if page is None or page.is_closed():
+            return None
+        builtins = getattr(self, "browser_builtins", None)
+        if builtins is not None and builtins.touched_page:
+            builtins.touched_page = False
+            try:
+                self.page_title = self.bridge.call(asyncio.wait_for(page.title(), 1.0))
+            except Interrupt:
+                raise
+            except Exception:
+                pass
+        return {"url": page.url, "title": self.page_title}
+
+    async def _execute(self) -> tuple[RunOutcome, dict[str, Any] | None, Any]:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[tuple[str, BaseException | None]] = loop.create_future()
+        interpreter = Interpreter(self._builtins(), self.helpers, hook=self.reporter)
+
+        def target() -> None:
+            outcome: tuple[str, BaseException | None]
+            try:
+                interpreter.run(self.scenario.program, self.scenario.test_fn.name)
+                outcome = ("completed", None)
+            except ScriptError as err:
+                outcome = ("failed", err)
+            except Interrupt as err:
+                outcome = ("interrupted", err)
+            except BaseException as err:
+                outcome = ("crashed", err)
+            loop.call_soon_threadsafe(_settle, done, outcome)
+
+        previous = threading.stack_size(THREAD_STACK_BYTES)
+        try:
+            thread = threading.Thread(target=target, name="unotest-scenario", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+        watchdog = asyncio.ensure_future(self._watch_timeout(done))
+        try:
+            kind, exc = await done
+        finally:
+            watchdog.cancel()
+        if kind == "completed":
+            return "completed", None, None
+        if kind == "failed":
+            assert isinstance(exc, ScriptError)
+            return "failed", self._error_info(exc), self.reporter.failure_for(exc)
+        if kind == "interrupted":
+            assert isinstance(exc, Interrupt)
+            if exc.reason == "timeout":
+                limit = self.config.timeouts.scenario
+                message = f"the scenario took longer than its timeout of {limit} ms"
+                failure_step = self.reporter.open[-1] if self.reporter.open else None
+                self.reporter.close_open_steps(message, "TimeoutError")
+                info: dict[str, Any] = {
+                    "error": message,
+                    "errorName": "TimeoutError",
+                    "scenario": self.scenario.name,
+                }
+                if failure_step is not None:
+                    info["file"] = failure_step.file
+                    info["line"] = failure_step.line
+                    info["col"] = failure_step.col
+                    info["step"] = failure_step.text
+                    info["stepIndex"] = failure_step.index
+                return "failed", info, _TimeoutFailure(failure_step.index if failure_step else 0)
+            raise Interrupt(exc.reason)
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        self.reporter.close_open_steps(message, "Error")
+        return (
+            "failed",
+            {"error": message, "errorName": "Error"},
+            _TimeoutFailure(self.reporter.step_count),
+        )
+
+    async def _watch_timeout(self, done: asyncio.Future[Any]) -> None:
+        limit = self.config.timeouts.scenario / 1000
+        started = time.monotonic()
+        while not done.done():
+            await asyncio.sleep(0.1)
+            if time.monotonic() - started > limit:
+                self.bridge.interrupt("timeout")
+                return
+
+    def _error_info(self, err: ScriptError) -> dict[str, Any]:
+        failure = self.reporter.failure_for(err)
+        info: dict[str, Any] = {
+            "error": err.message,
+            "errorName": err.name,
+            "file": err.file,
+            "line": err.line,
+            "col": err.col,
+            "scenario": self.scenario.name,
+        }
+        if failure is not None:
+            info.update(
+                {
+                    "step": failure.text,
+                    "stepIndex": failure.step_index,
+                    "stepLine": failure.line,
+                    "stepCol": failure.col,
+                    "callStack": failure.call_stack,
+                    "vars": failure.variables,
+                }
+            )
+        return info
+
+    async def _bundle(self, failure: Any, error_info: dict[str, Any], tracing: bool) -> str | None:
+        page = self.page
+        info = dict(error_info)
+        if page is not None and not page.is_closed():
+            info["url"] = page.url
+            try:
+                info["title"] = await asyncio.wait_for(page.title(), 2)
+            except Exception:
+                info["title"] = self.page_title
+        bundle = await write_failure_bundle(
+            root=self.project.root,
+            scenario=self.scenario.name,
+            step_index=failure.step_index,
+            error=info,
+            page=page,
+            context=self.context,
+            recorder=self.recorder,
+            mask=self.masker.mask,
+            mask_data=self.masker.mask_data,
+            trace=tracing,
+        )
+        event: dict[str, Any] = {"kind": "failure-bundle:written", "bundlePath": bundle.relative}
+        if bundle.screenshot is not None:
+            event["screenshotPath"] = bundle.screenshot
+        self.rundir.append(event)
+        return bundle.relative
+
+    # --- summary ----------------------------------------------------------------------
+
+    def _summary(self, result: RunResult) -> None:
+        console = self.console
+        seconds = result.duration_ms / 1000
+        if result.outcome == "completed":
+            console.line(f"passed  {result.scenario}: {result.steps} steps in {seconds:.2f} s")
+            return
+        if result.outcome == "aborted":
+            console.line(f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)")
+            return
+        error = result.error or {}
+        where = ""
+        if "file" in error:
+            where = f"{error['file']}:{error['line']}:{error['col']}: "
+        console.line(f"\nfailed  {result.scenario}")
+        console.line(f"  {where}{error.get('errorName', 'Error')}: {error.get('error', '')}")
+        if error.get("step"):
+            console.line(f"  step: {error['step']}")
+        if result.bundle_path:
+            console.line(f"  failure bundle: {result.bundle_path}")
+        console.line(f"  run: {result.run_dir}  ({result.steps} steps in {seconds:.2f} s)")
+
+
+@dataclass
+class _TimeoutFailure:
+    step_index: int
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def environment_for(
+    project: Project, masker: SecretMasker, environ: dict[str, str] | None = None
+) -> RunEnvironment:
+    return RunEnvironment(
+        dict(os.environ if environ is None else environ), project.root / "unotest" / ".env", masker
+    )
+
+
+ConsoleFactory = Callable[[TextIO], ConsoleOutput]

@@ -1,0 +1,294 @@
+"""``webServer``: start the site under test before a run and stop it after (runner.md §7).
+
+Follows Playwright Test's webServer: the URL counts as up when it answers with a
+status from 200 to 403 (a 404 at ``/`` is retried at ``/index.html``); a connection
+that is refused or times out does not count. An answering URL is reused with
+``reuseExistingServer`` and is an error without it. The command runs through
+``/bin/sh -c`` in its own session (process group), so that stopping it also stops
+whatever it started (``npm run dev`` → node …).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import signal
+import ssl
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+from urllib.parse import urlsplit, urlunsplit
+
+from unotest.errors import UnotestError
+
+__all__ = ["WebServer", "WebServerError", "url_answers"]
+
+DEFAULT_TIMEOUT_MS = 60_000
+POLL_INTERVAL_S = 0.1
+PROBE_TIMEOUT_S = 1.0
+STOP_GRACE_S = 5.0
+OUTPUT_LINES = 50
+_ERROR_OUTPUT_LINES = 10
+
+
+class WebServerError(UnotestError):
+    """The webServer could not be started (or its URL is taken)."""
+
+    exit_code = 2
+
+
+def _status(url: str, timeout: float) -> int | None:
+    """The HTTP status of a GET of ``url``, or None when nothing answers.
+
+    http.client rather than urllib: no proxies from the environment, no redirects
+    followed (a 3xx counts as an answer, as in Playwright), any certificate accepted.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname
+    if not host:
+        return None
+    conn: http.client.HTTPConnection
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        conn = http.client.HTTPSConnection(host, parts.port, timeout=timeout, context=context)
+    else:
+        conn = http.client.HTTPConnection(host, parts.port, timeout=timeout)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    try:
+        conn.request("GET", path, headers={"Accept": "*/*"})
+        return conn.getresponse().status
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+
+
+def url_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """True when ``url`` is up in Playwright Test's sense (status 200-403)."""
+    status = _status(url, timeout)
+    parts = urlsplit(url)
+    if status == 404 and parts.path in ("", "/"):
+        status = _status(urlunsplit(parts._replace(path="/index.html")), timeout)
+    return status is not None and 200 <= status < 404
+
+
+def _no_log(_message: str) -> None:
+    return None
+
+
+class WebServer:
+    """A running (or reused) web server; :meth:`stop` it, or use it as a context manager."""
+
+    def __init__(
+        self,
+        command: str,
+        url: str,
+        *,
+        process: subprocess.Popen[bytes] | None,
+        log: Callable[[str], None] = _no_log,
+    ) -> None:
+        self.command = command
+        self.url = url
+        self._process = process
+        self._log = log
+        self._output: deque[str] = deque(maxlen=OUTPUT_LINES)
+        self._reader: threading.Thread | None = None
+        self._stopped = process is None
+
+    # --- starting ---------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        command: str,
+        url: str,
+        *,
+        cwd: Path,
+        timeout_ms: int,
+        reuse_existing_server: bool,
+        env: Mapping[str, str] | None = None,
+        log: Callable[[str], None] = _no_log,
+    ) -> WebServer:
+        """Start ``command`` and wait until ``url`` answers, or reuse what answers there."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise WebServerError(f"webServer url {url!r} is not an http(s) URL")
+        if url_answers(url):
+            if reuse_existing_server:
+                log(f"webServer: reusing the server already answering at {url}")
+                return cls(command, url, process=None, log=log)
+            raise WebServerError(
+                f"{url} is already used: stop what is running there, or set "
+                "reuseExistingServer: true under webServer in unotest.config.yaml"
+            )
+        if not Path(cwd).is_dir():
+            raise WebServerError(f"webServer cwd {cwd} is not a directory")
+
+        full_env = {"BROWSER": "none", **os.environ, **(env or {})}
+        log(f"webServer: starting {command!r} in {cwd}")
+        try:
+            process = subprocess.Popen(
+                ["/bin/sh", "-c", command],
+                cwd=cwd,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise WebServerError(f"webServer {command!r} could not be started: {exc}") from None
+        server = cls(command, url, process=process, log=log)
+        server._start_reader()
+        try:
+            server._wait_until_ready(timeout_ms)
+        except BaseException:
+            server.stop()
+            raise
+        return server
+
+    def _start_reader(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stream = self._process.stdout
+        self._reader = threading.Thread(
+            target=self._read_output, args=(stream,), name="webserver-output", daemon=True
+        )
+        self._reader.start()
+
+    def _read_output(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                self._output.append(line)
+
+    def _wait_until_ready(self, timeout_ms: int) -> None:
+        assert self._process is not None
+        limit_ms = timeout_ms if timeout_ms and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
+        started = time.monotonic()
+        deadline = started + limit_ms / 1000
+        while True:
+            remaining = deadline - time.monotonic()
+            if url_answers(self.url, timeout=max(0.05, min(PROBE_TIMEOUT_S, remaining))):
+                elapsed = int((time.monotonic() - started) * 1000)
+                self._log(f"webServer: {self.url} answered after {elapsed} ms")
+                return
+            code = self._process.poll()
+            if code is not None:
+                self._join_reader()
+                raise WebServerError(
+                    f"webServer {self.command!r} exited with code {code} before {self.url} "
+                    f"answered{self._last_output_suffix()}"
+                )
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise WebServerError(
+                    f"webServer {self.command!r} did not answer at {self.url} within "
+                    f"{limit_ms} ms{self._last_output_suffix()}"
+                )
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
+
+    # --- output -------------------------------------------------------------------------
+
+    @property
+    def reused(self) -> bool:
+        """True when an already running server is used and nothing was started."""
+        return self._process is None
+
+    @property
+    def pid(self) -> int | None:
+        """The shell's pid, also the process group id; None when reused."""
+        return self._process.pid if self._process is not None else None
+
+    def output_tail(self) -> list[str]:
+        """The last lines (up to 50) the command wrote to stdout and stderr."""
+        return list(self._output)
+
+    def _join_reader(self) -> None:
+        if self._reader is not None:
+            self._reader.join(timeout=1.0)
+
+    def _last_output_suffix(self) -> str:
+        lines = [line for line in self._output if line.strip()][-_ERROR_OUTPUT_LINES:]
+        if not lines:
+            return " (it printed nothing)"
+        return "; last output: " + " | ".join(line.strip() for line in lines)
+
+    # --- stopping -----------------------------------------------------------------------
+
+    def _group_alive(self, pgid: int) -> bool:
+        """Does any process of the group still run? Zombies do not count: an orphan
+        waits for init to reap it, and not every init reaps at once."""
+        proc = Path("/proc")
+        if proc.is_dir():
+            for entry in proc.iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:
+                    continue
+                # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses
+                fields = stat[stat.rfind(")") + 2 :].split()
+                if len(fields) >= 3 and fields[2] == str(pgid) and fields[0] != "Z":
+                    return True
+            return False
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def _signal_group(self, pgid: int, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+    def stop(self) -> None:
+        """SIGTERM the process group, wait up to 5 s, then SIGKILL it. Idempotent."""
+        if self._stopped or self._process is None:
+            self._stopped = True
+            return
+        self._stopped = True
+        process = self._process
+        pgid = process.pid  # start_new_session: the shell leads its own group
+        self._signal_group(pgid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < deadline:
+            process.poll()  # reap the shell so that it does not keep the group alive
+            if process.returncode is not None and not self._group_alive(pgid):
+                break
+            time.sleep(0.05)
+        else:
+            self._signal_group(pgid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored
+            process.wait(timeout=STOP_GRACE_S)
+        # members that outlived the shell and ignored SIGTERM
+        if self._group_alive(pgid):
+            self._signal_group(pgid, signal.SIGKILL)
+        self._join_reader()
+        if process.stdout is not None and not (self._reader and self._reader.is_alive()):
+            with contextlib.suppress(OSError):
+                process.stdout.close()
+        self._log(f"webServer: stopped {self.command!r}")
+
+    def __enter__(self) -> WebServer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,68 @@
+"""Fixtures for the runner tests that need a real browser or a site to open.
+
+``chromium_path``  the Chromium every browser test launches (session scope). A test
+                   that needs a browser FAILS when none can be found: CI installs one
+                   (``.ci/setup``), so a missing browser is a broken setup, not a skip.
+``static_site``    serves ``tmp_path`` over http on 127.0.0.1 (a free port) from a
+                   background thread and yields the base URL, without a trailing
+                   slash (``f"{static_site}/index.html"``). Write the site's files into
+                   ``tmp_path``; they are served as they are at request time.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runner.browser import BrowserNotFound, playwright_browser_path, resolve_executable
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """The Chromium executable for headless launches, resolved as a run resolves it.
+
+    Always a path: the system Chromium, or Playwright's own when that is installed
+    (passing its path explicitly launches the same browser as Playwright's default).
+    """
+    try:
+        resolved = resolve_executable("chromium", None, headless=True)
+    except BrowserNotFound as exc:
+        pytest.fail(
+            f"the browser tests need Chromium and none was found: {exc}. "
+            "Run 'bash .ci/setup', which installs one.",
+            pytrace=False,
+        )
+    path = resolved or playwright_browser_path("chromium", headless=True)
+    if not path:  # resolve_executable said Playwright's own is there
+        pytest.fail("Playwright's own Chromium was reported but its path is unknown")
+    return path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def static_site(tmp_path: Path) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` serving ``tmp_path``; shut down after the test."""
+
+    class Handler(_QuietHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="static-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,399 @@
+"""``unotest.runs``: RunMeta from run directories, and ``unotest runs`` as a user runs it."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from runner.rundir import RunDirectory, process_start_time
+from unotest import protocol
+from unotest.runs import list_runs, read_events, run_meta
+
+Validate = Callable[[str, object], None]
+HAS_PROC = Path("/proc/self/stat").exists()
+T0 = 1_700_000_000_000
+
+
+@pytest.fixture
+def runs_dir(tmp_path: Path) -> Path:
+    return tmp_path / "unotest" / ".runs"
+
+
+def make_run(
+    runs_dir: Path,
+    events: list[dict[str, object]],
+    *,
+    ref: str = "smoke",
+    kind: str = "scenario",
+    manifest: dict[str, object] | None = None,
+    drop: tuple[str, ...] = (),
+    heartbeat_age: float = 0.0,
+    tail: bytes = b"",
+) -> Path:
+    """A run directory written by hand, so every manifest variant can be tested."""
+    run_id = protocol.make_run_id(ref)
+    path = runs_dir / run_id
+    path.mkdir(parents=True)
+    data: dict[str, object] = {
+        "schemaVersion": 1,
+        "kind": kind,
+        "ref": ref,
+        "adapter": protocol.ADAPTER_NAME,
+        "startedAt": T0,
+        "pid": os.getpid(),
+        "hostname": socket.gethostname(),
+    }
+    start = process_start_time(os.getpid())
+    if start is not None:
+        data["pidStartTime"] = start
+    data.update(manifest or {})
+    for key in drop:
+        data.pop(key, None)
+    (path / protocol.RUN_MANIFEST_FILE).write_text(json.dumps(data))
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in events)
+    (path / protocol.STEPS_FILE).write_bytes(lines + tail)
+    heartbeat = path / protocol.HEARTBEAT_FILE
+    heartbeat.touch()
+    when = time.time() - heartbeat_age
+    os.utime(heartbeat, (when, when))
+    (path / protocol.COMMANDS_FILE).touch()
+    return path
+
+
+def finished(outcome: str, base: int = T0) -> list[dict[str, object]]:
+    return [
+        {"kind": "run:started", "runId": "x", "scenario": "smoke", "t": base + 5},
+        {"kind": "step:started", "line": 1, "col": 0, "text": "a", "t": base + 6},
+        {"kind": "run:finished", "outcome": outcome, "t": base + 1505},
+    ]
+
+
+STARTED = [{"kind": "run:started", "runId": "x", "scenario": "smoke", "t": T0 + 5}]
+
+
+@pytest.fixture
+def dead_process() -> Iterator[tuple[int, int]]:
+    """The pid and start time of a process that has exited (and been reaped)."""
+    if not HAS_PROC:
+        pytest.skip("needs /proc")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
+    start = process_start_time(proc.pid)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert start is not None
+    yield proc.pid, start
+
+
+# --- read_events ------------------------------------------------------------------
+
+
+def test_read_events_splits_on_newline_only_and_ignores_the_tail(tmp_path: Path) -> None:
+    steps = tmp_path / "steps.jsonl"
+    steps.write_bytes(
+        b'{"kind":"a","s":"x\\u2028y"}\n'
+        + '{"kind":"b","s":"raw\u2028sep\u0085nel"}\n'.encode()
+        + b"\n"
+        + b"not json\n"
+        + b"[1,2]\n"
+        + b'"str"\n'
+        + b"\xff\xfe\n"
+        + b'{"kind":"c"}\r\n'
+        + b'{"kind":"tail","t":1'
+    )
+    events = read_events(steps)
+    assert [e["kind"] for e in events] == ["a", "b", "c"]
+    assert events[1]["s"] == "raw\u2028sep\u0085nel"
+    assert read_events(tmp_path / "missing.jsonl") == []
+
+
+# --- run_meta -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [("completed", "passed"), ("failed", "failed"), ("aborted", "aborted")],
+)
+def test_finished_runs(
+    runs_dir: Path, outcome: str, status: str, protocol_validate: Validate
+) -> None:
+    path = make_run(runs_dir, finished(outcome))
+    meta = run_meta(path)
+    assert meta == {
+        "runId": path.name,
+        "kind": "scenario",
+        "ref": "smoke",
+        "startedAt": T0 + 5,
+        "finishedAt": T0 + 1505,
+        "durationMs": 1500,
+        "status": status,
+        "outcome": outcome,
+    }
+    protocol_validate("RunMeta", meta)
+
+
+def test_finished_run_of_a_dead_runner_keeps_its_outcome(
+    runs_dir: Path, dead_process: tuple[int, int]
+) -> None:
+    pid, start = dead_process
+    path = make_run(runs_dir, finished("completed"), manifest={"pid": pid, "pidStartTime": start})
+    meta = run_meta(path)
+    assert meta is not None
+    assert meta["status"] == "passed"
+
+
+def test_running_with_own_pid(runs_dir: Path, protocol_validate: Validate) -> None:
+    path = make_run(runs_dir, STARTED)
+    meta = run_meta(path)
+    assert meta is not None
+    assert meta["status"] == "running"
+    assert meta["outcome"] is None
+    assert meta["finishedAt"] is None
+    assert meta["durationMs"] is None
+    assert meta["startedAt"] == T0 + 5
+    protocol_validate("RunMeta", meta)
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="needs /proc")
+def test_live_pid_decides_even_with_a_stale_heartbeat(runs_dir: Path) -> None:
+    path = make_run(runs_dir, STARTED, heartbeat_age=600)
+    meta = run_meta(path)
+    assert meta is not None and meta["status"] == "running"
+
+
+def test_dead_pid_is_interrupted_at_once(
+    runs_dir: Path, dead_process: tuple[int, int], protocol_validate: Validate
+) -> None:
+    pid, start = dead_process
+    # the heartbeat is fresh: only the pid can tell, and it tells now, not in 30 s
+    path = make_run(runs_dir, STARTED, manifest={"pid": pid, "pidStartTime": start})
+    meta = run_meta(path)
+    assert meta is not None
+    assert meta["status"] == "interrupted"
+    assert meta["outcome"] is None
+    assert meta["finishedAt"] is None
+    protocol_validate("RunMeta", meta)
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="needs /proc")
+def test_reused_pid_is_interrupted(runs_dir: Path) -> None:
+    start = process_start_time(os.getpid())
+    assert start is not None
+    path = make_run(runs_dir, STARTED, manifest={"pidStartTime": start + 12345})
+    meta = run_meta(path)
+    assert meta is not None and meta["status"] == "interrupted"
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="needs /proc")
+def test_zombie_runner_is_interrupted(runs_dir: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        start = process_start_time(proc.pid)
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{proc.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        path = make_run(runs_dir, STARTED, manifest={"pid": proc.pid, "pidStartTime": start})
+        meta = run_meta(path)
+        assert meta is not None and meta["status"] == "interrupted"
+    finally:
+        proc.wait(timeout=30)
+
+
+def test_without_pid_info_a_stale_heartbeat_means_interrupted(runs_dir: Path) -> None:
+    stale = make_run(runs_dir, STARTED, drop=("pid", "pidStartTime", "hostname"), heartbeat_age=60)
+    fresh = make_run(runs_dir, STARTED, drop=("pid", "pidStartTime", "hostname"))
+    stale_meta, fresh_meta = run_meta(stale), run_meta(fresh)
+    assert stale_meta is not None and stale_meta["status"] == "interrupted"
+    assert fresh_meta is not None and fresh_meta["status"] == "running"
+    # now_ms is the reader's clock
+    later = run_meta(fresh, now_ms=time.time_ns() // 1_000_000 + 31_000)
+    assert later is not None and later["status"] == "interrupted"
+
+
+def test_pid_of_another_host_falls_back_to_the_heartbeat(
+    runs_dir: Path, dead_process: tuple[int, int]
+) -> None:
+    pid, start = dead_process
+    other = {"pid": pid, "pidStartTime": start, "hostname": "elsewhere.invalid"}
+    fresh = make_run(runs_dir, STARTED, manifest=other)
+    stale = make_run(runs_dir, STARTED, manifest=other, heartbeat_age=60)
+    fresh_meta, stale_meta = run_meta(fresh), run_meta(stale)
+    assert fresh_meta is not None and fresh_meta["status"] == "running"
+    assert stale_meta is not None and stale_meta["status"] == "interrupted"
+
+
+def test_dead_pid_without_start_time_is_interrupted_at_once(
+    runs_dir: Path, dead_process: tuple[int, int]
+) -> None:
+    pid, _start = dead_process
+    path = make_run(runs_dir, STARTED, manifest={"pid": pid}, drop=("pidStartTime",))
+    meta = run_meta(path)
+    assert meta is not None and meta["status"] == "interrupted"
+
+
+def test_unterminated_finish_is_not_finished(runs_dir: Path) -> None:
+    tail = json.dumps({"kind": "run:finished", "outcome": "completed", "t": T0 + 9}).encode()
+    path = make_run(runs_dir, STARTED, tail=tail)
+    meta = run_meta(path)
+    assert meta is not None
+    assert meta["status"] == "running"
+    assert meta["outcome"] is None and meta["finishedAt"] is None
+
+
+def test_started_falls_back_to_the_manifest(runs_dir: Path) -> None:
+    path = make_run(runs_dir, [])
+    meta = run_meta(path)
+    assert meta is not None and meta["startedAt"] == T0
+
+
+def test_collection_run_and_parent(runs_dir: Path, protocol_validate: Validate) -> None:
+    coll = make_run(
+        runs_dir,
+        [
+            {"kind": "collection-run:started", "runId": "c", "collection": "n", "scenarios": []},
+            {"kind": "collection-run:finished", "outcome": "failed", "t": T0 + 100},
+        ],
+        kind="collection",
+        ref="nightly",
+    )
+    child = make_run(runs_dir, finished("completed"), manifest={"parentRunId": coll.name})
+    coll_meta, child_meta = run_meta(coll), run_meta(child)
+    assert coll_meta is not None and child_meta is not None
+    assert coll_meta["kind"] == "collection"
+    assert coll_meta["startedAt"] == T0  # the started event has no t: the manifest's
+    assert coll_meta["status"] == "failed"
+    assert coll_meta["durationMs"] == 100
+    assert "parentRunId" not in coll_meta
+    assert child_meta["parentRunId"] == coll.name
+    protocol_validate("RunMeta", coll_meta)
+    protocol_validate("RunMeta", child_meta)
+
+
+def test_unreadable_manifests_are_not_runs(runs_dir: Path) -> None:
+    no_manifest = runs_dir / "half-made"
+    no_manifest.mkdir(parents=True)
+    assert run_meta(no_manifest) is None
+    broken = make_run(runs_dir, STARTED)
+    (broken / protocol.RUN_MANIFEST_FILE).write_text('{"kind": "scen')
+    assert run_meta(broken) is None
+    wrong = make_run(runs_dir, STARTED, manifest={"kind": "mobile"})
+    assert run_meta(wrong) is None
+    listed = list_runs(runs_dir)
+    assert listed == []
+
+
+def test_list_runs_newest_first_with_a_real_writer(runs_dir: Path) -> None:
+    assert list_runs(runs_dir) == []  # no folder yet
+    clock = iter([T0, T0 + 1, T0 + 2, T0 + 10_000, T0 + 10_001, T0 + 10_002])
+    older = RunDirectory.create(runs_dir, "scenario", "older", now_ms=lambda: next(clock))
+    older.append({"kind": "run:started", "runId": older.run_id, "scenario": "older"})
+    older.append({"kind": "run:finished", "outcome": "completed"})
+    older.close()
+    newer = RunDirectory.create(runs_dir, "scenario", "newer", now_ms=lambda: next(clock))
+    newer.append({"kind": "run:started", "runId": newer.run_id, "scenario": "newer"})
+    (runs_dir / "stray-file").write_text("x")
+    try:
+        metas = list_runs(runs_dir)
+    finally:
+        newer.close()
+    assert [(m["ref"], m["status"]) for m in metas] == [("newer", "running"), ("older", "passed")]
+    assert metas[1]["durationMs"] == 1
+    assert metas[1]["startedAt"] == T0 + 1
+
+
+# --- unotest runs ---------------------------------------------------------------
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "unotest", "runs", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=60,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "unotest" / "e2e").mkdir(parents=True)
+    return tmp_path
+
+
+def test_cli_no_runs(project: Path) -> None:
+    proc = cli(project)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("no runs yet in unotest/.runs")
+    proc = cli(project, "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == []
+
+
+def test_cli_json_and_table(project: Path, protocol_validate: Validate) -> None:
+    runs_dir = project / "unotest" / ".runs"
+    done = make_run(runs_dir, finished("completed"), ref="shop/checkout")
+    failed = make_run(runs_dir, finished("failed", T0 - 1000), ref="odd\nref")
+    live = make_run(runs_dir, [], ref="live", manifest={"startedAt": T0 + 50_000})
+    stale = make_run(
+        runs_dir,
+        [],
+        ref="gone",
+        manifest={"startedAt": T0 + 40_000},
+        drop=("pid", "pidStartTime"),
+        heartbeat_age=120,
+    )
+
+    proc = cli(project, "--json")
+    assert proc.returncode == 0, proc.stderr
+    metas = json.loads(proc.stdout)
+    for meta in metas:
+        protocol_validate("RunMeta", meta)
+    # the subprocess is not the runner: our own pid is, and we are alive
+    assert [(m["runId"], m["status"]) for m in metas] == [
+        (live.name, "running"),
+        (stale.name, "interrupted"),
+        (done.name, "passed"),
+        (failed.name, "failed"),
+    ]
+
+    proc = cli(project)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["RUN", "ID", "KIND", "REF", "STATUS", "STARTED", "DURATION"]
+    assert len(lines) == 5
+    assert live.name in lines[1] and "running" in lines[1]
+    assert "shop/checkout" in lines[3] and "passed" in lines[3] and "1.5 s" in lines[3]
+    assert "odd\\nref" in lines[4]
+
+    proc = cli(project, "--limit", "1", "--json")
+    assert [m["runId"] for m in json.loads(proc.stdout)] == [live.name]
+    proc = cli(project, "--limit", "2")
+    assert len(proc.stdout.splitlines()) == 4
+    assert "2 of 4 runs shown" in proc.stdout
+
+
+def test_cli_root_and_usage_errors(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    proc = cli(elsewhere, "--root", str(project))
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("no runs yet")
+    proc = cli(elsewhere)
+    assert proc.returncode == 2
+    assert "no unotest project found" in proc.stderr
+    proc = cli(project, "--limit", "0")
+    assert proc.returncode == 2
+    assert "--limit" in proc.stderr

@@ -1,0 +1,86 @@
+"""``unotest e2e <scenario>``: run one scenario, print its steps, exit 0/1/2/130."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from runner.config import load_config
+from runner.secrets import RunEnvironment, SecretMasker
+from runner.session import ScenarioRun
+from unotest import protocol
+from unotest.cli import EXIT_USAGE, json_dump
+from unotest.errors import UsageError
+from unotest.project import SCENARIO_SUFFIX, Project, ProjectIndex, find_project_root
+
+__all__ = ["e2e_command", "resolve_scenario_name"]
+
+
+def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
+    """A scenario by name (``auth/signin-flow``) or by the path of its file."""
+    if not given or any(ch in given for ch in "\0\r\n") or any(ord(ch) < 32 for ch in given):
+        raise UsageError(f"{given!r} is not a scenario name")
+    known = {meta["name"] for meta in index.scenario_metas}
+    if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and Path(given).exists()):
+        path = (cwd / given).resolve()
+        e2e = index.project.e2e_dir.resolve()
+        if not path.is_relative_to(e2e) or not path.name.endswith(SCENARIO_SUFFIX):
+            raise UsageError(f"{given} is not a scenario file under {index.project.relative(e2e)}/")
+        return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
+    if given in known:
+        return given
+    if ".." in given.split("/") or given.startswith("/"):
+        raise UsageError(f"{given!r} is not a scenario name: names are paths under unotest/e2e/")
+    close = difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.5)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise UsageError(f"no scenario named '{given}'{hint}; 'unotest list' shows them all")
+
+
+def e2e_command(args: argparse.Namespace) -> int:
+    root = find_project_root(Path.cwd(), args.root)
+    project = Project(root)
+    index = ProjectIndex.load(project)
+    name = resolve_scenario_name(index, args.scenario, Path.cwd())
+    path = (
+        next(m["path"] for m in index.scenario_metas if m["name"] == name)
+        if any(m["name"] == name for m in index.scenario_metas)
+        else None
+    )
+    files = [h.file for h in index.helpers] + ([path] if path else [])
+    problems = index.errors_in(files)
+    scenario = index.scenarios.get(name)
+    if problems or scenario is None:
+        for problem in problems:
+            print(str(problem), file=sys.stderr)
+        raise UsageError(
+            f"scenario '{name}' cannot run: fix the {len(problems)} problem(s) above "
+            "('unotest check' lists them)"
+        )
+    config = load_config(root, os.environ)
+    if args.headed:
+        config = replace(config, headless=False)
+    for warning in config.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    masker = SecretMasker()
+    environment = RunEnvironment(dict(os.environ), root / protocol.ENV_FILE, masker)
+    for warning in environment.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    stream = sys.stderr if args.json else sys.stdout
+    run = ScenarioRun(
+        project,
+        scenario,
+        index.helper_table,
+        config,
+        masker,
+        environment,
+        out=stream,
+        log_stream=stream,
+    )
+    result = run.run()
+    if args.json:
+        print(json_dump(masker.mask_data(result.to_json())))
+    return result.exit_code if result.exit_code != EXIT_USAGE else EXIT_USAGE
