@@ -9,6 +9,7 @@ Playwright's exceptions are translated here, at the boundary, into the language'
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -26,10 +27,13 @@ from dsl.values import RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
 from runner.locators import (
     LocatorValue,
+    Matcher,
     SmartTarget,
     describe_candidates,
     matcher_arg,
     role_locator,
+    show_pattern,
+    to_pattern,
 )
 from runner.signatures import BROWSER_SIGNATURES
 
@@ -71,6 +75,12 @@ def _first_line(err: BaseException) -> str:
 
 
 _STRICT = re.compile(r"strict mode violation: .*? resolved to (\d+) elements")
+# Why an action kept waiting, from Playwright's call log ("- element is not enabled").
+_WAITING_BECAUSE = re.compile(
+    r"^\s*(?:-|\d+ ×)\s*(element is not \w+|element is outside of the viewport"
+    r"|did not find some options|.* intercepts pointer events|locator resolved to hidden .*)\s*$",
+    re.MULTILINE,
+)
 
 
 class BrowserBuiltins:
@@ -177,13 +187,7 @@ class BrowserBuiltins:
                 "to be visible",
                 lambda e: e.to_be_visible(timeout=self.timeouts.expect),
             ),
-            "expect_hidden": lambda t: self._expect(
-                "expect_hidden",
-                t,
-                "to be hidden",
-                lambda e: e.to_be_hidden(timeout=self.timeouts.expect),
-                any_match=True,
-            ),
+            "expect_hidden": self.expect_hidden,
             "expect_text": self.expect_text,
             "expect_contains": self.expect_contains,
             "expect_value": self.expect_value,
@@ -193,24 +197,28 @@ class BrowserBuiltins:
                 t,
                 "to be checked",
                 lambda e: e.to_be_checked(timeout=self.timeouts.expect),
+                received=_checked_state,
             ),
             "expect_unchecked": lambda t: self._expect(
                 "expect_unchecked",
                 t,
                 "to be unchecked",
                 lambda e: e.not_to_be_checked(timeout=self.timeouts.expect),
+                received=_checked_state,
             ),
             "expect_enabled": lambda t: self._expect(
                 "expect_enabled",
                 t,
                 "to be enabled",
                 lambda e: e.to_be_enabled(timeout=self.timeouts.expect),
+                received=_enabled_state,
             ),
             "expect_disabled": lambda t: self._expect(
                 "expect_disabled",
                 t,
                 "to be disabled",
                 lambda e: e.to_be_disabled(timeout=self.timeouts.expect),
+                received=_enabled_state,
             ),
             "expect_attr": self.expect_attr,
             "expect_url": self.expect_url,
@@ -253,30 +261,40 @@ class BrowserBuiltins:
         self, fn: str, target: Target, locator: Locator, err: Exception
     ) -> BuiltinError:
         message = _first_line(err)
+        shown = self._describe(target)
         strict = _STRICT.search(str(err))
-        if strict:
-            count = int(strict.group(1))
-            listing = await describe_candidates(locator, count)
-            return BuiltinError(
-                "LocatorError",
-                f"{fn}: {self._describe(target)} matches {count} elements ({listing}); "
-                "narrow it with .first(), .nth(i) or .filter()",
-            )
-        if isinstance(err, PlaywrightTimeoutError):
+        count = int(strict.group(1)) if strict else None
+        if count is None and isinstance(err, PlaywrightTimeoutError):
             try:
                 found = await locator.count()
             except PlaywrightError:
                 found = -1
             waited = int(self.timeouts.action)
-            shown = self._describe(target)
             if found == 0:
                 return BuiltinError(
                     "LocatorError", f"{fn}: no element matches {shown} (waited {waited} ms)"
                 )
+            if found > 1:
+                # Every action is strict: on a slow page the timeout can come before
+                # Playwright reports the strict-mode violation, which is the real cause.
+                count = found
+            else:
+                # The first line only says "Timeout exceeded"; the call log says why
+                # (disabled, hidden, covered), which is what a person can act on.
+                reasons = _WAITING_BECAUSE.findall(str(err))
+                return BuiltinError(
+                    "TimeoutError",
+                    f"{fn} on {shown} timed out after {waited} ms: "
+                    + (reasons[-1] if reasons else message),
+                )
+        if count is not None:
+            listing = await describe_candidates(locator, count)
             return BuiltinError(
-                "TimeoutError", f"{fn} on {shown} timed out after {waited} ms: {message}"
+                "LocatorError",
+                f"{fn}: {shown} matches {count} elements ({listing}); "
+                "narrow it with .first(), .nth(i) or .filter()",
             )
-        return BuiltinError("Error", f"{fn} on {self._describe(target)}: {message}")
+        return BuiltinError("Error", f"{fn} on {shown}: {message}")
 
     def _act(
         self,
@@ -459,7 +477,9 @@ class BrowserBuiltins:
     # --- waits -----------------------------------------------------------------------
 
     def wait(self, ms: Value) -> Value:
-        if not isinstance(ms, float | int) or isinstance(ms, bool) or ms < 0:
+        # NaN compares false with everything, so it is refused explicitly (it would
+        # otherwise sleep for no time at all).
+        if not isinstance(ms, float | int) or isinstance(ms, bool) or math.isnan(ms) or ms < 0:
             raise BuiltinError("TypeError", f"wait() needs milliseconds, got {render(ms)}")
         if ms > MAX_WAIT_MS:
             raise BuiltinError(
@@ -485,16 +505,36 @@ class BrowserBuiltins:
         self.bridge.call(run())
         return None
 
-    def _url_matcher(self, fn: str, value: Value) -> str | re.Pattern[str]:
+    def _url_matcher(self, fn: str, value: Value, in_browser: bool = False) -> Matcher:
+        """A URL string joined to ``baseURL``, or a regex.
+
+        ``wait_for_url`` matches in Python (the translated pattern), but
+        ``expect(page).to_have_url`` sends the pattern to the browser as JavaScript,
+        where the translation's Python-only syntax (``\\Z`` for ``$``) would not match.
+        """
         if isinstance(value, RegexValue):
-            return value.pattern
+            return to_pattern(value) if in_browser else value.pattern
         return self._url(_string(fn, value, "a URL or a regex"))
 
     def wait_for_url(self, value: Value) -> Value:
         matcher = self._url_matcher("wait_for_url", value)
-        return self._run(
-            "wait_for_url", self.page.wait_for_url(matcher, timeout=self.timeouts.navigation)
-        )
+        # A string matcher is exact, as for expect_url (language.md §6); Playwright
+        # would read it as a glob, where "*" and "{a,b}" are patterns.
+        wanted = (lambda url: url == matcher) if isinstance(matcher, str) else matcher
+        shown = render(value) if isinstance(value, RegexValue) else _show_matcher(matcher)
+        waited = int(self.timeouts.navigation)
+
+        async def run() -> None:
+            try:
+                await self.page.wait_for_url(wanted, timeout=self.timeouts.navigation)
+            except PlaywrightTimeoutError:
+                raise BuiltinError(
+                    "TimeoutError",
+                    f"wait_for_url: the URL did not match {shown} within {waited} ms "
+                    f"(it is {_show_matcher(self.page.url)})",
+                ) from None
+
+        return self._run("wait_for_url", run())
 
     # --- queries -----------------------------------------------------------------------
 
@@ -518,8 +558,7 @@ class BrowserBuiltins:
                 locator = locator.filter(visible=True)
             return float(await locator.count())
 
-        self.touched_page = True
-        return self.bridge.call(run())
+        return self._run("count", run())
 
     def is_visible(self, value: Value) -> Value:
         target = _target("is_visible", value)
@@ -528,8 +567,7 @@ class BrowserBuiltins:
             locator = await self._locate("is_visible", target, wait=False)
             return await locator.filter(visible=True).count() > 0
 
-        self.touched_page = True
-        return self.bridge.call(run())
+        return self._run("is_visible", run())
 
     # --- assertions ------------------------------------------------------------------------
 
@@ -539,7 +577,6 @@ class BrowserBuiltins:
         value: Value,
         wanted: str,
         check: Callable[[Any], Awaitable[None]],
-        any_match: bool = False,
         received: Callable[[Locator], Awaitable[str]] | None = None,
         for_input: bool = False,
     ) -> Value:
@@ -547,7 +584,7 @@ class BrowserBuiltins:
         self.touched_page = True
 
         async def run() -> None:
-            if isinstance(target, SmartTarget) and not any_match:
+            if isinstance(target, SmartTarget):
                 try:
                     locator = await target.resolve(self.page, self.timeouts.expect)
                 except BuiltinError as err:
@@ -561,7 +598,11 @@ class BrowserBuiltins:
                 locator = await self._locate(fn, target, wait=False)
             try:
                 await check(expect(locator))
-            except AssertionError:
+            except AssertionError as err:
+                if _STRICT.search(str(err)):
+                    # Playwright reports strict mode as a failed expectation; it is
+                    # a locator matching too much, as for actions.
+                    raise await self._translate_action_error(fn, target, locator, err) from None
                 got = ""
                 if received is not None:
                     got = await _safe(received(locator))
@@ -576,6 +617,33 @@ class BrowserBuiltins:
 
         self.bridge.call(run())
         return None
+
+    def expect_hidden(self, value: Value) -> Value:
+        target = _target("expect_hidden", value)
+        if isinstance(target, LocatorValue):
+            return self._expect(
+                "expect_hidden",
+                value,
+                "to be hidden",
+                lambda e: e.to_be_hidden(timeout=self.timeouts.expect),
+            )
+        # A string is looked up by every strategy at once, so a hidden field and its
+        # <label> are two matches: strict mode would fail although nothing is shown.
+        # Hidden means that no strategy finds a visible element.
+
+        async def run() -> None:
+            visible = target.any_match(self.page).filter(visible=True)
+            try:
+                await expect(visible).to_have_count(0, timeout=self.timeouts.expect)
+            except AssertionError:
+                count = await visible.count()
+                raise BuiltinError(
+                    "AssertionError",
+                    f"expected {target.render()} to be hidden, received {count} visible "
+                    f"element(s) ({await describe_candidates(visible, count)})",
+                ) from None
+
+        return self._run("expect_hidden", run())
 
     def expect_text(self, value: Value, matcher: Value) -> Value:
         m = matcher_arg("expect_text", matcher)
@@ -650,7 +718,7 @@ class BrowserBuiltins:
         )
 
     def expect_url(self, matcher: Value) -> Value:
-        m = self._url_matcher("expect_url", matcher)
+        m = self._url_matcher("expect_url", matcher, in_browser=True)
         self.touched_page = True
 
         async def run() -> None:
@@ -692,7 +760,7 @@ class BrowserBuiltins:
 
 def _show_matcher(m: object) -> str:
     if isinstance(m, re.Pattern):
-        return f"/{m.pattern}/"
+        return show_pattern(m)
     return render(str(m))
 
 
@@ -714,6 +782,21 @@ async def _value(locator: Locator) -> str:
     if await locator.count() == 0:
         return "nothing (no element matched)"
     return render(await locator.first.input_value(timeout=500))
+
+
+async def _checked_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return "nothing (no element matched)"
+    try:
+        return "checked" if await locator.first.is_checked(timeout=500) else "unchecked"
+    except PlaywrightError as err:
+        return f"an element that cannot be checked ({_first_line(err)})"
+
+
+async def _enabled_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return "nothing (no element matched)"
+    return "enabled" if await locator.first.is_enabled(timeout=500) else "disabled"
 
 
 async def _state(locator: Locator) -> str:

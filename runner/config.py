@@ -100,6 +100,8 @@ class WebServerConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """The validated configuration; ``warnings`` holds what was ignored (unknown keys)."""
+
     root: Path
     runner: str | None = None
     base_url: str | None = None
@@ -149,7 +151,7 @@ def _fail(message: str) -> NoReturn:
 def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
     try:
         if not path.is_file():
-            _fail("is not a regular file; the configuration is a YAML file")
+            _fail("not a regular file; the configuration is a YAML file")
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             _fail(f"the file is {size:,} bytes; a configuration may be {MAX_CONFIG_BYTES:,}")

@@ -25,7 +25,7 @@ from playwright.async_api import Locator, Page
 from dsl.errors import BuiltinError
 from dsl.values import HostValue, RegexValue, Value, render, type_name
 
-__all__ = ["LocatorValue", "Matcher", "SmartTarget", "to_pattern"]
+__all__ = ["LocatorValue", "Matcher", "SmartTarget", "show_pattern", "to_pattern"]
 
 Matcher = str | re.Pattern[str]
 ACTION_ROLES = ("button", "link", "menuitem", "tab", "checkbox", "radio", "option")
@@ -66,9 +66,17 @@ def matcher_arg(fn: str, value: Value) -> Matcher:
     raise BuiltinError("TypeError", f"{fn}() needs a string or a regex, got {type_name(value)}")
 
 
+def show_pattern(pattern: re.Pattern[str]) -> str:
+    """A regex as the scenario wrote it, flags included (``/save/i``, not ``/save/``)."""
+    flags = ("i" if pattern.flags & re.IGNORECASE else "") + (
+        "m" if pattern.flags & re.MULTILINE else ""
+    )
+    return f"/{pattern.pattern}/{flags}"
+
+
 def _show(value: object) -> str:
     if isinstance(value, re.Pattern):
-        return f"/{value.pattern}/"
+        return show_pattern(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, LocatorValue):
@@ -329,23 +337,26 @@ class SmartTarget:
             await asyncio.sleep(0.1)
 
 
-_DESCRIBE = """e => {
+_DESCRIBE = """(elements, limit) => elements.slice(0, limit).map(e => {
   const tag = e.tagName.toLowerCase();
   const raw = e.getAttribute('aria-label') || e.innerText || e.value
     || e.getAttribute('placeholder') || '';
   const text = raw.trim().replace(/\\s+/g, ' ');
   return '<' + tag + '> ' + JSON.stringify(text.slice(0, 60));
-}"""
+})"""
 
 
 async def describe_candidates(locator: Locator, count: int) -> str:
-    """Up to MAX_CANDIDATES elements as ``1) <button> "Save"``, for strict-mode errors."""
-    shown = []
-    for i in range(min(count, MAX_CANDIDATES)):
-        try:
-            text = await locator.nth(i).evaluate(_DESCRIBE, timeout=1000)
-        except Exception:
-            text = "?"
-        shown.append(f"{i + 1}) {text}")
+    """Up to MAX_CANDIDATES elements as ``1) <button> "Save"``, for strict-mode errors.
+
+    One ``evaluate_all`` for all of them: it does not wait, where one evaluation per
+    element (each with its own timeout) could give up on a busy machine and show "?".
+    """
+    try:
+        texts = await locator.evaluate_all(_DESCRIBE, MAX_CANDIDATES)
+    except Exception:
+        texts = []
+    shown = [f"{i + 1}) {text}" for i, text in enumerate(texts)]
+    shown += [f"{i + 1}) ?" for i in range(len(shown), min(count, MAX_CANDIDATES))]
     more = f", and {count - MAX_CANDIDATES} more" if count > MAX_CANDIDATES else ""
     return ", ".join(shown) + more

@@ -19,6 +19,7 @@ from dsl.errors import ScriptError
 from dsl.interpreter import Directive, Step
 from dsl.values import HostValue, RegexValue, Value, to_json_data
 from runner.bridge import LoopBridge
+from runner.debugger import DebugController
 from runner.rundir import RunDirectory
 
 __all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
@@ -100,6 +101,12 @@ class _Open:
     line: int
     col: int
     file: str
+    step: Step | None = None
+    call_stack: list[dict[str, Any]] = field(default_factory=list)
+
+    def variables(self) -> dict[str, str]:
+        """The step's variables now (its scope outlives the unwinding; its frames do not)."""
+        return StepReporter._vars(self.step) if self.step is not None else {}
 
 
 @dataclass
@@ -117,16 +124,38 @@ class StepReporter:
     open: list[_Open] = field(default_factory=list)
     failures: dict[int, FailurePoint] = field(default_factory=dict)
     last_failure: dict[str, Any] | None = None
+    debugger: DebugController | None = None
+    pause_on_failure: bool = False
 
     # --- hook -----------------------------------------------------------------------
 
     def before_statement(self, step: Step) -> Directive:
-        self.bridge.check()
+        """Open the step, then check for an interrupt.
+
+        In that order so that a scenario timeout (or an abort) that lands between two
+        statements, as in ``while (true) {}``, is reported at the statement it stopped:
+        that step ends as ``step:fail`` (closed by :meth:`close_open_steps`) and gives
+        the failure its file, line, column and step index.
+        """
+        if self.debugger is not None:
+            self.bridge.check()
+            if self.debugger.before(step) is Directive.SKIP:
+                return Directive.SKIP
         index = self.step_count
         self.step_count += 1
         text = step.text
         self.open.append(
-            _Open(index, time.perf_counter(), text, step.depth, step.line, step.col, step.file)
+            _Open(
+                index,
+                time.perf_counter(),
+                text,
+                step.depth,
+                step.line,
+                step.col,
+                step.file,
+                step,
+                self._call_stack(step),
+            )
         )
         self.rundir.append(
             {
@@ -138,11 +167,28 @@ class StepReporter:
                 "depth": step.depth,
             }
         )
+        self.bridge.check()
         self.write_runtime("running", step)
         self.console.running(self._line("…", step.depth, step.line, step.col, text, None))
         return Directive.PROCEED
 
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+        directive = Directive.PROCEED
+        if error is not None and self.debugger is not None and self.pause_on_failure:
+            self.last_failure = {
+                "line": error.line,
+                "col": error.col,
+                "error": {"message": error.message, "name": error.name},
+            }
+            directive = self.debugger.after_failure(step, error)
+            if directive is Directive.SKIP:
+                opened = self.open.pop()
+                self.rundir.append({"kind": "step:skipped", "line": step.line, "col": step.col})
+                self.console.finish(
+                    self._line("↷", opened.depth, opened.line, opened.col, opened.text, None)
+                )
+                self.write_runtime("running", step)
+                return directive
         opened = self.open.pop()
         duration = round((time.perf_counter() - opened.started) * 1000, 1)
         if error is None:
@@ -174,7 +220,7 @@ class StepReporter:
                 "error": {"message": error.message, "name": error.name},
             }
         self.write_runtime("running", step)
-        return Directive.PROCEED
+        return directive
 
     # --- unwinding without the hook -----------------------------------------------------
 
@@ -202,7 +248,7 @@ class StepReporter:
     def _vars(step: Step) -> dict[str, str]:
         return {name: render_var(value) for name, value in step.variables().items()}
 
-    def write_runtime(self, state: str, step: Step | None = None) -> None:
+    def write_runtime(self, state: str, step: Step | None = None, *, page: bool = True) -> None:
         data: dict[str, Any] = {
             "runId": self.run_id,
             "scenario": self.scenario,
@@ -216,13 +262,23 @@ class StepReporter:
         }
         if step is not None:
             data["file"] = step.file
-        page = self.page_info()
-        if page is not None:
-            data["page"] = page
+        if self.debugger is not None:
+            data["breakpoints"] = self.debugger.breakpoints.active()
+        info = self.page_info() if page else None
+        if info is not None:
+            data["page"] = info
         self.rundir.write_runtime(data)
 
     def write_final_runtime(self, state: str) -> None:
-        self.write_runtime(state, None)
+        """runtime.json outside any step (``starting`` and the terminal states).
+
+        Written by the runner's event loop, never by the scenario thread, so it must
+        not ask the page anything: ``page_info`` goes through the loop bridge, which
+        raises ``Interrupt`` after an abort (a traceback instead of exit 130) and would
+        block forever on the loop's own thread otherwise. No page is open at these
+        points anyway (not yet, or being closed), so ``page`` is left out.
+        """
+        self.write_runtime(state, None, page=False)
 
     # --- console ------------------------------------------------------------------------
 

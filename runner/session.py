@@ -31,11 +31,16 @@ from runner.bridge import LoopBridge
 from runner.browser import launch_browser
 from runner.browser_builtins import BrowserBuiltins, Timeouts
 from runner.bundle import PageRecorder, write_failure_bundle
+from runner.command_feed import CommandFeed
 from runner.config import Config
-from runner.reporter import ConsoleOutput, StepReporter
+from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
+from runner.prompt import TerminalPrompt
+from runner.reporter import ConsoleOutput, StepReporter, render_var
 from runner.rundir import RunDirectory
 from runner.secrets import RunEnvironment, SecretMasker
-from runner.webserver import WebServer
+from runner.webserver import WebServer, WebServerCancelled
+from unotest import protocol
+from unotest.errors import UsageError
 from unotest.project import Project
 
 __all__ = ["RunOutcome", "RunResult", "ScenarioRun"]
@@ -43,6 +48,16 @@ __all__ = ["RunOutcome", "RunResult", "ScenarioRun"]
 RunOutcome = Literal["completed", "failed", "aborted"]
 THREAD_STACK_BYTES = 256 * 1024 * 1024
 SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+@dataclass(frozen=True)
+class DebugOptions:
+    """``--debug``: breakpoints (``--break`` as (file or None, line, col or None)),
+    ``--step``, and whether the terminal prompt runs (stdin is a TTY)."""
+
+    breaks: tuple[tuple[str | None, int, int | None], ...] = ()
+    step_first: bool = False
+    prompt: bool = False
 
 
 @dataclass
@@ -93,6 +108,7 @@ class ScenarioRun:
     log_stream: TextIO = sys.stdout
     parent_run_id: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    debug: DebugOptions | None = None
 
     def run(self) -> RunResult:
         return asyncio.run(self._main())
@@ -103,7 +119,10 @@ class ScenarioRun:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         self.bridge = LoopBridge(loop)
+        self.loop_thread = threading.current_thread()
         self.signal_name: str | None = None
+        self.console = ConsoleOutput(self.out, self.masker.mask, quiet=self.quiet)
+        breakpoints, file_keys = self._prepare_breakpoints()
         rundir = RunDirectory.create(
             self.project.runs_dir,
             "scenario",
@@ -113,8 +132,7 @@ class ScenarioRun:
         )
         self.rundir = rundir
         rundir.start_heartbeat()
-        console = ConsoleOutput(self.out, self.masker.mask, quiet=self.quiet)
-        self.console = console
+        console = self.console
         self.page: Page | None = None
         self.context: BrowserContext | None = None
         self.recorder = PageRecorder()
@@ -129,7 +147,9 @@ class ScenarioRun:
             page_info=self._page_info,
         )
         self.reporter = reporter
+        self.web_server_cancel = threading.Event()
         self._install_signals(loop)
+        feed = self._start_debugger(breakpoints, file_keys)
         rundir.append(
             {"kind": "run:started", "runId": rundir.run_id, "scenario": self.scenario.name}
         )
@@ -152,6 +172,7 @@ class ScenarioRun:
                     timeout_ms=ws.timeout,
                     reuse_existing_server=ws.reuse_existing_server,
                     log=lambda line: None,
+                    cancel=self.web_server_cancel,
                 )
             self.bridge.check()
             async with async_playwright() as playwright:
@@ -183,7 +204,7 @@ class ScenarioRun:
                     await self.context.tracing.stop()
                 await self._close(browser)
                 browser = None
-        except Interrupt:
+        except (Interrupt, WebServerCancelled):
             outcome = "aborted"
         except asyncio.CancelledError:
             outcome = "aborted"
@@ -196,6 +217,8 @@ class ScenarioRun:
                 rundir.append({"kind": "run:finished", "outcome": "failed"})
                 reporter.write_final_runtime("failed")
                 await self._cleanup(browser, web_server)
+                feed.stop()
+                rundir.close()
                 raise
         finally:
             if outcome == "aborted":
@@ -204,6 +227,7 @@ class ScenarioRun:
             await self._cleanup(browser, web_server)
         elif web_server is not None:
             await asyncio.to_thread(web_server.stop)
+        feed.stop()
         rundir.append({"kind": "run:finished", "outcome": outcome})
         reporter.write_final_runtime(outcome)
         rundir.close()
@@ -243,7 +267,82 @@ class ScenarioRun:
         if self.signal_name is None:
             self.signal_name = name
             self.console.line(f"\n{name}: aborting the run")
+        self.web_server_cancel.set()
         self.bridge.interrupt("aborted")
+        controller = self.reporter.debugger
+        if controller is not None:
+            controller.release()
+
+    # --- the debugger ---------------------------------------------------------------
+
+    def _prepare_breakpoints(self) -> tuple[Breakpoints, dict[str, str]]:
+        """Breakpoints of ``.debugger.json`` and ``--break``, checked before the run
+        directory exists, so a bad ``--break`` leaves nothing half-made behind."""
+        debug = self.debug
+        programs = {self.scenario.file: self.scenario.program}
+        file_keys: dict[str, str] = {"": self.scenario.file, self.scenario.name: self.scenario.file}
+        for ref in self.helpers.values():
+            programs[ref.program.file] = ref.program
+        helpers_prefix = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+        for file in programs:
+            file_keys[file] = file
+            if file != self.scenario.file and file.startswith(helpers_prefix):
+                key = file[len(helpers_prefix) :].removesuffix(".js")
+                file_keys[key] = file
+        starts = {file: statement_starts(program) for file, program in programs.items()}
+        breakpoints = Breakpoints(starts)
+        warn = self._warn
+        if debug is not None:
+            stored = load_breakpoints_file(self.project.root / protocol.DEBUGGER_FILE)
+            for key, positions in stored.items():
+                stored_file = file_keys.get(key)
+                if stored_file is None or (
+                    key != self.scenario.name and not key.startswith("_helpers/")
+                ):
+                    continue
+                for stored_line, stored_col in positions:
+                    position, note = breakpoints.resolve(stored_file, stored_line, stored_col)
+                    breakpoints.add(stored_file, position)
+                    if note:
+                        warn(note)
+            for given_file, line, col in debug.breaks:
+                target = file_keys.get(given_file or "")
+                if target is None:
+                    raise UsageError(
+                        f"--break {given_file}:{line}: no such scenario or helper file"
+                    )
+                position, note = breakpoints.resolve(target, line, col)
+                breakpoints.add(target, position)
+                if note:
+                    warn(note)
+        return breakpoints, file_keys
+
+    def _start_debugger(self, breakpoints: Breakpoints, file_keys: dict[str, str]) -> CommandFeed:
+        """Commands are always read (a viewer may pause or abort any run); breakpoints
+        and pauses on failure only with ``--debug``."""
+        debug = self.debug
+        warn = self._warn
+        controller = DebugController(
+            emit=self.rundir.append,
+            write_state=lambda state, step: self.reporter.write_runtime(state, step),
+            interrupt=self.bridge.interrupt,
+            render=render_var,
+            breakpoints=breakpoints,
+            file_keys=file_keys,
+            warn=warn,
+            step_first=debug is not None and debug.step_first,
+        )
+        self.reporter.debugger = controller
+        self.reporter.pause_on_failure = debug is not None
+        feed = CommandFeed(self.rundir.path / protocol.COMMANDS_FILE, controller.submit_line)
+        feed.start()
+        if debug is not None and debug.prompt:
+            TerminalPrompt(controller, render_var, mask=self.masker.mask).start()
+        return feed
+
+    def _warn(self, text: str) -> None:
+        self.console._end_pending()
+        print(self.masker.mask(f"unotest: {text}"), file=sys.stderr, flush=True)
 
     # --- the scenario thread ----------------------------------------------------------
 
@@ -288,11 +387,20 @@ class ScenarioRun:
         self.rundir.append({"kind": "screenshot", "path": self.project.relative(path)})
 
     def _page_info(self) -> dict[str, str] | None:
+        """``runtime.json``'s ``page``; the title is refreshed only from the scenario thread.
+
+        The bridge blocks its caller until the loop has run the coroutine, so a call
+        from the loop's own thread would wait for itself forever.
+        """
         page = self.page
         if page is None or page.is_closed():
             return None
         builtins = getattr(self, "browser_builtins", None)
-        if builtins is not None and builtins.touched_page:
+        if (
+            builtins is not None
+            and builtins.touched_page
+            and threading.current_thread() is not self.loop_thread
+        ):
             builtins.touched_page = False
             try:
                 self.page_title = self.bridge.call(asyncio.wait_for(page.title(), 1.0))
@@ -354,6 +462,14 @@ class ScenarioRun:
                     info["col"] = failure_step.col
                     info["step"] = failure_step.text
                     info["stepIndex"] = failure_step.index
+                    info["callStack"] = failure_step.call_stack
+                    info["vars"] = failure_step.variables()
+                    # runtime.json's lastFailure: the timeout is this run's failure.
+                    self.reporter.last_failure = {
+                        "line": failure_step.line,
+                        "col": failure_step.col,
+                        "error": {"message": message, "name": "TimeoutError"},
+                    }
                 return "failed", info, _TimeoutFailure(failure_step.index if failure_step else 0)
             raise Interrupt(exc.reason)
         message = f"internal error: {type(exc).__name__}: {exc}"
@@ -365,11 +481,14 @@ class ScenarioRun:
         )
 
     async def _watch_timeout(self, done: asyncio.Future[Any]) -> None:
+        """The scenario timeout, which does not run while the debugger is paused."""
         limit = self.config.timeouts.scenario / 1000
         started = time.monotonic()
+        controller = self.reporter.debugger
         while not done.done():
             await asyncio.sleep(0.1)
-            if time.monotonic() - started > limit:
+            paused = controller.paused_for() if controller is not None else 0.0
+            if time.monotonic() - started - paused > limit:
                 self.bridge.interrupt("timeout")
                 return
 
@@ -405,18 +524,31 @@ class ScenarioRun:
                 info["title"] = await asyncio.wait_for(page.title(), 2)
             except Exception:
                 info["title"] = self.page_title
-        bundle = await write_failure_bundle(
-            root=self.project.root,
-            scenario=self.scenario.name,
-            step_index=failure.step_index,
-            error=info,
-            page=page,
-            context=self.context,
-            recorder=self.recorder,
-            mask=self.masker.mask,
-            mask_data=self.masker.mask_data,
-            trace=tracing,
-        )
+        try:
+            bundle = await write_failure_bundle(
+                root=self.project.root,
+                scenario=self.scenario.name,
+                step_index=failure.step_index,
+                error=info,
+                page=page,
+                context=self.context,
+                recorder=self.recorder,
+                mask=self.masker.mask,
+                mask_data=self.masker.mask_data,
+                trace=tracing,
+            )
+        except Exception as err:
+            # Best effort (runner.md §4): a bundle that cannot be written (.unotest not a
+            # directory, disk full) must not hide the scenario's own error behind an
+            # "internal error" and exit 2; the run still ends as failed, exit 1.
+            print(
+                self.masker.mask(
+                    f"unotest: warning: no failure bundle: {type(err).__name__}: {err}"
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+            return None
         event: dict[str, Any] = {"kind": "failure-bundle:written", "bundlePath": bundle.relative}
         if bundle.screenshot is not None:
             event["screenshotPath"] = bundle.screenshot

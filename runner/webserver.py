@@ -43,6 +43,10 @@ class WebServerError(UnotestError):
     exit_code = 2
 
 
+class WebServerCancelled(WebServerError):
+    """The run was aborted while the webServer was starting; it has been stopped."""
+
+
 def _status(url: str, timeout: float) -> int | None:
     """The HTTP status of a GET of ``url``, or None when nothing answers.
 
@@ -118,8 +122,13 @@ class WebServer:
         reuse_existing_server: bool,
         env: Mapping[str, str] | None = None,
         log: Callable[[str], None] = _no_log,
+        cancel: threading.Event | None = None,
     ) -> WebServer:
-        """Start ``command`` and wait until ``url`` answers, or reuse what answers there."""
+        """Start ``command`` and wait until ``url`` answers, or reuse what answers there.
+
+        ``cancel`` (set from a signal handler) stops the wait and the server at once,
+        so Ctrl-C during a slow start never leaves the command running.
+        """
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise WebServerError(f"webServer url {url!r} is not an http(s) URL")
@@ -151,7 +160,7 @@ class WebServer:
         server = cls(command, url, process=process, log=log)
         server._start_reader()
         try:
-            server._wait_until_ready(timeout_ms)
+            server._wait_until_ready(timeout_ms, cancel)
         except BaseException:
             server.stop()
             raise
@@ -171,7 +180,7 @@ class WebServer:
                 line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                 self._output.append(line)
 
-    def _wait_until_ready(self, timeout_ms: int) -> None:
+    def _wait_until_ready(self, timeout_ms: int, cancel: threading.Event | None = None) -> None:
         assert self._process is not None
         limit_ms = timeout_ms if timeout_ms and timeout_ms > 0 else DEFAULT_TIMEOUT_MS
         started = time.monotonic()
@@ -182,6 +191,8 @@ class WebServer:
                 elapsed = int((time.monotonic() - started) * 1000)
                 self._log(f"webServer: {self.url} answered after {elapsed} ms")
                 return
+            if cancel is not None and cancel.is_set():
+                raise WebServerCancelled(f"webServer {self.command!r}: start cancelled")
             code = self._process.poll()
             if code is not None:
                 self._join_reader()
@@ -195,7 +206,11 @@ class WebServer:
                     f"webServer {self.command!r} did not answer at {self.url} within "
                     f"{limit_ms} ms{self._last_output_suffix()}"
                 )
-            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
+            pause = min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic()))
+            if cancel is not None:
+                cancel.wait(pause)
+            else:
+                time.sleep(pause)
 
     # --- output -------------------------------------------------------------------------
 

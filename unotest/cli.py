@@ -68,6 +68,33 @@ def _build_parser() -> argparse.ArgumentParser:
     e2e.add_argument("--root", type=Path, help="project root")
     e2e.add_argument("--headed", action="store_true", help="show the browser window")
     e2e.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    e2e.add_argument("--debug", action="store_true", help="pause at breakpoints and failures")
+    e2e.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="L[:C]",
+        help="breakpoint in the scenario (or FILE:L[:C]); implies --debug; repeatable",
+    )
+    e2e.add_argument("--step", action="store_true", help="pause before the first statement")
+
+    dbg = sub.add_parser("dbg", help="send a debugger command to a running scenario")
+    dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
+    dbg.add_argument(
+        "words",
+        nargs=argparse.REMAINDER,
+        metavar="COMMAND",
+        help="step|continue|pause|abort|retry|skip|step-over|step-out|"
+        "break L:C|clear L:C|eval EXPR",
+    )
+    dbg.add_argument("--root", type=Path, help="project root")
+    dbg.add_argument("--json", action="store_true", help="print the runner's answers as JSON")
+
+    inspect = sub.add_parser("inspect", help="show a run's runtime.json readably")
+    inspect.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
+    inspect.add_argument("--root", type=Path, help="project root")
+    inspect.add_argument("--json", action="store_true", help="print runtime.json as it is")
 
     init = sub.add_parser("init", help="scaffold a project that passes on its first run")
     init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
@@ -84,6 +111,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
     from unotest.commands import check_command, list_command
+    from unotest.dbg import dbg_command, inspect_command
     from unotest.doctor import doctor_command
     from unotest.e2e import e2e_command
     from unotest.runs import runs_command
@@ -96,6 +124,8 @@ def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
         "e2e": e2e_command,
         "init": init_command,
         "doctor": doctor_command,
+        "dbg": dbg_command,
+        "inspect": inspect_command,
     }
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from runner.config import load_config
 from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import ScenarioRun
+from runner.session import DebugOptions, ScenarioRun
 from unotest import protocol
 from unotest.cli import EXIT_USAGE, json_dump
 from unotest.errors import UsageError
@@ -38,6 +39,27 @@ def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
     close = difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.5)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     raise UsageError(f"no scenario named '{given}'{hint}; 'unotest list' shows them all")
+
+
+_BREAK = re.compile(r"(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\Z")
+
+
+def parse_break(text: str) -> tuple[str | None, int, int | None]:
+    """``--break 10:4``, ``--break 10``, ``--break _helpers/auth:3:2``."""
+    match = _BREAK.match(text.strip())
+    if match is None or int(match["line"]) < 1:
+        raise UsageError(
+            f"--break {text}: expected LINE[:COL] or FILE:LINE[:COL], e.g. --break 10:4"
+        )
+    col = int(match["col"]) if match["col"] is not None else None
+    return match["file"], int(match["line"]), col
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
 
 
 def e2e_command(args: argparse.Namespace) -> int:
@@ -70,6 +92,13 @@ def e2e_command(args: argparse.Namespace) -> int:
     for warning in environment.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     stream = sys.stderr if args.json else sys.stdout
+    debug = None
+    if args.debug or args.breaks or args.step:
+        debug = DebugOptions(
+            breaks=tuple(parse_break(text) for text in args.breaks),
+            step_first=args.step,
+            prompt=_stdin_is_tty() and not args.json,
+        )
     run = ScenarioRun(
         project,
         scenario,
@@ -79,6 +108,7 @@ def e2e_command(args: argparse.Namespace) -> int:
         environment,
         out=stream,
         log_stream=stream,
+        debug=debug,
     )
     result = run.run()
     if args.json:

@@ -391,13 +391,18 @@ class _RunServer:
             pytest.fail(f"playwright run-server did not start: {self.lines}")
 
     def stop(self) -> None:
+        """Ctrl+C, as a person stops it: once the server has launched a browser,
+        Playwright's SIGTERM handler only closes browsers and the server keeps running."""
+        members = _descendants(self.process.pid) | {self.process.pid}
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGINT)
+        deadline = time.monotonic() + 10
+        while any(_stat(p) for p in members) and time.monotonic() < deadline:
+            self.process.poll()
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+        self.process.wait(timeout=10)
         self.reader.join(timeout=5)
 
 

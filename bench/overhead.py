@@ -1,0 +1,141 @@
+"""The cost of unotest around Playwright: one 30-step flow, two ways, same run.
+
+Runs the same flow as a scenario through ``unotest e2e`` (a subprocess, as a user
+runs it: parse, run directory, events, runtime.json, heartbeat) and as a plain
+Playwright Python script (a subprocess too, same browser, same launch flags), a few
+times each, against a page served on 127.0.0.1 by this script, and prints the
+median wall time of each and their ratio.
+
+    .venv/bin/python bench/overhead.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from runner.browser import CHROMIUM_ARGS, resolve_executable
+
+PAGE = """<!doctype html>
+<html><head><title>Bench</title></head><body>
+<h1>Bench</h1>
+<label>Item <input id="item"></label>
+<button id="add">Add</button>
+<ul id="list"></ul>
+<p data-testid="count">0 items</p>
+<script>
+  const list = document.getElementById("list");
+  document.getElementById("add").addEventListener("click", () => {
+    const li = document.createElement("li");
+    li.textContent = document.getElementById("item").value;
+    list.appendChild(li);
+    document.querySelector("[data-testid=count]").textContent = list.children.length + " items";
+  });
+</script></body></html>
+"""
+
+# 1 goto + 9 × (fill, click, expect_text) + 2 checks = 30 steps.
+SCENARIO = (
+    """\
+// id-bench-overhead
+// Thirty steps against a local page
+// #123456
+function test_overhead() {
+  goto("/index.html")
+"""
+    + "".join(
+        f'  fill("Item", "item {i}")\n  click("Add")\n  expect_text(testid("count"), "{i} items")\n'
+        for i in range(1, 10)
+    )
+    + """  expect_count(css("#list li"), 9)
+  expect_title("Bench")
+}
+"""
+)
+
+SCRIPT = """\
+import sys
+from playwright.sync_api import sync_playwright, expect
+
+base, executable = sys.argv[1], sys.argv[2] or None
+with sync_playwright() as p:
+    browser = p.chromium.launch(executable_path=executable, args={args!r})
+    page = browser.new_context(base_url=base).new_page()
+    page.goto("/index.html")
+    for i in range(1, 10):
+        page.get_by_label("Item", exact=True).fill(f"item {{i}}")
+        page.get_by_role("button", name="Add", exact=True).click()
+        expect(page.get_by_test_id("count")).to_have_text(f"{{i}} items")
+    expect(page.locator("#list li")).to_have_count(9)
+    expect(page).to_have_title("Bench")
+    browser.close()
+"""
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        shown = " ".join(command)
+        sys.exit(f"benchmark failed ({done.returncode}): {shown}\n{done.stdout}\n{done.stderr}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base_dir = Path(tmp)
+        site = base_dir / "site"
+        site.mkdir()
+        (site / "index.html").write_text(PAGE)
+        server, base_url = _serve(site)
+        project = base_dir / "project"
+        (project / "unotest" / "e2e").mkdir(parents=True)
+        (project / "unotest" / "e2e" / "overhead.test.js").write_text(SCENARIO)
+        (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+        script = base_dir / "plain.py"
+        script.write_text(SCRIPT.format(args=list(CHROMIUM_ARGS)))
+        executable = resolve_executable("chromium", None) or ""
+        # The console script, as users run it (``python -m`` from a project root would
+        # import the project's own unotest/ folder first).
+        unotest_cmd = [str(Path(sys.executable).with_name("unotest")), "e2e", "overhead"]
+        plain_cmd = [sys.executable, str(script), base_url, executable]
+        _timed(plain_cmd, base_dir)  # warm the file cache for both
+        unotest_times, plain_times = [], []
+        for _ in range(args.repeat):
+            plain_times.append(_timed(plain_cmd, base_dir))
+            unotest_times.append(_timed(unotest_cmd, project))
+        server.shutdown()
+    plain = statistics.median(plain_times)
+    ours = statistics.median(unotest_times)
+    print(f"flow: 30 steps, {args.repeat} repetitions each, medians")
+    print(f"plain Playwright script: {plain:.3f} s")
+    print(f"unotest e2e:             {ours:.3f} s")
+    per_step = (ours - plain) * 1000 / 30
+    print(f"ratio unotest / plain:   {ours / plain:.2f}x  (+{per_step:.1f} ms per step)")
+
+
+if __name__ == "__main__":
+    main()
