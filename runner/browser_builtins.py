@@ -619,6 +619,10 @@ class BrowserBuiltins:
         return None
 
     def expect_hidden(self, value: Value) -> Value:
+        """A Locator as Playwright's ``to_be_hidden``; a string when no strategy finds
+        a visible element. A string is looked up by every strategy at once, so a hidden
+        field and its ``<label>`` are two matches, and strict mode would fail although
+        nothing is shown."""
         target = _target("expect_hidden", value)
         if isinstance(target, LocatorValue):
             return self._expect(
@@ -627,9 +631,6 @@ class BrowserBuiltins:
                 "to be hidden",
                 lambda e: e.to_be_hidden(timeout=self.timeouts.expect),
             )
-        # A string is looked up by every strategy at once, so a hidden field and its
-        # <label> are two matches: strict mode would fail although nothing is shown.
-        # Hidden means that no strategy finds a visible element.
 
         async def run() -> None:
             visible = target.any_match(self.page).filter(visible=True)
