@@ -109,9 +109,20 @@ class ScenarioRun:
     parent_run_id: str | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
     debug: DebugOptions | None = None
+    shared_browser: Browser | None = None
+    handle_signals: bool = True
+    on_started: Callable[[str], None] | None = None
 
     def run(self) -> RunResult:
         return asyncio.run(self._main())
+
+    async def run_async(self) -> RunResult:
+        """For a worker that keeps one loop and one browser across scenarios."""
+        return await self._main()
+
+    def abort(self, reason: str = "SIGTERM") -> None:
+        """Stop this run from the loop's thread (a worker told to abort)."""
+        self._on_signal(reason)
 
     # --- lifecycle ------------------------------------------------------------------
 
@@ -132,6 +143,8 @@ class ScenarioRun:
         )
         self.rundir = rundir
         rundir.start_heartbeat()
+        if self.on_started is not None:
+            self.on_started(rundir.run_id)
         console = self.console
         self.page: Page | None = None
         self.context: BrowserContext | None = None
@@ -148,7 +161,8 @@ class ScenarioRun:
         )
         self.reporter = reporter
         self.web_server_cancel = threading.Event()
-        self._install_signals(loop)
+        if self.handle_signals:
+            self._install_signals(loop)
         feed = self._start_debugger(breakpoints, file_keys)
         rundir.append(
             {"kind": "run:started", "runId": rundir.run_id, "scenario": self.scenario.name}
@@ -175,35 +189,20 @@ class ScenarioRun:
                     cancel=self.web_server_cancel,
                 )
             self.bridge.check()
-            async with async_playwright() as playwright:
-                browser = await launch_browser(
-                    playwright,
-                    browser=self.config.browser,
-                    headless=self.config.headless,
-                    executable_path=self.config.executable_path,
-                    ws_endpoint=self.config.ws_endpoint,
-                )
-                width, height = self.config.viewport
-                self.context = await browser.new_context(
-                    base_url=self.config.base_url, viewport={"width": width, "height": height}
-                )
-                tracing = self.config.trace != "off"
-                if tracing:
-                    await self.context.tracing.start(
-                        screenshots=True, snapshots=True, sources=False
+            if self.shared_browser is not None:
+                outcome, error_info, bundle_path = await self._drive(self.shared_browser)
+            else:
+                async with async_playwright() as playwright:
+                    browser = await launch_browser(
+                        playwright,
+                        browser=self.config.browser,
+                        headless=self.config.headless,
+                        executable_path=self.config.executable_path,
+                        ws_endpoint=self.config.ws_endpoint,
                     )
-                self.page = await self.context.new_page()
-                self.recorder.attach(self.page)
-                self.bridge.check()
-                outcome, error_info, failure = await self._execute()
-                if outcome == "failed" and failure is not None:
-                    bundle_path = await self._bundle(failure, error_info or {}, tracing)
-                elif tracing and self.config.trace == "on":
-                    await self.context.tracing.stop(path=rundir.path / "trace.zip")
-                elif tracing:
-                    await self.context.tracing.stop()
-                await self._close(browser)
-                browser = None
+                    outcome, error_info, bundle_path = await self._drive(browser)
+                    await self._close(browser)
+                    browser = None
         except (Interrupt, WebServerCancelled):
             outcome = "aborted"
         except asyncio.CancelledError:
@@ -245,6 +244,35 @@ class ScenarioRun:
         )
         self._summary(result)
         return result
+
+    async def _drive(
+        self, browser: Browser
+    ) -> tuple[RunOutcome, dict[str, Any] | None, str | None]:
+        """The scenario in a fresh browser context of ``browser``; the context is closed
+        whatever happens, so nothing (cookies, storage, pages) leaks to the next one."""
+        width, height = self.config.viewport
+        self.context = await browser.new_context(
+            base_url=self.config.base_url, viewport={"width": width, "height": height}
+        )
+        try:
+            tracing = self.config.trace != "off"
+            if tracing:
+                await self.context.tracing.start(screenshots=True, snapshots=True, sources=False)
+            self.page = await self.context.new_page()
+            self.recorder.attach(self.page)
+            self.bridge.check()
+            outcome, error_info, failure = await self._execute()
+            bundle_path = None
+            if outcome == "failed" and failure is not None:
+                bundle_path = await self._bundle(failure, error_info or {}, tracing)
+            elif tracing and self.config.trace == "on":
+                await self.context.tracing.stop(path=self.rundir.path / "trace.zip")
+            elif tracing:
+                await self.context.tracing.stop()
+            return outcome, error_info, bundle_path
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.context.close(), 10)
 
     async def _cleanup(self, browser: Browser | None, web_server: WebServer | None) -> None:
         if browser is not None:

@@ -79,6 +79,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     e2e.add_argument("--step", action="store_true", help="pause before the first statement")
 
+    coll = sub.add_parser("collection", help="run a collection with parallel workers")
+    coll.add_argument("name", help="collection name (a file under unotest/e2e/_collections/)")
+    coll.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes")
+    coll.add_argument("--bail", action="store_true", help="stop after the first failure")
+    coll.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic slices")
+    coll.add_argument(
+        "--reporter", metavar="LIST", help="list, junit=PATH, json=PATH (comma-separated)"
+    )
+    coll.add_argument("--headed", action="store_true", help="show the browsers")
+    coll.add_argument("--root", type=Path, help="project root")
+
     dbg = sub.add_parser("dbg", help="send a debugger command to a running scenario")
     dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
     dbg.add_argument(
@@ -110,6 +121,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
+    from unotest.collection_cmd import collection_command
     from unotest.commands import check_command, list_command
     from unotest.dbg import dbg_command, inspect_command
     from unotest.doctor import doctor_command
@@ -125,6 +137,7 @@ def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
         "init": init_command,
         "doctor": doctor_command,
         "dbg": dbg_command,
+        "collection": collection_command,
         "inspect": inspect_command,
     }
 

@@ -1,0 +1,344 @@
+"""Running a collection with N worker processes, as Playwright Test does (runner.md §6).
+
+The orchestrator owns the collection's run directory (``kind: "collection"``, the four
+``collection-run:*`` events), the webServer (started once for every scenario), the
+schedule, ``--bail`` and signals. Workers (:mod:`runner.worker`) each keep one browser
+and run scenarios one after another in fresh contexts; their reports are plain JSON
+lines. A worker that dies costs only its current scenario (``interrupted``): a new
+worker takes its place and the collection goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TextIO
+
+from runner.config import Config
+from runner.rundir import RunDirectory
+from runner.webserver import WebServer, WebServerCancelled
+from unotest.project import Project, ProjectIndex
+
+__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
+
+Outcome = Literal["completed", "failed", "aborted", "interrupted", "skipped"]
+WORKER_START_TIMEOUT_S = 60.0
+
+
+def shard(names: list[str], index: int, total: int) -> list[str]:
+    """The ``index``-th (1-based) of ``total`` deterministic slices: every name once."""
+    return [name for position, name in enumerate(names) if position % total == index - 1]
+
+
+@dataclass
+class ScenarioOutcome:
+    scenario: str
+    outcome: Outcome
+    worker: int | None = None
+    run_id: str | None = None
+    run_dir: str | None = None
+    duration_ms: int = 0
+    steps: int = 0
+    error: dict[str, Any] | None = None
+    bundle_path: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class CollectionResult:
+    run_id: str
+    run_dir: str
+    collection: str
+    outcome: Literal["completed", "failed", "aborted"]
+    duration_ms: int
+    scenarios: list[ScenarioOutcome]
+    signal: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "completed":
+            return 0
+        if self.outcome == "aborted":
+            return {"SIGTERM": 143, "SIGHUP": 129}.get(self.signal or "", 130)
+        return 1
+
+
+@dataclass
+class _WorkerProcess:
+    index: int
+    process: asyncio.subprocess.Process
+    current: str | None = None
+    run_id: str | None = None
+    started_at: float = 0.0
+
+
+@dataclass
+class CollectionRun:
+    project: Project
+    index: ProjectIndex
+    name: str
+    scenarios: list[str]
+    config: Config
+    workers: int = 1
+    bail: bool = False
+    headed: bool = False
+    out: TextIO = sys.stdout
+    on_event: Callable[[str, ScenarioOutcome], None] = lambda kind, outcome: None
+    skipped: list[str] = field(default_factory=list)
+
+    def run(self) -> CollectionResult:
+        return asyncio.run(self._main())
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def _main(self) -> CollectionResult:
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        self.signal_name: str | None = None
+        self.bailing = False
+        self.pending: list[str] = list(self.scenarios)
+        self.results: dict[str, ScenarioOutcome] = {}
+        self.processes: dict[int, _WorkerProcess] = {}
+        self.cancel = threading.Event()
+        rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
+        self.rundir = rundir
+        rundir.start_heartbeat()
+        for signame in ("SIGINT", "SIGTERM", "SIGHUP"):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(getattr(signal, signame), self._on_signal, signame)
+        rundir.append(
+            {
+                "kind": "collection-run:started",
+                "runId": rundir.run_id,
+                "collection": self.name,
+                "scenarios": list(self.scenarios),
+            }
+        )
+        web_server: WebServer | None = None
+        try:
+            if self.config.web_server is not None and self.scenarios:
+                ws = self.config.web_server
+                web_server = await asyncio.to_thread(
+                    WebServer.start,
+                    ws.command,
+                    ws.url,
+                    cwd=ws.cwd,
+                    timeout_ms=ws.timeout,
+                    reuse_existing_server=ws.reuse_existing_server,
+                    cancel=self.cancel,
+                )
+            count = max(1, min(self.workers, len(self.scenarios)))
+            if self.scenarios:
+                await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
+        except WebServerCancelled:
+            pass
+        finally:
+            if web_server is not None:
+                await asyncio.to_thread(web_server.stop)
+        for name in self.pending:
+            self._record(ScenarioOutcome(name, "skipped", note="not started"))
+        ordered = [self.results[name] for name in self.scenarios if name in self.results]
+        if self.signal_name is not None:
+            outcome: Literal["completed", "failed", "aborted"] = "aborted"
+        elif any(r.outcome != "completed" for r in ordered):
+            outcome = "failed"
+        else:
+            outcome = "completed"
+        rundir.append({"kind": "collection-run:finished", "outcome": outcome})
+        rundir.close()
+        return CollectionResult(
+            rundir.run_id,
+            self.project.relative(rundir.path),
+            self.name,
+            outcome,
+            int((time.monotonic() - started) * 1000),
+            ordered,
+            self.signal_name,
+        )
+
+    def _on_signal(self, name: str) -> None:
+        if self.signal_name is None:
+            self.signal_name = name
+            print(f"\n{name}: aborting the collection", file=self.out, flush=True)
+        self.cancel.set()
+        self._stop_everything()
+
+    def _stop_everything(self) -> None:
+        for worker in self.processes.values():
+            self._order(worker, {"type": "abort"})
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+
+    @property
+    def stopping(self) -> bool:
+        return self.signal_name is not None or self.bailing
+
+    # --- workers ----------------------------------------------------------------------
+
+    async def _spawn(self, index: int, count: int) -> _WorkerProcess | None:
+        env = {
+            **os.environ,
+            "UNOTEST_WORKER_INDEX": str(index),
+            "UNOTEST_WORKER_COUNT": str(count),
+            "PYTHONSAFEPATH": "1",
+        }
+        if self.headed:
+            env["UNOTEST_HEADED"] = "1"
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "runner.worker",
+            str(self.project.root),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=str(self.project.root),
+            limit=16 * 1024 * 1024,
+        )
+        worker = _WorkerProcess(index, process)
+        self.processes[index] = worker
+        try:
+            message = await asyncio.wait_for(self._next(worker), WORKER_START_TIMEOUT_S)
+        except TimeoutError:
+            message = None
+        if message is None or message.get("type") != "ready":
+            error = (message or {}).get("error", "the worker did not start")
+            print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
+            await self._reap(worker)
+            return None
+        return worker
+
+    async def _next(self, worker: _WorkerProcess) -> dict[str, Any] | None:
+        assert worker.process.stdout is not None
+        while True:
+            line = await worker.process.stdout.readline()
+            if not line:
+                return None
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                return message
+
+    def _order(self, worker: _WorkerProcess, order: dict[str, Any]) -> None:
+        stdin = worker.process.stdin
+        if stdin is None or stdin.is_closing():
+            return
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            stdin.write((json.dumps(order) + "\n").encode())
+
+    async def _reap(self, worker: _WorkerProcess) -> None:
+        if worker.process.stdin is not None:
+            with contextlib.suppress(Exception):
+                worker.process.stdin.close()
+        try:
+            await asyncio.wait_for(worker.process.wait(), 15)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.kill()
+            await worker.process.wait()
+        self.processes.pop(worker.index, None)
+
+    async def _worker_loop(self, index: int, count: int) -> None:
+        worker: _WorkerProcess | None = None
+        failures_to_start = 0
+        while self.pending and not self.stopping:
+            if worker is None:
+                worker = await self._spawn(index, count)
+                if worker is None:
+                    failures_to_start += 1
+                    if failures_to_start >= 2:
+                        return
+                    continue
+            name = self.pending.pop(0)
+            worker.current = name
+            worker.run_id = None
+            worker.started_at = time.monotonic()
+            self._order(
+                worker, {"type": "run", "scenario": name, "parentRunId": self.rundir.run_id}
+            )
+            finished = await self._follow(worker, name)
+            worker.current = None
+            if not finished:
+                # The worker died mid-scenario: it costs that scenario only.
+                await self._reap(worker)
+                worker = None
+        if worker is not None:
+            self._order(worker, {"type": "exit"})
+            await self._reap(worker)
+
+    async def _follow(self, worker: _WorkerProcess, name: str) -> bool:
+        while True:
+            message = await self._next(worker)
+            if message is None:
+                duration = int((time.monotonic() - worker.started_at) * 1000)
+                outcome: Outcome = "aborted" if self.signal_name else "interrupted"
+                if worker.run_id is None and not self.signal_name:
+                    outcome = "interrupted"
+                result = ScenarioOutcome(
+                    name,
+                    outcome,
+                    worker.index,
+                    worker.run_id,
+                    duration_ms=duration,
+                    note="the worker died" if outcome == "interrupted" else None,
+                )
+                self._finish(result)
+                return False
+            kind = message.get("type")
+            if kind == "started":
+                worker.run_id = message.get("runId")
+                self.rundir.append(
+                    {
+                        "kind": "collection-run:scenario-started",
+                        "scenarioRunId": worker.run_id,
+                        "scenario": name,
+                    }
+                )
+                self.on_event(
+                    "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
+                )
+            elif kind == "finished":
+                result = ScenarioOutcome(
+                    name,
+                    message.get("outcome", "failed"),
+                    worker.index,
+                    message.get("runId"),
+                    message.get("runDir"),
+                    int(message.get("durationMs") or 0),
+                    int(message.get("steps") or 0),
+                    message.get("error"),
+                    message.get("bundlePath"),
+                )
+                self._finish(result)
+                return True
+
+    def _finish(self, result: ScenarioOutcome) -> None:
+        if result.run_id is not None:
+            self.rundir.append(
+                {
+                    "kind": "collection-run:scenario-finished",
+                    "scenarioRunId": result.run_id,
+                    "scenario": result.scenario,
+                    "outcome": result.outcome,
+                }
+            )
+        self._record(result)
+        if self.bail and result.outcome not in ("completed",) and not self.bailing:
+            self.bailing = True
+            for other in self.processes.values():
+                if other.current is not None and other.current != result.scenario:
+                    self._order(other, {"type": "abort"})
+
+    def _record(self, result: ScenarioOutcome) -> None:
+        self.results[result.scenario] = result
+        self.on_event("finished", result)

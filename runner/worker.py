@@ -1,0 +1,180 @@
+"""A collection worker: one browser, many scenarios, each in a fresh browser context.
+
+Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker``.
+It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``), reports on stdout
+(``ready``, ``started``, ``finished``, ``fatal``), plain serialisable data both ways.
+It ignores SIGINT (the orchestrator decides what a Ctrl-C means), aborts its current
+scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
+worker never outlives the orchestrator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from playwright.async_api import async_playwright
+
+from runner.browser import launch_browser
+from runner.config import load_config
+from runner.secrets import RunEnvironment, SecretMasker
+from runner.session import ScenarioRun
+from unotest import protocol
+from unotest.project import Project, ProjectIndex
+
+__all__ = ["main"]
+
+
+class _Worker:
+    def __init__(self, root: Path, out: TextIO) -> None:
+        self.root = root
+        self.out = out
+        self.current: ScenarioRun | None = None
+        self.orders: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.write_lock = threading.Lock()
+
+    def send(self, message: dict[str, Any]) -> None:
+        with self.write_lock:
+            self.out.write(json.dumps(message, ensure_ascii=True) + "\n")
+            self.out.flush()
+
+    def _read_orders(self, loop: asyncio.AbstractEventLoop) -> None:
+        for line in sys.stdin:
+            try:
+                order = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(order, dict):
+                loop.call_soon_threadsafe(self._receive, order)
+        loop.call_soon_threadsafe(self._receive, None)  # the orchestrator is gone
+
+    def _receive(self, order: dict[str, Any] | None) -> None:
+        aborting = order is None or order.get("type") == "abort"
+        if aborting and self.current is not None:
+            self.current.abort("abort")
+        self.orders.put_nowait(order)
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self._receive, None)
+        threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
+        project = Project(self.root)
+        index = ProjectIndex.load(project)
+        config = replace(load_config(self.root, os.environ), web_server=None)
+        async with async_playwright() as playwright:
+            try:
+                browser = await launch_browser(
+                    playwright,
+                    browser=config.browser,
+                    headless=config.headless,
+                    executable_path=config.executable_path,
+                    ws_endpoint=config.ws_endpoint,
+                )
+            except Exception as err:
+                self.send({"type": "fatal", "error": str(err)})
+                return 2
+            self.send({"type": "ready", "pid": os.getpid()})
+            try:
+                while True:
+                    order = await self.orders.get()
+                    if order is None or order.get("type") == "exit":
+                        return 0
+                    if order.get("type") != "run":
+                        continue
+                    await self._run_one(project, index, config, browser, order)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(browser.close(), 10)
+
+    async def _run_one(
+        self,
+        project: Project,
+        index: ProjectIndex,
+        config: Any,
+        browser: Any,
+        order: dict[str, Any],
+    ) -> None:
+        name = str(order.get("scenario"))
+        scenario = index.scenarios.get(name)
+        if scenario is None:
+            self.send(
+                {
+                    "type": "finished",
+                    "scenario": name,
+                    "runId": None,
+                    "outcome": "failed",
+                    "error": {"error": f"scenario '{name}' cannot be loaded", "errorName": "Error"},
+                }
+            )
+            return
+        masker = SecretMasker()
+        environment = RunEnvironment(dict(os.environ), self.root / protocol.ENV_FILE, masker)
+        devnull = open(os.devnull, "w")  # noqa: SIM115 - closed below
+        run = ScenarioRun(
+            project,
+            scenario,
+            index.helper_table,
+            config,
+            masker,
+            environment,
+            out=devnull,
+            quiet=True,
+            log_stream=devnull,
+            parent_run_id=order.get("parentRunId"),
+            shared_browser=browser,
+            handle_signals=False,
+            on_started=lambda run_id: self.send(
+                {"type": "started", "scenario": name, "runId": run_id}
+            ),
+        )
+        self.current = run
+        try:
+            result = await run.run_async()
+        except Exception as err:
+            self.send(
+                {
+                    "type": "finished",
+                    "scenario": name,
+                    "runId": None,
+                    "outcome": "failed",
+                    "error": {"error": masker.mask(str(err)), "errorName": type(err).__name__},
+                }
+            )
+            return
+        finally:
+            self.current = None
+            devnull.close()
+        self.send(
+            {
+                "type": "finished",
+                "scenario": name,
+                "runId": result.run_id,
+                "runDir": result.run_dir,
+                "outcome": result.outcome,
+                "durationMs": result.duration_ms,
+                "steps": result.steps,
+                "error": masker.mask_data(result.error) if result.error else None,
+                "bundlePath": result.bundle_path,
+            }
+        )
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    root = Path(sys.argv[1]).resolve()
+    # Reports go to the real stdout only; anything else printing must not corrupt them.
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    return asyncio.run(_Worker(root, out).serve())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
