@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO
 
 from runner.config import Config
-from runner.rundir import RunDirectory
+from runner.rundir import RunDirectory, capture_output_into
 from runner.webserver import WebServer, WebServerCancelled
 from unotest.project import Project, ProjectIndex
 
@@ -110,6 +110,8 @@ class CollectionRun:
         self.cancel = threading.Event()
         rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
         self.rundir = rundir
+        if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
+            capture_output_into(rundir.path)
         rundir.start_heartbeat()
         for signame in ("SIGINT", "SIGTERM", "SIGHUP"):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -210,8 +212,10 @@ class CollectionRun:
         except TimeoutError:
             message = None
         if message is None or message.get("type") != "ready":
-            error = (message or {}).get("error", "the worker did not start")
-            print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
+            # A worker stopped by Ctrl-C while it starts is no error worth a line.
+            if not self.stopping:
+                error = (message or {}).get("error", "the worker did not start")
+                print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
             await self._reap(worker)
             return None
         return worker

@@ -4,12 +4,17 @@ The file is read by byte offset and only whole lines are taken: a writer that is
 half-way through a line is simply read again on the next look. A thread of its own
 polls every few milliseconds (a ``stat`` is cheap), so a command lands in well under
 the 20 ms the protocol aims for, whatever the scenario thread is doing.
+
+A line that fails in ``on_line`` is reported and the lines after it are still
+delivered; a line longer than ``MAX_PENDING_BYTES`` is handed over once, cut, (the
+consumer rejects it as too long) and the rest of it, up to its ``\\n``, is dropped
+instead of being taken for a command of its own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,17 +23,29 @@ __all__ = ["CommandFeed"]
 
 POLL_SECONDS = 0.004
 MAX_PENDING_BYTES = 8 * 1024 * 1024
+READ_CHUNK_BYTES = 1024 * 1024
+
+
+def _stderr(text: str) -> None:
+    print(f"unotest: {text}", file=sys.stderr, flush=True)
 
 
 class CommandFeed:
     def __init__(
-        self, path: Path, on_line: Callable[[bytes], None], poll: float = POLL_SECONDS
+        self,
+        path: Path,
+        on_line: Callable[[bytes], None],
+        poll: float = POLL_SECONDS,
+        warn: Callable[[str], None] = _stderr,
     ) -> None:
         self.path = path
         self.on_line = on_line
         self.poll = poll
+        self.warn = warn
         self._offset = 0
         self._pending = b""
+        self._identity: tuple[int, int] | None = None
+        self._discarding = False  # inside an over-long line: drop up to its "\n"
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="unotest-commands", daemon=True)
 
@@ -42,30 +59,57 @@ class CommandFeed:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            # The run directory may be going away at the very end.
-            with contextlib.suppress(OSError):
+            try:
                 self.read_new()
+            except OSError:
+                pass  # the run directory may be going away at the very end
+            except Exception as err:  # never let the feed die: later commands must land
+                self.warn(f"commands.jsonl: {type(err).__name__}: {err}")
             self._stop.wait(self.poll)
 
     def read_new(self) -> None:
         """Hand every complete new line to ``on_line``; keep a partial tail for later."""
         try:
-            size = os.stat(self.path).st_size
+            stat = os.stat(self.path)
         except FileNotFoundError:
             return
-        if size <= self._offset:
+        size, identity = stat.st_size, (stat.st_dev, stat.st_ino)
+        if self._identity is not None and (identity != self._identity or size < self._offset):
+            # Replaced or truncated: what is there now was never read.
+            self.warn("commands.jsonl was replaced; reading it from its start")
+            self._offset, self._pending, self._discarding = 0, b"", False
+        self._identity = identity
+        if size == self._offset:
             return
         with open(self.path, "rb") as handle:
             handle.seek(self._offset)
-            data = handle.read(size - self._offset)
-        self._offset += len(data)
-        buffer = self._pending + data
-        *lines, self._pending = buffer.split(b"\n")
-        if len(self._pending) > MAX_PENDING_BYTES:
-            # A line this long without an end is not a command; drop it rather than
-            # hold the run's memory hostage.
-            self._pending = b""
-            self.on_line(b"\xff")
+            while self._offset < size:
+                data = handle.read(min(READ_CHUNK_BYTES, size - self._offset))
+                if not data:
+                    break
+                self._offset += len(data)
+                self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        lines = (self._pending + data).split(b"\n")
+        self._pending = lines.pop()
+        if self._discarding:
+            if not lines:
+                self._pending = b""
+                return
+            lines.pop(0)  # the end of the over-long line
+            self._discarding = False
         for line in lines:
             if line.strip():
-                self.on_line(line)
+                self._deliver(line)
+        if len(self._pending) > MAX_PENDING_BYTES:
+            # A line this long is not a command: hand over what there is (rejected as
+            # too long) rather than hold the run's memory hostage, then skip the rest.
+            overlong, self._pending, self._discarding = self._pending, b"", True
+            self._deliver(overlong)
+
+    def _deliver(self, line: bytes) -> None:
+        try:
+            self.on_line(line)
+        except Exception as err:
+            self.warn(f"commands.jsonl: a command failed: {type(err).__name__}: {err}")

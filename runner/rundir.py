@@ -481,3 +481,19 @@ def _atomic_write(target: Path, data: bytes, *, display: str, fsync: bool) -> No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise _write_error(f"cannot write {display}", err) from err
+
+
+def capture_output_into(run_dir: Path) -> None:
+    """Send this process's stdout and stderr into the run's stdout.log / stderr.log.
+
+    Asked for with ``UNOTEST_OUTPUT_TO_RUN_DIR=1`` by whoever spawned the run without
+    a terminal (the MCP server, a viewer), so the output sits next to the events,
+    under the protocol's STDOUT_FILE / STDERR_FILE names.
+    """
+    import sys
+
+    for stream, name in ((sys.stdout, protocol.STDOUT_FILE), (sys.stderr, protocol.STDERR_FILE)):
+        stream.flush()
+        fd = os.open(run_dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _FILE_MODE)
+        os.dup2(fd, stream.fileno())
+        os.close(fd)

@@ -36,7 +36,7 @@ from runner.config import Config
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
 from runner.prompt import TerminalPrompt
 from runner.reporter import ConsoleOutput, StepReporter, render_var
-from runner.rundir import RunDirectory
+from runner.rundir import RunDirectory, capture_output_into
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.webserver import WebServer, WebServerCancelled
 from unotest import protocol
@@ -142,6 +142,8 @@ class ScenarioRun:
             mask=self.masker.mask_data,
         )
         self.rundir = rundir
+        if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1" and self.parent_run_id is None:
+            capture_output_into(rundir.path)
         rundir.start_heartbeat()
         if self.on_started is not None:
             self.on_started(rundir.run_id)
@@ -409,7 +411,13 @@ class ScenarioRun:
         safe = "".join(
             ch if ch.isalnum() or ch in "-_" else "-" for ch in (name or f"step-{index}")
         )
-        relative_name = f"screenshot/{safe or 'screenshot'}.png"
+        base = safe or "screenshot"
+        relative_name = f"screenshot/{base}.png"
+        suffix = 2
+        while (self.rundir.path / relative_name).exists():
+            # Two screenshots with the same name keep both images and both events.
+            relative_name = f"screenshot/{base}-{suffix}.png"
+            suffix += 1
         data = await page.screenshot()
         path = self.rundir.write_bytes_file(relative_name, data)
         self.rundir.append({"kind": "screenshot", "path": self.project.relative(path)})

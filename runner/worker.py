@@ -71,13 +71,7 @@ class _Worker:
         config = replace(load_config(self.root, os.environ), web_server=None)
         async with async_playwright() as playwright:
             try:
-                browser = await launch_browser(
-                    playwright,
-                    browser=config.browser,
-                    headless=config.headless,
-                    executable_path=config.executable_path,
-                    ws_endpoint=config.ws_endpoint,
-                )
+                browser = await self._launch(playwright, config)
             except Exception as err:
                 self.send({"type": "fatal", "error": str(err)})
                 return 2
@@ -89,10 +83,28 @@ class _Worker:
                         return 0
                     if order.get("type") != "run":
                         continue
+                    if not browser.is_connected():
+                        # The browser crashed (or was killed) during the last scenario:
+                        # that scenario paid for it; the next ones get a new browser
+                        # instead of failing one after another on the dead one.
+                        try:
+                            browser = await self._launch(playwright, config)
+                        except Exception as err:
+                            self.send({"type": "fatal", "error": str(err)})
+                            return 2
                     await self._run_one(project, index, config, browser, order)
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(browser.close(), 10)
+
+    async def _launch(self, playwright: Any, config: Any) -> Any:
+        return await launch_browser(
+            playwright,
+            browser=config.browser,
+            headless=config.headless,
+            executable_path=config.executable_path,
+            ws_endpoint=config.ws_endpoint,
+        )
 
     async def _run_one(
         self,

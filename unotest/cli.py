@@ -90,6 +90,9 @@ def _build_parser() -> argparse.ArgumentParser:
     coll.add_argument("--headed", action="store_true", help="show the browsers")
     coll.add_argument("--root", type=Path, help="project root")
 
+    mcp = sub.add_parser("mcp", help="an MCP server on stdio for agents")
+    mcp.add_argument("--root", type=Path, help="project root")
+
     dbg = sub.add_parser("dbg", help="send a debugger command to a running scenario")
     dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
     dbg.add_argument(
@@ -126,6 +129,7 @@ def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
     from unotest.dbg import dbg_command, inspect_command
     from unotest.doctor import doctor_command
     from unotest.e2e import e2e_command
+    from unotest.mcp_server import mcp_command
     from unotest.runs import runs_command
     from unotest.scaffold import init_command
 
@@ -138,6 +142,7 @@ def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
         "doctor": doctor_command,
         "dbg": dbg_command,
         "collection": collection_command,
+        "mcp": mcp_command,
         "inspect": inspect_command,
     }
 

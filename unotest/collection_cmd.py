@@ -22,7 +22,7 @@ from typing import Any
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
-from unotest.errors import UsageError
+from unotest.errors import ConfigError, UsageError
 from unotest.project import Project, ProjectIndex, find_project_root
 
 __all__ = ["collection_command", "json_report", "junit_xml"]
@@ -75,6 +75,12 @@ def collection_command(args: argparse.Namespace) -> int:
     index = ProjectIndex.load(project)
     entry = index.collections.get(args.name)
     if entry is None:
+        # A collection file that exists but does not load (wrong types, bad YAML) is a
+        # configuration error naming the file and key, not "no collection named ...".
+        wanted = project.relative(project.collections_dir / f"{args.name}.yaml")
+        problem = next((d for d in index.errors if d.file == wanted), None)
+        if problem is not None:
+            raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
         close = difflib.get_close_matches(args.name, sorted(index.collections), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise UsageError(f"no collection named '{args.name}'{hint}; 'unotest list' shows them")

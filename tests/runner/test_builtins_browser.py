@@ -124,12 +124,6 @@ class Run:
             if line.startswith(LOG_PREFIX)
         ]
 
-    @property
-    def error(self) -> dict[str, Any]:
-        assert self.result["error"] is not None, self.explain()
-        error: dict[str, Any] = self.result["error"]
-        return error
-
     def explain(self) -> str:
         result = json.dumps(self.result, indent=1)
         return f"unotest e2e {self.name}: exit {self.code}\n{result}\n{self.stderr}"
@@ -687,7 +681,6 @@ FAILING: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {
             '(it is "{site}/errors.html")',
         ),
     ),
-    "wait-too-long": ("  wait(70000)", "RangeError", 5, 2, ("wait() is limited to 60000 ms",)),
     "role-option": (
         '  goto("/errors.html")\n  click(role("button", "Delete", {name: "x"}))',
         "TypeError",

@@ -1,0 +1,228 @@
+"""Debugger command latency: from the append to commands.jsonl to its effect.
+
+Runs the real product, as a user (or the viewer) drives it: ``unotest e2e bench
+--step`` (the console script next to this Python) on a throw-away project whose
+scenario opens one page served by this script on 127.0.0.1 and then loops over ~500
+cheap statements. The run pauses before its first statement; this script then sends
+``step`` commands one at a time (one ``os.write`` on an ``O_APPEND`` descriptor, as
+``unotest dbg`` does) and times, for each, the append to
+
+* the matching ``command:applied`` in steps.jsonl (the command landed), and
+* the ``resumed`` event that follows it (the scenario moved on),
+
+then waits for the next ``paused`` before sending the next one. steps.jsonl is read
+by byte offset, polled every 0.2 ms, so the figures include at most that much of the
+bench's own lag. runner.md §3 targets a p50 of at most 20 ms.
+
+    .venv/bin/python bench/debug_latency.py [--commands 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+PAGE = "<!doctype html><html><head><title>Latency</title></head><body><h1>Hi</h1></body></html>"
+LOOP = 250
+SCENARIO = f"""\
+// id-bench-debug-latency
+// Step through a loop of cheap statements
+// #0f766e
+function test_latency() {{
+  goto("/index.html")
+  let x = 0
+  for (const i of range({LOOP})) {{
+    x += i
+  }}
+  log(`sum ${{x}}`)
+}}
+"""
+POLL = 0.0002
+TIMEOUT = 60.0
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, threading.Thread, str]:
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="bench-site", daemon=True)
+    thread.start()
+    return server, thread, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+class Events:
+    """steps.jsonl, read by byte offset, whole lines only."""
+
+    def __init__(self, path: Path, process: subprocess.Popen[bytes]) -> None:
+        self.path = path
+        self.process = process
+        self.offset = 0
+        self.pending = b""
+        self.unread: list[tuple[dict[str, Any], float]] = []
+
+    def poll(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return
+        seen = time.perf_counter()
+        self.offset += len(data)
+        *lines, self.pending = (self.pending + data).split(b"\n")
+        self.unread.extend((json.loads(line), seen) for line in lines if line.strip())
+
+    def wait_for(self, match: Any, what: str) -> tuple[dict[str, Any], float]:
+        """The next event ``match`` accepts (earlier ones are dropped), and when it was
+        first seen (perf_counter)."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            while self.unread:
+                event, seen = self.unread.pop(0)
+                if match(event):
+                    return event, seen
+            self.poll()
+            if self.unread:
+                continue
+            if self.process.poll() is not None:
+                sys.exit(f"the run ended (exit {self.process.returncode}) waiting for {what}")
+            if time.monotonic() > deadline:
+                sys.exit(f"no {what} within {TIMEOUT:g} s")
+            time.sleep(POLL)
+
+
+def _append(path: Path, command: dict[str, Any]) -> float:
+    """One os.write on an O_APPEND descriptor; the time just before the write."""
+    data = (json.dumps(command, ensure_ascii=True) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        started = time.perf_counter()
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    return started
+
+
+def _run_dir(runs: Path, process: subprocess.Popen[bytes]) -> Path:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if runs.is_dir():
+            found = [p for p in runs.iterdir() if (p / "steps.jsonl").exists()]
+            if found:
+                return found[0]
+        if process.poll() is not None:
+            sys.exit(f"unotest e2e exited early ({process.returncode})")
+        time.sleep(0.01)
+    sys.exit("no run directory appeared")
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def _measure(project: Path, count: int, log: Path) -> tuple[list[float], list[float], list[float]]:
+    unotest = str(Path(sys.executable).with_name("unotest"))
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [unotest, "e2e", "bench", "--step"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,  # no TTY: no terminal prompt
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        run_dir = _run_dir(project / "unotest" / ".runs", process)
+        commands = run_dir / "commands.jsonl"
+        events = Events(run_dir / "steps.jsonl", process)
+        events.wait_for(lambda e: e.get("kind") == "paused", "the first pause")
+        applied: list[float] = []
+        resumed: list[float] = []
+        repaused: list[float] = []
+        for n in range(count):
+            ident = f"bench-{n}"
+            sent = _append(commands, {"id": ident, "cmd": "step"})
+            event, seen = events.wait_for(
+                lambda e, i=ident: (
+                    e.get("id") == i and e.get("kind") in ("command:applied", "command:rejected")
+                ),
+                f"an answer to {ident}",
+            )
+            if event["kind"] != "command:applied":
+                sys.exit(f"{ident} was rejected: {event.get('reason')}")
+            applied.append(seen - sent)
+            _, seen = events.wait_for(lambda e: e.get("kind") == "resumed", "resumed")
+            resumed.append(seen - sent)
+            _, seen = events.wait_for(lambda e: e.get("kind") == "paused", "the next pause")
+            repaused.append(seen - sent)
+        _append(commands, {"id": "bench-end", "cmd": "continue"})
+        events.wait_for(lambda e: e.get("kind") == "run:finished", "run:finished")
+        process.wait(timeout=TIMEOUT)
+        return applied, resumed, repaused
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=200, help="step commands to send")
+    args = parser.parse_args()
+    if args.commands > 2 * LOOP:
+        parser.error(f"at most {2 * LOOP} commands (the scenario has about that many steps)")
+    with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
+        base = Path(tmp)
+        site = base / "site"
+        site.mkdir()
+        (site / "index.html").write_text(PAGE)
+        server, thread, base_url = _serve(site)
+        try:
+            project = base / "project"
+            (project / "unotest" / "e2e").mkdir(parents=True)
+            (project / "unotest" / "e2e" / "bench.test.js").write_text(SCENARIO)
+            (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+            log = base / "run.log"
+            try:
+                applied, resumed, repaused = _measure(project, args.commands, log)
+            except SystemExit:
+                print(log.read_text(errors="replace")[-4000:], file=sys.stderr)
+                raise
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
+
+    def ms(values: list[float], p: float) -> str:
+        return f"{_percentile(values, p) * 1000:7.2f} ms"
+
+    print(f"commands sent:              {len(applied)} (step, one at a time)")
+    print(f"append -> command:applied   p50 {ms(applied, 50)}   p99 {ms(applied, 99)}")
+    print(f"append -> resumed           p50 {ms(resumed, 50)}   p99 {ms(resumed, 99)}")
+    print(f"append -> next paused       p50 {ms(repaused, 50)}   p99 {ms(repaused, 99)}")
+    print(f"(mean applied {statistics.mean(applied) * 1000:.2f} ms; target p50 <= 20 ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,449 @@
+"""``unotest mcp``: an MCP server (stdio) that lets an agent write, run, debug and fix scenarios.
+
+Built on the official ``mcp`` SDK. Runs are started as **subprocesses** of the
+ordinary CLI (never Playwright inside this server's event loop), with their output
+captured into the run directory's stdout.log / stderr.log; the server returns as soon
+as the run's first event is written, and the agent follows it with ``get_run``,
+``wait_for_run``, ``inspect_runtime`` and ``debug``, exactly as a person would with
+``unotest runs`` / ``inspect`` / ``dbg``. Every tool validates names against the
+project (no path escapes), bounds what it returns, masks secrets, and reports a
+problem as a tool error: a bad call never ends the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from dsl.checker import Diagnostic, check_program
+from dsl.errors import ScenarioSyntaxError
+from dsl.scenario import load_helper, load_scenario
+from runner.debugger import load_breakpoints_file
+from runner.secrets import RunEnvironment, SecretMasker
+from unotest import protocol
+from unotest.dbg import find_run_dir, send_command
+from unotest.errors import UnotestError
+from unotest.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from unotest.runs import list_runs, read_events, run_meta
+
+__all__ = ["build_server", "mcp_command"]
+
+MAX_TEXT = 20_000
+MAX_EVENTS = 200
+START_TIMEOUT_S = 60.0
+DEBUG_COMMANDS = (
+    "step",
+    "step-over",
+    "step-out",
+    "continue",
+    "pause",
+    "abort",
+    "retry",
+    "skip",
+    "eval",
+    "set-bp",
+    "clear-bp",
+)
+
+
+def _cut(text: str, limit: int = MAX_TEXT) -> str:
+    return (
+        text
+        if len(text) <= limit
+        else text[: limit - 40] + f"\n… ({len(text) - limit + 40} more characters)"
+    )
+
+
+class _Tools:
+    def __init__(self, root: Path) -> None:
+        self.project = Project(root)
+
+    # --- shared -------------------------------------------------------------------
+
+    def masker(self) -> SecretMasker:
+        masker = SecretMasker()
+        RunEnvironment({}, self.project.root / protocol.ENV_FILE, masker)
+        return masker
+
+    def safe(self, data: Any) -> Any:
+        return self.masker().mask_data(data)
+
+    def index(self) -> ProjectIndex:
+        return ProjectIndex.load(self.project)
+
+    def scenario_path(self, index: ProjectIndex, name: str) -> tuple[str, str]:
+        """(kind, project-relative path) of a scenario or ``_helpers/<name>``."""
+        if not isinstance(name, str) or not name or "\0" in name or ".." in name.split("/"):
+            raise ToolError(f"{name!r} is not a scenario name")
+        for meta in index.scenario_metas:
+            if meta["name"] == name:
+                return "scenario", meta["path"]
+        if name.startswith("_helpers/"):
+            for helper in index.helpers:
+                if f"_helpers/{helper.name}" == name:
+                    return "helper", helper.file
+        known = ", ".join(m["name"] for m in index.scenario_metas[:20])
+        raise ToolError(f"no scenario named '{name}' (known: {known})")
+
+    def run_dir(self, run_id: str) -> Path:
+        try:
+            return find_run_dir(self.project, run_id)
+        except UnotestError as err:
+            raise ToolError(str(err)) from None
+
+    # --- discovery -------------------------------------------------------------------
+
+    def list_scenarios(self) -> Any:
+        index = self.index()
+        return self.safe(
+            {
+                "scenarios": index.scenario_metas,
+                "helpers": index.helper_metas(),
+                "collections": [entry.meta for entry in index.collections.values()],
+                "errors": [_diag(d) for d in index.errors],
+                "warnings": index.warnings,
+            }
+        )
+
+    def read_scenario(self, name: str) -> dict[str, Any]:
+        index = self.index()
+        kind, path = self.scenario_path(index, name)
+        source = (self.project.root / path).read_text(encoding="utf-8")
+        numbered = "\n".join(f"{i:>4} | {line}" for i, line in enumerate(source.splitlines(), 1))
+        return {"name": name, "kind": kind, "path": path, "source": _cut(numbered)}
+
+    def check(self, source: str | None, name: str | None) -> dict[str, Any]:
+        index = self.index()
+        if source is None and name is None:
+            errors = index.errors
+        elif source is not None:
+            file = "<source>"
+            helpers = arity_table(index.helper_table)
+            try:
+                if name is not None and name.startswith("_helpers/"):
+                    program = load_helper(source, file, name, ALL_BUILTIN_SIGNATURES).program
+                else:
+                    program = load_scenario(source, file, name or "draft").program
+                errors = check_program(program, helpers, ALL_BUILTIN_SIGNATURES)
+            except ScenarioSyntaxError as err:
+                errors = [Diagnostic.from_syntax_error(err)]
+        else:
+            assert name is not None
+            _, path = self.scenario_path(index, name)
+            errors = index.errors_in([path, *(h.file for h in index.helpers)])
+        return {"ok": not errors, "errors": [_diag(d) for d in errors]}
+
+    # --- runs ------------------------------------------------------------------------
+
+    async def start(
+        self, args: list[str], kind: Literal["scenario", "collection"]
+    ) -> dict[str, Any]:
+        with tempfile.TemporaryFile() as errors:
+            return await self._start(args, kind, errors)
+
+    async def _start(
+        self, args: list[str], kind: Literal["scenario", "collection"], errors: Any
+    ) -> dict[str, Any]:
+        script = Path(sys.executable).with_name("unotest")
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "unotest"]
+        env = {**os.environ, "UNOTEST_OUTPUT_TO_RUN_DIR": "1", "PYTHONSAFEPATH": "1"}
+        process = subprocess.Popen(
+            [*command, *args, "--root", str(self.project.root)],
+            cwd=self.project.root,
+            stdin=subprocess.DEVNULL,
+            stdout=errors,
+            stderr=errors,
+            env=env,
+            start_new_session=True,
+        )
+        first_event = "run:started" if kind == "scenario" else "collection-run:started"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            run_dir = self._run_dir_of(process.pid)
+            if run_dir is not None and any(
+                e.get("kind") == first_event for e in read_events(run_dir / protocol.STEPS_FILE)
+            ):
+                return {
+                    "runId": run_dir.name,
+                    "runDir": self.project.relative(run_dir),
+                    "pid": process.pid,
+                }
+            if process.poll() is not None:
+                errors.seek(0)
+                output = errors.read().decode("utf-8", "replace").strip()
+                raise ToolError(
+                    self.masker().mask(_cut(output or f"the run exited with {process.returncode}"))
+                )
+            await asyncio.sleep(0.05)
+        process.kill()
+        raise ToolError(f"the run did not start within {START_TIMEOUT_S:g} s")
+
+    def _run_dir_of(self, pid: int) -> Path | None:
+        runs = self.project.runs_dir
+        if not runs.is_dir():
+            return None
+        for path in sorted(runs.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)[:50]:
+            try:
+                manifest = json.loads((path / protocol.RUN_MANIFEST_FILE).read_text())
+            except (OSError, ValueError):
+                continue
+            if manifest.get("pid") == pid:
+                return path
+        return None
+
+    def get_run(self, run_id: str) -> Any:
+        run_dir = self.run_dir(run_id)
+        meta = run_meta(run_dir)
+        events = read_events(run_dir / protocol.STEPS_FILE)
+        shown = events[-MAX_EVENTS:]
+        text = json.dumps(shown)
+        while len(text) > MAX_TEXT * 3 and len(shown) > 10:
+            shown = shown[len(shown) // 4 :]
+            text = json.dumps(shown)
+        return self.safe({"run": meta, "events": shown, "eventsOmitted": len(events) - len(shown)})
+
+    def list_runs(self, limit: int) -> Any:
+        runs = list_runs(self.project.runs_dir)[: max(1, min(limit, 200))]
+        return self.safe(runs)
+
+    async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> Any:
+        if until not in ("paused", "finished"):
+            raise ToolError("until must be 'paused' or 'finished'")
+        run_dir = self.run_dir(run_id)
+        deadline = time.monotonic() + max(0.0, min(timeout_s, 600.0))
+        while True:
+            meta = run_meta(run_dir)
+            runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
+            state = (runtime or {}).get("state")
+            finished = meta is not None and meta.get("status") != "running"
+            if (
+                until == "paused" and isinstance(state, str) and state.startswith("paused")
+            ) or finished:
+                reached = (until == "finished" and finished) or (until == "paused" and not finished)
+                return self.safe(
+                    {"reached": reached, "state": state, "run": meta, "runtime": runtime}
+                )
+            if time.monotonic() >= deadline:
+                return self.safe(
+                    {"reached": False, "state": state, "run": meta, "runtime": runtime}
+                )
+            await asyncio.sleep(0.05)
+
+    def inspect_runtime(self, run_id: str) -> Any:
+        runtime = _read_json(self.run_dir(run_id) / protocol.RUNTIME_FILE)
+        if runtime is None:
+            raise ToolError(f"run {run_id} has no runtime.json yet")
+        return self.safe(runtime)
+
+    async def debug(self, run_id: str, command: dict[str, Any]) -> Any:
+        run_dir = self.run_dir(run_id)
+        try:
+            answers = await asyncio.to_thread(send_command, run_dir, command)
+        except UnotestError as err:
+            raise ToolError(str(err)) from None
+        if not answers:
+            raise ToolError(f"no answer from run {run_id} within 5 s")
+        return self.safe({"answers": answers})
+
+    def set_breakpoints(self, scenario: str, breakpoints: list[str]) -> dict[str, Any]:
+        index = self.index()
+        self.scenario_path(index, scenario)
+        positions = []
+        for text in breakpoints:
+            line, _, col = str(text).partition(":")
+            if not line.isdigit() or (col and not col.isdigit()) or int(line) < 1:
+                raise ToolError(f"breakpoint {text!r}: expected 'LINE:COL'")
+            positions.append({"line": int(line), "col": int(col or 0)})
+        path = self.project.root / protocol.DEBUGGER_FILE
+        try:
+            current = load_breakpoints_file(path)
+        except UnotestError as err:
+            raise ToolError(f"{err}; fix or delete it first") from None
+        scenarios = {
+            key: [{"line": ln, "col": cl} for ln, cl in value] for key, value in current.items()
+        }
+        if positions:
+            scenarios[scenario] = positions
+        else:
+            scenarios.pop(scenario, None)
+        data = json.dumps({"version": 1, "scenarios": scenarios}, indent=2) + "\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".debugger.json.{os.getpid()}.tmp")
+        temporary.write_text(data, encoding="utf-8")
+        os.replace(temporary, path)
+        return {"file": protocol.DEBUGGER_FILE, "scenario": scenario, "breakpoints": positions}
+
+    def get_failure(self, run_id: str) -> list[Any]:
+        run_dir = self.run_dir(run_id)
+        events = read_events(run_dir / protocol.STEPS_FILE)
+        written = [e for e in events if e.get("kind") == "failure-bundle:written"]
+        if not written:
+            fails = [e for e in events if e.get("kind") == "step:fail"]
+            if not fails:
+                raise ToolError(f"run {run_id} has no failure")
+            return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
+        bundle = (self.project.root / str(written[-1]["bundlePath"])).resolve()
+        if not bundle.is_relative_to(self.project.root.resolve()):
+            raise ToolError("the failure bundle is outside the project")
+        masker = self.masker()
+        error = _read_json(bundle / "error.json") or {}
+        console = _read_json(bundle / "console.json") or []
+        network = _read_json(bundle / "network.json") or []
+        aria = ""
+        if (bundle / "page.aria.yaml").is_file():
+            aria = (bundle / "page.aria.yaml").read_text(encoding="utf-8", errors="replace")
+        report = {
+            "error": error,
+            "bundlePath": written[-1]["bundlePath"],
+            "consoleErrors": [m for m in console if m.get("type") in ("error", "pageerror")][-30:],
+            "failedRequests": [
+                r for r in network if r.get("failure") or (r.get("status") or 0) >= 400
+            ][-30:],
+            "ariaSnapshot": _cut(aria, 12_000),
+        }
+        content: list[Any] = [json.dumps(masker.mask_data(report), indent=2, ensure_ascii=False)]
+        shot = bundle / "screenshot.png"
+        if shot.is_file():
+            content.append(Image(data=shot.read_bytes(), format="png"))
+        return content
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _diag(d: Diagnostic) -> dict[str, Any]:
+    return {"file": d.file, "line": d.line, "col": d.col, "message": d.message}
+
+
+def build_server(root: Path) -> MCPServer:
+    """The server with every tool registered; the docstrings are the tools' descriptions."""
+    tools = _Tools(root)
+    server: MCPServer = MCPServer(
+        "unotest",
+        instructions=(
+            "unotest runs browser end-to-end scenarios statement by statement. Loop: "
+            "list_scenarios → read_scenario → run_scenario (debug/breakpoints) → "
+            "wait_for_run → inspect_runtime / debug (eval, step, continue) → get_failure → "
+            "edit the .test.js file → check → run again."
+        ),
+    )
+
+    @server.tool()
+    def list_scenarios() -> Any:
+        """Scenarios (ScenarioMeta), helpers, collections, parse errors and warnings."""
+        return tools.list_scenarios()
+
+    @server.tool()
+    def read_scenario(name: str) -> Any:
+        """The source of a scenario (or `_helpers/<name>`) with line numbers."""
+        return tools.read_scenario(name)
+
+    @server.tool()
+    def check(source: str | None = None, name: str | None = None) -> Any:
+        """Check a draft `source` (with its 3-line header), or the scenario `name`, or the
+        whole project: every error as file/line/col/message (line 1-based, col 0-based)."""
+        return tools.check(source, name)
+
+    @server.tool()
+    async def run_scenario(
+        name: str, debug: bool = False, breakpoints: list[str] | None = None, step: bool = False
+    ) -> Any:
+        """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started.
+        `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first."""
+        index = tools.index()
+        tools.scenario_path(index, name)
+        args = ["e2e", name]
+        if debug or breakpoints or step:
+            args.append("--debug")
+        for text in breakpoints or []:
+            args += ["--break", str(text)]
+        if step:
+            args.append("--step")
+        return await tools.start(args, "scenario")
+
+    @server.tool()
+    async def run_collection(name: str, workers: int = 1, bail: bool = False) -> Any:
+        """Start `unotest collection NAME` as a subprocess; returns the collection runId."""
+        index = tools.index()
+        if name not in index.collections:
+            raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
+        args = ["collection", name, "--workers", str(max(1, min(int(workers), 16)))]
+        if bail:
+            args.append("--bail")
+        return await tools.start(args, "collection")
+
+    @server.tool()
+    def get_run(run_id: str) -> Any:
+        """RunMeta plus the run's events so far (newest last, bounded in size)."""
+        return tools.get_run(run_id)
+
+    @server.tool()
+    def list_runs(limit: int = 20) -> Any:
+        """The newest runs with their status (running, passed, failed, aborted, interrupted)."""
+        return tools.list_runs(limit)
+
+    @server.tool()
+    async def wait_for_run(run_id: str, until: str = "finished", timeout_s: float = 60.0) -> Any:
+        """Wait until the run is paused or finished (or the timeout): no polling needed."""
+        return await tools.wait_for_run(run_id, until, timeout_s)
+
+    @server.tool()
+    def inspect_runtime(run_id: str) -> Any:
+        """runtime.json: state, current statement, variables, call stack, page, breakpoints."""
+        return tools.inspect_runtime(run_id)
+
+    @server.tool()
+    async def debug(
+        run_id: str,
+        cmd: str,
+        line: int | None = None,
+        col: int | None = None,
+        file: str | None = None,
+        expr: str | None = None,
+    ) -> Any:
+        """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
+        skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`); returns the
+        runner's command:applied / command:rejected / command:result."""
+        if cmd not in DEBUG_COMMANDS:
+            raise ToolError(f"unknown command {cmd!r} (known: {', '.join(DEBUG_COMMANDS)})")
+        command: dict[str, Any] = {"cmd": cmd}
+        for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
+            if value is not None:
+                command[key] = value
+        return await tools.debug(run_id, command)
+
+    @server.tool()
+    def set_breakpoints(scenario: str, breakpoints: list[str]) -> Any:
+        """Replace the scenario's breakpoints in unotest/.debugger.json ('LINE:COL' strings),
+        keeping other scenarios' entries; an empty list removes them."""
+        return tools.set_breakpoints(scenario, breakpoints)
+
+    @server.tool(structured_output=False)
+    def get_failure(run_id: str) -> list[Any]:
+        """The failure: error with file:line:col and step text, aria snapshot, console
+        errors, failed requests, and the screenshot as an image."""
+        return tools.get_failure(run_id)
+
+    return server
+
+
+def mcp_command(args: Any) -> int:
+    from unotest.project import find_project_root
+
+    root = find_project_root(Path.cwd(), args.root)
+    build_server(root).run("stdio")
+    return 0
