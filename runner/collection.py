@@ -103,6 +103,7 @@ class CollectionRun:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         self.signal_name: str | None = None
+        self.first_signal_at = 0.0
         self.bailing = False
         self.pending: list[str] = list(self.scenarios)
         self.results: dict[str, ScenarioOutcome] = {}
@@ -167,11 +168,30 @@ class CollectionRun:
         )
 
     def _on_signal(self, name: str) -> None:
-        if self.signal_name is None:
-            self.signal_name = name
-            print(f"\n{name}: aborting the collection", file=self.out, flush=True)
+        now = time.monotonic()
+        if self.signal_name is not None:
+            # A double Ctrl-C is one; a later one stops everything at once.
+            if now - self.first_signal_at >= 1.0:
+                self._force_stop()
+            return
+        self.signal_name = name
+        self.first_signal_at = now
+        print(
+            f"\n{name}: aborting the collection (again in a second to force it)",
+            file=self.out,
+            flush=True,
+        )
         self.cancel.set()
         self._stop_everything()
+
+    def _force_stop(self) -> None:
+        for worker in self.processes.values():
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.kill()
+        with contextlib.suppress(Exception):
+            self.rundir.append({"kind": "collection-run:finished", "outcome": "aborted"})
+            self.rundir.close()
+        os._exit({"SIGTERM": 143, "SIGHUP": 129}.get(self.signal_name or "", 130))
 
     def _stop_everything(self) -> None:
         for worker in self.processes.values():
@@ -263,6 +283,9 @@ class CollectionRun:
                     if failures_to_start >= 2:
                         return
                     continue
+                # Starting took time: the other workers may have emptied the queue, or
+                # --bail / a signal may have stopped the collection meanwhile.
+                continue
             name = self.pending.pop(0)
             worker.current = name
             worker.run_id = None

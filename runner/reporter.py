@@ -137,11 +137,10 @@ class StepReporter:
         that step ends as ``step:fail`` (closed by :meth:`close_open_steps`) and gives
         the failure its file, line, column and step index.
         """
-        if self.debugger is not None:
-            # No interrupt check here: the one after the step is opened below places a
-            # timeout or abort at the statement it stopped (see the docstring).
-            if self.debugger.before(step) is Directive.SKIP:
-                return Directive.SKIP
+        # No interrupt check before the debugger: the one after the step is opened below
+        # places a timeout or abort at the statement it stopped (see above).
+        if self.debugger is not None and self.debugger.before(step) is Directive.SKIP:
+            return Directive.SKIP
         index = self.step_count
         self.step_count += 1
         text = step.text

@@ -47,6 +47,7 @@ __all__ = ["RunOutcome", "RunResult", "ScenarioRun"]
 
 RunOutcome = Literal["completed", "failed", "aborted"]
 THREAD_STACK_BYTES = 256 * 1024 * 1024
+FORCE_AFTER_S = 1.0
 SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 
 
@@ -132,6 +133,7 @@ class ScenarioRun:
         self.bridge = LoopBridge(loop)
         self.loop_thread = threading.current_thread()
         self.signal_name: str | None = None
+        self.first_signal_at = 0.0
         self.console = ConsoleOutput(self.out, self.masker.mask, quiet=self.quiet)
         breakpoints, file_keys = self._prepare_breakpoints()
         rundir = RunDirectory.create(
@@ -294,14 +296,30 @@ class ScenarioRun:
                 loop.add_signal_handler(signum, self._on_signal, name)
 
     def _on_signal(self, name: str) -> None:
-        if self.signal_name is None:
-            self.signal_name = name
-            self.console.line(f"\n{name}: aborting the run")
+        now = time.monotonic()
+        if self.signal_name is not None:
+            # A double Ctrl-C is one; a later one means "stop now", cleanup or not.
+            if now - self.first_signal_at >= FORCE_AFTER_S and self.handle_signals:
+                self._force_stop()
+            return
+        self.signal_name = name
+        self.first_signal_at = now
+        self.console.line(f"\n{name}: aborting the run (again in a second to force it)")
         self.web_server_cancel.set()
         self.bridge.interrupt("aborted")
         controller = self.reporter.debugger
         if controller is not None:
             controller.release()
+
+    def _force_stop(self) -> None:
+        """The run directory still ends with ``run:finished``; then the process exits and
+        the Playwright driver, seeing its pipe close, takes the browser with it."""
+        self.console.line("stopping now")
+        with contextlib.suppress(Exception):
+            self.rundir.append({"kind": "run:finished", "outcome": "aborted"})
+            self.reporter.write_final_runtime("aborted")
+            self.rundir.close()
+        os._exit(SIGNAL_EXIT.get(self.signal_name or "", 130))
 
     # --- the debugger ---------------------------------------------------------------
 
