@@ -202,6 +202,7 @@ class Interpreter:
         self._frames: list[_Frame] = []
         self._try_depth = 0
         self._hook_suspended = 0
+        self.interrupt_check: Callable[[], None] | None = None
         self._eval: dict[type, Callable[[Any, _Scope], Value]] = {
             ast.NumberLit: self._literal,
             ast.StringLit: self._literal,
@@ -280,7 +281,13 @@ class Interpreter:
     ) -> tuple[bool, Value]:
         """Run ``action`` as the step of ``stmt``: (ran, result); ran is False if skipped."""
         hook = self.hook
-        if hook is None or self._hook_suspended:
+        if hook is None:
+            return True, action()
+        if self._hook_suspended:
+            # The debugger's eval runs without the hook, but must still stop on abort:
+            # an eval of ``while (true) {}`` is no reason for a run that cannot end.
+            if self.interrupt_check is not None:
+                self.interrupt_check()
             return True, action()
         frame = self._frames[-1]
         while True:
@@ -762,6 +769,8 @@ class Interpreter:
         except ScenarioSyntaxError:
             stmts = parse_statements(source, "<eval>")
             self._hook_suspended += 1
+            frame = self._frames[-1]
+            paused_at = (frame.stmt, frame.scope)
             try:
                 for stmt in stmts:
                     self._statement(stmt, scope)
@@ -772,6 +781,8 @@ class Interpreter:
                     stmts[0].span,
                 ) from None
             finally:
+                # The paused frame still stands where it paused, not at the eval's line.
+                frame.stmt, frame.scope = paused_at
                 self._hook_suspended -= 1
             return None
         self._hook_suspended += 1

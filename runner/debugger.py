@@ -222,7 +222,8 @@ class DebugController:
         self._stop_depth = 0
         self._paused: _Pause | None = None
         self._aborted = False
-        self._reported_failures: set[int] = set()
+        # The errors themselves, not their ids: a freed error's id can be reused.
+        self._reported_failures: list[ScriptError] = []
         self.paused_seconds = 0.0
         self._pause_started: float | None = None
 
@@ -346,10 +347,10 @@ class DebugController:
             elif not self.breakpoints.remove(file, position):
                 self._reject(command, f"no breakpoint at {file}:{position[0]}:{position[1]}")
                 return
-            self._applied(command)
             paused = self._paused
-            if paused is not None:
+            if paused is not None:  # runtime.json first: ``applied`` means it shows
                 self.write_state(STATE_OF_REASON[paused.reason], paused.step)
+            self._applied(command)
         for listener in self.listeners:
             listener.applied(command)
 
@@ -376,12 +377,12 @@ class DebugController:
 
     def after_failure(self, step: Step, error: ScriptError) -> Directive:
         """A failed step: pause first (uncaught failures only, innermost only)."""
-        if step.caught or id(error) in self._reported_failures:
+        if step.caught or any(e is error for e in self._reported_failures):
             return Directive.PROCEED
-        self._reported_failures.add(id(error))
+        self._reported_failures.append(error)
         resumed_by = self._pause(step, "failure")
         if resumed_by == "retry":
-            self._reported_failures.discard(id(error))
+            self._reported_failures.remove(error)
             return Directive.RETRY
         if resumed_by == "skip":
             return Directive.SKIP
@@ -407,6 +408,9 @@ class DebugController:
         with self._lock:
             self._paused = _Pause(step, reason)
             self._pause_started = time.monotonic()
+        # runtime.json first: a reader that sees ``paused`` and reads the state must
+        # find the paused one, not the ``running`` of the step before.
+        self.write_state(STATE_OF_REASON[reason], step)
         self.emit(
             {
                 "kind": "paused",
@@ -421,7 +425,6 @@ class DebugController:
                 },
             }
         )
-        self.write_state(STATE_OF_REASON[reason], step)
         for listener in self.listeners:
             listener.paused(step, reason)
         try:
@@ -431,6 +434,7 @@ class DebugController:
                     raise Interrupt("aborted")
                 outcome = self._apply_at_pause(command, step, reason)
                 if outcome is not None:
+                    self._reject_leftovers()
                     return outcome
         finally:
             with self._lock:
@@ -438,6 +442,42 @@ class DebugController:
                 if self._pause_started is not None:
                     self.paused_seconds += time.monotonic() - self._pause_started
                     self._pause_started = None
+                stale = self._drain()
+            # ``_reject_leftovers`` ran before the lock was taken: a command that the
+            # feed queued in between (it still saw this pause) would otherwise resume
+            # the next, unrelated pause unasked. Under the lock nothing can slip in.
+            for command in stale:
+                self._reject(command, "the run resumed before this command was applied")
+
+    def _drain(self) -> list[Command]:
+        """Empty the queue (lock held); an abort's wake-up ``None`` stays in it."""
+        stale: list[Command] = []
+        wake = False
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                wake = True
+            else:
+                stale.append(item)
+        if wake:
+            self._queue.put(None)
+        return stale
+
+    def _reject_leftovers(self) -> None:
+        """Commands queued behind the one that resumed would otherwise fire at some
+        later, unrelated pause (or never be answered): each is rejected now."""
+        while True:
+            try:
+                command = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if command is None:
+                self._queue.put(None)  # an abort stays for the next wait
+                return
+            self._reject(command, "the run resumed before this command was applied")
 
     def _apply_at_pause(self, command: Command, step: Step, reason: PauseReason) -> str | None:
         cmd = command.cmd
@@ -480,10 +520,11 @@ class DebugController:
             event.update(ok=False, error=str(err))
         else:
             event.update(ok=True, value=self.render(value))
-        self.emit(event)
+        # runtime.json before the answer, so a reader of the result sees what it did.
         paused = self._paused
         if paused is not None:
             self.write_state(STATE_OF_REASON[paused.reason], paused.step)
+        self.emit(event)
         for listener in self.listeners:
             listener.evaluated(command, event)
 

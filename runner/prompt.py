@@ -8,6 +8,7 @@ only when stdin is a TTY: without one, nothing ever blocks on stdin.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import sys
@@ -48,11 +49,16 @@ class TerminalPrompt:
         self._thread.start()
 
     def say(self, text: str = "") -> None:
-        print(self.mask(text), file=self.out, flush=True)
+        # The listener methods run in the scenario thread, inside the debugger: a
+        # terminal that went away (EIO after a hang-up) must not break the run,
+        # which commands.jsonl can still drive.
+        with contextlib.suppress(OSError, ValueError):
+            print(self.mask(text), file=self.out, flush=True)
 
     def _prompt(self) -> None:
-        self.out.write(PROMPT)
-        self.out.flush()
+        with contextlib.suppress(OSError, ValueError):
+            self.out.write(PROMPT)
+            self.out.flush()
 
     # --- listener --------------------------------------------------------------------
 
@@ -108,8 +114,13 @@ class TerminalPrompt:
             self._send("eval", expr=text[1:].strip())
             return
         word, _, rest = text.partition(" ")
-        method = getattr(self, f"do_{_ALIASES.get(word, word)}", None)
-        if method is not None and (word in _ALIASES or word in _COMMANDS):
+        name = _ALIASES.get(word, word)
+        method = getattr(self, f"do_{name}", None)
+        if (
+            method is not None
+            and (word in _ALIASES or word in _COMMANDS)
+            and not _is_dsl(name, rest.strip())
+        ):
             method(rest.strip())
         else:
             self._send("eval", expr=text)
@@ -223,6 +234,25 @@ class TerminalPrompt:
         for number in range(first, last + 1):
             marker = "->" if number == step.line else "  "
             self.say(f"{number:>4} {marker} {lines[number - 1]}")
+
+
+_TAKES_ARGUMENT = ("break", "clear", "help")
+_OPERATOR_START = tuple("=+-*/%<>!&|?.([,")
+
+
+def _is_dsl(name: str, rest: str) -> bool:
+    """Whether a line that starts with a command word is really DSL (``n = 3``, ``c + 1``).
+
+    Short command letters are also likely variable names, and the help line promises
+    that such a line is evaluated; pdb makes the same distinction. A command without
+    an argument followed by anything, or one whose argument starts like an operator,
+    is DSL.
+    """
+    if not rest:
+        return False
+    if name not in _TAKES_ARGUMENT:
+        return True
+    return rest.startswith(_OPERATOR_START)
 
 
 _COMMANDS = (

@@ -8,6 +8,7 @@ also remembers where the first uncaught failure happened, for the bundle.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -52,25 +53,30 @@ class ConsoleOutput:
     def line(self, text: str) -> None:
         if self.quiet:
             return
-        self._end_pending()
-        print(self.mask(text), file=self.stream, flush=True)
+        # A terminal that went away (SIGHUP, a closed pipe) must never stop a run
+        # from finishing cleanly: console output is best effort.
+        with contextlib.suppress(OSError, ValueError):
+            self._end_pending()
+            print(self.mask(text), file=self.stream, flush=True)
 
     def running(self, text: str) -> None:
         """The step now running, overwritten by its result on a terminal."""
         if self.quiet or not self.live:
             return
-        self._end_pending()
-        self.stream.write(self.mask(text))
-        self.stream.flush()
-        self._pending = True
+        with contextlib.suppress(OSError, ValueError):
+            self._end_pending()
+            self.stream.write(self.mask(text))
+            self.stream.flush()
+            self._pending = True
 
     def finish(self, text: str) -> None:
         if self.quiet:
             return
-        if self._pending:
-            self.stream.write("\r\033[K")
-            self._pending = False
-        print(self.mask(text), file=self.stream, flush=True)
+        with contextlib.suppress(OSError, ValueError):
+            if self._pending:
+                self.stream.write("\r\033[K")
+                self._pending = False
+            print(self.mask(text), file=self.stream, flush=True)
 
     def _end_pending(self) -> None:
         if self._pending:
@@ -139,7 +145,12 @@ class StepReporter:
         """
         # No interrupt check before the debugger: the one after the step is opened below
         # places a timeout or abort at the statement it stopped (see above).
-        if self.debugger is not None and self.debugger.before(step) is Directive.SKIP:
+        debugger = self.debugger
+        if (
+            debugger is not None
+            and self.bridge.interrupted is None
+            and debugger.before(step) is Directive.SKIP
+        ):
             return Directive.SKIP
         index = self.step_count
         self.step_count += 1

@@ -304,12 +304,12 @@ class ScenarioRun:
             return
         self.signal_name = name
         self.first_signal_at = now
-        self.console.line(f"\n{name}: aborting the run (again in a second to force it)")
         self.web_server_cancel.set()
         self.bridge.interrupt("aborted")
         controller = self.reporter.debugger
         if controller is not None:
             controller.release()
+        self.console.line(f"\n{name}: aborting the run (again in a second to force it)")
 
     def _force_stop(self) -> None:
         """The run directory still ends with ``run:finished``; then the process exits and
@@ -468,6 +468,7 @@ class ScenarioRun:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[tuple[str, BaseException | None]] = loop.create_future()
         interpreter = Interpreter(self._builtins(), self.helpers, hook=self.reporter)
+        interpreter.interrupt_check = self.bridge.check
 
         def target() -> None:
             outcome: tuple[str, BaseException | None]

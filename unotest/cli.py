@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
         # argparse words an unknown command as "argument COMMAND: invalid choice: ...".
         bad = re.match(r"argument COMMAND: invalid choice: '(.*?)'", message)
         if bad is not None:
-            commands = sorted(_command_table())
+            commands = sorted(_COMMANDS)
             close = difflib.get_close_matches(bad.group(1), commands, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             message = f"unknown command '{bad.group(1)}'{hint}; commands: {', '.join(commands)}"
@@ -123,28 +123,30 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_table() -> dict[str, Callable[[argparse.Namespace], int]]:
-    from unotest.collection_cmd import collection_command
-    from unotest.commands import check_command, list_command
-    from unotest.dbg import dbg_command, inspect_command
-    from unotest.doctor import doctor_command
-    from unotest.e2e import e2e_command
-    from unotest.mcp_server import mcp_command
-    from unotest.runs import runs_command
-    from unotest.scaffold import init_command
+# Each command's module is imported only when that command runs: `unotest dbg` must
+# not pay for Playwright or the MCP SDK (seconds) on every call.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("unotest.commands", "check_command"),
+    "list": ("unotest.commands", "list_command"),
+    "runs": ("unotest.runs", "runs_command"),
+    "e2e": ("unotest.e2e", "e2e_command"),
+    "init": ("unotest.scaffold", "init_command"),
+    "doctor": ("unotest.doctor", "doctor_command"),
+    "dbg": ("unotest.dbg", "dbg_command"),
+    "inspect": ("unotest.dbg", "inspect_command"),
+    "collection": ("unotest.collection_cmd", "collection_command"),
+    "mcp": ("unotest.mcp_server", "mcp_command"),
+}
 
-    return {
-        "check": check_command,
-        "list": list_command,
-        "runs": runs_command,
-        "e2e": e2e_command,
-        "init": init_command,
-        "doctor": doctor_command,
-        "dbg": dbg_command,
-        "collection": collection_command,
-        "mcp": mcp_command,
-        "inspect": inspect_command,
-    }
+
+def _command(name: str) -> Callable[[argparse.Namespace], int]:
+    import importlib
+
+    module_name, function = _COMMANDS[name]
+    command: Callable[[argparse.Namespace], int] = getattr(
+        importlib.import_module(module_name), function
+    )
+    return command
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             raise UsageError("no command given (see 'unotest --help')")
-        return _command_table()[args.command](args)
+        return _command(args.command)(args)
     except UnotestError as err:
         _report(str(err))
         return err.exit_code

@@ -169,7 +169,10 @@ def collection_command(args: argparse.Namespace) -> int:
         if result.outcome == "completed":
             result = replace(result, outcome="failed")
     for name in skipped:
-        result.scenarios.append(ScenarioOutcome(name, "skipped", note="scenario not found"))
+        # Listed like the scenarios that ran, so the list names what the count says.
+        missing = ScenarioOutcome(name, "skipped", note="scenario not found")
+        result.scenarios.append(missing)
+        on_event("finished", missing)
     if show_list:
         _summary(result, out)
     if junit_path is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import load_helper, load_scenario
-from runner.debugger import load_breakpoints_file
+from runner.debugger import load_breakpoints_file, statement_starts
 from runner.secrets import RunEnvironment, SecretMasker
 from unotest import protocol
 from unotest.dbg import find_run_dir, send_command
@@ -40,7 +41,10 @@ __all__ = ["build_server", "mcp_command"]
 
 MAX_TEXT = 20_000
 MAX_EVENTS = 200
+MAX_TAIL = 4_000
 START_TIMEOUT_S = 60.0
+RESUME_TIMEOUT_S = 2.0
+RESUMING = ("step", "step-over", "step-out", "continue", "retry", "skip")
 DEBUG_COMMANDS = (
     "step",
     "step-over",
@@ -82,8 +86,18 @@ class _Tools:
         return ProjectIndex.load(self.project)
 
     def scenario_path(self, index: ProjectIndex, name: str) -> tuple[str, str]:
-        """(kind, project-relative path) of a scenario or ``_helpers/<name>``."""
-        if not isinstance(name, str) or not name or "\0" in name or ".." in name.split("/"):
+        """(kind, project-relative path) of a scenario or ``_helpers/<name>``.
+
+        A file that does not parse (so is not in the index) is still found by its name:
+        the agent must be able to read and check the file it has just broken.
+        """
+        if (
+            not isinstance(name, str)
+            or not name
+            or "\0" in name
+            or "\\" in name
+            or any(part in ("", ".", "..") for part in name.split("/"))
+        ):
             raise ToolError(f"{name!r} is not a scenario name")
         for meta in index.scenario_metas:
             if meta["name"] == name:
@@ -92,6 +106,15 @@ class _Tools:
             for helper in index.helpers:
                 if f"_helpers/{helper.name}" == name:
                     return "helper", helper.file
+            kind, base = "helper", self.project.helpers_dir
+            candidate = base / f"{name[len('_helpers/') :]}.js"
+        else:
+            kind, base = "scenario", self.project.e2e_dir
+            candidate = base / f"{name}.test.js"
+        if (not name.split("/")[0].startswith("_") or kind == "helper") and candidate.is_file():
+            resolved = candidate.resolve()
+            if resolved.is_relative_to(base.resolve()):
+                return kind, self.project.relative(candidate)
         known = ", ".join(m["name"] for m in index.scenario_metas[:20])
         raise ToolError(f"no scenario named '{name}' (known: {known})")
 
@@ -185,7 +208,7 @@ class _Tools:
                     self.masker().mask(_cut(output or f"the run exited with {process.returncode}"))
                 )
             await asyncio.sleep(0.05)
-        process.kill()
+        await _stop_group(process)
         raise ToolError(f"the run did not start within {START_TIMEOUT_S:g} s")
 
     def _run_dir_of(self, pid: int) -> Path | None:
@@ -210,11 +233,24 @@ class _Tools:
         while len(text) > MAX_TEXT * 3 and len(shown) > 10:
             shown = shown[len(shown) // 4 :]
             text = json.dumps(shown)
-        return self.safe({"run": meta, "events": shown, "eventsOmitted": len(events) - len(shown)})
+        masker = self.masker()
+        output = {
+            "stdout": _tail(run_dir / protocol.STDOUT_FILE, masker),
+            "stderr": _tail(run_dir / protocol.STDERR_FILE, masker),
+        }
+        return self.safe(
+            {
+                "run": meta,
+                "events": shown,
+                "eventsOmitted": len(events) - len(shown),
+                "output": output,
+            }
+        )
 
     def list_runs(self, limit: int) -> Any:
-        runs = list_runs(self.project.runs_dir)[: max(1, min(limit, 200))]
-        return self.safe(runs)
+        runs = list_runs(self.project.runs_dir)
+        shown = runs[: max(1, min(limit, 200))]
+        return self.safe({"runs": shown, "total": len(runs)})
 
     async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> Any:
         if until not in ("paused", "finished"):
@@ -226,9 +262,7 @@ class _Tools:
             runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
             state = (runtime or {}).get("state")
             finished = meta is not None and meta.get("status") != "running"
-            if (
-                until == "paused" and isinstance(state, str) and state.startswith("paused")
-            ) or finished:
+            if (until == "paused" and _paused(run_dir, state)) or finished:
                 reached = (until == "finished" and finished) or (until == "paused" and not finished)
                 return self.safe(
                     {"reached": reached, "state": state, "run": meta, "runtime": runtime}
@@ -253,17 +287,50 @@ class _Tools:
             raise ToolError(str(err)) from None
         if not answers:
             raise ToolError(f"no answer from run {run_id} within 5 s")
+        applied = [a for a in answers if a.get("kind") == "command:applied"]
+        if command["cmd"] in RESUMING and applied:
+            # ``command:applied`` comes before ``resumed`` and the ``running`` runtime.json:
+            # wait for them, so that a ``wait_for_run`` right after never sees the old pause.
+            await _until_resumed(run_dir, str(applied[0].get("id")))
         return self.safe({"answers": answers})
 
     def set_breakpoints(self, scenario: str, breakpoints: list[str]) -> dict[str, Any]:
         index = self.index()
-        self.scenario_path(index, scenario)
-        positions = []
+        kind, _ = self.scenario_path(index, scenario)
+        program = None
+        if kind == "scenario" and scenario in index.scenarios:
+            program = index.scenarios[scenario].program
+        elif kind == "helper":
+            program = next(
+                (h.program for h in index.helpers if f"_helpers/{h.name}" == scenario), None
+            )
+        starts = statement_starts(program) if program is not None else None
+        positions: list[dict[str, int]] = []
+        notes: list[str] = []
         for text in breakpoints:
-            line, _, col = str(text).partition(":")
-            if not line.isdigit() or (col and not col.isdigit()) or int(line) < 1:
-                raise ToolError(f"breakpoint {text!r}: expected 'LINE:COL'")
-            positions.append({"line": int(line), "col": int(col or 0)})
+            line_text, colon, col_text = str(text).partition(":")
+            if not line_text.isdigit() or (colon and not col_text.isdigit()) or int(line_text) < 1:
+                raise ToolError(f"breakpoint {text!r}: expected 'LINE:COL' or 'LINE'")
+            line = int(line_text)
+            if colon:
+                col = int(col_text)
+            elif starts is None:
+                raise ToolError(
+                    f"breakpoint {text!r}: {scenario} does not parse, so give 'LINE:COL'"
+                )
+            else:
+                on_line = [c for ln, c in starts if ln == line]
+                if not on_line:
+                    raise ToolError(f"breakpoint {text!r}: no statement starts on line {line}")
+                col = on_line[0]
+            if starts and (line, col) not in starts:
+                near = min(starts, key=lambda s: (abs(s[0] - line), abs(s[1] - col)))
+                notes.append(
+                    f"{line}:{col} matches no statement start (the nearest is "
+                    f"{near[0]}:{near[1]}); kept"
+                )
+            if {"line": line, "col": col} not in positions:
+                positions.append({"line": line, "col": col})
         path = self.project.root / protocol.DEBUGGER_FILE
         try:
             current = load_breakpoints_file(path)
@@ -281,7 +348,14 @@ class _Tools:
         temporary = path.with_name(f".debugger.json.{os.getpid()}.tmp")
         temporary.write_text(data, encoding="utf-8")
         os.replace(temporary, path)
-        return {"file": protocol.DEBUGGER_FILE, "scenario": scenario, "breakpoints": positions}
+        result: dict[str, Any] = {
+            "file": protocol.DEBUGGER_FILE,
+            "scenario": scenario,
+            "breakpoints": positions,
+        }
+        if notes:
+            result["notes"] = notes
+        return result
 
     def get_failure(self, run_id: str) -> list[Any]:
         run_dir = self.run_dir(run_id)
@@ -316,6 +390,68 @@ class _Tools:
         if shot.is_file():
             content.append(Image(data=shot.read_bytes(), format="png"))
         return content
+
+
+def _paused(run_dir: Path, state: object) -> bool:
+    """runtime.json says paused and no ``resumed`` (or the end) followed the last pause."""
+    if not (isinstance(state, str) and state.startswith("paused")):
+        return False
+    last = None
+    for event in read_events(run_dir / protocol.STEPS_FILE):
+        if event.get("kind") in ("paused", "resumed", "run:finished"):
+            last = event.get("kind")
+    return last == "paused"
+
+
+async def _until_resumed(run_dir: Path, ident: str) -> None:
+    deadline = time.monotonic() + RESUME_TIMEOUT_S
+    while time.monotonic() < deadline:
+        events = read_events(run_dir / protocol.STEPS_FILE)
+        at = next(
+            (
+                i
+                for i, e in enumerate(events)
+                if e.get("kind") == "command:applied" and e.get("id") == ident
+            ),
+            None,
+        )
+        if at is not None and any(
+            e.get("kind") in ("resumed", "run:finished") for e in events[at + 1 :]
+        ):
+            return
+        await asyncio.sleep(0.01)
+
+
+async def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the run's process group (the runner closes its browser), then SIGKILL."""
+    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 1.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except OSError:
+            return
+        deadline = time.monotonic() + grace
+        while process.poll() is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if process.poll() is not None:
+            return
+
+
+def _tail(path: Path, masker: SecretMasker, limit: int = MAX_TAIL) -> str:
+    """The end of a captured output file (the scenario's log() lines, runner warnings).
+
+    Read with a wide margin and cut after masking, so a secret split by the cut cannot
+    show in part.
+    """
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 16 * limit))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    text = masker.mask(text)
+    return text if len(text) <= limit else "…" + text[-limit:]
 
 
 def _read_json(path: Path) -> Any:
@@ -388,12 +524,14 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     def get_run(run_id: str) -> Any:
-        """RunMeta plus the run's events so far (newest last, bounded in size)."""
+        """RunMeta plus the run's events so far (newest last, bounded in size) and the end
+        of its captured stdout (the scenario's log() lines) and stderr (runner warnings)."""
         return tools.get_run(run_id)
 
     @server.tool()
     def list_runs(limit: int = 20) -> Any:
-        """The newest runs with their status (running, passed, failed, aborted, interrupted)."""
+        """The newest runs (RunMeta, newest first, at most `limit`, up to 200) with their status
+        (running, passed, failed, aborted, interrupted), and `total`."""
         return tools.list_runs(limit)
 
     @server.tool()
@@ -428,8 +566,9 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     def set_breakpoints(scenario: str, breakpoints: list[str]) -> Any:
-        """Replace the scenario's breakpoints in unotest/.debugger.json ('LINE:COL' strings),
-        keeping other scenarios' entries; an empty list removes them."""
+        """Replace the scenario's breakpoints in unotest/.debugger.json ('LINE:COL' strings;
+        'LINE' alone is the first statement on that line), keeping other scenarios' entries;
+        an empty list removes them. Used by the next run_scenario with debug."""
         return tools.set_breakpoints(scenario, breakpoints)
 
     @server.tool(structured_output=False)

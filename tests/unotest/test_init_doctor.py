@@ -48,7 +48,7 @@ def test_init_never_overwrites_and_doctor_reports_the_project(tmp_path: Path) ->
     assert scenario.read_text() == "// mine\n"
 
     (tmp_path / "unotest" / "e2e" / "welcome.test.js").write_text(
-        "// id-welcome\n// Mine\n// #123456\nfunction test_welcome() {\n  goto(\"/\")\n}\n"
+        '// id-welcome\n// Mine\n// #123456\nfunction test_welcome() {\n  goto("/")\n}\n'
     )
     doctor = _run("doctor", cwd=tmp_path)
     assert doctor.returncode == 0, doctor.stdout

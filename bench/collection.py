@@ -1,0 +1,321 @@
+"""A collection of 24 flows three ways, same run, same site, same browser, 2 at a time.
+
+1. ``unotest collection bench --workers 2``: two worker processes, one browser each,
+   a fresh context per scenario.
+2. The same flows as pytest tests with pytest-playwright, ``pytest -n 2``
+   (pytest-xdist): the reference for "one browser per worker, one context per test".
+   A generated conftest launches the same Chromium with the same flags
+   (``runner.browser.resolve_executable`` and ``CHROMIUM_ARGS``).
+3. Each scenario as its own ``unotest e2e`` process, two processes at a time: what a
+   shell loop or a naive CI matrix would do (a browser launch per scenario).
+
+Everything is generated into a temporary directory; the site is served on 127.0.0.1 by
+this script. Printed: wall times, ratios, and the per-scenario cost inside a warm
+worker, which must be tens of milliseconds, not a browser launch:
+
+- *startup*: from launching ``unotest collection`` to its first ``scenario-started``;
+- *warm per scenario*: (collection wall time - startup) / scenarios per worker;
+- *runner overhead per scenario*: what a warm worker spends on a scenario besides its
+  steps (run directory, fresh context, events, dispatch), from the run directories.
+
+    .venv/bin/python bench/collection.py [--scenarios 24] [--parallel 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from runner.browser import CHROMIUM_ARGS, resolve_executable
+
+HERE = Path(__file__).resolve().parent
+SITE = HERE / "collection_flows"
+UNOTEST = str(Path(sys.executable).with_name("unotest"))
+
+# Three flows, each in 8 variants: (unotest body, pytest body), formatted with {n}.
+FLOWS = [
+    (
+        """\
+  goto("/index.html")
+  expect_title("Bench shop")
+  click(role("link", "Greeting form"))
+  expect_visible(role("heading", "Greeting"))
+  fill("Name", "user-{n}")
+  click(role("button", "Greet"))
+  expect_text(css("#out"), "Hello, user-{n}!")
+""",
+        """\
+    page.goto("/index.html")
+    expect(page).to_have_title("Bench shop")
+    page.get_by_role("link", name="Greeting form").click()
+    expect(page.get_by_role("heading", name="Greeting")).to_be_visible()
+    page.get_by_label("Name").fill("user-{n}")
+    page.get_by_role("button", name="Greet").click()
+    expect(page.locator("#out")).to_have_text("Hello, user-{n}!")
+""",
+    ),
+    (
+        """\
+  goto("/list.html")
+  for (const i of range({n} % 4 + 2)) {{
+    fill("Item", "item " + str(i))
+    click(role("button", "Add"))
+  }}
+  expect_count(css("#list li"), {n} % 4 + 2)
+  expect_text(testid("count"), "{count} items")
+""",
+        """\
+    page.goto("/list.html")
+    for i in range({n} % 4 + 2):
+        page.get_by_label("Item").fill(f"item {{i}}")
+        page.get_by_role("button", name="Add").click()
+    expect(page.locator("#list li")).to_have_count({n} % 4 + 2)
+    expect(page.get_by_test_id("count")).to_have_text("{count} items")
+""",
+    ),
+    (
+        """\
+  goto("/settings.html")
+  check(label("Dark mode"))
+  select(label("Language"), "fr")
+  click(role("button", "Save"))
+  expect_text(css("#saved"), "dark=on lang=fr")
+  expect_checked(label("Dark mode"))
+""",
+        """\
+    page.goto("/settings.html")
+    page.get_by_label("Dark mode").check()
+    page.get_by_label("Language").select_option("fr")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("#saved")).to_have_text("dark=on lang=fr")
+    expect(page.get_by_label("Dark mode")).to_be_checked()
+""",
+    ),
+]
+
+CONFTEST = """\
+import pytest
+
+from runner.browser import CHROMIUM_ARGS, resolve_executable
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    executable = resolve_executable("chromium", None)
+    extra = {"executable_path": executable} if executable else {}
+    return {**browser_type_launch_args, **extra, "args": list(CHROMIUM_ARGS)}
+"""
+
+
+def _flows(count: int) -> list[tuple[str, str, str]]:
+    """(name, unotest body, pytest body) for ``count`` scenarios."""
+    flows = []
+    for n in range(count):
+        unotest_body, pytest_body = FLOWS[n % len(FLOWS)]
+        values = {"n": n, "count": n % 4 + 2}
+        flows.append((f"flow-{n:02d}", unotest_body.format(**values), pytest_body.format(**values)))
+    return flows
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _run(command: list[str], cwd: Path) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        shown = " ".join(command)
+        sys.exit(f"benchmark failed ({done.returncode}): {shown}\n{done.stdout}\n{done.stderr}")
+    return elapsed, done.stdout
+
+
+def _make_project(root: Path, base_url: str, flows: list[tuple[str, str, str]]) -> None:
+    e2e = root / "unotest" / "e2e"
+    (e2e / "_collections").mkdir(parents=True)
+    (root / "unotest.config.yaml").write_text(
+        f"baseURL: {base_url}\nheadless: true\ntrace: off\n", encoding="utf-8"
+    )
+    for name, body, _ in flows:
+        (e2e / f"{name}.test.js").write_text(
+            f"// id-{name}\n// Bench {name}\n// #0f766e\n"
+            f"function test_{name.replace('-', '_')}() {{\n{body}}}\n",
+            encoding="utf-8",
+        )
+    (e2e / "_collections" / "bench.yaml").write_text(
+        "scenarios:\n" + "".join(f"  - {name}\n" for name, _, _ in flows), encoding="utf-8"
+    )
+
+
+def _make_pytest(root: Path, flows: list[tuple[str, str, str]]) -> None:
+    root.mkdir()
+    (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    tests = ["from playwright.sync_api import expect\n"]
+    for name, _, body in flows:
+        tests.append(f"\n\ndef test_{name.replace('-', '_')}(page):\n{body}")
+    (root / "test_flows.py").write_text("".join(tests), encoding="utf-8")
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+
+
+def _analyse(project: Path, launched_ms: float, wall_s: float, parallel: int) -> dict[str, float]:
+    """Startup, warm per-scenario time and runner overhead from the run directories."""
+    runs = project / "unotest" / ".runs"
+    (collection,) = [d for d in runs.iterdir() if d.name.startswith("bench-")]
+    events = _events(collection / "steps.jsonl")
+    starts = [e for e in events if e["kind"] == "collection-run:scenario-started"]
+    startup_s = (starts[0]["t"] - launched_ms) / 1000
+    per_worker = len(starts) / parallel
+    overheads = []
+    for event in starts:
+        steps = _events(runs / event["scenarioRunId"] / "steps.jsonl")
+        run_ms = steps[-1]["t"] - steps[0]["t"]  # run:started .. run:finished
+        step_times = [e["t"] for e in steps if e["kind"] in ("step:started", "step:ok")]
+        overheads.append(run_ms - (max(step_times) - min(step_times)))
+    # Between two scenarios of one worker: report, dispatch, next run directory.
+    finished = {
+        e["scenarioRunId"]: e["t"] for e in events if e["kind"].endswith("scenario-finished")
+    }
+    by_worker: dict[int, list[tuple[int, str]]] = {}
+    for event in starts:
+        manifest = json.loads((runs / event["scenarioRunId"] / "manifest.json").read_text())
+        by_worker.setdefault(manifest["pid"], []).append((event["t"], event["scenarioRunId"]))
+    gaps = []
+    for items in by_worker.values():
+        items.sort()
+        for (_, previous), (start, _) in itertools.pairwise(items):
+            gaps.append(start - finished[previous])
+    return {
+        "startup_s": startup_s,
+        "warm_per_scenario_ms": (wall_s - startup_s) * 1000 / per_worker,
+        "overhead_ms": statistics.mean(overheads) + (statistics.mean(gaps) if gaps else 0),
+        "in_run_overhead_ms": statistics.mean(overheads),
+        "gap_ms": statistics.mean(gaps) if gaps else 0.0,
+        "workers": len(by_worker),
+    }
+
+
+def _context_cost(executable: str | None, base_url: str, rounds: int = 12) -> float:
+    """Mean ms of Playwright's own fresh context + page + close in one warm browser: the
+    part of a scenario's overhead that any runner with isolated contexts pays."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=list(CHROMIUM_ARGS), headless=True
+        )
+        times = []
+        for _ in range(rounds + 1):
+            start = time.perf_counter()
+            context = browser.new_context(base_url=base_url)
+            context.new_page()
+            context.close()
+            times.append((time.perf_counter() - start) * 1000)
+        browser.close()
+    return statistics.mean(times[1:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=24)
+    parser.add_argument("--parallel", type=int, default=2, help="workers / processes at once")
+    args = parser.parse_args()
+    flows = _flows(args.scenarios)
+    executable = resolve_executable("chromium", None)
+    with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
+        base = Path(tmp)
+        server, base_url = _serve(SITE)
+        project = base / "project"
+        _make_project(project, base_url, flows)
+        pytest_dir = base / "pytest"
+        _make_pytest(pytest_dir, flows)
+
+        # Warm the file cache (Python, Playwright's driver, Chromium) for every mode.
+        _run([UNOTEST, "e2e", flows[0][0]], project)
+
+        launched_ms = time.time() * 1000
+        collection_s, _ = _run(
+            [UNOTEST, "collection", "bench", "--workers", str(args.parallel)], project
+        )
+        stats = _analyse(project, launched_ms, collection_s, args.parallel)
+
+        pytest_s, pytest_out = _run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-n",
+                str(args.parallel),
+                "--browser",
+                "chromium",
+                "--base-url",
+                base_url,
+                str(pytest_dir),
+            ],
+            pytest_dir,
+        )
+        if f"{args.scenarios} passed" not in pytest_out:
+            sys.exit(f"pytest did not pass every test:\n{pytest_out}")
+
+        start = time.perf_counter()
+        with ThreadPoolExecutor(args.parallel) as pool:
+            list(pool.map(lambda flow: _run([UNOTEST, "e2e", flow[0]], project), flows))
+        separate_s = time.perf_counter() - start
+        context_ms = _context_cost(executable, base_url)
+        server.shutdown()
+
+    n, p = args.scenarios, args.parallel
+    print(f"{n} scenarios, {p} at a time, Chromium {executable or '(Playwright default)'}")
+    print(f"unotest collection --workers {p}:     {collection_s:7.2f} s")
+    print(f"pytest-playwright pytest -n {p}:      {pytest_s:7.2f} s")
+    print(f"unotest e2e per scenario, {p} at once: {separate_s:7.2f} s")
+    print(f"ratio collection / pytest-playwright: {collection_s / pytest_s:5.2f}x")
+    print(f"ratio separate e2e / collection:      {separate_s / collection_s:5.2f}x")
+    print(
+        f"collection startup (launch to first scenario): {stats['startup_s']:.2f} s; "
+        f"{stats['workers']} worker process(es)"
+    )
+    print(
+        f"warm worker, per scenario: {stats['warm_per_scenario_ms']:.0f} ms "
+        f"((wall - startup) / {n / p:g} scenarios per worker, steps included)"
+    )
+    print(
+        f"warm worker, runner overhead per scenario: {stats['overhead_ms']:.0f} ms "
+        f"({stats['in_run_overhead_ms']:.0f} ms in the run outside its steps: run directory, "
+        f"fresh context; {stats['gap_ms']:.0f} ms between scenarios: report and dispatch)"
+    )
+    print(
+        f"  of which Playwright's own new context + page + close: {context_ms:.0f} ms "
+        f"(measured alone); unotest's share: {stats['overhead_ms'] - context_ms:.0f} ms"
+    )
+    print(f"separate e2e processes, per scenario: {separate_s * p * 1000 / n:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,684 @@
+"""``unotest collection`` end to end: real Chromium, driven through the CLI as CI runs it.
+
+Each test builds a project in ``tmp_path`` (``unotest.config.yaml`` pointing at
+``site_collection/``, served on 127.0.0.1 by a recording server, scenarios and
+``unotest/e2e/_collections/<name>.yaml``) and runs ``.venv/bin/unotest collection``
+as a subprocess with the project as working directory.
+
+What is checked (runner.md §6 and §8): the collection run directory (``kind:
+"collection"``, the four ``collection-run:*`` events in order, validated against the
+protocol's JSON Schemas when ``../shared`` is present and key by key always), each
+scenario's run directory with ``parentRunId``; the list, JUnit and JSON reporters;
+``--bail`` with one and two workers; ``--shard``; ``UNOTEST_WORKER_INDEX`` /
+``UNOTEST_WORKER_COUNT``; fresh browser contexts (no cookie or localStorage leak);
+a worker killed with SIGKILL, a browser killed with SIGKILL, SIGINT to the
+orchestrator; missing scenarios, bad collection files and bad arguments (exit 2).
+
+The recording server is how the tests see inside a run: every scenario visits
+``/index.html?s=<name>&…``, so a test knows when a scenario is running (to kill
+something at the right moment) and what it saw (its worker index). ``/barrier.html?
+for=<name>`` answers only once ``<name>`` has been visited: a scenario on one worker
+waits for a scenario on another worker to be in flight.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from protocol_schemas import schemas_available
+
+from runner.collection import shard
+
+SITE = Path(__file__).resolve().parent / "site_collection"
+UNOTEST = str(Path(sys.executable).with_name("unotest"))
+RUN_TIMEOUT_S = 180  # a loaded CI machine can take 10 s just to start a worker
+COLLECTION_EVENTS = (
+    "collection-run:started",
+    "collection-run:scenario-started",
+    "collection-run:scenario-finished",
+    "collection-run:finished",
+)
+
+# --- scenario bodies ------------------------------------------------------------------
+
+
+def visit(name: str, extra: str = "") -> str:
+    return f'  goto("/index.html?s={name}{extra}")\n'
+
+
+PASS = '  expect_visible(role("heading", "Collection home"))\n'
+# About 15 s of browser calls: long enough to be killed or aborted in flight, and a
+# dead browser fails the next call instead of going unnoticed.
+BUSY = (
+    "  for (const i of range(60)) {\n"
+    "    wait(250)\n"
+    '    expect_visible(role("heading", "Collection home"))\n'
+    "  }\n"
+)
+FAIL_LINE = 6  # header (3 lines) + function line + visit + this
+FAIL = '  expect_text(css("h1"), "Wrong heading")\n'
+
+
+# --- the site -------------------------------------------------------------------------
+
+
+class Site:
+    """``site_collection/`` on a free port, with every request's query remembered."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.hits: list[dict[str, str]] = []
+        site = self
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, directory=str(SITE), **kwargs)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                parts = urlsplit(self.path)
+                query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+                if parts.path == "/barrier.html":
+                    site.wait_for(query.get("for", ""), timeout=30)
+                    self.path = "/index.html?s=" + query.get("s", "barrier")
+                with site.lock:
+                    if "s" in query:
+                        site.hits.append(query)
+                    site.lock.notify_all()
+                super().do_GET()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def visits(self, name: str) -> list[dict[str, str]]:
+        with self.lock:
+            return [hit for hit in self.hits if hit.get("s") == name]
+
+    def wait_for(self, name: str, timeout: float = RUN_TIMEOUT_S) -> dict[str, str]:
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                found = [hit for hit in self.hits if hit.get("s") == name]
+                if found:
+                    return found[0]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"scenario {name!r} never reached the site")
+                self.lock.wait(min(left, 0.5))
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    served = Site()
+    try:
+        yield served
+    finally:
+        served.close()
+
+
+# --- projects and processes -----------------------------------------------------------
+
+
+@dataclass
+class Done:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def collection_dir(self) -> Path:
+        match = re.search(r"collection run: (\S+)", self.out)
+        assert match, self.out
+        return Path(match[1])
+
+
+class Project:
+    def __init__(self, root: Path, site: Site, chromium: str) -> None:
+        self.root = root
+        (root / "unotest/e2e/_collections").mkdir(parents=True)
+        (root / "unotest.config.yaml").write_text(
+            f"baseURL: {site.url}\n"
+            "headless: true\n"
+            f"executablePath: {chromium}\n"
+            "trace: off\n"
+            "timeout: {action: 3000, expect: 1500, navigation: 40000, scenario: 90000}\n",
+            encoding="utf-8",
+        )
+
+    def scenario(self, name: str, body: str) -> None:
+        slug = name.replace("/", "-")
+        path = self.root / "unotest/e2e" / f"{name}.test.js"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        function = "test_" + re.sub(r"\W", "_", slug)
+        path.write_text(
+            f"// id-{slug}\n// {name}\n// #2563eb\nfunction {function}() {{\n{body}}}\n",
+            encoding="utf-8",
+        )
+
+    def collection(self, name: str, scenarios: list[str] | str) -> None:
+        if isinstance(scenarios, str):
+            text = scenarios
+        else:
+            text = "scenarios:\n" + "".join(f"  - {s}\n" for s in scenarios)
+        (self.root / f"unotest/e2e/_collections/{name}.yaml").write_text(text, encoding="utf-8")
+
+    def start(self, *args: str) -> subprocess.Popen[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+        return subprocess.Popen(
+            [UNOTEST, "collection", *args],
+            cwd=self.root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def finish(self, proc: subprocess.Popen[str], timeout: float = RUN_TIMEOUT_S) -> Done:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"unotest collection did not end in {timeout} s\n{out}\n{err}")
+        assert "Traceback" not in err, err
+        assert "Traceback" not in out, out
+        return Done(proc.returncode, out, err)
+
+    def run(self, *args: str) -> Done:
+        return self.finish(self.start(*args))
+
+    def events(self, done: Done) -> list[dict[str, Any]]:
+        lines = (self.root / done.collection_dir / "steps.jsonl").read_bytes().split(b"\n")
+        assert lines[-1] == b""
+        return [json.loads(line) for line in lines[:-1]]
+
+    def manifest(self, run_dir: Path | str) -> dict[str, Any]:
+        path = self.root / run_dir / "manifest.json"
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+    def run_events(self, run_id: str) -> list[dict[str, Any]]:
+        path = self.root / "unotest/.runs" / run_id / "steps.jsonl"
+        return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+
+
+@pytest.fixture
+def project(tmp_path: Path, site: Site, chromium_path: str) -> Project:
+    return Project(tmp_path / "proj", site, chromium_path)
+
+
+Validate = Callable[[str, object], None]
+
+
+@pytest.fixture
+def validate(protocol_validate: Validate) -> Validate:
+    """``protocol_validate`` where the schemas exist; elsewhere the key checks stand alone."""
+    if schemas_available():
+        return protocol_validate
+    return lambda type_name, obj: None
+
+
+def json_report(path: Path) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(data, list)
+    for envelope in data:
+        assert set(envelope) == {"protocol_version", "type", "data"}, envelope
+        assert envelope["protocol_version"] == 1
+        assert isinstance(envelope["data"], dict)
+    return data
+
+
+def ends_by_name(report: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {e["data"]["name"]: e["data"] for e in report if e["type"] == "test_end"}
+
+
+# --- processes ------------------------------------------------------------------------
+
+
+def _processes() -> dict[int, tuple[int, list[str]]]:
+    """pid -> (ppid, argv) of every process we can read."""
+    found: dict[int, tuple[int, list[str]]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":  # a zombie is dead already, its parent just has not reaped it
+            continue
+        found[int(entry)] = (int(fields[1]), argv)
+    return found
+
+
+def descendants(pid: int) -> dict[int, list[str]]:
+    table = _processes()
+    result: dict[int, list[str]] = {}
+    parents = {pid}
+    while True:
+        new = {p: argv for p, (pp, argv) in table.items() if pp in parents and p not in result}
+        if not new:
+            return result
+        result.update(new)
+        parents = set(new)
+
+
+def workers_of(pid: int) -> list[int]:
+    table = _processes()
+    return [p for p, (pp, argv) in table.items() if pp == pid and "runner.worker" in argv]
+
+
+def browser_of(worker: int) -> int:
+    """The main Chromium process a worker launched (a descendant with no ``--type=``)."""
+    for p, argv in descendants(worker).items():
+        if (
+            argv
+            and "chrom" in Path(argv[0]).name
+            and not any(a.startswith("--type=") for a in argv)
+        ):
+            return p
+    raise AssertionError(f"worker {worker} has no browser: {descendants(worker)}")
+
+
+def wait_gone(pids: set[int], timeout: float = 10) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = {p for p in pids if p in _processes()}
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
+def worker_running(project_root: Path, orchestrator: int, scenario: str) -> int:
+    """The worker whose current scenario is ``scenario`` (from its run's manifest pid)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for manifest in (project_root / "unotest/.runs").glob("*/manifest.json"):
+            with contextlib.suppress(OSError, ValueError):
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+                if data.get("ref") == scenario and data.get("pid") in workers_of(orchestrator):
+                    return int(data["pid"])
+        time.sleep(0.1)
+    raise AssertionError(f"no worker of {orchestrator} runs {scenario}")
+
+
+# --- green, mixed, reporters ----------------------------------------------------------
+
+
+def test_green_collection_run_directories_events_and_worker_env(
+    project: Project, site: Site, validate: Validate, tmp_path: Path
+) -> None:
+    env_check = (
+        '  const index = env("UNOTEST_WORKER_INDEX")\n'
+        '  const count = env("UNOTEST_WORKER_COUNT")\n'
+        "  goto(`/index.html?s=${SCENARIO}&index=${index}&count=${count}`)\n"
+        '  expect_equal(count, "2")\n'
+        '  assert(index == "0" || index == "1", "worker index " + index)\n'
+        '  expect_text(css("#query"), `s=${SCENARIO}&index=${index}&count=${count}`)\n'
+    )
+    project.scenario("home", visit("home") + PASS)
+    project.scenario("env/a", env_check.replace("${SCENARIO}", "env-a"))
+    project.scenario("env/b", env_check.replace("${SCENARIO}", "env-b"))
+    project.collection(
+        "green",
+        ["home", "env/a", "does/not-exist", "env/b", "home"],  # an orphan and a repeat
+    )
+    report = tmp_path / "reports" / "green.json"
+    done = project.run("green", "--workers", "2", "--reporter", f"list,json={report}")
+
+    assert done.code == 0, done
+    assert "COMPLETED" in done.out
+    # The orphan reference: a warning naming it, listed as skipped, never blocking.
+    assert "does/not-exist" in done.err and "warning" in done.err
+    assert re.search(r"○.*does/not-exist", done.out), done.out
+    assert "3 passed, 1 skipped" in done.out
+
+    manifest = project.manifest(done.collection_dir)
+    validate("RunManifest", manifest)
+    assert manifest["kind"] == "collection"
+    assert manifest["ref"] == "green"
+    assert "parentRunId" not in manifest
+    assert {"schemaVersion", "adapter", "startedAt", "pid"} <= set(manifest)
+    run_id = done.collection_dir.name
+
+    events = project.events(done)
+    for event in events:
+        validate("CollectionRunArtifact", event)
+        assert isinstance(event["t"], int)
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "collection-run:started" and kinds[-1] == "collection-run:finished"
+    assert set(kinds) == set(COLLECTION_EVENTS)
+    assert kinds.count("collection-run:scenario-started") == 3
+    assert kinds.count("collection-run:scenario-finished") == 3
+    assert events[0]["runId"] == run_id
+    assert events[0]["collection"] == "green"
+    assert events[0]["scenarios"] == ["home", "env/a", "env/b"]
+    assert events[-1]["outcome"] == "completed"
+
+    started = {e["scenario"]: i for i, e in enumerate(events) if e["kind"].endswith("-started")}
+    for i, event in enumerate(events):
+        if event["kind"] != "collection-run:scenario-finished":
+            continue
+        assert event["outcome"] == "completed"
+        assert started[event["scenario"]] < i  # each scenario starts before it finishes
+        child = event["scenarioRunId"]
+        assert events[started[event["scenario"]]]["scenarioRunId"] == child
+        child_dir = Path("unotest/.runs") / child
+        assert (project.root / child_dir).is_dir()
+        child_manifest = project.manifest(child_dir)
+        validate("RunManifest", child_manifest)
+        assert child_manifest["kind"] == "scenario"
+        assert child_manifest["ref"] == event["scenario"]
+        assert child_manifest["parentRunId"] == run_id
+        child_events = project.run_events(child)
+        assert child_events[0]["kind"] == "run:started"
+        assert child_events[-1] == {
+            **child_events[-1],
+            "kind": "run:finished",
+            "outcome": "completed",
+        }
+
+    # Each scenario saw its own worker's index, and the worker count.
+    ends = ends_by_name(json_report(report))
+    for scenario, slug in (("env/a", "env-a"), ("env/b", "env-b")):
+        (hit,) = site.visits(slug)
+        assert hit["count"] == "2"
+        assert hit["index"] == str(ends[scenario]["worker"])
+
+
+def test_contexts_are_fresh_between_scenarios_of_one_worker(project: Project) -> None:
+    state = 'expect_text(css("#state"), "cookie={0} storage={0}")\n'
+    project.scenario(
+        "leak/set",
+        '  goto("/storage.html?set")\n  '
+        + state.format("yes")
+        + '  goto("/storage.html")\n  '  # kept within the scenario's own context
+        + state.format("yes"),
+    )
+    project.scenario("leak/check", '  goto("/storage.html")\n  ' + state.format("no"))
+    project.collection("leak", ["leak/set", "leak/check"])
+    done = project.run("leak", "--workers", "1")
+
+    assert done.code == 0, done
+    events = project.events(done)
+    children = [e["scenarioRunId"] for e in events if e["kind"].endswith("scenario-finished")]
+    assert len(children) == 2
+    pids = {project.manifest(Path("unotest/.runs") / child)["pid"] for child in children}
+    assert len(pids) == 1  # one worker process, one browser, two contexts
+
+
+def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Path) -> None:
+    project.scenario("ok/one", visit("one") + PASS)
+    project.scenario("broken", visit("broken") + FAIL)
+    project.scenario("ok/two", visit("two") + PASS)
+    project.collection("mixed", ["ok/one", "broken", "ok/two"])
+    junit = tmp_path / "reports" / "junit.xml"
+    report = tmp_path / "reports" / "report.json"
+    done = project.run("mixed", "--workers", "2", "--reporter", f"list,junit={junit},json={report}")
+
+    assert done.code == 1, done
+    assert "FAILED" in done.out and "2 passed, 1 failed" in done.out
+    where = f"unotest/e2e/broken.test.js:{FAIL_LINE}:2"
+    assert re.search(rf"✗ broken: {re.escape(where)}: AssertionError: .*Wrong heading", done.out)
+    assert 'step: expect_text(css("h1"), "Wrong heading")' in done.out
+    bundle = re.search(r"bundle: (\S+)", done.out)
+    assert bundle, done.out
+    assert (project.root / bundle[1] / "error.json").is_file()
+    assert json.loads((project.root / bundle[1] / "error.json").read_text())["line"] == FAIL_LINE
+
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {"ok/one": "completed", "broken": "failed", "ok/two": "completed"}
+    assert events[-1] == {**events[-1], "kind": "collection-run:finished", "outcome": "failed"}
+
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites"
+    cases = root.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["ok/one", "broken", "ok/two"]
+    assert all(c.get("classname") == "mixed" for c in cases)
+    failures = {c.get("name"): c.find("failure") for c in cases}
+    assert failures["ok/one"] is None and failures["ok/two"] is None
+    failure = failures["broken"]
+    assert failure is not None
+    assert failure.get("type") == "AssertionError"
+    assert "Wrong heading" in (failure.get("message") or "")
+    assert where in (failure.text or "") and bundle[1] in (failure.text or "")
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("tests") == "3" and suite.get("failures") == "1"
+
+    data = json_report(report)
+    assert [e["type"] for e in data] == ["run_start"] + ["test_start", "test_end"] * 3 + ["run_end"]
+    assert data[0]["data"]["total"] == 3
+    assert data[0]["data"]["runId"] == done.collection_dir.name
+    ends = ends_by_name(data)
+    assert ends["broken"]["status"] == "failed"
+    assert ends["broken"]["location"] == where
+    assert ends["broken"]["bundle_path"] == bundle[1]
+    assert ends["ok/one"]["status"] == ends["ok/two"]["status"] == "passed"
+    assert data[-1]["data"] == {**data[-1]["data"], "passed": 2, "failed": 1, "skipped": 0}
+
+
+# --- bail and shards ------------------------------------------------------------------
+
+
+def test_bail_with_one_worker_starts_nothing_after_the_failure(
+    project: Project, site: Site
+) -> None:
+    project.scenario("first-fails", visit("first-fails") + FAIL)
+    for n in range(3):
+        project.scenario(f"later-{n}", visit(f"later-{n}") + BUSY)
+    project.collection("bail", ["first-fails", "later-0", "later-1", "later-2"])
+    done = project.run("bail", "--workers", "1", "--bail")
+
+    assert done.code == 1, done
+    assert "1 failed, 3 skipped" in done.out
+    for n in range(3):
+        assert re.search(rf"○\s+later-{n}", done.out), done.out
+        assert site.visits(f"later-{n}") == []
+    events = project.events(done)
+    assert [e.get("scenario") for e in events[1:-1]] == ["first-fails"] * 2
+    assert events[-1]["outcome"] == "failed"
+
+
+def test_bail_with_two_workers_aborts_the_scenario_in_flight(project: Project, site: Site) -> None:
+    project.scenario("long", visit("long") + BUSY)
+    # Fails only once "long" runs on the other worker, so "long" is surely in flight.
+    project.scenario("fails", '  goto("/barrier.html?for=long&s=fails")\n' + FAIL)
+    project.scenario("never-0", visit("never-0") + PASS)
+    project.scenario("never-1", visit("never-1") + PASS)
+    project.collection("bail2", ["long", "fails", "never-0", "never-1"])
+    started = time.monotonic()
+    done = project.run("bail2", "--workers", "2", "--bail")
+
+    assert done.code == 1, done
+    assert time.monotonic() - started < RUN_TIMEOUT_S
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {"long": "aborted", "fails": "failed"}
+    assert "1 failed, 1 aborted, 2 skipped" in done.out
+    assert site.visits("never-0") == site.visits("never-1") == []
+    long_run = next(e["scenarioRunId"] for e in events if e.get("scenario") == "long")
+    assert project.run_events(long_run)[-1] == {
+        **project.run_events(long_run)[-1],
+        "kind": "run:finished",
+        "outcome": "aborted",
+    }
+
+
+def test_shards_cover_every_scenario_once_deterministically(
+    project: Project, tmp_path: Path
+) -> None:
+    names = [f"s{n}" for n in range(7)]
+    for name in names:
+        project.scenario(name, visit(name))
+    project.collection("sharded", names)
+    reports = [tmp_path / f"shard{i}.json" for i in (1, 2, 3)]
+    procs = [
+        project.start("sharded", "--shard", f"{i}/3", "--reporter", f"list,json={reports[i - 1]}")
+        for i in (1, 2, 3)
+    ]
+    dones = [project.finish(p) for p in procs]
+
+    slices = []
+    for i, done in enumerate(dones, start=1):
+        assert done.code == 0, done
+        assert f"shard {i}/3" in done.out
+        ran = [e["data"]["name"] for e in json_report(reports[i - 1]) if e["type"] == "test_end"]
+        assert ran == shard(names, i, 3)  # a fixed function of the collection's order
+        assert project.events(done)[0]["scenarios"] == ran
+        slices.append(ran)
+    assert sorted(name for ran in slices for name in ran) == sorted(names)
+    assert all(slices)
+
+
+# --- dying workers, browsers and orchestrators ----------------------------------------
+
+
+def test_killed_worker_costs_only_its_scenario(project: Project, site: Site) -> None:
+    project.scenario("before", visit("before") + PASS)
+    project.scenario("victim", visit("victim") + BUSY)
+    project.scenario("after", visit("after") + PASS)
+    project.collection("kill", ["before", "victim", "after"])
+    proc = project.start("kill", "--workers", "1")
+    try:
+        site.wait_for("victim")
+        worker = worker_running(project.root, proc.pid, "victim")
+        doomed = {worker, *descendants(worker)}
+        os.kill(worker, signal.SIGKILL)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 1, done
+    assert re.search(r"⚠ \[w0\] victim.*the worker died", done.out), done.out
+    assert "2 passed, 1 interrupted" in done.out
+    assert "✗ victim: the worker died" in done.out
+    assert site.visits("after")
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {"before": "completed", "victim": "interrupted", "after": "completed"}
+    assert events[-1]["outcome"] == "failed"
+    runs = {e["scenario"]: e["scenarioRunId"] for e in events if "scenarioRunId" in e}
+    pids = {s: project.manifest(Path("unotest/.runs") / r)["pid"] for s, r in runs.items()}
+    assert pids["before"] == pids["victim"] == worker != pids["after"]  # a new worker
+    assert wait_gone(doomed) == set()  # its driver and browser went with it
+
+
+def test_killed_browser_costs_only_its_scenario(project: Project, site: Site) -> None:
+    project.scenario("victim", visit("victim") + BUSY)
+    project.scenario("after", visit("after") + PASS)
+    project.collection("crash", ["victim", "after"])
+    proc = project.start("crash", "--workers", "1")
+    try:
+        site.wait_for("victim")
+        worker = worker_running(project.root, proc.pid, "victim")
+        os.kill(browser_of(worker), signal.SIGKILL)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 1, done
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes["victim"] in ("failed", "interrupted")
+    assert outcomes["after"] == "completed"  # on a new browser, not the dead one
+    assert re.search(r"✗ victim: ", done.out), done.out
+    assert events[-1]["outcome"] == "failed"
+
+
+def test_sigint_aborts_everything_and_leaves_no_process(project: Project, site: Site) -> None:
+    for name in ("slow-0", "slow-1", "slow-2"):
+        project.scenario(name, visit(name) + BUSY)
+    project.collection("interrupt", ["slow-0", "slow-1", "slow-2"])
+    proc = project.start("interrupt", "--workers", "2")
+    try:
+        site.wait_for("slow-0")
+        site.wait_for("slow-1")
+        family = set(descendants(proc.pid))
+        assert len(workers_of(proc.pid)) == 2
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 130, done
+    assert time.monotonic() - sent < 30
+    assert "ABORTED" in done.out
+    assert wait_gone(family) == set()  # workers, drivers and browsers
+    events = project.events(done)
+    assert events[-1] == {**events[-1], "kind": "collection-run:finished", "outcome": "aborted"}
+    finished = {e["scenario"]: e for e in events if e["kind"].endswith("scenario-finished")}
+    assert {"slow-0", "slow-1"} <= set(finished)
+    for name, event in finished.items():
+        assert event["outcome"] == "aborted"
+        assert project.run_events(event["scenarioRunId"])[-1] == {
+            "kind": "run:finished",
+            "outcome": "aborted",
+            "t": project.run_events(event["scenarioRunId"])[-1]["t"],
+        }
+        assert re.search(rf"■ \[w\d\] {name}", done.out)
+    if "slow-2" not in finished:
+        assert re.search(r"○\s+slow-2", done.out), done.out
+    assert site.visits("slow-2") == [] or "slow-2" in finished
+
+
+# --- configuration and usage errors ---------------------------------------------------
+
+
+# (arguments, what the one-line message on stderr says)
+USAGE_ERRORS = [
+    (["typed"], r"unotest/e2e/_collections/typed\.yaml:2:0: 'scenarios' must be a list"),
+    (["itemtyped"], r"unotest/e2e/_collections/itemtyped\.yaml:3:4: 'scenarios' item 2 must"),
+    (["nighty"], r"no collection named 'nighty' \(did you mean 'nightly'\?\)"),
+    (["nightly", "--workers", "0"], r"--workers"),
+    (["nightly", "--shard", "4/3"], r"--shard 4/3"),
+    (["nightly", "--shard", "0/3"], r"--shard 0/3"),
+    (["nightly", "--reporter", "xml"], r"--reporter 'xml'"),
+]
+
+
+def test_usage_and_collection_file_errors_exit_2(project: Project) -> None:
+    """Wrong types in a collection file, an unknown name and bad arguments: exit 2 with
+    one sentence, before anything starts."""
+    project.scenario("home", visit("home") + PASS)
+    project.collection("nightly", ["home"])
+    project.collection("typed", "description: wrong types\nscenarios: 3\n")
+    project.collection("itemtyped", "scenarios:\n  - home\n  - 4\n")
+    procs = [project.start(*args) for args, _ in USAGE_ERRORS]  # together: each is quick
+    for proc, (args, message) in zip(procs, USAGE_ERRORS, strict=True):
+        done = project.finish(proc)
+        assert done.code == 2, (args, done)
+        lines = done.err.strip().splitlines()
+        assert len(lines) == 1, (args, done.err)  # one sentence
+        assert lines[0].startswith("unotest: ")
+        assert re.search(message, lines[0]), (args, lines[0])
+        assert done.out == ""
+    assert not (project.root / "unotest/.runs").exists()  # nothing was started
