@@ -716,11 +716,6 @@ function test_x() {
     assert harness.probes == ["inside try"]
 
 
-@pytest.mark.xfail(
-    reason="runner/debugger.py remembers reported failures by id(error): after a skip the "
-    "error is freed, a later ScriptError can reuse its id and then does not pause",
-    strict=False,
-)
 def test_every_skipped_failure_pauses_even_when_error_objects_are_recycled() -> None:
     """Each new failure pauses; the controller must not confuse it with an old one."""
     source = """\
