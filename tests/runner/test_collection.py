@@ -593,6 +593,28 @@ def test_killed_worker_costs_only_its_scenario(project: Project, site: Site) -> 
     assert wait_gone(doomed) == set()  # its driver and browser went with it
 
 
+def test_killed_worker_while_the_other_drains_the_queue(project: Project, site: Site) -> None:
+    """Regression: the replacement worker became ready after the other worker had taken
+    the last scenario, and the orchestrator popped from an empty queue (IndexError)."""
+    project.scenario("victim", visit("victim") + BUSY)
+    project.scenario("quick-0", visit("quick-0"))
+    project.scenario("quick-1", visit("quick-1"))
+    project.collection("drain", ["victim", "quick-0", "quick-1"])
+    proc = project.start("drain", "--workers", "2")
+    try:
+        site.wait_for("quick-0")  # on the other worker; "quick-1" is still queued
+        os.kill(worker_running(project.root, proc.pid, "victim"), signal.SIGKILL)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 1, done
+    assert "internal error" not in done.err
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {"victim": "interrupted", "quick-0": "completed", "quick-1": "completed"}
+    assert events[-1] == {**events[-1], "kind": "collection-run:finished", "outcome": "failed"}
+
+
 def test_killed_browser_costs_only_its_scenario(project: Project, site: Site) -> None:
     project.scenario("victim", visit("victim") + BUSY)
     project.scenario("after", visit("after") + PASS)
@@ -648,6 +670,33 @@ def test_sigint_aborts_everything_and_leaves_no_process(project: Project, site: 
     if "slow-2" not in finished:
         assert re.search(r"○\s+slow-2", done.out), done.out
     assert site.visits("slow-2") == [] or "slow-2" in finished
+    # No scenario run directory is left looking alive.
+    for manifest in (project.root / "unotest/.runs").glob("*/manifest.json"):
+        if json.loads(manifest.read_text())["kind"] == "scenario":
+            assert project.run_events(manifest.parent.name)[-1]["kind"] == "run:finished"
+
+
+def test_sigint_while_workers_start(project: Project) -> None:
+    """Ctrl-C before the workers are ready: exit 130, nothing ran, and no "the worker
+    did not start" noise about workers the orchestrator stopped itself."""
+    project.scenario("never", visit("never") + PASS)
+    project.collection("early", ["never"])
+    proc = project.start("early", "--workers", "1")
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while not workers_of(proc.pid) and proc.poll() is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        family = set(descendants(proc.pid))
+        proc.send_signal(signal.SIGINT)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 130, done
+    assert done.err == ""
+    assert "ABORTED" in done.out
+    assert project.events(done)[-1]["outcome"] == "aborted"
+    assert wait_gone(family) == set()
 
 
 # --- configuration and usage errors ---------------------------------------------------
