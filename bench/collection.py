@@ -10,13 +10,16 @@
    shell loop or a naive CI matrix would do (a browser launch per scenario).
 
 Everything is generated into a temporary directory; the site is served on 127.0.0.1 by
-this script. Printed: wall times, ratios, and the per-scenario cost inside a warm
-worker, which must be tens of milliseconds, not a browser launch:
+this script. Printed: wall times and ratios, and what a scenario costs inside a warm
+worker, which must be the price of a fresh context plus tens of milliseconds, not a
+browser launch:
 
 - *startup*: from launching ``unotest collection`` to its first ``scenario-started``;
 - *warm per scenario*: (collection wall time - startup) / scenarios per worker;
-- *runner overhead per scenario*: what a warm worker spends on a scenario besides its
-  steps (run directory, fresh context, events, dispatch), from the run directories.
+- *besides its steps*: from the run directories, the time of each run outside its
+  steps (run directory, fresh context and page, closing) plus the gap between two
+  scenarios of one worker (report, dispatch); minus Playwright's own new context +
+  page + close, measured with as many browsers busy at once, this is unotest's share.
 
     .venv/bin/python bench/collection.py [--scenarios 24] [--parallel 2]
 """
@@ -218,24 +221,43 @@ def _analyse(project: Path, launched_ms: float, wall_s: float, parallel: int) ->
     }
 
 
-def _context_cost(executable: str | None, base_url: str, rounds: int = 12) -> float:
-    """Mean ms of Playwright's own fresh context + page + close in one warm browser: the
-    part of a scenario's overhead that any runner with isolated contexts pays."""
-    from playwright.sync_api import sync_playwright
+CONTEXT_LOOP = """\
+import json, sys, time
+from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, args=list(CHROMIUM_ARGS), headless=True
-        )
-        times = []
-        for _ in range(rounds + 1):
-            start = time.perf_counter()
-            context = browser.new_context(base_url=base_url)
-            context.new_page()
-            context.close()
-            times.append((time.perf_counter() - start) * 1000)
-        browser.close()
-    return statistics.mean(times[1:])
+executable, base_url, rounds = sys.argv[1] or None, sys.argv[2], int(sys.argv[3])
+with sync_playwright() as playwright:
+    browser = playwright.chromium.launch(
+        executable_path=executable, args=json.loads(sys.argv[4]), headless=True
+    )
+    times = []
+    for _ in range(rounds + 1):
+        start = time.perf_counter()
+        context = browser.new_context(base_url=base_url)
+        context.new_page()
+        context.close()
+        times.append((time.perf_counter() - start) * 1000)
+    browser.close()
+print(sum(times[1:]) / rounds)
+"""
+
+
+def _context_cost(executable: str | None, base_url: str, parallel: int, rounds: int = 12) -> float:
+    """Mean ms of Playwright's own fresh context + page + close in a warm browser, with
+    ``parallel`` browsers busy at once as in the collection: the part of a scenario's
+    overhead that any runner with isolated contexts pays."""
+    command = [
+        sys.executable,
+        "-c",
+        CONTEXT_LOOP,
+        executable or "",
+        base_url,
+        str(rounds),
+        json.dumps(list(CHROMIUM_ARGS)),
+    ]
+    with ThreadPoolExecutor(parallel) as pool:
+        outputs = list(pool.map(lambda _: _run(command, HERE)[1], range(parallel)))
+    return statistics.mean(float(out) for out in outputs)
 
 
 def main() -> None:
@@ -287,34 +309,36 @@ def main() -> None:
         with ThreadPoolExecutor(args.parallel) as pool:
             list(pool.map(lambda flow: _run([UNOTEST, "e2e", flow[0]], project), flows))
         separate_s = time.perf_counter() - start
-        context_ms = _context_cost(executable, base_url)
+        context_ms = _context_cost(executable, base_url, args.parallel)
         server.shutdown()
 
     n, p = args.scenarios, args.parallel
+    per_worker = n / p
+    own_ms = stats["overhead_ms"] - context_ms
     print(f"{n} scenarios, {p} at a time, Chromium {executable or '(Playwright default)'}")
-    print(f"unotest collection --workers {p}:     {collection_s:7.2f} s")
-    print(f"pytest-playwright pytest -n {p}:      {pytest_s:7.2f} s")
+    print(f"unotest collection --workers {p}:      {collection_s:7.2f} s")
+    print(f"pytest-playwright, pytest -n {p}:      {pytest_s:7.2f} s")
     print(f"unotest e2e per scenario, {p} at once: {separate_s:7.2f} s")
-    print(f"ratio collection / pytest-playwright: {collection_s / pytest_s:5.2f}x")
-    print(f"ratio separate e2e / collection:      {separate_s / collection_s:5.2f}x")
+    print(f"ratio collection / pytest-playwright:  {collection_s / pytest_s:5.2f}x")
+    print(f"ratio separate e2e / collection:       {separate_s / collection_s:5.2f}x")
     print(
-        f"collection startup (launch to first scenario): {stats['startup_s']:.2f} s; "
-        f"{stats['workers']} worker process(es)"
+        f"collection startup (launch to first scenario): {stats['startup_s']:.2f} s "
+        f"({stats['workers']} worker processes)"
     )
     print(
-        f"warm worker, per scenario: {stats['warm_per_scenario_ms']:.0f} ms "
-        f"((wall - startup) / {n / p:g} scenarios per worker, steps included)"
+        f"warm worker, per scenario, steps included: {stats['warm_per_scenario_ms']:.0f} ms "
+        f"= (wall - startup) / {per_worker:g}; separate processes: "
+        f"{separate_s * p * 1000 / n:.0f} ms"
     )
     print(
-        f"warm worker, runner overhead per scenario: {stats['overhead_ms']:.0f} ms "
-        f"({stats['in_run_overhead_ms']:.0f} ms in the run outside its steps: run directory, "
-        f"fresh context; {stats['gap_ms']:.0f} ms between scenarios: report and dispatch)"
+        f"warm worker, per scenario besides its steps: {stats['overhead_ms']:.0f} ms "
+        f"({stats['in_run_overhead_ms']:.0f} ms in the run, {stats['gap_ms']:.0f} ms "
+        "between two scenarios)"
     )
     print(
-        f"  of which Playwright's own new context + page + close: {context_ms:.0f} ms "
-        f"(measured alone); unotest's share: {stats['overhead_ms'] - context_ms:.0f} ms"
+        f"  Playwright's own new context + page + close, {p} browsers busy: "
+        f"{context_ms:.0f} ms; unotest's own share: {own_ms:.0f} ms"
     )
-    print(f"separate e2e processes, per scenario: {separate_s * p * 1000 / n:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,9 @@ class CollectionRun:
     out: TextIO = sys.stdout
     on_event: Callable[[str, ScenarioOutcome], None] = lambda kind, outcome: None
     skipped: list[str] = field(default_factory=list)
+    # Listed scenarios that do not load (parse or check errors): never run, they still
+    # fail the collection, in its run directory as in the exit code.
+    broken: list[str] = field(default_factory=list)
 
     def run(self) -> CollectionResult:
         return asyncio.run(self._main())
@@ -151,7 +154,7 @@ class CollectionRun:
         ordered = [self.results[name] for name in self.scenarios if name in self.results]
         if self.signal_name is not None:
             outcome: Literal["completed", "failed", "aborted"] = "aborted"
-        elif any(r.outcome != "completed" for r in ordered):
+        elif self.broken or any(r.outcome != "completed" for r in ordered):
             outcome = "failed"
         else:
             outcome = "completed"

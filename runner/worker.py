@@ -151,11 +151,14 @@ class _Worker:
         try:
             result = await run.run_async()
         except Exception as err:
+            # The run may have started (its run directory and "started" report exist):
+            # its id lets the orchestrator close the scenario-started it announced.
+            rundir = getattr(run, "rundir", None)
             self.send(
                 {
                     "type": "finished",
                     "scenario": name,
-                    "runId": None,
+                    "runId": rundir.run_id if rundir is not None else None,
                     "outcome": "failed",
                     "error": {"error": masker.mask(str(err)), "errorName": type(err).__name__},
                 }

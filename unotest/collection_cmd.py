@@ -87,6 +87,8 @@ def collection_command(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
     show_list, junit_path, json_path = _parse_reporters(args.reporter)
+    # Every usage error before any warning, so a bad --shard is one sentence on stderr.
+    sharding = _parse_shard(args.shard)
     config = load_config(root, os.environ)
     for warning in config.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -95,8 +97,8 @@ def collection_command(args: argparse.Namespace) -> int:
     skipped: list[str] = []
     broken: list[str] = []
     for name in entry.meta["scenarios"]:
-        if name in names:
-            continue
+        if name in names or name in skipped or name in broken:
+            continue  # listed twice: run, warned about or reported once
         if name not in known:
             print(
                 f"warning: {entry.meta['path']}: scenario '{name}' does not exist; skipped",
@@ -111,7 +113,6 @@ def collection_command(args: argparse.Namespace) -> int:
             broken.append(name)
             continue
         names.append(name)
-    sharding = _parse_shard(args.shard)
     if sharding is not None:
         names = shard(names, *sharding)
     if args.headed:
@@ -153,6 +154,7 @@ def collection_command(args: argparse.Namespace) -> int:
         out=out,
         on_event=on_event,
         skipped=skipped,
+        broken=broken,
     )
     result = run.run()
     for name in broken:

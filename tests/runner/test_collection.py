@@ -349,17 +349,16 @@ def test_green_collection_run_directories_events_and_worker_env(
     project.scenario("home", visit("home") + PASS)
     project.scenario("env/a", env_check.replace("${SCENARIO}", "env-a"))
     project.scenario("env/b", env_check.replace("${SCENARIO}", "env-b"))
-    project.collection(
-        "green",
-        ["home", "env/a", "does/not-exist", "env/b", "home"],  # an orphan and a repeat
-    )
+    # An orphan reference, and both it and a scenario listed twice.
+    listed = ["home", "env/a", "does/not-exist", "env/b", "home", "does/not-exist"]
+    project.collection("green", listed)
     report = tmp_path / "reports" / "green.json"
     done = project.run("green", "--workers", "2", "--reporter", f"list,json={report}")
 
     assert done.code == 0, done
     assert "COMPLETED" in done.out
     # The orphan reference: a warning naming it, listed as skipped, never blocking.
-    assert "does/not-exist" in done.err and "warning" in done.err
+    assert done.err.count("does/not-exist") == 1 and "warning" in done.err
     assert re.search(r"○.*does/not-exist", done.out), done.out
     assert "3 passed, 1 skipped" in done.out
 
@@ -486,6 +485,21 @@ def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Pat
     assert ends["broken"]["bundle_path"] == bundle[1]
     assert ends["ok/one"]["status"] == ends["ok/two"]["status"] == "passed"
     assert data[-1]["data"] == {**data[-1]["data"], "passed": 2, "failed": 1, "skipped": 0}
+
+
+def test_scenario_that_does_not_parse_fails_the_collection(project: Project) -> None:
+    """Listed but broken: reported with its position, never run, and the collection run
+    directory says ``failed`` as the exit code does (it used to say ``completed``)."""
+    project.scenario("broken-syntax", '  goto("/index.html"\n')
+    project.collection("unparsable", ["broken-syntax"])
+    done = project.run("unparsable")
+
+    assert done.code == 1, done
+    assert "unotest/e2e/broken-syntax.test.js:6:0: SyntaxError" in done.err
+    assert "✗ broken-syntax: SyntaxError" in done.out
+    events = project.events(done)
+    assert [e["kind"] for e in events] == ["collection-run:started", "collection-run:finished"]
+    assert events[-1]["outcome"] == "failed"
 
 
 # --- bail and shards ------------------------------------------------------------------
@@ -709,6 +723,7 @@ USAGE_ERRORS = [
     (["nighty"], r"no collection named 'nighty' \(did you mean 'nightly'\?\)"),
     (["nightly", "--workers", "0"], r"--workers"),
     (["nightly", "--shard", "4/3"], r"--shard 4/3"),
+    (["orphaned", "--shard", "4/3"], r"--shard 4/3"),  # before any orphan warning
     (["nightly", "--shard", "0/3"], r"--shard 0/3"),
     (["nightly", "--reporter", "xml"], r"--reporter 'xml'"),
 ]
@@ -721,6 +736,7 @@ def test_usage_and_collection_file_errors_exit_2(project: Project) -> None:
     project.collection("nightly", ["home"])
     project.collection("typed", "description: wrong types\nscenarios: 3\n")
     project.collection("itemtyped", "scenarios:\n  - home\n  - 4\n")
+    project.collection("orphaned", ["home", "ghost"])
     procs = [project.start(*args) for args, _ in USAGE_ERRORS]  # together: each is quick
     for proc, (args, message) in zip(procs, USAGE_ERRORS, strict=True):
         done = project.finish(proc)
