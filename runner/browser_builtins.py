@@ -192,39 +192,13 @@ class BrowserBuiltins:
             "expect_contains": self.expect_contains,
             "expect_value": self.expect_value,
             "expect_count": self.expect_count,
-            "expect_checked": lambda t: self._expect(
-                "expect_checked",
-                t,
-                "to be checked",
-                lambda e: e.to_be_checked(timeout=self.timeouts.expect),
-                received=_checked_state,
-            ),
-            "expect_unchecked": lambda t: self._expect(
-                "expect_unchecked",
-                t,
-                "to be unchecked",
-                lambda e: e.not_to_be_checked(timeout=self.timeouts.expect),
-                received=_checked_state,
-            ),
-            "expect_enabled": lambda t: self._expect(
-                "expect_enabled",
-                t,
-                "to be enabled",
-                lambda e: e.to_be_enabled(timeout=self.timeouts.expect),
-                received=_enabled_state,
-            ),
-            "expect_disabled": lambda t: self._expect(
-                "expect_disabled",
-                t,
-                "to be disabled",
-                lambda e: e.to_be_disabled(timeout=self.timeouts.expect),
-                received=_enabled_state,
-            ),
             "expect_attr": self.expect_attr,
             "expect_url": self.expect_url,
             "expect_title": self.expect_title,
             "screenshot": self.screenshot,
         }
+        for name, (wanted, method, received) in _STATE_EXPECTATIONS.items():
+            impls[name] = self._state_expectation(name, wanted, method, received)
         return {
             name: Builtin(name, impls[name], low, high)
             for name, (low, high) in BROWSER_SIGNATURES.items()
@@ -646,6 +620,26 @@ class BrowserBuiltins:
 
         return self._run("expect_hidden", run())
 
+    def _state_expectation(
+        self,
+        fn: str,
+        wanted: str,
+        method: str,
+        received: Callable[[Locator], Awaitable[str]],
+    ) -> Callable[[Value], Value]:
+        """``expect_checked`` and its kind: one Playwright state assertion each."""
+
+        def check(value: Value) -> Value:
+            return self._expect(
+                fn,
+                value,
+                wanted,
+                lambda e: getattr(e, method)(timeout=self.timeouts.expect),
+                received=received,
+            )
+
+        return check
+
     def expect_text(self, value: Value, matcher: Value) -> Value:
         m = matcher_arg("expect_text", matcher)
         wanted = f"to have text {_show_matcher(m)}"
@@ -809,3 +803,11 @@ async def _state(locator: Locator) -> str:
         return "no matching element"
     visible = await locator.first.is_visible()
     return f"{count} element(s), the first {'visible' if visible else 'hidden'}"
+
+
+_STATE_EXPECTATIONS: dict[str, tuple[str, str, Callable[[Locator], Awaitable[str]]]] = {
+    "expect_checked": ("to be checked", "to_be_checked", _checked_state),
+    "expect_unchecked": ("to be unchecked", "not_to_be_checked", _checked_state),
+    "expect_enabled": ("to be enabled", "to_be_enabled", _enabled_state),
+    "expect_disabled": ("to be disabled", "to_be_disabled", _enabled_state),
+}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -304,7 +303,3 @@ class StepReporter:
 
 def _ms(duration: float) -> str:
     return f"{duration / 1000:.2f} s" if duration >= 1000 else f"{duration:.0f} ms"
-
-
-def stderr_console(mask: Callable[[str], str]) -> ConsoleOutput:
-    return ConsoleOutput(sys.stderr, mask)

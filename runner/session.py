@@ -642,14 +642,3 @@ class _TimeoutFailure:
 def _settle(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
         future.set_result(value)
-
-
-def environment_for(
-    project: Project, masker: SecretMasker, environ: dict[str, str] | None = None
-) -> RunEnvironment:
-    return RunEnvironment(
-        dict(os.environ if environ is None else environ), project.root / "unotest" / ".env", masker
-    )
-
-
-ConsoleFactory = Callable[[TextIO], ConsoleOutput]

@@ -7,7 +7,6 @@ report them all and ``e2e`` can refuse a broken scenario before starting a brows
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -521,10 +520,6 @@ def _walk(base: Path, suffix: str, skip: tuple[str, ...] = ()) -> list[Path]:
         )
         found.extend(here / f for f in sorted(filenames) if f.endswith(suffix))
     return found
-
-
-def content_hash(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def arity_table(table: Mapping[str, FunctionRef]) -> dict[str, Arity]:

@@ -42,6 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from procs import alive as _alive
+from procs import cmdline as _cmdline
+from procs import descendants as _descendants
 from protocol_schemas import schemas_available
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
@@ -293,43 +296,6 @@ class Run:
         assert "Traceback" not in self.stderr, self.stderr
         assert "Traceback" not in self.stdout, self.stdout
         return code
-
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, ppid, starttime) of a process, None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2 :].split()
-    return fields[0], int(fields[1]), int(fields[19])
-
-
-def _alive(pid: int, starttime: int) -> bool:
-    stat = _stat(pid)
-    return stat is not None and stat[0] not in ("Z", "X") and stat[2] == starttime
-
-
-def _descendants(root: int) -> dict[int, int]:
-    """Every live descendant of ``root``: pid → start time (a reused pid is told apart)."""
-    children: dict[int, list[tuple[int, int]]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (stat := _stat(int(entry.name))) and stat[0] != "Z":
-            children.setdefault(stat[1], []).append((int(entry.name), stat[2]))
-    found: dict[int, int] = {}
-    todo = [root]
-    while todo:
-        for pid, start in children.get(todo.pop(), []):
-            found[pid] = start
-            todo.append(pid)
-    return found
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
