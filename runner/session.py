@@ -113,6 +113,9 @@ class ScenarioRun:
     shared_browser: Browser | None = None
     handle_signals: bool = True
     on_started: Callable[[str], None] | None = None
+    provided_page: Page | None = None
+    """A page someone else owns (pytest-playwright's, through runner.sync_adapter): the
+    run drives it as it is, launching nothing and closing nothing."""
 
     def run(self) -> RunResult:
         return asyncio.run(self._main())
@@ -151,6 +154,7 @@ class ScenarioRun:
             self.on_started(rundir.run_id)
         console = self.console
         self.page: Page | None = None
+        self.bundle_attempted = False
         self.context: BrowserContext | None = None
         self.recorder = PageRecorder()
         self.page_title = ""
@@ -193,7 +197,11 @@ class ScenarioRun:
                     cancel=self.web_server_cancel,
                 )
             self.bridge.check()
-            if self.shared_browser is not None:
+            if self.provided_page is not None:
+                outcome, error_info, bundle_path = await self._drive_page(
+                    self.provided_page, tracing=False
+                )
+            elif self.shared_browser is not None:
                 outcome, error_info, bundle_path = await self._drive(self.shared_browser)
             else:
                 async with async_playwright() as playwright:
@@ -262,13 +270,10 @@ class ScenarioRun:
             tracing = self.config.trace != "off"
             if tracing:
                 await self.context.tracing.start(screenshots=True, snapshots=True, sources=False)
-            self.page = await self.context.new_page()
-            self.recorder.attach(self.page)
-            self.bridge.check()
-            outcome, error_info, failure = await self._execute()
-            bundle_path = None
-            if outcome == "failed" and failure is not None:
-                bundle_path = await self._bundle(failure, error_info or {}, tracing)
+            page = await self.context.new_page()
+            outcome, error_info, bundle_path = await self._drive_page(page, tracing)
+            if self.bundle_attempted:
+                pass  # the bundle stopped the trace (into the bundle when tracing)
             elif tracing and self.config.trace == "on":
                 await self.context.tracing.stop(path=self.rundir.path / "trace.zip")
             elif tracing:
@@ -277,6 +282,20 @@ class ScenarioRun:
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.context.close(), 10)
+
+    async def _drive_page(
+        self, page: Page, tracing: bool
+    ) -> tuple[RunOutcome, dict[str, Any] | None, str | None]:
+        """The scenario on ``page``, then its failure bundle when it failed."""
+        self.page = page
+        self.context = page.context
+        self.recorder.attach(page)
+        self.bridge.check()
+        outcome, error_info, failure = await self._execute()
+        self.bundle_attempted = outcome == "failed" and failure is not None
+        if not self.bundle_attempted:
+            return outcome, error_info, None
+        return outcome, error_info, await self._bundle(failure, error_info or {}, tracing)
 
     async def _cleanup(self, browser: Browser | None, web_server: WebServer | None) -> None:
         if browser is not None:
@@ -492,6 +511,11 @@ class ScenarioRun:
         watchdog = asyncio.ensure_future(self._watch_timeout(done))
         try:
             kind, exc = await done
+        except asyncio.CancelledError:
+            # Whoever cancelled this run (a KeyboardInterrupt in pytest's thread while
+            # the loop waited) must not leave the scenario thread driving the page.
+            self.bridge.interrupt("aborted")
+            raise
         finally:
             watchdog.cancel()
         if kind == "completed":

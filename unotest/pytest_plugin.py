@@ -1,0 +1,435 @@
+"""unotest scenarios as pytest items, on pytest-playwright's ``page``.
+
+Registered for every pytest session through the ``pytest11`` entry point, so it must
+cost nothing and change nothing unless asked: ``--unotest``, ``--unotest-collection
+NAME`` or ``unotest = true`` in the ini file. Then each scenario of the project is one
+item named after the scenario (parametrized by browser exactly like a pytest-playwright
+test: ``shop/add-to-cart[chromium]``), run through the same interpreter and built-ins
+as ``unotest e2e`` on the page pytest-playwright made (runner/sync_adapter.py), so
+``--browser``, ``--headed``, ``--slowmo``, ``--tracing``, ``--screenshot``, ``--video``
+and ``browser_context_args`` apply as they do to any pytest-playwright test.
+
+What the plugin adds for the whole session:
+
+- the project's ``webServer``, started once by the controlling process (not by each
+  pytest-xdist worker) and stopped at the end;
+- ``base_url``: ``--base-url`` when given, else the project's ``baseURL``, for
+  scenarios and ordinary tests alike;
+- a system Chromium (``executablePath`` or Debian's ``chromium``) with unotest's launch
+  flags when Playwright's own Chromium is not installed; otherwise nothing changes.
+
+A failing scenario is reported like a failing Python test: the scenario source around
+the failing statement with a ``>`` marker, the ``E`` error line, ``file:line:col`` and
+the failure bundle.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from runner.config import Config
+    from runner.session import RunResult
+    from runner.webserver import WebServer
+    from unotest.project import Project, ProjectIndex
+
+__all__ = ["ScenarioFailed", "ScenarioItem", "ScenarioModule", "plugin_state"]
+
+_SOURCE_CONTEXT = 3
+"""Lines of scenario source shown before the failing statement (pytest shows the
+whole function; a scenario can be long, so a window)."""
+
+
+@dataclass
+class _PluginState:
+    """What one pytest process knows about the project (each xdist worker has its own)."""
+
+    project: Project
+    index: ProjectIndex
+    config: Config
+    selected: set[str] | None
+    """Scenario names of ``--unotest-collection``; None: every scenario file."""
+    e2e_dir: Path
+    web_server: WebServer | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+_STATE = pytest.StashKey[_PluginState]()
+
+
+def plugin_state(config: pytest.Config) -> _PluginState:
+    """The session's project, index and configuration (the plugin is on)."""
+    return config.stash[_STATE]
+
+
+# --- options ------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("unotest", "unotest scenarios")
+    group.addoption(
+        "--unotest",
+        action="store_true",
+        default=False,
+        help="collect the unotest scenarios of the project (unotest/e2e/*.test.js)",
+    )
+    group.addoption(
+        "--unotest-collection",
+        metavar="NAME",
+        default=None,
+        help="collect exactly the scenarios of this unotest collection (implies --unotest)",
+    )
+    parser.addini("unotest", "collect the unotest scenarios of the project", type="bool")
+
+
+def _enabled(config: pytest.Config) -> bool:
+    return bool(
+        config.getoption("unotest", False)
+        or config.getoption("unotest_collection", None)
+        or config.getini("unotest")
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if not _enabled(config):
+        return
+    state = _load_state(config)
+    config.stash[_STATE] = state
+    for warning in state.warnings:
+        # One line per problem, before any test output (pytest's own warnings come
+        # at the end, where they are easy to miss for a missing scenario).
+        print(f"unotest: warning: {warning}", file=sys.stderr)
+    _add_scenarios_to_args(config, state)
+    from unotest import pytest_fixtures
+
+    # Registered after pytest-playwright, so its fixtures of the same name are theirs
+    # to build on (and only when the plugin is on: otherwise nothing changes).
+    config.pluginmanager.register(pytest_fixtures, "unotest-fixtures")
+
+
+def _load_state(config: pytest.Config) -> _PluginState:
+    from runner.config import load_config
+    from unotest.errors import UnotestError
+    from unotest.project import Project, ProjectIndex, find_project_root
+
+    try:
+        root = find_project_root(config.invocation_params.dir)
+    except UnotestError:
+        try:
+            root = find_project_root(config.rootpath)
+        except UnotestError as err:
+            raise pytest.UsageError(f"--unotest: {err}") from None
+    project = Project(root)
+    try:
+        index = ProjectIndex.load(project)
+        run_config = load_config(root, os.environ)
+    except UnotestError as err:
+        raise pytest.UsageError(f"unotest: {err}") from None
+    warnings = [*run_config.warnings]
+    known = {meta["name"] for meta in index.scenario_metas}
+    selected: set[str] | None = None
+    collection = config.getoption("unotest_collection", None)
+    if collection:
+        entry = index.collections.get(collection)
+        if entry is None:
+            wanted = project.relative(project.collections_dir / f"{collection}.yaml")
+            problem = next((d for d in index.errors if d.file == wanted), None)
+            if problem is not None:
+                raise pytest.UsageError(f"unotest: {problem}")
+            names = ", ".join(sorted(index.collections)) or "none"
+            raise pytest.UsageError(
+                f"--unotest-collection {collection}: no such collection (the project has: {names})"
+            )
+        selected = set()
+        for name in entry.meta["scenarios"]:
+            if name in known:
+                selected.add(name)
+            else:
+                warnings.append(f"{entry.meta['path']}: scenario '{name}' does not exist; skipped")
+    return _PluginState(
+        project, index, run_config, selected, project.e2e_dir.resolve(), None, warnings
+    )
+
+
+def _add_scenarios_to_args(config: pytest.Config, state: _PluginState) -> None:
+    """Scenarios are collected wherever pytest was pointed, unless it was pointed
+    elsewhere on purpose: paths on the command line are obeyed; ``testpaths`` or the
+    current directory get the project's ``unotest/e2e`` added when they miss it."""
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        return
+    e2e = state.e2e_dir
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        if e2e.is_relative_to(path.resolve()):
+            return
+    if e2e.is_dir():
+        config.args.append(str(e2e))
+
+
+# --- the webServer, once per session ----------------------------------------------
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    state = config.stash.get(_STATE, None)
+    if state is None or _is_xdist_worker(config) or config.option.collectonly:
+        return
+    server = state.config.web_server
+    if server is None:
+        return
+    from runner.webserver import WebServer
+    from unotest.errors import UnotestError
+
+    try:
+        state.web_server = WebServer.start(
+            server.command,
+            server.url,
+            cwd=server.cwd,
+            timeout_ms=server.timeout,
+            reuse_existing_server=server.reuse_existing_server,
+            log=lambda line: None,
+        )
+    except UnotestError as err:
+        raise pytest.UsageError(f"unotest: webServer: {err}") from None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is not None and state.web_server is not None:
+        state.web_server.stop()
+        state.web_server = None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None and state.web_server is not None:
+        state.web_server.stop()  # an interrupted session skips sessionfinish
+        state.web_server = None
+
+
+# --- collection ---------------------------------------------------------------------
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioModule | None:
+    state = parent.config.stash.get(_STATE, None)
+    if state is None or not file_path.name.endswith(".test.js"):
+        return None
+    try:
+        relative = file_path.resolve().relative_to(state.e2e_dir)
+    except ValueError:
+        return None
+    if relative.parts[0].startswith("_"):
+        return None  # _helpers/, _collections/
+    name = relative.as_posix()[: -len(".test.js")]
+    if state.selected is not None and name not in state.selected:
+        return None
+    module: ScenarioModule = ScenarioModule.from_parent(parent, path=file_path)
+    module.scenario_name = name
+    return module
+
+
+class ScenarioModule(pytest.File):
+    """One scenario file; collects one item per browser, like a test function."""
+
+    scenario_name: str = ""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        state = self.config.stash[_STATE]
+        index = state.index
+        problems = index.errors_in(
+            [state.project.relative(self.path), *(h.file for h in index.helpers)]
+        )
+        if problems or self.scenario_name not in index.scenarios:
+            lines = [str(problem) for problem in problems] or [
+                f"{state.project.relative(self.path)}: not a runnable scenario"
+            ]
+            raise self.CollectError(
+                "\n".join(
+                    [
+                        *lines,
+                        f"scenario '{self.scenario_name}' cannot run: "
+                        "'unotest check' lists its problems",
+                    ]
+                )
+            )
+        yield from _parametrized_items(self, self.scenario_name)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.scenario_name
+
+
+def _parametrized_items(parent: ScenarioModule, name: str) -> Iterator[ScenarioItem]:
+    """Items the way pytest makes them for a function, so pytest-playwright's
+    ``pytest_generate_tests`` parametrizes ``browser_name`` (``--browser`` given twice
+    makes two items) and every fixture the function asks for is resolved."""
+    from _pytest.python import FunctionDefinition, Metafunc
+
+    definition = FunctionDefinition.from_parent(parent, name=name, callobj=run_scenario)
+    fixtureinfo = definition._fixtureinfo
+    metafunc = Metafunc(
+        definition=definition,
+        fixtureinfo=fixtureinfo,
+        config=parent.config,
+        cls=None,
+        module=None,
+        _ispytest=True,
+    )
+    parent.ihook.pytest_generate_tests.call_extra([], dict(metafunc=metafunc))
+    if not metafunc._calls:
+        yield ScenarioItem.from_parent(
+            parent, name=name, callobj=run_scenario, fixtureinfo=fixtureinfo
+        )
+        return
+    metafunc._recompute_direct_params_indices()
+    fixtureinfo.prune_dependency_tree()
+    for callspec in metafunc._calls:
+        yield ScenarioItem.from_parent(
+            parent,
+            name=f"{name}[{callspec.id}]" if callspec._idlist else name,
+            callobj=run_scenario,
+            callspec=callspec,
+            fixtureinfo=fixtureinfo,
+            keywords={callspec.id: True},
+            originalname=name,
+        )
+
+
+class ScenarioItem(pytest.Function):
+    """A scenario run as a test; its failures read like a Python test's."""
+
+    @property
+    def scenario_name(self) -> str:
+        parent = self.parent
+        assert isinstance(parent, ScenarioModule)
+        return parent.scenario_name
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"scenario {self.name}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ScenarioFailed):
+            return excinfo.value.repr()
+        return super().repr_failure(excinfo, style)  # type: ignore[call-arg]
+
+
+def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest) -> None:
+    """The body of every scenario item: ``page`` is pytest-playwright's."""
+    item = request.node
+    assert isinstance(item, ScenarioItem)
+    state = request.config.stash[_STATE]
+    result = _run(state, item.scenario_name, page, base_url)
+    if result.outcome != "completed":
+        raise ScenarioFailed(state.project, result)
+
+
+def _run(state: _PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
+    from runner.secrets import RunEnvironment, SecretMasker
+    from runner.session import ScenarioRun
+    from runner.sync_adapter import async_page, run_on_page_loop
+    from unotest import protocol
+
+    config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
+    masker = SecretMasker()
+    environment = RunEnvironment(dict(os.environ), state.project.root / protocol.ENV_FILE, masker)
+    run = ScenarioRun(
+        state.project,
+        state.index.scenarios[name],
+        state.index.helper_table,
+        config,
+        masker,
+        environment,
+        out=sys.stdout,
+        log_stream=sys.stdout,
+        handle_signals=False,
+        provided_page=async_page(page),
+    )
+    return run_on_page_loop(page, run.run_async())
+
+
+# --- failure reports ------------------------------------------------------------------
+
+
+class ScenarioFailed(Exception):
+    """A scenario that did not pass; :meth:`render` is what pytest shows."""
+
+    def __init__(self, project: Project, result: RunResult) -> None:
+        error = result.error or {}
+        super().__init__(f"{error.get('errorName', 'Error')}: {error.get('error', result.outcome)}")
+        self.project = project
+        self.result = result
+
+    def repr(self) -> Any:
+        """pytest's own failure representation, so the terminal, ``--junitxml``, the
+        short summary and pytest-xdist (which serializes it) all show it as for a
+        Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``."""
+        from _pytest._code.code import (
+            ExceptionChainRepr,
+            ReprEntry,
+            ReprFileLocation,
+            ReprTraceback,
+        )
+
+        result = self.result
+        error = result.error or {}
+        name = str(error.get("errorName", "Error"))
+        message = str(error.get("error", f"the scenario was {result.outcome}"))
+        file, line, col = error.get("file"), error.get("line"), error.get("col")
+        lines: list[str] = []
+        if file and isinstance(line, int):
+            lines.extend(_source_window(self.project.root / file, line, col))
+        message_lines = message.splitlines() or [""]
+        lines.append(f"E   {name}: {message_lines[0]}")
+        lines.extend(f"E   {rest}" for rest in message_lines[1:])
+        stack = error.get("callStack") or []
+        if len(stack) > 1:
+            lines.append("E   call stack: " + " <- ".join(map(str, stack)))
+        if file and isinstance(line, int):
+            # ReprFileLocation prints "path:lineno: message"; the column rides in the
+            # lineno slot so the line reads file:line:col like every unotest message.
+            location = ReprFileLocation(f"{file}:{line}", col if isinstance(col, int) else 0, name)
+            crash = ReprFileLocation(str(file), line, f"{name}: {message_lines[0]}")
+        else:
+            location = ReprFileLocation(result.scenario, 0, name)
+            crash = ReprFileLocation(result.scenario, 0, f"{name}: {message_lines[0]}")
+        entry = ReprEntry(lines, None, None, location, "long")
+        chain = ExceptionChainRepr([(ReprTraceback([entry], None, "long"), crash, None)])
+        details = []
+        if result.bundle_path:
+            details.append(f"failure bundle: {result.bundle_path}")
+        details.append(f"run directory: {result.run_dir}")
+        chain.addsection("unotest", "\n".join(details))
+        return chain
+
+
+def _source_window(path: Path, line: int, col: Any) -> list[str]:
+    """pytest's look: the lines up to the failing one, ``>`` at the failing line."""
+    try:
+        source = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not 1 <= line <= len(source):
+        return []
+    first = max(1, line - _SOURCE_CONTEXT)
+    width = len(str(line))
+    out = []
+    for number in range(first, line + 1):
+        marker = ">" if number == line else " "
+        out.append(f"{marker} {number:>{width}} | {source[number - 1]}")
+        if number == line and isinstance(col, int) and col >= 0:
+            out.append(" " * (width + 5 + col) + "^")
+    return out
