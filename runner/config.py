@@ -52,6 +52,9 @@ MAX_CONFIG_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 32
 # Node's timers (and so Playwright's) treat a delay above 2^31 - 1 ms as 1 ms.
 MAX_TIMEOUT_MS = 2**31 - 1
+# Chromium's largest texture: beyond it screenshots fail, and a huge window (10^7 px)
+# hangs the browser or kills Playwright's driver instead of failing with a message.
+MAX_VIEWPORT_PX = 16384
 
 _TOP_KEYS = (
     "runner",
@@ -258,6 +261,9 @@ def _show(value: object) -> str:
     if isinstance(value, str):
         text = value if len(value) <= 60 else value[:57] + "..."
         return json.dumps(text, ensure_ascii=False)
+    if isinstance(value, int) and abs(value).bit_length() > 64:
+        # repr() of an int with more than 4300 digits raises ValueError.
+        return f"a number with {len(format(abs(value), 'x'))} hex digits"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, list):
@@ -306,6 +312,9 @@ class _Validator:
     def string(self, key: str, value: object) -> str:
         if not isinstance(value, str) or not value.strip():
             self.error(key, "a non-empty string", value)
+        if "\0" in value:
+            # No command line, path or URL can hold a NUL: refused here, not by exec().
+            _fail(f"'{key}' must not contain a NUL character (\\0), got {_show(value)}")
         return value
 
     def boolean(self, key: str, value: object) -> bool:
@@ -330,6 +339,8 @@ class _Validator:
         expected = ("an " if expected[0] in "aeiouh" else "a ") + expected
         if not isinstance(value, str):
             self.error(key, expected, value)
+        if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in value.strip()):
+            _fail(f"'{key}' must be {expected} without control characters, got {_show(value)}")
         try:
             parts = urlsplit(value.strip())
             parts.port  # noqa: B018  (raises ValueError for a bad port)
@@ -401,6 +412,12 @@ class _Validator:
                 pixels = section[key]
                 if isinstance(pixels, bool) or not isinstance(pixels, int) or pixels <= 0:
                     self.error(f"viewport.{key}", "a positive whole number of pixels", pixels)
+                if pixels > MAX_VIEWPORT_PX:
+                    self.error(
+                        f"viewport.{key}",
+                        f"a whole number of pixels up to {MAX_VIEWPORT_PX}",
+                        pixels,
+                    )
                 size[key] = pixels
         return size["width"], size["height"]
 

@@ -193,10 +193,19 @@ def _tolerate_unencodable_output() -> None:
             reconfigure(errors="backslashreplace")
 
 
+# C0 and C1 controls (ESC starts a terminal escape sequence), DEL, and the Unicode line
+# and paragraph separators: shown as escapes, so a message stays one line of plain text
+# whatever file name, scenario name or YAML value it quotes. A tab is harmless.
+_UNPRINTABLE = {
+    i: f"\\x{i:02x}" if i < 0x100 else f"\\u{i:04x}"
+    for i in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
+
+
 def _report(message: str) -> None:
     if os.environ.get("UNOTEST_DEBUG") == "1":
         traceback.print_exc()
-    print(f"unotest: {message}", file=sys.stderr)
+    print(f"unotest: {message.translate(_UNPRINTABLE)}", file=sys.stderr)
 
 
 def json_dump(data: object) -> str:

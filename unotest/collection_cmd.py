@@ -22,6 +22,7 @@ from typing import Any
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
+from unotest.commands import format_diagnostic
 from unotest.errors import ConfigError, UsageError
 from unotest.project import Project, ProjectIndex, find_project_root
 
@@ -109,7 +110,7 @@ def collection_command(args: argparse.Namespace) -> int:
         problems = index.errors_in([known[name], *(h.file for h in index.helpers)])
         if problems or name not in index.scenarios:
             for problem in problems:
-                print(str(problem), file=sys.stderr)
+                print(format_diagnostic(problem), file=sys.stderr)
             broken.append(name)
             continue
         names.append(name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from pathlib import Path
 
@@ -122,7 +123,7 @@ def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
     warnings: list[str] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*.js") if p.is_file())
+            found = _loose_scripts(path)
             if not found:
                 warnings.append(f"{path.as_posix()}: no .js files to check")
             files.extend(found)
@@ -141,6 +142,29 @@ def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
     return sorted(problems + index.errors, key=lambda d: (d.file, d.line, d.col)), warnings
 
 
+MAX_LOOSE_ENTRIES = 100_000
+
+
+def _loose_scripts(folder: Path) -> list[Path]:
+    """The ``.js`` files below a folder outside any project, hidden folders skipped.
+
+    Bounded: ``unotest check /`` (or a home directory) would otherwise walk the whole
+    disk for minutes; past ``MAX_LOOSE_ENTRIES`` entries it is a usage error instead.
+    """
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_LOOSE_ENTRIES:
+            raise UsageError(
+                f"{folder}: more than {MAX_LOOSE_ENTRIES:,} files and folders below it, "
+                "which is not a folder of scenarios: name the folder (or file) to check"
+            )
+        found.extend(Path(dirpath) / name for name in filenames if name.endswith(".js"))
+    return sorted(p for p in found if p.is_file())
+
+
 _CONTROL = {i: "\ufffd" for i in (*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F)}
 _MAX_SHOWN = 160
 
@@ -150,7 +174,9 @@ def _clean(text: str) -> str:
     return text.translate(_CONTROL)
 
 
-def _format_diagnostic(d: Diagnostic) -> str:
+def format_diagnostic(d: Diagnostic) -> str:
+    """``file:line:col: message``, the source line (cut around the column) and a caret:
+    control characters from the file are never echoed to the terminal."""
     head = _clean(f"{d.file}:{d.line}:{d.col}: {d.message}")
     line = d.source_line.rstrip("\r\n")
     if not line.strip():
@@ -189,7 +215,7 @@ def _report_check(
     for warning in warnings:
         print(f"warning: {_clean(warning)}", file=sys.stderr)
     for d in diagnostics:
-        print(_format_diagnostic(d))
+        print(format_diagnostic(d))
     if diagnostics:
         files = len({d.file for d in diagnostics})
         print(f"\n{_plural(len(diagnostics), 'problem')} in {_plural(files, 'file')}")

@@ -15,30 +15,42 @@ from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import DebugOptions, ScenarioRun
 from unotest import protocol
 from unotest.cli import EXIT_USAGE, json_dump
+from unotest.commands import format_diagnostic
 from unotest.errors import UsageError
-from unotest.project import SCENARIO_SUFFIX, Project, ProjectIndex, find_project_root
+from unotest.project import (
+    SCENARIO_SUFFIX,
+    Project,
+    ProjectIndex,
+    find_project_root,
+    has_control_character,
+    scenario_name_problem,
+    show_name,
+)
 
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
 
 def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
     """A scenario by name (``auth/signin-flow``) or by the path of its file."""
-    if not given or any(ch in given for ch in "\0\r\n") or any(ord(ch) < 32 for ch in given):
-        raise UsageError(f"{given!r} is not a scenario name")
+    problem = scenario_name_problem(given)
+    if problem is not None and (not given.strip() or has_control_character(given)):
+        raise UsageError(problem)  # neither a name nor a path: no file lookup at all
     known = {meta["name"] for meta in index.scenario_metas}
     if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and Path(given).exists()):
         path = (cwd / given).resolve()
         e2e = index.project.e2e_dir.resolve()
         if not path.is_relative_to(e2e) or not path.name.endswith(SCENARIO_SUFFIX):
-            raise UsageError(f"{given} is not a scenario file under {index.project.relative(e2e)}/")
+            raise UsageError(
+                f"{show_name(given)} is not a scenario file under {index.project.relative(e2e)}/"
+            )
         return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
     if given in known:
         return given
-    if ".." in given.split("/") or given.startswith("/"):
-        raise UsageError(f"{given!r} is not a scenario name: names are paths under unotest/e2e/")
+    if problem is not None:
+        raise UsageError(problem)
     close = difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.5)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise UsageError(f"no scenario named '{given}'{hint}; 'unotest list' shows them all")
+    raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
 
 
 _BREAK = re.compile(r"(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\Z")
@@ -77,7 +89,7 @@ def e2e_command(args: argparse.Namespace) -> int:
     scenario = index.scenarios.get(name)
     if problems or scenario is None:
         for problem in problems:
-            print(str(problem), file=sys.stderr)
+            print(format_diagnostic(problem), file=sys.stderr)
         raise UsageError(
             f"scenario '{name}' cannot run: fix the {len(problems)} problem(s) above "
             "('unotest check' lists them)"

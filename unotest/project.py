@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,10 @@ __all__ = [
     "Project",
     "ProjectIndex",
     "find_project_root",
+    "has_control_character",
     "read_source",
+    "scenario_name_problem",
+    "show_name",
 ]
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
@@ -365,6 +369,54 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
 _COLLECTION_KEYS = ("description", "scenarios")
 
 
+def show_name(text: str) -> str:
+    """``text`` quoted for a one-line message: control characters and line breaks escaped.
+
+    A name comes from argv or a YAML file and is echoed to a terminal: an ESC or a
+    U+2028 in it must be shown, never interpreted.
+    """
+    shown = "".join(
+        ch.encode("unicode_escape").decode("ascii") if _is_control(ch) else ch for ch in text
+    )
+    return f"'{shown}'"
+
+
+def _is_control(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+
+
+def has_control_character(text: str) -> bool:
+    """A C0/C1 control (NUL, ESC, DEL, ...) or a Unicode line/paragraph separator."""
+    return any(_is_control(ch) for ch in text)
+
+
+def scenario_name_problem(name: str) -> str | None:
+    """Why ``name`` can never name a scenario (a path under unotest/e2e/), or ``None``.
+
+    A collection entry or ``unotest e2e NAME`` with ``..``, an absolute path, a NUL or a
+    control character is refused as such, instead of being looked up and "not found".
+    """
+    shown = show_name(name)
+    if not name.strip():
+        return (
+            f"{shown} is empty: a scenario name is its path under unotest/e2e/ "
+            "(e.g. auth/signin-flow)"
+        )
+    if has_control_character(name):
+        return f"{shown} holds a control character or line break: it is not a scenario name"
+    if name.startswith("/"):
+        return (
+            f"{shown} is an absolute path: a scenario name is its path under unotest/e2e/ "
+            "without the .test.js suffix (e.g. auth/signin-flow)"
+        )
+    if any(part in ("", ".", "..") for part in name.split("/")):
+        return (
+            f"{shown} has an empty, '.' or '..' segment: a scenario name is its path under "
+            "unotest/e2e/ (e.g. auth/signin-flow)"
+        )
+    return None
+
+
 def _yaml_type(value: object) -> str:
     if value is None:
         return "empty (null)"
@@ -499,6 +551,11 @@ def _parse_collection(
                     f"not {_yaml_type(item)}",
                 )
             )
+            return None
+        reason = scenario_name_problem(item)
+        if reason is not None:
+            line, col = where("scenarios", i)
+            errors.append(at(line, col, f"'scenarios' item {i + 1} {reason}"))
             return None
     return {
         "name": name,
