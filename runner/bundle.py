@@ -6,6 +6,12 @@ page that hangs costs a screenshot but never the error itself: tier 1 ``error.js
 tier 3 ``page.aria.yaml``, ``network.json``, ``console.json`` and ``trace.zip``.
 A tier that fails is noted in ``error.json`` under ``captureErrors`` and never
 replaces the original error. Text files go through the secret masker.
+
+The recorder is bounded in count (the last 200 messages and requests) *and* in size: a
+page that logs megabytes, or loads ``data:`` URLs, keeps at most
+:data:`RECORD_CHARS` characters per string in memory, and the bundle writes each one
+masked, then cut to :data:`MAX_VALUE_CHARS` (in that order, so a cut never leaves the
+start of a secret).
 """
 
 from __future__ import annotations
@@ -21,9 +27,13 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
 
+from runner.secrets import MASK_MARGIN, cut_masked
+
 __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
 
 RECENT = 200
+MAX_VALUE_CHARS = 4096
+RECORD_CHARS = MAX_VALUE_CHARS + MASK_MARGIN
 TIER_TIMEOUT_S = {"screenshot": 5.0, "aria": 5.0, "trace": 15.0}
 
 
@@ -54,15 +64,17 @@ class PageRecorder:
         self.console.append(
             {
                 "type": message.type,
-                "text": message.text,
-                "url": location.get("url") if location else None,
+                "text": _keep(message.text),
+                "url": _keep(location.get("url")) if location else None,
                 "line": location.get("lineNumber") if location else None,
                 "t": int(time.time() * 1000),
             }
         )
 
     def _on_page_error(self, error: Any) -> None:
-        self.console.append({"type": "pageerror", "text": str(error), "t": int(time.time() * 1000)})
+        self.console.append(
+            {"type": "pageerror", "text": _keep(str(error)), "t": int(time.time() * 1000)}
+        )
 
     def _on_request(self, request: Request) -> None:
         self._started[id(request)] = time.monotonic()
@@ -70,7 +82,7 @@ class PageRecorder:
     def _entry(self, request: Request) -> dict[str, Any]:
         started = self._started.pop(id(request), None)
         duration = round((time.monotonic() - started) * 1000, 1) if started is not None else None
-        return {"method": request.method, "url": request.url, "durationMs": duration}
+        return {"method": request.method, "url": _keep(request.url), "durationMs": duration}
 
     def _on_finished(self, request: Request) -> None:
         entry = self._entry(request)
@@ -91,8 +103,24 @@ class PageRecorder:
     def _on_failed(self, request: Request) -> None:
         entry = self._entry(request)
         entry["status"] = None
-        entry["failure"] = request.failure
+        entry["failure"] = _keep(request.failure)
         self.network.append(entry)
+
+
+def _keep(text: str | None) -> str | None:
+    """What the recorder keeps of a string: enough to mask it and cut it later."""
+    return text[:RECORD_CHARS] if isinstance(text, str) else text
+
+
+def _bounded(entries: list[dict[str, Any]], mask: Callable[[str], str]) -> list[dict[str, Any]]:
+    """Recorded entries with every string masked, then cut to :data:`MAX_VALUE_CHARS`."""
+    return [
+        {
+            key: cut_masked(value, MAX_VALUE_CHARS, mask) if isinstance(value, str) else value
+            for key, value in entry.items()
+        }
+        for entry in entries
+    ]
 
 
 class BundleResult:
@@ -150,8 +178,8 @@ async def write_failure_bundle(
             (path / "page.aria.yaml").write_text(mask(text) + "\n", encoding="utf-8")
 
         await _tier("aria", errors, aria)
-    _write_json(path / "network.json", mask_data(list(recorder.network)))
-    _write_json(path / "console.json", mask_data(list(recorder.console)))
+    _write_json(path / "network.json", mask_data(_bounded(list(recorder.network), mask)))
+    _write_json(path / "console.json", mask_data(_bounded(list(recorder.console), mask)))
     if trace and context is not None:
         await _tier("trace", errors, lambda: context.tracing.stop(path=path / "trace.zip"))
     if errors:

@@ -21,6 +21,7 @@ from dsl.values import HostValue, RegexValue, Value, to_json_data
 from runner.bridge import LoopBridge
 from runner.debugger import DebugController
 from runner.rundir import RunDirectory
+from runner.secrets import MASK_MARGIN, cut_masked
 
 __all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
 
@@ -28,15 +29,17 @@ MAX_VAR_CHARS = 4096
 MAX_TEXT = 200
 
 
-def render_var(value: Value) -> str:
-    """A variable as runtime.json shows it: JSON text, Locators readable, cut to 4 KB."""
+def render_var(value: Value, mask: Callable[[str], str] | None = None) -> str:
+    """A variable as runtime.json shows it: JSON text, Locators readable, cut to 4 KB.
+
+    Pass the run's ``mask``: the text is masked before the cut (see :func:`cut_masked`).
+    Without it a caller that masks afterwards can leak the start of a secret.
+    """
     if isinstance(value, HostValue | RegexValue):
         text = value.render()
     else:
         text = json.dumps(to_json_data(value), ensure_ascii=False)
-    if len(text) > MAX_VAR_CHARS:
-        text = text[: MAX_VAR_CHARS - 1] + "…"
-    return text
+    return cut_masked(text, MAX_VAR_CHARS, mask)
 
 
 class ConsoleOutput:
@@ -109,9 +112,9 @@ class _Open:
     step: Step | None = None
     call_stack: list[dict[str, Any]] = field(default_factory=list)
 
-    def variables(self) -> dict[str, str]:
+    def variables(self, mask: Callable[[str], str] | None = None) -> dict[str, str]:
         """The step's variables now (its scope outlives the unwinding; its frames do not)."""
-        return StepReporter._vars(self.step) if self.step is not None else {}
+        return StepReporter._vars(self.step, mask) if self.step is not None else {}
 
 
 @dataclass
@@ -153,7 +156,7 @@ class StepReporter:
             return Directive.SKIP
         index = self.step_count
         self.step_count += 1
-        text = step.text
+        text = self._step_text(step)
         self.open.append(
             _Open(
                 index,
@@ -185,11 +188,7 @@ class StepReporter:
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
         directive = Directive.PROCEED
         if error is not None and self.debugger is not None and self.pause_on_failure:
-            self.last_failure = {
-                "line": error.line,
-                "col": error.col,
-                "error": {"message": error.message, "name": error.name},
-            }
+            self.last_failure = self._last_failure(error)
             directive = self.debugger.after_failure(step, error)
             if directive is Directive.SKIP:
                 opened = self.open.pop()
@@ -208,7 +207,11 @@ class StepReporter:
             )
         else:
             self.rundir.append(
-                {"kind": "step:fail", "error": error.message, "errorName": error.name}
+                {
+                    "kind": "step:fail",
+                    "error": self._message(error.message),
+                    "errorName": error.name,
+                }
             )
             self.console.finish(
                 self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
@@ -222,13 +225,9 @@ class StepReporter:
                     opened.file,
                     opened.text,
                     self._call_stack(step),
-                    self._vars(step),
+                    self._vars(step, self.console.mask),
                 )
-            self.last_failure = {
-                "line": error.line,
-                "col": error.col,
-                "error": {"message": error.message, "name": error.name},
-            }
+            self.last_failure = self._last_failure(error)
         self.write_runtime("running", step)
         return directive
 
@@ -239,7 +238,9 @@ class StepReporter:
         while self.open:
             opened = self.open.pop()
             duration = round((time.perf_counter() - opened.started) * 1000, 1)
-            self.rundir.append({"kind": "step:fail", "error": message, "errorName": name})
+            self.rundir.append(
+                {"kind": "step:fail", "error": self._message(message), "errorName": name}
+            )
             self.console.finish(
                 self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
             )
@@ -255,8 +256,34 @@ class StepReporter:
         return [{"fn": f.fn, "file": f.file, "line": f.line} for f in frames]
 
     @staticmethod
-    def _vars(step: Step) -> dict[str, str]:
-        return {name: render_var(value) for name, value in step.variables().items()}
+    def _vars(step: Step, mask: Callable[[str], str] | None = None) -> dict[str, str]:
+        return {name: render_var(value, mask) for name, value in step.variables().items()}
+
+    # --- bounded, masked values ---------------------------------------------------------
+
+    def _step_text(self, step: Step) -> str:
+        """``step:started.text``: at most 200 characters, masked before the cut.
+
+        ``Step.text`` is already cut to 200, which would leave the start of a secret
+        written in the source; the longer text is taken and cut here instead.
+        """
+        whole = step.program.statement_text(step.stmt, MAX_TEXT + MASK_MARGIN)
+        return cut_masked(whole, MAX_TEXT, self.console.mask)
+
+    def _message(self, message: str) -> str:
+        """An error message as steps.jsonl and runtime.json hold it: masked, at most 4 KB.
+
+        (A failed ``expect_equal`` on a 1 MB value would otherwise put 1 MB into every
+        rewrite of runtime.json; error.json in the bundle keeps the whole message.)
+        """
+        return cut_masked(message, MAX_VAR_CHARS, self.console.mask)
+
+    def _last_failure(self, error: ScriptError) -> dict[str, Any]:
+        return {
+            "line": error.line,
+            "col": error.col,
+            "error": {"message": self._message(error.message), "name": error.name},
+        }
 
     def write_runtime(self, state: str, step: Step | None = None, *, page: bool = True) -> None:
         data: dict[str, Any] = {
@@ -265,7 +292,7 @@ class StepReporter:
             "testFn": self.test_fn,
             "state": state,
             "current": {"line": step.line, "col": step.col} if step is not None else None,
-            "vars": self._vars(step) if step is not None else {},
+            "vars": self._vars(step, self.console.mask) if step is not None else {},
             "callStack": self._call_stack(step) if step is not None else [],
             "lastFailure": self.last_failure,
             "updatedAt": int(time.time() * 1000),
@@ -276,7 +303,11 @@ class StepReporter:
             data["breakpoints"] = self.debugger.breakpoints.active()
         info = self.page_info() if page else None
         if info is not None:
-            data["page"] = info
+            mask = self.console.mask
+            data["page"] = {
+                key: cut_masked(value, MAX_VAR_CHARS, mask) if isinstance(value, str) else value
+                for key, value in info.items()
+            }
         self.rundir.write_runtime(data)
 
     def write_final_runtime(self, state: str) -> None:

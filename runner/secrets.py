@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -32,7 +32,14 @@ from dotenv.parser import parse_stream
 
 from unotest.protocol import is_secret_name
 
-__all__ = ["MASK", "MIN_SECRET_LENGTH", "RunEnvironment", "SecretMasker"]
+__all__ = [
+    "MASK",
+    "MASK_MARGIN",
+    "MIN_SECRET_LENGTH",
+    "RunEnvironment",
+    "SecretMasker",
+    "cut_masked",
+]
 
 MASK = "********"
 MIN_SECRET_LENGTH = 4
@@ -43,10 +50,30 @@ MIN_EMBEDDED_BASE64 = 6
 
 MAX_DOTENV_BYTES = 1024 * 1024
 
+MASK_MARGIN = 16_384
+"""Characters kept past a cut while masking (:func:`cut_masked`), so a secret that
+straddles the cut is still whole when the masker sees it: any encoded form up to this
+long (a PEM private key, Base64-encoded, is about 2-4 KB)."""
+
 # JavaScript's encoders leave these unescaped (Python's quote escapes all but "_.-~").
 _ENCODE_URI_COMPONENT_SAFE = "!'()*"
 _ENCODE_URI_SAFE = ";,/?:@&=+$#!'()*"
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+# What a browser itself escapes when it canonicalises a URL (the WHATWG URL Standard's
+# percent-encode sets, beyond C0 controls, space and non-ASCII): a secret in a query
+# string that a scenario navigates to comes back from Chromium as page.url, a request
+# URL or a link in the page in one of these forms, e.g. ``a%20b'c`` → ``a%20b%27c`` in a
+# query (special-query set) while encodeURI would leave the ``'`` alone.
+_WHATWG_SETS = (
+    '"<>`',  # fragment
+    '"#<>',  # query
+    "\"#<>'",  # special-query (http, https, ...)
+    '"#<>?`{}',  # path
+    '"#<>?`{}^',  # path (newer revisions of the standard)
+    '"#<>?`{}^|',  # path as some engines escape it
+    '"#<>?`{}/:;=@[\\]^|',  # userinfo
+    '"#<>?`{}/:;=@[\\]^|$%&+,',  # component
+)
 
 
 def _base64_forms(raw: bytes) -> set[str]:
@@ -73,9 +100,22 @@ def _base64_forms(raw: bytes) -> set[str]:
     return forms
 
 
+def _percent_encode(value: str, escaped: str) -> str:
+    """``value`` with C0 controls, space, DEL, non-ASCII and ``escaped`` percent-encoded."""
+    out: list[str] = []
+    for char in value:
+        if char <= " " or char >= "\x7f" or char in escaped:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8"))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def _url_forms(value: str) -> set[str]:
-    """Percent-encoded forms: Python's quote/quote_plus and JavaScript's encoders."""
-    forms = {
+    """Percent-encoded forms: Python's quote/quote_plus, JavaScript's encoders and the
+    forms a browser writes when it canonicalises a URL (:data:`_WHATWG_SETS`)."""
+    forms = {_percent_encode(value, escaped) for escaped in _WHATWG_SETS}
+    forms |= {
         quote(value, safe=""),
         quote_plus(value),
         quote(value, safe="/"),
@@ -100,6 +140,20 @@ def encoded_forms(value: str) -> set[str]:
     forms |= _url_forms(value)
     forms |= _json_forms(value)
     return {form for form in forms if form == value or len(form) >= MIN_SECRET_LENGTH}
+
+
+def cut_masked(text: str, limit: int, mask: Callable[[str], str] | None) -> str:
+    """``text`` masked, *then* cut to ``limit`` characters (the last one ``…``).
+
+    Every bounded value (a 4 KB variable, a 200-character step text, a console message)
+    goes through here. In this order: cutting first would leave the start of a secret
+    that straddles the cut (``s3cr3t-T0…``), which no masker recognises afterwards.
+    Only ``limit`` + :data:`MASK_MARGIN` characters are masked, so a 1 MB value costs
+    a 20 KB scan.
+    """
+    if mask is not None:
+        text = mask(text[: limit + MASK_MARGIN] if len(text) > limit else text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class SecretMasker:
