@@ -33,6 +33,10 @@ __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bun
 
 RECENT = 200
 MAX_VALUE_CHARS = 4096
+MAX_ERROR_CHARS = 65_536
+"""error.json keeps the whole message up to this: a failed ``expect_equal`` on a 1 MB
+value must not make a 1 MB bundle file (nor a 1 MB ``get_failure`` answer); the
+variables are there, cut to 4 KB each."""
 RECORD_CHARS = MAX_VALUE_CHARS + MASK_MARGIN
 TIER_TIMEOUT_S = {"screenshot": 5.0, "aria": 5.0, "trace": 15.0}
 
@@ -165,6 +169,8 @@ async def write_failure_bundle(
     path = root / relative
     path.mkdir(parents=True, exist_ok=True)
     errors: dict[str, str] = {}
+    if isinstance(error.get("error"), str):
+        error = {**error, "error": cut_masked(error["error"], MAX_ERROR_CHARS, mask)}
     _write_json(path / "error.json", mask_data(error))
 
     screenshot: str | None = None
