@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 # `.venv/bin/pytest` does not put the checkout on sys.path and the project is
 # not necessarily installed into the venv: make dsl/runner/unotest importable.
 # (`pythonpath = ["."]` under [tool.pytest.ini_options] would do the same.)
