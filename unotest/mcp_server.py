@@ -61,6 +61,7 @@ DEBUG_COMMANDS = (
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` bounded for an answer; mask it *before* cutting (see runner.secrets.cut_masked)."""
     return (
         text
         if len(text) <= limit
@@ -205,7 +206,7 @@ class _Tools:
                 errors.seek(0)
                 output = errors.read().decode("utf-8", "replace").strip()
                 raise ToolError(
-                    self.masker().mask(_cut(output or f"the run exited with {process.returncode}"))
+                    _cut(self.masker().mask(output or f"the run exited with {process.returncode}"))
                 )
             await asyncio.sleep(0.05)
         await _stop_group(process)
@@ -383,7 +384,8 @@ class _Tools:
             "failedRequests": [
                 r for r in network if r.get("failure") or (r.get("status") or 0) >= 400
             ][-30:],
-            "ariaSnapshot": _cut(aria, 12_000),
+            # Masked before the cut: a cut first could leave the start of a secret.
+            "ariaSnapshot": _cut(masker.mask(aria), 12_000),
         }
         content: list[Any] = [json.dumps(masker.mask_data(report), indent=2, ensure_ascii=False)]
         shot = bundle / "screenshot.png"

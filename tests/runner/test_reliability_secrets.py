@@ -608,6 +608,7 @@ def test_mcp_tool_results_never_hold_a_secret(
     from mcp.client.stdio import stdio_client
 
     project = make_project(tmp_path / "mcp", site, {"secret-forms": FORMS_SCENARIO}, trace="off")
+    hand_made = _hand_made_failure(project)
     marker = uuid.uuid4().hex
     env = {
         "UNOTEST_RELIABILITY_MARKER": marker,
@@ -633,6 +634,12 @@ def test_mcp_tool_results_never_hold_a_secret(
                 assert not result.is_error, f"{tool}: {text}"
                 data: dict[str, Any] = json.loads(text)
                 return data
+
+            # A bundle whose aria snapshot holds the token in plain (a hand edit, an older
+            # runner) right across get_failure's 12,000-character cut.
+            old = await session.call_tool("get_failure", {"run_id": hand_made})
+            texts["hand-made get_failure"] = old.content[0].text
+            assert not old.is_error and MASK in json.loads(old.content[0].text)["ariaSnapshot"]
 
             started = await call("run_scenario", name="secret-forms", breakpoints=[FORMS_BREAK])
             run_id = started["runId"]
@@ -687,6 +694,39 @@ def test_mcp_tool_results_never_hold_a_secret(
     assert any(f"pw={MASK}" in r["url"] for r in failure["failedRequests"]), failure
     run_answers = [t for name, t in texts.items() if " get_run " in name]
     assert f"token {MASK} password {MASK}" in json.loads(run_answers[-1])["output"]["stdout"]
+
+
+def _hand_made_failure(project: Path) -> str:
+    """A finished failed run whose bundle holds the token in plain; returns its id."""
+    from unotest import protocol
+
+    run_id = protocol.make_run_id("hand-made")
+    run_dir = project / "unotest" / ".runs" / run_id
+    run_dir.mkdir(parents=True)
+    manifest = {
+        "schemaVersion": 1,
+        "kind": "scenario",
+        "ref": "hand-made",
+        "adapter": protocol.ADAPTER_NAME,
+        "startedAt": 1_700_000_000_000,
+    }
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    bundle = ".unotest/failures/hand-made__2026__0"
+    events = [
+        {"kind": "run:started", "runId": run_id, "scenario": "hand-made", "t": 1},
+        {"kind": "failure-bundle:written", "bundlePath": bundle, "t": 2},
+        {"kind": "run:finished", "outcome": "failed", "t": 3},
+    ]
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (run_dir / "heartbeat").touch()
+    (run_dir / "commands.jsonl").touch()
+    (project / bundle).mkdir(parents=True)
+    (project / bundle / "error.json").write_text(json.dumps({"error": "x", "errorName": "E"}))
+    aria = (
+        "- paragraph: " + "y" * (11_950 - 13) + TOKEN + "z" * 200 + "\n"
+    )  # 10 chars before the cut
+    (project / bundle / "page.aria.yaml").write_text(aria)
+    return run_id
 
 
 async def _with_timeout(agent: Callable[[], Any], seconds: float) -> None:
