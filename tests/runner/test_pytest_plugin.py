@@ -242,7 +242,15 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
             '    expect(page.locator("#title")).to_have_text("Hello plugin")\n'
         )
     )
-    result = run_pytest("--unotest", "-v", "--junitxml=junit.xml", "--tracing", "retain-on-failure")
+    result = run_pytest(
+        "--unotest",
+        "-v",
+        "--junitxml=junit.xml",
+        "--tracing",
+        "retain-on-failure",
+        "--screenshot",
+        "only-on-failure",
+    )
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
 
@@ -279,8 +287,10 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
         protocol_validate("RuntimeStateFile", json.loads((run / "runtime.json").read_text()))
 
     # pytest-playwright's --tracing applies to the scenario's context like any test's.
-    traces = list((pytester.path / "test-results").glob("*failing*/trace.zip"))
-    assert len(traces) == 1
+    results = pytester.path / "test-results"
+    assert len(list(results.glob("*failing*/trace.zip"))) == 1
+    assert len(list(results.glob("*failing*/test-failed-*.png"))) == 1
+    assert not list(results.glob("*passing*"))
 
 
 def test_base_url_option_wins_over_the_config(
