@@ -60,6 +60,7 @@ PASSWORD = "c0rrect horse/b@ttery+stap'le~~"  # process environment
 COOKIE = "ck-9f8e7d6c5b4a3210"  # process environment, first read by an eval
 GREETING = "hello-not-a-secret"  # process environment, not secret: stays visible
 WINDOW = 8
+MARKER_VAR = "RELIABILITY_TEST_MARKER"
 
 PAGE = """\
 <!doctype html>
@@ -335,10 +336,41 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+def marked(marker: str) -> list[int]:
+    """Processes whose environment carries ``marker``: runners, drivers, Chromium."""
+    needle = f"{MARKER_VAR}={marker}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
+
+
+def outlivers(marker: str, grace: float = 15) -> list[int]:
+    """What still carries ``marker`` after ``grace`` seconds; killed, and returned."""
+    deadline = time.monotonic() + grace
+    while (left := marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
 @pytest.fixture
-def launch(tmp_path: Path, chromium_path: str) -> Iterator[Callable[..., Run]]:
-    """``launch(project, *args)`` starts ``unotest ...``; no process of it survives the test."""
-    started: list[tuple[subprocess.Popen[bytes], dict[int, int]]] = []
+def launch(
+    tmp_path: Path, chromium_path: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., Run]]:
+    """``launch(project, *args)`` starts ``unotest ...``; no process of it survives the test.
+
+    Every process started from the test carries a marker in its environment, Chromium
+    included (it inherits the runner's), so one that outlived its runner is found.
+    """
+    marker = uuid.uuid4().hex
+    monkeypatch.setenv(MARKER_VAR, marker)  # run_env() and cli() copy os.environ
+    started: list[subprocess.Popen[bytes]] = []
     counter = iter(range(1000))
 
     def start(project: Path, *args: str) -> Run:
@@ -353,18 +385,16 @@ def launch(tmp_path: Path, chromium_path: str) -> Iterator[Callable[..., Run]]:
                 stdout=out_file,
                 stderr=err_file,
             )
-        started.append((proc, {}))
+        started.append(proc)
         return Run(proc, project, out, err)
 
     try:
         yield start
     finally:
-        left: list[int] = []
-        for proc, _ in started:
-            tree = descendants(proc.pid)
-            _stop(proc)
-            left += [pid for pid, when in tree.items() if alive(pid, when)]
-        assert not left, f"processes left behind: {left}"
+        for proc in started:
+            _stop(proc)  # a run still going (a failed test): SIGTERM, then its whole tree
+        left = outlivers(marker)
+    assert not left, f"processes left behind: {left}"
 
 
 @pytest.fixture
@@ -584,17 +614,6 @@ def test_debugger_snapshot_and_eval_mask_before_the_4kb_cut(
 # --- 3. the MCP server --------------------------------------------------------------------------
 
 
-def _marked(marker: str) -> list[int]:
-    needle = f"UNOTEST_RELIABILITY_MARKER={marker}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-    return found
-
-
 def test_mcp_tool_results_never_hold_a_secret(
     tmp_path: Path, site: str, chromium_path: str
 ) -> None:
@@ -611,7 +630,7 @@ def test_mcp_tool_results_never_hold_a_secret(
     hand_made = _hand_made_failure(project)
     marker = uuid.uuid4().hex
     env = {
-        "UNOTEST_RELIABILITY_MARKER": marker,
+        MARKER_VAR: marker,
         "MY_PASSWORD": PASSWORD,
         "SESSION_COOKIE": COOKIE,
         "GREETING": GREETING,
@@ -678,13 +697,7 @@ def test_mcp_tool_results_never_hold_a_secret(
         except BaseExceptionGroup as group:
             raise _leaf(group) from None
     finally:
-        deadline = time.monotonic() + 15
-        while _marked(marker) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = _marked(marker)
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        left = outlivers(marker)
     assert not left, f"processes left behind: {left}"
 
     places = {name: text.encode() for name, text in texts.items()}
