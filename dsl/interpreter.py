@@ -282,13 +282,13 @@ class Interpreter:
         """Run ``action`` as the step of ``stmt``: (ran, result); ran is False if skipped."""
         hook = self.hook
         if hook is None:
-            return True, action()
+            return True, self._guarded(stmt, action)
         if self._hook_suspended:
             # The debugger's eval runs without the hook, but must still stop on abort:
             # an eval of ``while (true) {}`` is no reason for a run that cannot end.
             if self.interrupt_check is not None:
                 self.interrupt_check()
-            return True, action()
+            return True, self._guarded(stmt, action)
         frame = self._frames[-1]
         while True:
             frame.stmt = stmt
@@ -297,7 +297,7 @@ class Interpreter:
             if hook.before_statement(step) is Directive.SKIP:
                 return False, None
             try:
-                result = action()
+                result = self._guarded(stmt, action)
             except ScriptError as err:
                 directive = hook.after_statement(step, err)
                 if directive is Directive.RETRY:
@@ -310,6 +310,23 @@ class Interpreter:
                 raise
             hook.after_statement(step, None)
             return True, result
+
+    def _guarded(self, stmt: ast.Stmt, action: Callable[[], Value]) -> Value:
+        """``action()``, with Python's stack running out turned into the statement's own
+        RangeError (10,000 chained ``!`` or ``-`` parse fine but recurse to evaluate).
+
+        Caught here, at the innermost statement, the error keeps its file:line:col and
+        becomes an ordinary step failure; by the time it reached ``run`` every frame
+        would have been popped and the position lost.
+        """
+        try:
+            return action()
+        except RecursionError:
+            raise self._error(
+                "RangeError",
+                "the statement nests expressions or calls too deeply to evaluate",
+                stmt.span,
+            ) from None
 
     def _var_decl(self, stmt: ast.VarDecl, scope: _Scope) -> None:
         def run() -> None:

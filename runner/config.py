@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from unotest.errors import ConfigError
-from unotest.project import CONFIG_FILE
+from unotest.project import CONFIG_FILE, yaml_flow_too_deep
 
 __all__ = [
     "CONFIG_FILE",
@@ -172,6 +172,10 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
     if "\0" in source:
         _fail("this is a binary file; the configuration is UTF-8 YAML text")
 
+    too_deep = yaml_flow_too_deep(source, MAX_YAML_DEPTH)
+    if too_deep is not None:
+        line, col = too_deep
+        raise ConfigError(f"{CONFIG_FILE}:{line}:{col + 1}: the configuration is nested too deeply")
     try:
         _refuse_unsafe_yaml(source)
         node = yaml.compose(source, Loader=yaml.SafeLoader)
@@ -183,6 +187,9 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
         raise ConfigError(f"{CONFIG_FILE}{where}: invalid YAML: {problem}") from None
     except RecursionError:
         _fail("invalid YAML: nested too deeply")
+    except ValueError as err:
+        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
+        _fail(f"invalid YAML: a value cannot be read ({err.args[0].split(':')[0]})")
 
     if node is not None:
         _warn_repeated_keys(node, "", warnings)

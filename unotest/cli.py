@@ -202,10 +202,15 @@ _UNPRINTABLE = {
 }
 
 
+def one_line(text: str) -> str:
+    """``text`` with control characters and line separators shown as escapes."""
+    return text.translate(_UNPRINTABLE)
+
+
 def _report(message: str) -> None:
     if os.environ.get("UNOTEST_DEBUG") == "1":
         traceback.print_exc()
-    print(f"unotest: {message.translate(_UNPRINTABLE)}", file=sys.stderr)
+    print(f"unotest: {one_line(message)}", file=sys.stderr)
 
 
 def json_dump(data: object) -> str:

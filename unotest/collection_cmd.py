@@ -22,6 +22,7 @@ from typing import Any
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
+from unotest.cli import one_line
 from unotest.commands import format_diagnostic
 from unotest.errors import ConfigError, UsageError
 from unotest.project import Project, ProjectIndex, find_project_root
@@ -92,7 +93,7 @@ def collection_command(args: argparse.Namespace) -> int:
     sharding = _parse_shard(args.shard)
     config = load_config(root, os.environ)
     for warning in config.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {one_line(warning)}", file=sys.stderr)
     known = {meta["name"]: meta["path"] for meta in index.scenario_metas}
     names: list[str] = []
     skipped: list[str] = []

@@ -14,7 +14,7 @@ from runner.config import load_config
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import DebugOptions, ScenarioRun
 from unotest import protocol
-from unotest.cli import EXIT_USAGE, json_dump
+from unotest.cli import EXIT_USAGE, json_dump, one_line
 from unotest.commands import format_diagnostic
 from unotest.errors import UsageError
 from unotest.project import (
@@ -44,13 +44,17 @@ def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
                 f"{show_name(given)} is not a scenario file under {index.project.relative(e2e)}/"
             )
         return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
-    if given in known:
-        return given
+    if given in known or (problem is None and _file_of(index, given) in index.files):
+        return given  # a file that was read but did not load: e2e shows its problems
     if problem is not None:
         raise UsageError(problem)
     close = difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.5)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
+
+
+def _file_of(index: ProjectIndex, name: str) -> str:
+    return index.project.relative(index.project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 _BREAK = re.compile(r"(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\Z")
@@ -79,11 +83,9 @@ def e2e_command(args: argparse.Namespace) -> int:
     project = Project(root)
     index = ProjectIndex.load(project)
     name = resolve_scenario_name(index, args.scenario, Path.cwd())
-    path = (
-        next(m["path"] for m in index.scenario_metas if m["name"] == name)
-        if any(m["name"] == name for m in index.scenario_metas)
-        else None
-    )
+    path = next((m["path"] for m in index.scenario_metas if m["name"] == name), None)
+    if path is None and _file_of(index, name) in index.files:
+        path = _file_of(index, name)  # unreadable, binary, too big: not listed, but there
     files = [h.file for h in index.helpers] + ([path] if path else [])
     problems = index.errors_in(files)
     scenario = index.scenarios.get(name)
@@ -98,11 +100,11 @@ def e2e_command(args: argparse.Namespace) -> int:
     if args.headed:
         config = replace(config, headless=False)
     for warning in config.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {one_line(warning)}", file=sys.stderr)
     masker = SecretMasker()
     environment = RunEnvironment(dict(os.environ), root / protocol.ENV_FILE, masker)
     for warning in environment.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {one_line(warning)}", file=sys.stderr)
     stream = sys.stderr if args.json else sys.stdout
     debug = None
     if args.debug or args.breaks or args.step:

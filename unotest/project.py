@@ -42,6 +42,7 @@ __all__ = [
     "read_source",
     "scenario_name_problem",
     "show_name",
+    "yaml_flow_too_deep",
 ]
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
@@ -367,6 +368,49 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
 
 
 _COLLECTION_KEYS = ("description", "scenarios")
+MAX_COLLECTION_DEPTH = 16
+
+
+def yaml_flow_too_deep(source: str, limit: int) -> tuple[int, int] | None:
+    """Line (1-based) and column (0-based) of the first ``[``/``{`` nested deeper than
+    ``limit``, or ``None``; one linear pass over the text, before any YAML parsing.
+
+    PyYAML's scanner is cubic in the nesting of flow collections (it keeps a possible
+    simple key per level and looks up to 1,024 characters ahead): 1,000 levels of
+    ``[`` take ten seconds and 10,000 would take hours, before the parser emits the
+    event where a depth check could stop it. Quoted scalars and comments are skipped;
+    a quote opens a scalar only where a token can start, as in YAML.
+    """
+    depth = 0
+    line = 1
+    line_start = 0
+    quote = ""
+    i = 0
+    n = len(source)
+    while i < n:
+        ch = source[i]
+        if ch == "\n":
+            line += 1
+            line_start = i + 1
+        elif quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch == "#" and (i == 0 or source[i - 1] in " \t\n"):
+            end = source.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif ch in "'\"" and (i == 0 or source[i - 1] in " \t\n[{,:-?"):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line, i - line_start
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def show_name(text: str) -> str:
@@ -447,6 +491,16 @@ def _parse_collection(
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         return Diagnostic(rel, line, col, message, text)
 
+    too_deep = yaml_flow_too_deep(source, MAX_COLLECTION_DEPTH)
+    if too_deep is not None:
+        errors.append(
+            at(
+                *too_deep,
+                f"invalid YAML: nested more than {MAX_COLLECTION_DEPTH} levels deep "
+                "(a collection is a mapping with a list of scenario names)",
+            )
+        )
+        return None
     try:
         for event in yaml.parse(source, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
@@ -475,6 +529,11 @@ def _parse_collection(
         return None
     except RecursionError:
         errors.append(Diagnostic(rel, 1, 0, "invalid YAML: nested too deeply"))
+        return None
+    except ValueError as err:
+        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
+        reason = err.args[0].split(":")[0] if err.args else "a value is malformed"
+        errors.append(Diagnostic(rel, 1, 0, f"invalid YAML: a value cannot be read ({reason})"))
         return None
     if data is None:
         data = {}
