@@ -111,10 +111,12 @@ class _Open:
     file: str
     step: Step | None = None
     call_stack: list[dict[str, Any]] = field(default_factory=list)
+    mask: Callable[[str], str] | None = None
 
-    def variables(self, mask: Callable[[str], str] | None = None) -> dict[str, str]:
-        """The step's variables now (its scope outlives the unwinding; its frames do not)."""
-        return StepReporter._vars(self.step, mask) if self.step is not None else {}
+    def variables(self) -> dict[str, str]:
+        """The step's variables now (its scope outlives the unwinding; its frames do not),
+        masked before their 4 KB cut (a timeout's error.json takes them from here)."""
+        return StepReporter._vars(self.step, self.mask) if self.step is not None else {}
 
 
 @dataclass
@@ -168,6 +170,7 @@ class StepReporter:
                 step.file,
                 step,
                 self._call_stack(step),
+                self.console.mask,
             )
         )
         self.rundir.append(
