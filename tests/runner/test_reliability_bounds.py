@@ -8,7 +8,8 @@
   20,000-item list and an object holding both cost a few KB per rewrite.
 * ``steps.jsonl`` values are cut too: ``step:started.text`` at 200 characters
   (runner.md §1), the paused snapshot's variables and an ``eval`` result at 4 KB,
-  ``step:fail``'s message at 4 KB; ``error.json`` keeps at most 64 KB of a message.
+  ``step:fail``'s message at 4 KB; ``error.json`` keeps at most 64 KB of a message and
+  ``console.json`` 4 KB of each console message (the page here logs a megabyte).
 
 Runner memory over a long run (1,000 steps) is measured by ``bench/rss.py``, not
 asserted here. The scenarios are mostly pure steps (``let``, ``push``, ``log``) plus a
@@ -46,6 +47,10 @@ PAGE = """\
 <body><h1>Bounds</h1><label>Item <input id="item"></label>
 <p id="out"></p>
 <script>
+  if (location.search === "?huge") {
+    // A page that logs a megabyte: the bundle's console.json keeps 4 KB of it.
+    console.log("huge " + "m".repeat(1024 * 1024));
+  }
   document.getElementById("item").addEventListener("input", (e) => {
     document.getElementById("out").textContent = "got " + e.target.value;
   });
@@ -80,7 +85,7 @@ HUGE = """\
 // Huge values in scope: runtime.json and steps.jsonl stay small
 // #9333ea
 function test_huge() {
-  goto("/index.html")
+  goto("/index.html?huge")
   fill(css("#item"), "x")
   let big = "abcdefgh"
   for (const i of range(17)) {
@@ -333,3 +338,7 @@ def test_huge_values_are_cut_in_runtime_json_steps_jsonl_and_the_bundle(
     assert 60_000 < len(error["error"]) <= 65_536  # a megabyte message, kept to 64 KB
     assert all(len(value) <= MAX_VAR for value in error["vars"].values())
     assert (bundle / "error.json").stat().st_size < 100_000
+    console = json.loads((bundle / "console.json").read_text())
+    [huge] = [m for m in console if m["text"].startswith("huge ")]
+    assert len(huge["text"]) == MAX_VAR and huge["text"].endswith("…")
+    assert (bundle / "console.json").stat().st_size < 20_000
