@@ -270,7 +270,7 @@ def _show(value: object) -> str:
         return json.dumps(text, ensure_ascii=False)
     if isinstance(value, int) and abs(value).bit_length() > 64:
         # repr() of an int with more than 4300 digits raises ValueError.
-        return f"a number with {len(format(abs(value), 'x'))} hex digits"
+        return f"a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, list):
