@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -393,7 +394,7 @@ class ScenarioRun:
             emit=self.rundir.append,
             write_state=lambda state, step: self.reporter.write_runtime(state, step),
             interrupt=self.bridge.interrupt,
-            render=render_var,
+            render=functools.partial(render_var, mask=self.masker.mask),
             breakpoints=breakpoints,
             file_keys=file_keys,
             warn=warn,
@@ -404,7 +405,8 @@ class ScenarioRun:
         feed = CommandFeed(self.rundir.path / protocol.COMMANDS_FILE, controller.submit_line)
         feed.start()
         if debug is not None and debug.prompt:
-            TerminalPrompt(controller, render_var, mask=self.masker.mask).start()
+            render = functools.partial(render_var, mask=self.masker.mask)
+            TerminalPrompt(controller, render, mask=self.masker.mask).start()
         return feed
 
     def _warn(self, text: str) -> None:

@@ -589,14 +589,6 @@ def test_cut_values_leave_no_fragment_and_only_the_configured_trace_holds_secret
     assert leaks == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runner/session.py passes render_var without the run's mask to the debugger "
-        "(paused snapshot, eval results) and the terminal prompt: the 4 KB cut comes "
-        "before the masking there; the fix is a one-line diff in session.py"
-    ),
-)
 def test_debugger_snapshot_and_eval_mask_before_the_4kb_cut(
     tmp_path: Path, site: str, launch: Callable[..., Run]
 ) -> None:
