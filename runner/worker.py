@@ -3,9 +3,13 @@
 Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker``.
 It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``), reports on stdout
 (``ready``, ``started``, ``finished``, ``fatal``), plain serialisable data both ways.
-It ignores SIGINT (the orchestrator decides what a Ctrl-C means), aborts its current
-scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
-worker never outlives the orchestrator.
+It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
+terminal means, and tells it; both reach every process of the group), aborts its
+current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
+worker never outlives the orchestrator: killed with ``kill -9``, the orchestrator
+leaves each worker an end-of-file, and the worker aborts its scenario (whose run
+directory still ends with ``run:finished``), closes its browser and exits, quietly
+(a report to a reader that is gone is dropped, not a ``BrokenPipeError`` traceback).
 """
 
 from __future__ import annotations
@@ -40,11 +44,26 @@ class _Worker:
         self.current: ScenarioRun | None = None
         self.orders: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.write_lock = threading.Lock()
+        self.orphaned = False  # the orchestrator is gone: reports go nowhere
 
     def send(self, message: dict[str, Any]) -> None:
         with self.write_lock:
-            self.out.write(json.dumps(message, ensure_ascii=True) + "\n")
-            self.out.flush()
+            if self.orphaned:
+                return
+            try:
+                self.out.write(json.dumps(message, ensure_ascii=True) + "\n")
+                self.out.flush()
+            except (OSError, ValueError):
+                # The orchestrator died (kill -9): its end of the pipe is closed. Its
+                # stdin end-of-file stops this worker; until then the scenario must
+                # still end its run directory, so this is no error. stdout now points
+                # at /dev/null, so that the text left in its buffer does not fail again
+                # at exit ("Exception ignored ... BrokenPipeError").
+                self.orphaned = True
+                with contextlib.suppress(OSError, ValueError):
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, self.out.fileno())
+                    os.close(devnull)
 
     def _read_orders(self, loop: asyncio.AbstractEventLoop) -> None:
         for line in sys.stdin:
@@ -64,6 +83,7 @@ class _Worker:
 
     async def serve(self) -> int:
         loop = asyncio.get_running_loop()
+        loop.set_exception_handler(quiet_driver_loss)
         loop.add_signal_handler(signal.SIGTERM, self._receive, None)
         threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
         project = Project(self.root)
@@ -182,8 +202,30 @@ class _Worker:
         )
 
 
+DRIVER_LOST = "Connection closed while reading from the driver"
+
+
+def quiet_driver_loss(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: everything but the driver's lost connection.
+
+    A SIGTERM or SIGHUP sent to the whole process group (a CI job cancelled, a
+    terminal closed) reaches the Playwright driver too, and it dies at once. Playwright
+    then leaves a future holding "Connection closed while reading from the driver"
+    that nobody awaits when no call is in flight, and asyncio prints "Future exception
+    was never retrieved" for it: noise on stderr about a run that was aborted cleanly.
+    A call that was in flight gets its own error and reports it as usual.
+    """
+    exc = context.get("exception")
+    if type(exc) is Exception and str(exc) == DRIVER_LOST:
+        return
+    loop.default_exception_handler(context)
+
+
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A closed terminal sends SIGHUP to the whole group: by default it would kill the
+    # worker on the spot, its scenario's directory left without run:finished.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     root = Path(sys.argv[1]).resolve()
     # Reports go to the real stdout only; anything else printing must not corrupt them.
     out = sys.stdout
