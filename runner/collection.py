@@ -6,6 +6,13 @@ schedule, ``--bail`` and signals. Workers (:mod:`runner.worker`) each keep one b
 and run scenarios one after another in fresh contexts; their reports are plain JSON
 lines. A worker that dies costs only its current scenario (``interrupted``): a new
 worker takes its place and the collection goes on.
+
+A signal aborts everything: each worker aborts its scenario (whose run directory it
+ends itself), then the webServer is stopped. A second signal more than a second
+later forces the stop: the workers are killed, and the orchestrator ends their
+scenarios' run directories in their place (``run:finished`` ``aborted`` and a final
+runtime.json), kills the webServer's process group and exits, so that no directory
+is left looking alive and no process outlives the collection.
 """
 
 from __future__ import annotations
@@ -20,17 +27,20 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from runner.config import Config
-from runner.rundir import RunDirectory, capture_output_into
+from runner.rundir import RunDirectory, capture_output_into, read_proc_stat
 from runner.webserver import WebServer, WebServerCancelled
+from unotest import protocol
 from unotest.project import Project, ProjectIndex
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
 
 Outcome = Literal["completed", "failed", "aborted", "interrupted", "skipped"]
 WORKER_START_TIMEOUT_S = 60.0
+KILLED_WORKER_WAIT_S = 5.0
 
 
 def shard(names: list[str], index: int, total: int) -> list[str]:
@@ -112,6 +122,7 @@ class CollectionRun:
         self.results: dict[str, ScenarioOutcome] = {}
         self.processes: dict[int, _WorkerProcess] = {}
         self.cancel = threading.Event()
+        self.web_server: WebServer | None = None
         rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
         self.rundir = rundir
         if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
@@ -141,6 +152,7 @@ class CollectionRun:
                     reuse_existing_server=ws.reuse_existing_server,
                     cancel=self.cancel,
                 )
+                self.web_server = web_server
             count = max(1, min(self.workers, len(self.scenarios)))
             if self.scenarios:
                 await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
@@ -188,13 +200,43 @@ class CollectionRun:
         self._stop_everything()
 
     def _force_stop(self) -> None:
-        for worker in self.processes.values():
+        """Stop now: kill the workers, end their scenarios' run directories for them,
+        kill the webServer, end the collection's directory, exit."""
+        print("stopping now", file=self.out, flush=True)
+        workers = list(self.processes.values())
+        for worker in workers:
             with contextlib.suppress(ProcessLookupError):
                 worker.process.kill()
+        for worker in workers:
+            # A killed worker cannot write any more only once it is dead: wait for that
+            # (bounded) before writing into its run directory.
+            _wait_dead(worker.process.pid, KILLED_WORKER_WAIT_S)
+            if worker.current is not None and worker.run_id is not None:
+                with contextlib.suppress(Exception):
+                    self.rundir.append(
+                        {
+                            "kind": "collection-run:scenario-finished",
+                            "scenarioRunId": worker.run_id,
+                            "scenario": worker.current,
+                            "outcome": "aborted",
+                        }
+                    )
+                self._end_abandoned_run(worker.run_id)
+        web_server = self.web_server
+        if web_server is not None and web_server.pid is not None:
+            # Its own session (process group), so nothing else reaches it: without
+            # this a webServer that takes its time over SIGTERM outlives us.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(web_server.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.rundir.append({"kind": "collection-run:finished", "outcome": "aborted"})
             self.rundir.close()
         os._exit({"SIGTERM": 143, "SIGHUP": 129}.get(self.signal_name or "", 130))
+
+    def _end_abandoned_run(self, run_id: str) -> None:
+        """Best effort; never lets an error stop the caller."""
+        with contextlib.suppress(Exception):
+            end_abandoned_run(self.project.runs_dir / run_id)
 
     def _stop_everything(self) -> None:
         for worker in self.processes.values():
@@ -301,6 +343,11 @@ class CollectionRun:
             if not finished:
                 # The worker died mid-scenario: it costs that scenario only.
                 await self._reap(worker)
+                if self.signal_name is not None and worker.run_id is not None:
+                    # Killed while we were aborting (it did not stop in time): the run
+                    # is "aborted", as the collection reports it, not left to look
+                    # "interrupted" for want of the run:finished it could not write.
+                    self._end_abandoned_run(worker.run_id)
                 worker = None
         if worker is not None:
             self._order(worker, {"type": "exit"})
@@ -372,3 +419,73 @@ class CollectionRun:
     def _record(self, result: ScenarioOutcome) -> None:
         self.results[result.scenario] = result
         self.on_event("finished", result)
+
+
+def _wait_dead(pid: int, timeout: float) -> bool:
+    """Until ``pid`` is a zombie or gone (it can no longer write anything)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stat = read_proc_stat(pid)
+        if stat is None or stat[0] in ("Z", "X"):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+
+
+def end_abandoned_run(run_dir: Path) -> None:
+    """End the run directory of a scenario whose worker was killed while the collection
+    was being aborted, as its worker would have: the steps it left open end as failed
+    (``AbortError``, innermost first), then ``run:finished`` with outcome ``aborted``
+    (unless it is already there), and runtime.json in its final state.
+
+    The worker is dead, so nothing else writes here any more; the lines are appended
+    with one ``os.write`` on an ``O_APPEND`` descriptor and runtime.json is replaced
+    atomically, as :class:`runner.rundir.RunDirectory` does.
+    """
+    steps = run_dir / protocol.STEPS_FILE
+    lines = steps.read_bytes().split(b"\n")
+    unterminated = lines.pop() != b""
+    open_steps = 0
+    last_kind = None
+    for line in lines:
+        try:
+            last_kind = json.loads(line).get("kind")
+        except (ValueError, AttributeError):
+            continue
+        if last_kind == "step:started":
+            open_steps += 1
+        elif last_kind in ("step:ok", "step:fail") and open_steps:
+            open_steps -= 1
+    if last_kind == "run:finished":
+        return
+    now = int(time.time() * 1000)
+    records: list[dict[str, Any]] = [
+        {"kind": "step:fail", "error": "the run was aborted", "errorName": "AbortError", "t": now}
+    ] * open_steps
+    records.append({"kind": "run:finished", "outcome": "aborted", "t": now})
+    data = b"".join(
+        json.dumps(record, ensure_ascii=True, allow_nan=False).encode("ascii") + b"\n"
+        for record in records
+    )
+    if unterminated:
+        data = b"\n" + data  # end the line the killed worker left half-written
+    fd = os.open(steps, os.O_WRONLY | os.O_APPEND)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    runtime_path = run_dir / protocol.RUNTIME_FILE
+    try:
+        state = json.loads(runtime_path.read_bytes())
+    except (OSError, ValueError):
+        return  # never written: the run had not got that far
+    if not isinstance(state, dict):
+        return
+    state.update(state="aborted", current=None, updatedAt=now)
+    state.pop("page", None)  # the browser is gone
+    temp = run_dir / f".{protocol.RUNTIME_FILE}.{os.getpid()}.tmp"
+    temp.write_bytes(json.dumps(state, ensure_ascii=True, allow_nan=False).encode("ascii"))
+    os.replace(temp, runtime_path)
