@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsl import ast
+from dsl.checker import check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.parser import parse_expression, parse_program, parse_statements
 from dsl.scenario import load_scenario
@@ -429,3 +430,47 @@ def test_valid_expressions_parse_in_every_position(expr: str) -> None:
     assert re.sub(r"\s+", "", source[first.init.span.start : first.init.span.end]) == re.sub(
         r"\s+", "", expr
     )
+
+
+# --- (d) the `unotest check` path: parser, scenario rules, then the static checker ----
+
+_CHECK_BUILTINS = {"goto": (1, 2), "click": (1, 1), "log": (0, None), "call": (0, None)}
+
+
+def _check_must_not_crash(source: str) -> None:
+    """What ``unotest check`` does with one scenario file: a syntax error or a list of
+    diagnostics, each placed inside the file and printable; never another exception."""
+    try:
+        scenario = load_scenario(source, "check.test.js", "check")
+    except ScenarioSyntaxError as err:
+        _check_error(err, source)
+        return
+    except BaseException as err:
+        pytest.fail(f"{type(err).__name__} escaped load_scenario for {source!r}")
+    try:
+        found = check_program(scenario.program, {"helper": (1, 1)}, _CHECK_BUILTINS)
+    except BaseException as err:  # RecursionError, KeyError, ...: all checker bugs
+        pytest.fail(
+            f"{type(err).__name__} escaped the checker for {source!r}:\n"
+            + "".join(traceback.format_exception(err))
+        )
+    lines = source.split("\n")
+    for diagnostic in found:
+        assert 1 <= diagnostic.line <= len(lines) and diagnostic.col >= 0, diagnostic
+        assert str(diagnostic).startswith(f"check.test.js:{diagnostic.line}:"), diagnostic
+
+
+# Budget: these add two small runs to the file (a tenth of its examples each).
+@settings(SETTINGS, max_examples=max(10, SETTINGS.max_examples // 10))
+@given(_soup)
+def test_check_path_on_token_soup(soup: str) -> None:
+    _check_must_not_crash(HEADER + "function test_soup() {\n" + soup + "\n}\n")
+
+
+@settings(SETTINGS, max_examples=max(10, SETTINGS.max_examples // 10))
+@given(programs())
+def test_check_path_on_valid_programs(source: str) -> None:
+    """Valid programs reach the checker (undeclared names, arities, break outside a
+    loop): every diagnostic it finds must be reported, never raised."""
+    body = source.replace("function f0(", "function test_f0(", 1)
+    _check_must_not_crash(HEADER + body)
