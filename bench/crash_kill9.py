@@ -16,7 +16,7 @@ promised: a webServer runs in its own session), failure-bundle files torn by a k
 temp files left next to the atomically replaced ones, CPU seconds per kill by phase,
 and the wall time. Exit status 1 when a promised property broke.
 
-    .venv/bin/python bench/crash_kill9.py [--kills 1000] [--seed N] [--parallel 6]
+    .venv/bin/python bench/crash_kill9.py [--kills 1000] [--seed N] [--parallel 6] [--mix even|ci]
 """
 
 from __future__ import annotations
@@ -89,6 +89,12 @@ def main() -> None:
         default=crash.WEB_SERVER_SHARE,
         help="share of the run:started cycles whose project has a webServer",
     )
+    parser.add_argument(
+        "--mix",
+        choices=("even", "ci"),
+        default="even",
+        help="where kills land: 'even' spends more on the late phases, 'ci' is the test's",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args()
     if args.kills < 1 or args.parallel < 1:
@@ -109,9 +115,11 @@ def main() -> None:
             parallel=args.parallel,
             validate=validate if schemas_available() else None,
             web_server_share=args.web_server_share,
+            anchors=crash.EVEN_ANCHORS if args.mix == "even" else crash.ANCHORS,
         )
         print(
-            f"kill -9 campaign: seed {args.seed}, {args.kills} kills, {args.parallel} at a time"
+            f"kill -9 campaign: seed {args.seed}, {args.kills} kills, {args.parallel} at a time, "
+            f"{args.mix} mix"
             + ("" if schemas_available() else " (no ../shared: schemas not checked)"),
             flush=True,
         )
