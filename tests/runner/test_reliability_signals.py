@@ -42,6 +42,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -346,7 +347,7 @@ def check_collection_aborted(project: Project) -> list[dict[str, Any]]:
     return events
 
 
-def check_nothing_left(runner: Runner) -> None:
+def check_nothing_left(runner: Runner, timeout: float = GONE_TIMEOUT_S) -> None:
     """Every process the run ever had (browsers, drivers, workers, the webServer) gone,
     and the webServer's port closed (bounded poll: processes take a moment to die)."""
     project = runner.project
@@ -359,7 +360,7 @@ def check_nothing_left(runner: Runner) -> None:
         return found
 
     with contextlib.suppress(AssertionError):
-        wait_until("everything gone", lambda: not left(), GONE_TIMEOUT_S)
+        wait_until("everything gone", lambda: not left(), timeout)
     assert left() == []
     # The check above meant something: the tree did hold all of these.
     assert runner.alive_of("--user-data-dir"), "no browser was ever seen"
@@ -370,87 +371,124 @@ def check_nothing_left(runner: Runner) -> None:
 
 # --- a scenario run: the three signals ------------------------------------------------------
 
+# (signal, to the whole group?): SIGHUP to the pid alone is the one case where the
+# driver survives and the runner must close the browser itself that the existing
+# tests (SIGINT and SIGTERM to the pid) do not cover.
+SCENARIO_CASES = [("SIGINT", True), ("SIGTERM", True), ("SIGHUP", True), ("SIGHUP", False)]
 
-@pytest.mark.parametrize(
-    ("signame", "group"),
-    [("SIGINT", True), ("SIGTERM", True), ("SIGHUP", True), ("SIGHUP", False)],
-    ids=["SIGINT-group", "SIGTERM-group", "SIGHUP-group", "SIGHUP-pid"],
-)
-def test_scenario_run_aborted_by_signal_leaves_an_ended_directory_and_no_process(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner], signame: str, group: bool
+
+def test_scenario_run_aborted_by_each_signal_leaves_an_ended_directory_and_no_process(
+    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
 ) -> None:
-    project = make_project(tmp_path / "proj", chromium_path)
-    runner = start(project, "e2e", "hang")
-    wait_in_flight(runner, "wait_for(")
-    runner.signal(getattr(signal, signame), group=group)
-    done = runner.finish()
-
-    assert done.code == EXIT_CODES[signame], done
-    assert f"{signame}: aborting the run" in done.out
-    assert "stopping now" not in done.out
-    assert re.search(r"^aborted  hang after 3 steps", done.out, re.M), done.out
-    assert KNOWN_SCENARIO_NOISE.sub("", done.err) == ""
-    [run_dir] = project.run_dirs()
-    check_scenario_aborted(run_dir)
-    fails = [e for e in _events(run_dir) if e["kind"] == "step:fail"]
-    assert [f["errorName"] for f in fails] == ["AbortError"]  # aborted, not failed
-    check_nothing_left(runner)
+    """The cases run at once (one project each), to keep the file fast."""
+    runs = []
+    for signame, group in SCENARIO_CASES:
+        project = make_project(tmp_path / f"{signame}-{'group' if group else 'pid'}", chromium_path)
+        runs.append((signame, group, start(project, "e2e", "hang")))
+    for signame, group, runner in runs:
+        wait_in_flight(runner, "wait_for(")
+        runner.signal(getattr(signal, signame), group=group)
+    for signame, group, runner in runs:
+        case = (signame, "group" if group else "pid")
+        done = runner.finish()
+        assert done.code == EXIT_CODES[signame], (case, done)
+        assert f"{signame}: aborting the run" in done.out, case
+        assert "stopping now" not in done.out, case
+        assert re.search(r"^aborted  hang after 3 steps", done.out, re.M), (case, done.out)
+        assert KNOWN_SCENARIO_NOISE.sub("", done.err) == "", case
+        [run_dir] = runner.project.run_dirs()
+        check_scenario_aborted(run_dir)
+        fails = [e for e in _events(run_dir) if e["kind"] == "step:fail"]
+        assert [f["errorName"] for f in fails] == ["AbortError"], case  # aborted, not failed
+    for _, _, runner in runs:
+        check_nothing_left(runner)
 
 
 # --- a collection with two workers: the three signals ---------------------------------------
 
 
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
-def test_collection_aborted_by_signal_ends_every_directory_and_leaves_no_process(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner], signame: str
-) -> None:
-    project = make_project(tmp_path / "proj", chromium_path)
-    runner = start(project, "collection", "slow", "--workers", "2")
-    wait_in_flight(runner, "wait(", count=2)
-    assert len(runner.alive_of("runner.worker")) == 2
-    runner.signal(getattr(signal, signame))
-    done = runner.finish()
-
-    assert done.code == EXIT_CODES[signame], done
-    assert f"{signame}: aborting the collection" in done.out
-    assert "stopping now" not in done.out
-    assert "ABORTED" in done.out
-    assert done.err == ""
-    check_collection_aborted(project)
-    check_nothing_left(runner)
-
-
-# --- a second signal --------------------------------------------------------------------------
-
-
-def test_scenario_second_sigint_within_a_second_is_ignored(
+def test_collection_aborted_by_each_signal_ends_every_directory_and_leaves_no_process(
     tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
 ) -> None:
-    """A double Ctrl-C is one Ctrl-C: the abort runs its full course, which here takes
-    the webServer's whole grace period, and nothing is cut short."""
-    project = make_project(tmp_path / "proj", chromium_path, stubborn=True)
-    runner = start(project, "e2e", "hang")
-    wait_in_flight(runner, "wait_for(")
+    """Three collections of two workers each, at once, each signalled as a group."""
+    runs = []
+    for signame in EXIT_CODES:
+        project = make_project(tmp_path / signame, chromium_path)
+        runs.append((signame, start(project, "collection", "slow", "--workers", "2")))
+    for signame, runner in runs:
+        wait_in_flight(runner, "wait(", count=2)
+        assert len(runner.alive_of("runner.worker")) == 2, signame
+        runner.signal(getattr(signal, signame))
+    for signame, runner in runs:
+        done = runner.finish()
+        assert done.code == EXIT_CODES[signame], (signame, done)
+        assert f"{signame}: aborting the collection" in done.out, signame
+        assert "stopping now" not in done.out, signame
+        assert "ABORTED" in done.out, signame
+        assert done.err == "", signame
+        check_collection_aborted(runner.project)
+    for _, runner in runs:
+        check_nothing_left(runner)
+
+
+# --- a second signal, a killed orchestrator ---------------------------------------------
+#
+# Each of these needs a run of its own driven through its own sequence; they run at
+# once (a thread each, in a module-scoped fixture) to keep the file fast, and each test
+# then checks its own run. A driver that fails fails the test that reads its result.
+
+
+@dataclass
+class Outcome:
+    runner: Runner
+    done: Done | None = None
+    error: BaseException | None = None
+
+    def result(self) -> Done:
+        if self.error is not None:
+            raise self.error
+        assert self.done is not None
+        return self.done
+
+
+def _drive_all(drivers: dict[str, tuple[Runner, Callable[[Runner], Done]]]) -> dict[str, Outcome]:
+    outcomes = {name: Outcome(runner) for name, (runner, _) in drivers.items()}
+
+    def drive(name: str) -> None:
+        runner, driver = drivers[name]
+        try:
+            outcomes[name].done = driver(runner)
+        except BaseException as err:  # handed to the test that reads it
+            outcomes[name].error = err
+
+    threads = [threading.Thread(target=drive, args=(name,)) for name in drivers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+@pytest.fixture(scope="module")
+def started() -> Iterator[list[Runner]]:
+    """Every runner of the module-scoped runs; their trees are gone after the module."""
+    runners: list[Runner] = []
+    yield runners
+    for runner in runners:
+        runner.cleanup()
+
+
+def _twice_within_a_second(runner: Runner) -> Done:
     runner.signal(signal.SIGINT)
     time.sleep(0.2)
-    assert runner.proc.poll() is None  # still aborting (the webServer takes 5 s)
+    assert runner.proc.poll() is None, "the abort ended before the second SIGINT"
     runner.signal(signal.SIGINT)
-    done = runner.finish()
-
-    assert done.code == 130, done
-    assert done.out.count("SIGINT: aborting the run") == 1
-    assert "stopping now" not in done.out
-    assert re.search(r"^aborted  hang after 3 steps", done.out, re.M), done.out
-    assert done.err == ""
-    assert project.marker.exists()  # the orderly stop reached the webServer
-    [run_dir] = project.run_dirs()
-    check_scenario_aborted(run_dir)
-    check_nothing_left(runner)  # the webServer was killed after its grace period
+    return runner.finish()
 
 
 def _force(runner: Runner) -> Done:
-    """SIGINT, wait until the abort is under way (the webServer got its SIGTERM, or the
-    time given), then SIGINT again more than a second later."""
+    """SIGINT, then SIGINT again more than a second later, while the abort still waits
+    (for the stubborn webServer's grace period, or for a hung worker)."""
     runner.signal(signal.SIGINT)
     first = time.monotonic()
     time.sleep(1.3)
@@ -460,21 +498,63 @@ def _force(runner: Runner) -> Done:
     return runner.finish()
 
 
-def test_scenario_later_sigint_forces_the_stop_and_still_ends_the_directory(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
-) -> None:
-    project = make_project(tmp_path / "proj", chromium_path, stubborn=True)
-    runner = start(project, "e2e", "hang")
-    wait_in_flight(runner, "wait_for(")
-    done = _force(runner)
+@pytest.fixture(scope="module")
+def scenario_double_sigint(
+    tmp_path_factory: pytest.TempPathFactory, chromium_path: str, started: list[Runner]
+) -> dict[str, Outcome]:
+    """Two ``unotest e2e hang`` runs with the stubborn webServer: "ignored" gets its
+    second SIGINT 0.2 s after the first, "forced" 1.3 s after."""
+    root = tmp_path_factory.mktemp("scenario-double")
+    runners = {}
+    for name in ("ignored", "forced"):
+        project = make_project(root / name, chromium_path, stubborn=True)
+        runners[name] = Runner(project, "e2e", "hang")
+        started.append(runners[name])
 
+    def ignored(runner: Runner) -> Done:
+        wait_in_flight(runner, "wait_for(")
+        return _twice_within_a_second(runner)
+
+    def forced(runner: Runner) -> Done:
+        wait_in_flight(runner, "wait_for(")
+        return _force(runner)
+
+    return _drive_all(
+        {"ignored": (runners["ignored"], ignored), "forced": (runners["forced"], forced)}
+    )
+
+
+def test_scenario_second_sigint_within_a_second_is_ignored(
+    scenario_double_sigint: dict[str, Outcome],
+) -> None:
+    """A double Ctrl-C is one Ctrl-C: the abort runs its full course (here the
+    webServer's whole grace period) and nothing is cut short."""
+    outcome = scenario_double_sigint["ignored"]
+    done = outcome.result()
+    assert done.code == 130, done
+    assert done.out.count("SIGINT: aborting the run") == 1
+    assert "stopping now" not in done.out
+    assert re.search(r"^aborted  hang after 3 steps", done.out, re.M), done.out
+    assert done.err == ""
+    project = outcome.runner.project
+    assert project.marker.exists()  # the orderly stop reached the webServer
+    [run_dir] = project.run_dirs()
+    check_scenario_aborted(run_dir)
+    check_nothing_left(outcome.runner)  # the webServer was killed after its grace period
+
+
+def test_scenario_later_sigint_forces_the_stop_and_still_ends_the_directory(
+    scenario_double_sigint: dict[str, Outcome],
+) -> None:
+    outcome = scenario_double_sigint["forced"]
+    done = outcome.result()
     assert done.code == 130, done
     assert "SIGINT: aborting the run" in done.out
     assert "stopping now" in done.out  # forced, not the orderly end
     assert done.err == ""
-    [run_dir] = project.run_dirs()
+    [run_dir] = outcome.runner.project.run_dirs()
     check_scenario_aborted(run_dir)
-    browsers = runner.alive_of("--user-data-dir")
+    browsers = outcome.runner.alive_of("--user-data-dir")
     assert browsers
     wait_until("no browser", lambda: not any(alive(p, s) for p, s in browsers.items()), 20)
 
@@ -485,80 +565,97 @@ def test_scenario_later_sigint_forces_the_stop_and_still_ends_the_directory(
     "process group (diff in docs/reliability.md); remove this mark with the fix",
 )
 def test_scenario_forced_stop_also_kills_the_web_server(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
+    scenario_double_sigint: dict[str, Outcome],
 ) -> None:
-    project = make_project(tmp_path / "proj", chromium_path, stubborn=True)
-    runner = start(project, "e2e", "hang")
-    wait_in_flight(runner, "wait_for(")
-    done = _force(runner)
-    assert "stopping now" in done.out
-    check_nothing_left(runner)
+    outcome = scenario_double_sigint["forced"]
+    assert "stopping now" in outcome.result().out
+    # SIGKILL to the group is immediate, and the run's other processes are long gone
+    # (the test above waited for them): a short wait keeps this expected failure cheap.
+    check_nothing_left(outcome.runner, timeout=5)
+
+
+@pytest.fixture(scope="module")
+def collection_faults(
+    tmp_path_factory: pytest.TempPathFactory, chromium_path: str, started: list[Runner]
+) -> dict[str, Outcome]:
+    """Three ``unotest collection slow --workers 2`` runs, each once both workers are
+    busy: "ignored" (stubborn webServer) gets two SIGINTs 0.2 s apart; "forced"
+    (stubborn webServer) has one worker hang (SIGSTOP) and gets a second SIGINT 1.3 s
+    after the first; "orphaned" has its orchestrator killed with SIGKILL."""
+    root = tmp_path_factory.mktemp("collection-faults")
+    runners = {}
+    for name in ("ignored", "forced", "orphaned"):
+        project = make_project(root / name, chromium_path, stubborn=name != "orphaned")
+        runners[name] = Runner(project, "collection", "slow", "--workers", "2")
+        started.append(runners[name])
+
+    def busy(runner: Runner) -> list[int]:
+        wait_in_flight(runner, "wait(", count=2)
+        workers = list(runner.alive_of("runner.worker"))
+        assert len(workers) == 2
+        return workers
+
+    def ignored(runner: Runner) -> Done:
+        busy(runner)
+        return _twice_within_a_second(runner)
+
+    def forced(runner: Runner) -> Done:
+        os.kill(busy(runner)[0], signal.SIGSTOP)
+        return _force(runner)
+
+    def orphaned(runner: Runner) -> Done:
+        busy(runner)
+        runner.signal(signal.SIGKILL, group=False)
+        return runner.finish()  # stderr closes when the last worker and driver are gone
+
+    drivers = {"ignored": ignored, "forced": forced, "orphaned": orphaned}
+    return _drive_all({name: (runners[name], drivers[name]) for name in drivers})
 
 
 def test_collection_second_sigint_within_a_second_is_ignored(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
+    collection_faults: dict[str, Outcome],
 ) -> None:
-    project = make_project(tmp_path / "proj", chromium_path, stubborn=True)
-    runner = start(project, "collection", "slow", "--workers", "2")
-    wait_in_flight(runner, "wait(", count=2)
-    runner.signal(signal.SIGINT)
-    time.sleep(0.2)
-    assert runner.proc.poll() is None
-    runner.signal(signal.SIGINT)
-    done = runner.finish()
-
+    outcome = collection_faults["ignored"]
+    done = outcome.result()
     assert done.code == 130, done
     assert done.out.count("SIGINT: aborting the collection") == 1
     assert "stopping now" not in done.out
     assert done.err == ""
-    assert project.marker.exists()
-    check_collection_aborted(project)
-    check_nothing_left(runner)
+    assert outcome.runner.project.marker.exists()
+    check_collection_aborted(outcome.runner.project)
+    check_nothing_left(outcome.runner)
 
 
 def test_collection_later_sigint_forces_the_stop_of_a_hung_worker(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
+    collection_faults: dict[str, Outcome],
 ) -> None:
     """A worker that does not react (SIGSTOP: it hangs) keeps the orderly abort waiting;
     a second Ctrl-C kills it, and the orchestrator ends its scenario's directory in its
     place, kills the webServer (which ignores SIGTERM) and exits."""
-    project = make_project(tmp_path / "proj", chromium_path, stubborn=True)
-    runner = start(project, "collection", "slow", "--workers", "2")
-    wait_in_flight(runner, "wait(", count=2)
-    workers = list(runner.alive_of("runner.worker"))
-    assert len(workers) == 2
-    os.kill(workers[0], signal.SIGSTOP)
-    done = _force(runner)
-
+    outcome = collection_faults["forced"]
+    done = outcome.result()
     assert done.code == 130, done
     assert "SIGINT: aborting the collection" in done.out
     assert "stopping now" in done.out
     assert done.err == ""
-    check_collection_aborted(project)
-    check_nothing_left(runner)
-
-
-# --- the orchestrator killed ----------------------------------------------------------------
+    check_collection_aborted(outcome.runner.project)
+    check_nothing_left(outcome.runner)
 
 
 def test_workers_leave_when_the_orchestrator_is_killed(
-    tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
+    collection_faults: dict[str, Outcome],
 ) -> None:
     """``kill -9`` of ``unotest collection``: each worker sees its stdin end, aborts its
     scenario (whose directory still ends with run:finished), closes its browser and
     exits, quietly. The webServer, in a session of its own, is not promised to go."""
-    project = make_project(tmp_path / "proj", chromium_path)
-    runner = start(project, "collection", "slow", "--workers", "2")
-    wait_in_flight(runner, "wait(", count=2)
-    assert len(runner.alive_of("runner.worker")) == 2
-    server = runner.alive_of(f"http.server {project.port}")
-    family = {p: s for p, s in runner.seen.items() if p not in server}
-    assert runner.alive_of("--user-data-dir") and server
-    runner.signal(signal.SIGKILL, group=False)
-    done = runner.finish()  # stderr closes when the last worker and driver are gone
-
+    outcome = collection_faults["orphaned"]
+    done = outcome.result()
+    runner, project = outcome.runner, outcome.runner.project
     assert done.code == -signal.SIGKILL
     assert done.err == "", done.err  # no BrokenPipeError from a worker
+    server = runner.alive_of(f"http.server {project.port}")
+    family = {p: s for p, s in runner.seen.items() if p not in server}
+    assert len(runner.alive_of("runner.worker")) == 2 and runner.alive_of("--user-data-dir")
     wait_until(
         "workers, drivers and browsers gone",
         lambda: not any(alive(p, s) for p, s in family.items()),
