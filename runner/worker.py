@@ -71,9 +71,9 @@ class _Worker:
                 order = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(order, dict):
-                loop.call_soon_threadsafe(self._receive, order)
-        loop.call_soon_threadsafe(self._receive, None)  # the orchestrator is gone
+            if isinstance(order, dict) and not _hand_over(loop, self._receive, order):
+                return
+        _hand_over(loop, self._receive, None)  # the orchestrator is gone
 
     def _receive(self, order: dict[str, Any] | None) -> None:
         aborting = order is None or order.get("type") == "abort"
@@ -200,6 +200,21 @@ class _Worker:
                 "bundlePath": result.bundle_path,
             }
         )
+
+
+def _hand_over(loop: asyncio.AbstractEventLoop, receive: Any, order: Any) -> bool:
+    """Pass an order to the loop; False once the loop is closed.
+
+    The worker may already be on its way out (a SIGTERM ended it) when an order that
+    the orchestrator sent in the same breath (``abort``) is read: that order has
+    nobody left to obey it, and must not become an "Event loop is closed" traceback
+    from this thread.
+    """
+    try:
+        loop.call_soon_threadsafe(receive, order)
+    except RuntimeError:
+        return False
+    return True
 
 
 DRIVER_LOST = "Connection closed while reading from the driver"
