@@ -226,11 +226,11 @@ class ScenarioRun:
             outcome = "aborted" if self.signal_name else "failed"
             if outcome == "failed":
                 error_info = {"error": self.masker.mask(str(err)), "errorName": type(err).__name__}
-                rundir.append({"kind": "run:finished", "outcome": "failed"})
-                reporter.write_final_runtime("failed")
-                await self._cleanup(browser, web_server)
-                feed.stop()
-                rundir.close()
+                try:
+                    self._finish_files("failed")
+                finally:
+                    await self._cleanup(browser, web_server)
+                    feed.stop()
                 raise
         finally:
             if outcome == "aborted":
@@ -240,9 +240,7 @@ class ScenarioRun:
         elif web_server is not None:
             await asyncio.to_thread(web_server.stop)
         feed.stop()
-        rundir.append({"kind": "run:finished", "outcome": outcome})
-        reporter.write_final_runtime(outcome)
-        rundir.close()
+        self._finish_files(outcome)
         duration = int((time.monotonic() - started) * 1000)
         result = RunResult(
             rundir.run_id,
@@ -257,6 +255,24 @@ class ScenarioRun:
         )
         self._summary(result)
         return result
+
+    def _finish_files(self, outcome: RunOutcome) -> None:
+        """``run:finished``, the final runtime.json, the run directory closed.
+
+        When steps.jsonl cannot grow (disk full, RLIMIT_FSIZE), runtime.json, a small
+        file rewritten whole, still records how the run ended; the write error goes on
+        to the CLI.
+        """
+        try:
+            self.rundir.append({"kind": "run:finished", "outcome": outcome})
+        except OSError:
+            with contextlib.suppress(Exception):
+                self.reporter.write_final_runtime(outcome)
+            with contextlib.suppress(Exception):
+                self.rundir.close()
+            raise
+        self.reporter.write_final_runtime(outcome)
+        self.rundir.close()
 
     async def _drive(
         self, browser: Browser

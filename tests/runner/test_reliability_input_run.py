@@ -347,6 +347,9 @@ def test_file_size_limit_while_steps_grow_is_one_sentence(
     last = stderr.strip().splitlines()[-1]
     assert last.startswith("unotest: cannot write unotest/.runs/"), stderr
     assert "/steps.jsonl: File too large" in last, stderr
+    # runtime.json, a small file rewritten whole, still says how the run ended.
+    runtime = _single_line_json(steps[0].parent / "runtime.json")
+    assert runtime["state"] == "failed", runtime
     data = steps[0].read_bytes()
     assert len(data) <= limit
     for line in data.split(b"\n")[:-1]:
