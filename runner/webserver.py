@@ -35,6 +35,14 @@ PROBE_TIMEOUT_S = 1.0
 STOP_GRACE_S = 5.0
 OUTPUT_LINES = 50
 _ERROR_OUTPUT_LINES = 10
+# Stops the server's process group when the runner dies, however it dies (kill -9,
+# os._exit of a forced stop): it reads a pipe whose only writer is the runner, and EOF
+# means the runner is gone or has stopped the server itself. $1 is the group id (dash's
+# kill wants "-PGID" as one word).
+_WATCHDOG = (
+    'cat >/dev/null; kill -TERM "-$1" 2>/dev/null && sleep 5 && kill -KILL "-$1" 2>/dev/null; '
+    "exit 0"
+)
 
 
 class WebServerError(UnotestError):
@@ -108,6 +116,7 @@ class WebServer:
         self._output: deque[str] = deque(maxlen=OUTPUT_LINES)
         self._reader: threading.Thread | None = None
         self._stopped = process is None
+        self._watchdog_fd: int | None = None
 
     # --- starting ---------------------------------------------------------------------
 
@@ -158,6 +167,7 @@ class WebServer:
         except OSError as exc:
             raise WebServerError(f"webServer {command!r} could not be started: {exc}") from None
         server = cls(command, url, process=process, log=log)
+        server._start_watchdog()
         server._start_reader()
         try:
             server._wait_until_ready(timeout_ms, cancel)
@@ -165,6 +175,27 @@ class WebServer:
             server.stop()
             raise
         return server
+
+    def _start_watchdog(self) -> None:
+        """A tiny ``sh`` in its own session that stops the server's group once the pipe
+        it reads closes; the write end stays here only (``os.pipe`` fds are not
+        inherited), so Chromium or a worker holding it open cannot delay it."""
+        assert self._process is not None
+        read_end, write_end = os.pipe()
+        try:
+            subprocess.Popen(
+                ["/bin/sh", "-c", _WATCHDOG, "unotest-webserver-watchdog", str(self._process.pid)],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            os.close(write_end)
+            return  # no watchdog: stop() still stops the server on every orderly exit
+        finally:
+            os.close(read_end)
+        self._watchdog_fd = write_end
 
     def _start_reader(self) -> None:
         assert self._process is not None and self._process.stdout is not None
@@ -295,6 +326,10 @@ class WebServer:
         if process.stdout is not None and not (self._reader and self._reader.is_alive()):
             with contextlib.suppress(OSError):
                 process.stdout.close()
+        if self._watchdog_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._watchdog_fd)
+            self._watchdog_fd = None
         self._log(f"webServer: stopped {self.command!r}")
 
     def __enter__(self) -> WebServer:

@@ -28,8 +28,8 @@ browser launch, the steps, the failure bundle, closing. Then, for every killed r
   and utility processes with an environment of its own, so they do not carry it); and,
   twice a second while any of those lives, their descendants.
 
-Not promised, and proven not to hold by a strict xfail: a webServer (own session, no
-watchdog) outlives a SIGKILLed runner; the campaign records and kills such orphans.
+A webServer started by the run stops too: its watchdog (runner/webserver.py) sees the
+runner's end of a pipe close (``test_kill9_leaves_no_web_server``).
 
 The campaign is seeded (``CRASH_KILL9_SEED`` overrides the default): a failure names the
 seed, the cycle, its anchor and delay and the phase the kill landed in. The engine is
@@ -1068,14 +1068,8 @@ def test_survivors_are_found_by_their_marker_even_when_reparented(tmp_path: Path
                 os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner/webserver.py starts the webServer in its own session with no watchdog: "
-    "a SIGKILLed runner leaves it running (proposed fix: a watchdog that kills the group "
-    "when the runner's end of a pipe closes)",
-)
 def test_kill9_leaves_no_web_server(tmp_path: Path, chromium_path: str) -> None:
-    """Once the webServer answers, SIGKILL the runner: the server should stop too."""
+    """Once the webServer answers, SIGKILL the runner: the server stops too."""
     write_site(tmp_path / "site")
     campaign = Campaign(
         tmp_path / "crash",
