@@ -157,6 +157,10 @@ def load_breakpoints_file(path: Path) -> dict[str, list[tuple[int, int]]]:
         raise ConfigError(f"{where}: cannot read it ({err})") from None
     except json.JSONDecodeError as err:
         raise ConfigError(f"{where}:{err.lineno}:{err.colno}: invalid JSON ({err.msg})") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: invalid JSON (nested too deeply)") from None
+    except ValueError as err:  # int() of a number with more than 4,300 digits
+        raise ConfigError(f"{where}: invalid JSON ({str(err).split(':')[0]})") from None
     if (
         not isinstance(data, dict)
         or data.get("version") != 1

@@ -44,7 +44,7 @@ from unotest import protocol
 from unotest.errors import UsageError
 from unotest.project import Project
 
-__all__ = ["RunOutcome", "RunResult", "ScenarioRun"]
+__all__ = ["RunOutcome", "RunResult", "ScenarioRun", "quiet_driver_loss"]
 
 RunOutcome = Literal["completed", "failed", "aborted"]
 THREAD_STACK_BYTES = 256 * 1024 * 1024
@@ -134,6 +134,8 @@ class ScenarioRun:
     async def _main(self) -> RunResult:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
+        if self.handle_signals:
+            loop.set_exception_handler(quiet_driver_loss)
         self.bridge = LoopBridge(loop)
         self.loop_thread = threading.current_thread()
         self.signal_name: str | None = None
@@ -352,6 +354,7 @@ class ScenarioRun:
         the Playwright driver, seeing its pipe close, takes the browser with it."""
         self.console.line("stopping now")
         with contextlib.suppress(Exception):
+            self.reporter.close_open_steps("the run was aborted", "AbortError")
             self.rundir.append({"kind": "run:finished", "outcome": "aborted"})
             self.reporter.write_final_runtime("aborted")
             self.rundir.close()
@@ -674,6 +677,23 @@ class ScenarioRun:
         if result.bundle_path:
             console.line(f"  failure bundle: {result.bundle_path}")
         console.line(f"  run: {result.run_dir}  ({result.steps} steps in {seconds:.2f} s)")
+
+
+DRIVER_LOST = "Connection closed while reading from the driver"
+
+
+def quiet_driver_loss(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler: everything but the driver's lost connection.
+
+    SIGTERM or SIGHUP sent to the whole process group (a cancelled CI job, a closed
+    terminal) kills the Playwright driver at once; Playwright then leaves a future
+    holding this error that nobody awaits, and asyncio would print "Future exception
+    was never retrieved" about a run that was aborted cleanly.
+    """
+    exc = context.get("exception")
+    if type(exc) is Exception and str(exc) == DRIVER_LOST:
+        return
+    loop.default_exception_handler(context)
 
 
 @dataclass

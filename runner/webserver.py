@@ -36,12 +36,12 @@ STOP_GRACE_S = 5.0
 OUTPUT_LINES = 50
 _ERROR_OUTPUT_LINES = 10
 # Stops the server's process group when the runner dies, however it dies (kill -9,
-# os._exit of a forced stop): it reads a pipe whose only writer is the runner, and EOF
-# means the runner is gone or has stopped the server itself. $1 is the group id (dash's
+# os._exit of a forced stop): it reads a pipe whose only writer is the runner; a line
+# means stop() did the job, EOF without one means the runner is gone. $1 is the group id (dash's
 # kill wants "-PGID" as one word).
 _WATCHDOG = (
-    'cat >/dev/null; kill -TERM "-$1" 2>/dev/null && sleep 5 && kill -KILL "-$1" 2>/dev/null; '
-    "exit 0"
+    'if read -r _; then exit 0; fi; '  # "stopped" from stop(): nothing to do
+    'kill -TERM "-$1" 2>/dev/null && sleep 5 && kill -KILL "-$1" 2>/dev/null; exit 0'
 )
 
 
@@ -327,6 +327,8 @@ class WebServer:
             with contextlib.suppress(OSError):
                 process.stdout.close()
         if self._watchdog_fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._watchdog_fd, b"stopped\n")
             with contextlib.suppress(OSError):
                 os.close(self._watchdog_fd)
             self._watchdog_fd = None

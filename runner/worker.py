@@ -30,7 +30,7 @@ from playwright.async_api import async_playwright
 from runner.browser import launch_browser
 from runner.config import load_config
 from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import ScenarioRun
+from runner.session import ScenarioRun, quiet_driver_loss
 from unotest import protocol
 from unotest.project import Project, ProjectIndex
 
@@ -215,25 +215,6 @@ def _hand_over(loop: asyncio.AbstractEventLoop, receive: Any, order: Any) -> boo
     except RuntimeError:
         return False
     return True
-
-
-DRIVER_LOST = "Connection closed while reading from the driver"
-
-
-def quiet_driver_loss(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The loop's exception handler: everything but the driver's lost connection.
-
-    A SIGTERM or SIGHUP sent to the whole process group (a CI job cancelled, a
-    terminal closed) reaches the Playwright driver too, and it dies at once. Playwright
-    then leaves a future holding "Connection closed while reading from the driver"
-    that nobody awaits when no call is in flight, and asyncio prints "Future exception
-    was never retrieved" for it: noise on stderr about a run that was aborted cleanly.
-    A call that was in flight gets its own error and reports it as usual.
-    """
-    exc = context.get("exception")
-    if type(exc) is Exception and str(exc) == DRIVER_LOST:
-        return
-    loop.default_exception_handler(context)
 
 
 def main() -> int:

@@ -12,8 +12,7 @@ What every abort must leave (runner.md §1, §6, §8): exit code 130 for SIGINT,
 SIGTERM, 129 for SIGHUP; every run directory ended (``run:finished`` /
 ``collection-run:finished`` with outcome ``aborted``, no step left open, runtime.json
 in its final ``aborted`` state); no browser, driver, worker or webServer process;
-nothing on stderr (scenario runs: but for one known asyncio line, see
-``KNOWN_SCENARIO_NOISE``), in particular no ``Traceback`` (no ``KeyboardInterrupt`` unwinds
+nothing on stderr, in particular no ``Traceback`` (no ``KeyboardInterrupt`` unwinds
 through a Playwright call: Playwright is launched with ``handle_sigint=False`` and the
 runner turns signals into an orderly abort).
 
@@ -100,18 +99,6 @@ handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="sit
 handler.log_message = lambda *args: None
 http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
 """
-
-# The Playwright driver dies at once when SIGTERM or SIGHUP reaches the whole group,
-# and Playwright leaves an unawaited future that asyncio reports on stderr. The
-# workers (runner/worker.py) silence it; the scenario run needs the same handler in
-# runner/session.py (see docs/reliability.md). Remove this filter once it is there.
-KNOWN_SCENARIO_NOISE = re.compile(
-    r"Future exception was never retrieved\n"
-    r"future: <Future finished exception=Exception\('Connection closed while reading "
-    r"from the driver'\)>\n"
-    r"Exception: Connection closed while reading from the driver\n"
-)
-
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -397,7 +384,7 @@ def test_scenario_run_aborted_by_each_signal_leaves_an_ended_directory_and_no_pr
         assert f"{signame}: aborting the run" in done.out, case
         assert "stopping now" not in done.out, case
         assert re.search(r"^aborted  hang after 3 steps", done.out, re.M), (case, done.out)
-        assert KNOWN_SCENARIO_NOISE.sub("", done.err) == "", case
+        assert done.err == "", case
         [run_dir] = runner.project.run_dirs()
         check_scenario_aborted(run_dir)
         fails = [e for e in _events(run_dir) if e["kind"] == "step:fail"]

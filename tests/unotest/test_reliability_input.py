@@ -429,11 +429,6 @@ def test_corrupt_debugger_json_is_one_sentence_before_the_run(tmp_path: Path) ->
     _debugger_cases(tmp_path, DEBUGGER_FILES)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner/debugger.py load_breakpoints_file lets RecursionError/ValueError out "
-    "of json.loads (diff in the issue 7 report); remove this mark once applied",
-)
 def test_debugger_json_nesting_and_digit_bombs(tmp_path: Path) -> None:
     """100,000-deep arrays and a 5,000-digit line number: still one sentence, exit 2."""
     _debugger_cases(tmp_path, DEBUGGER_BUGS)
