@@ -702,14 +702,16 @@ class Campaign:
                     time.sleep(min(0.005, max(0.0, end - time.monotonic())))
                 if proc.poll() is None:
                     tree = descendants(proc.pid)
+                    # The marker scan must find what the tree shows, else it would be
+                    # blind to what is spawned after the sample. Both are read before
+                    # the kill: a browser that exits (the context closing) between a
+                    # scan and the kill is then neither seen nor expected.
+                    marked = marked_processes(marker)
+                    browsers = [pid for pid in tree if "chrom" in cmdline(pid)]
                     cpu = cpu_seconds([proc.pid, *tree])
                     proc.send_signal(signal.SIGKILL)
                     sent = True
                     result.cpu = cpu
-                    # The marker scan must find what the tree shows, else it would be
-                    # blind to what is spawned after the sample.
-                    marked = marked_processes(marker)
-                    browsers = [pid for pid in tree if "chrom" in cmdline(pid)]
                     result.browser_seen = bool(browsers)
                     result.browser_marked = any(pid in marked for pid in browsers)
         finally:
