@@ -120,7 +120,9 @@ def _bounded(entries: list[dict[str, Any]], mask: Callable[[str], str]) -> list[
     """Recorded entries with every string masked, then cut to :data:`MAX_VALUE_CHARS`."""
     return [
         {
-            key: cut_masked(value, MAX_VALUE_CHARS, mask) if isinstance(value, str) else value
+            key: cut_masked(value, MAX_VALUE_CHARS, mask, truncated=len(value) >= RECORD_CHARS)
+            if isinstance(value, str)
+            else value
             for key, value in entry.items()
         }
         for entry in entries

@@ -484,8 +484,10 @@ def end_abandoned_run(run_dir: Path) -> None:
         return  # never written: the run had not got that far
     if not isinstance(state, dict):
         return
-    state.update(state="aborted", current=None, updatedAt=now)
+    # As the runner's own final runtime.json: no current step, so no vars or stack.
+    state.update(state="aborted", current=None, vars={}, callStack=[], updatedAt=now)
     state.pop("page", None)  # the browser is gone
+    state.pop("file", None)
     temp = run_dir / f".{protocol.RUNTIME_FILE}.{os.getpid()}.tmp"
     temp.write_bytes(json.dumps(state, ensure_ascii=True, allow_nan=False).encode("ascii"))
     os.replace(temp, runtime_path)

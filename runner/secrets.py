@@ -142,18 +142,34 @@ def encoded_forms(value: str) -> set[str]:
     return {form for form in forms if form == value or len(form) >= MIN_SECRET_LENGTH}
 
 
-def cut_masked(text: str, limit: int, mask: Callable[[str], str] | None) -> str:
+def cut_masked(
+    text: str, limit: int, mask: Callable[[str], str] | None, *, truncated: bool = False
+) -> str:
     """``text`` masked, *then* cut to ``limit`` characters (the last one ``…``).
 
     Every bounded value (a 4 KB variable, a 200-character step text, a console message)
     goes through here. In this order: cutting first would leave the start of a secret
     that straddles the cut (``s3cr3t-T0…``), which no masker recognises afterwards.
-    Only ``limit`` + :data:`MASK_MARGIN` characters are masked, so a 1 MB value costs
-    a 20 KB scan.
+
+    Only a head of the text is masked, so a 1 MB value costs a small scan: masking can
+    shrink the head (each secret becomes 8 characters), so the head grows until its
+    masked form still reaches :data:`MASK_MARGIN` past ``limit``; then whatever secret
+    straddles the head's end starts beyond the cut. ``truncated`` says ``text`` is
+    itself the head of something longer (a recorder keeps only so much): then its last
+    :data:`MASK_MARGIN` masked characters are never kept, for the same reason.
     """
-    if mask is not None:
-        text = mask(text[: limit + MASK_MARGIN] if len(text) > limit else text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    end = len(text) if len(text) <= limit else limit + MASK_MARGIN
+    while True:
+        masked = mask(text[:end]) if mask is not None else text[:end]
+        whole = end >= len(text)
+        if whole or len(masked) >= limit + MASK_MARGIN:
+            break
+        end *= 4
+    if whole and not truncated:
+        return masked if len(masked) <= limit else masked[: limit - 1] + "…"
+    # The head ends inside the original: its tail may hold the start of a secret.
+    keep = min(limit - 1, len(masked) - (MASK_MARGIN if mask is not None else 0))
+    return masked[: max(keep, 0)] + "…"
 
 
 class SecretMasker:

@@ -236,7 +236,10 @@ class ScenarioRun:
                 raise
         finally:
             if outcome == "aborted":
-                reporter.close_open_steps("the run was aborted", "AbortError")
+                # A write error here must not skip the cleanup below; _finish_files
+                # meets it again and reports it.
+                with contextlib.suppress(OSError):
+                    reporter.close_open_steps("the run was aborted", "AbortError")
         if outcome == "aborted":
             await self._cleanup(browser, web_server)
         elif web_server is not None:
@@ -273,8 +276,10 @@ class ScenarioRun:
             with contextlib.suppress(Exception):
                 self.rundir.close()
             raise
-        self.reporter.write_final_runtime(outcome)
-        self.rundir.close()
+        try:
+            self.reporter.write_final_runtime(outcome)
+        finally:
+            self.rundir.close()  # the heartbeat stops whatever happened to runtime.json
 
     async def _drive(
         self, browser: Browser
@@ -291,12 +296,12 @@ class ScenarioRun:
                 await self.context.tracing.start(screenshots=True, snapshots=True, sources=False)
             page = await self.context.new_page()
             outcome, error_info, bundle_path = await self._drive_page(page, tracing)
-            if self.bundle_attempted:
-                pass  # the bundle stopped the trace (into the bundle when tracing)
-            elif tracing and self.config.trace == "on":
-                await self.context.tracing.stop(path=self.rundir.path / "trace.zip")
-            elif tracing:
-                await self.context.tracing.stop()
+            # A failure bundle stops the trace itself (into the bundle).
+            if not self.bundle_attempted and tracing:
+                if self.config.trace == "on":
+                    await self.context.tracing.stop(path=self.rundir.path / "trace.zip")
+                else:
+                    await self.context.tracing.stop()
             return outcome, error_info, bundle_path
         finally:
             with contextlib.suppress(Exception):
@@ -409,11 +414,12 @@ class ScenarioRun:
         and pauses on failure only with ``--debug``."""
         debug = self.debug
         warn = self._warn
+        render = functools.partial(render_var, mask=self.masker.mask)
         controller = DebugController(
             emit=self.rundir.append,
             write_state=lambda state, step: self.reporter.write_runtime(state, step),
             interrupt=self.bridge.interrupt,
-            render=functools.partial(render_var, mask=self.masker.mask),
+            render=render,
             breakpoints=breakpoints,
             file_keys=file_keys,
             warn=warn,
@@ -424,7 +430,6 @@ class ScenarioRun:
         feed = CommandFeed(self.rundir.path / protocol.COMMANDS_FILE, controller.submit_line)
         feed.start()
         if debug is not None and debug.prompt:
-            render = functools.partial(render_var, mask=self.masker.mask)
             TerminalPrompt(controller, render, mask=self.masker.mask).start()
         return feed
 

@@ -40,7 +40,7 @@ _ERROR_OUTPUT_LINES = 10
 # means stop() did the job, EOF without one means the runner is gone. $1 is the group id (dash's
 # kill wants "-PGID" as one word).
 _WATCHDOG = (
-    'if read -r _; then exit 0; fi; '  # "stopped" from stop(): nothing to do
+    "if read -r _; then exit 0; fi; "  # "stopped" from stop(): nothing to do
     'kill -TERM "-$1" 2>/dev/null && sleep 5 && kill -KILL "-$1" 2>/dev/null; exit 0'
 )
 
@@ -117,6 +117,7 @@ class WebServer:
         self._reader: threading.Thread | None = None
         self._stopped = process is None
         self._watchdog_fd: int | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
     # --- starting ---------------------------------------------------------------------
 
@@ -183,7 +184,7 @@ class WebServer:
         assert self._process is not None
         read_end, write_end = os.pipe()
         try:
-            subprocess.Popen(
+            self._watchdog = subprocess.Popen(
                 ["/bin/sh", "-c", _WATCHDOG, "unotest-webserver-watchdog", str(self._process.pid)],
                 stdin=read_end,
                 stdout=subprocess.DEVNULL,
@@ -332,6 +333,10 @@ class WebServer:
             with contextlib.suppress(OSError):
                 os.close(self._watchdog_fd)
             self._watchdog_fd = None
+        if self._watchdog is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._watchdog.wait(timeout=1)  # it exits at once on "stopped": reap it
+            self._watchdog = None
         self._log(f"webServer: stopped {self.command!r}")
 
     def __enter__(self) -> WebServer:

@@ -30,13 +30,21 @@ from unotest.project import (
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
 
+def _exists(given: str) -> bool:
+    """Whether a path exists; a name no file system takes (too long, ...) does not."""
+    try:
+        return Path(given).exists()
+    except OSError:
+        return False
+
+
 def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
     """A scenario by name (``auth/signin-flow``) or by the path of its file."""
     problem = scenario_name_problem(given)
     if problem is not None and (not given.strip() or has_control_character(given)):
         raise UsageError(problem)  # neither a name nor a path: no file lookup at all
     known = {meta["name"] for meta in index.scenario_metas}
-    if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and Path(given).exists()):
+    if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and _exists(given)):
         path = (cwd / given).resolve()
         e2e = index.project.e2e_dir.resolve()
         if not path.is_relative_to(e2e) or not path.name.endswith(SCENARIO_SUFFIX):

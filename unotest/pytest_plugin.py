@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -101,12 +101,14 @@ def _enabled(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
+    from unotest.cli import one_line
+
     state = _load_state(config)
     config.stash[_STATE] = state
     for warning in state.warnings:
         # One line per problem, before any test output (pytest's own warnings come
         # at the end, where they are easy to miss for a missing scenario).
-        print(f"unotest: warning: {warning}", file=sys.stderr)
+        print(f"unotest: warning: {one_line(warning)}", file=sys.stderr)
     _add_scenarios_to_args(config, state)
     from unotest import pytest_fixtures
 
@@ -255,7 +257,9 @@ class ScenarioModule(pytest.File):
             [state.project.relative(self.path), *(h.file for h in index.helpers)]
         )
         if problems or self.scenario_name not in index.scenarios:
-            lines = [str(problem) for problem in problems] or [
+            from unotest.commands import format_diagnostic
+
+            lines = [format_diagnostic(problem) for problem in problems] or [
                 f"{state.project.relative(self.path)}: not a runnable scenario"
             ]
             raise self.CollectError(
@@ -338,10 +342,12 @@ def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest
 
 
 def _run(state: _PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
-    from runner.secrets import RunEnvironment, SecretMasker
+    from runner.bundle import MAX_ERROR_CHARS
+    from runner.secrets import RunEnvironment, SecretMasker, cut_masked
     from runner.session import ScenarioRun
     from runner.sync_adapter import async_page, run_on_page_loop
     from unotest import protocol
+    from unotest.cli import one_line
 
     config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
     masker = SecretMasker()
@@ -358,7 +364,17 @@ def _run(state: _PluginState, name: str, page: Any, base_url: str | None) -> Run
         handle_signals=False,
         provided_page=async_page(page),
     )
-    return run_on_page_loop(page, run.run_async())
+    for warning in environment.warnings:
+        print(f"unotest: warning: {one_line(warning)}", file=sys.stderr)
+    result = run_on_page_loop(page, run.run_async())
+    if result.error:
+        # What pytest shows and --junitxml keeps: masked like every unotest output,
+        # and bounded (a failed expect_equal on 1 MB must not make a 1 MB report).
+        error = dict(cast(dict[str, Any], masker.mask_data(result.error)))
+        if isinstance(error.get("error"), str):
+            error["error"] = cut_masked(error["error"], MAX_ERROR_CHARS, masker.mask)
+        result = replace(result, error=error)
+    return result
 
 
 # --- failure reports ------------------------------------------------------------------
@@ -397,7 +413,15 @@ class ScenarioFailed(Exception):
         lines.extend(f"E   {rest}" for rest in message_lines[1:])
         stack = error.get("callStack") or []
         if len(stack) > 1:
-            lines.append("E   call stack: " + " <- ".join(map(str, stack)))
+            lines.append(
+                "E   call stack: "
+                + " <- ".join(
+                    f"{frame.get('fn')} ({frame.get('file')}:{frame.get('line')})"
+                    if isinstance(frame, dict)
+                    else str(frame)
+                    for frame in reversed(stack)
+                )
+            )
         if file and isinstance(line, int):
             # ReprFileLocation prints "path:lineno: message"; the column rides in the
             # lineno slot so the line reads file:line:col like every unotest message.

@@ -55,6 +55,8 @@ FAILING = (
     '  goto("/index.html")\n  let who = "plugin"\n  expect_text(css("#title"), "Goodbye " + who)\n'
 )
 FAILING_LINE = 7  # the expect_text line of FAILING (header is 4 lines)
+SECRET = "tok-hunter2-SECRET-value"
+LEAKY = '  let token = env("API_TOKEN")\n  expect_equal(token, "nope")\n'
 
 
 def write_project(
@@ -232,7 +234,12 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
     site: str,
     protocol_validate: Callable[[str, object], None],
 ) -> None:
-    write_project(pytester.path, {"passing": PASSING, "failing": FAILING}, base_url=site)
+    write_project(
+        pytester.path,
+        {"passing": PASSING, "failing": FAILING, "leaky": LEAKY},
+        base_url=site,
+    )
+    (pytester.path / "unotest" / ".env").write_text(f"API_TOKEN={SECRET}\n")
     # An ordinary pytest-playwright test gets the project's baseURL too.
     pytester.makepyfile(
         test_page=(
@@ -251,8 +258,13 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
         "--screenshot",
         "only-on-failure",
     )
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
     out = result.stdout.str()
+
+    # A secret in a failure is masked in what pytest prints and in the JUnit file.
+    assert SECRET not in out + result.stderr.str()
+    assert SECRET not in (pytester.path / "junit.xml").read_text()
+    assert re.search(r'^E   AssertionError: expected .*"\*{8}"', out, re.M), out
 
     # The failure reads like a Python test's: source, > marker, E line, file:line:col.
     assert f'> {FAILING_LINE} |   expect_text(css("#title"), "Goodbye " + who)' in out, out
@@ -271,7 +283,12 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
     cases = {
         case.get("name"): case for case in ET.parse(pytester.path / "junit.xml").iter("testcase")
     }
-    assert set(cases) == {"passing[chromium]", "failing[chromium]", "test_title[chromium]"}
+    assert set(cases) == {
+        "passing[chromium]",
+        "failing[chromium]",
+        "leaky[chromium]",
+        "test_title[chromium]",
+    }
     failure = cases["failing[chromium]"].find("failure")
     assert failure is not None
     assert failure.get("message", "").startswith("AssertionError: expected")
@@ -279,7 +296,7 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
 
     # The run directories are written as for `unotest e2e`, for the viewer.
     runs = run_dirs(pytester.path)
-    assert sorted(finished_outcome(r) for r in runs) == ["completed", "failed"]
+    assert sorted(finished_outcome(r) for r in runs) == ["completed", "failed", "failed"]
     for run in runs:
         protocol_validate("RunManifest", json.loads((run / "manifest.json").read_text()))
         for line in (run / "steps.jsonl").read_text().splitlines():
