@@ -5,6 +5,7 @@ variable only once a scenario reads it; ``PWD`` never.
 """
 
 import base64
+import json
 import threading
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from runner.secrets import MASK, RunEnvironment, SecretMasker
+from runner.secrets import MASK, MASK_MARGIN, RunEnvironment, SecretMasker, cut_masked
 
 
 def masker_with(*values: str) -> SecretMasker:
@@ -422,3 +423,24 @@ def test_short_dotenv_secrets_are_not_masked(dotenv: Path) -> None:
     assert env.get("API_KEY") == "abc"
     assert not masker
     assert env.secret_names() == ["API_KEY"]
+
+
+def test_cut_masked_never_keeps_the_start_of_a_secret_even_when_masking_shrinks() -> None:
+    """Masking shrinks text (each secret becomes 8 characters), so the masked head of a
+    value full of secrets can end before the cut; a secret straddling the head's end
+    must still not leave its first characters, and a recorder's truncated head must
+    never keep its tail."""
+    masker = SecretMasker()
+    secret = "S3CRET-" + "x" * 93
+    masker.add(secret)
+    crowded = json.dumps([{"t": secret}] * 400)
+    cut = cut_masked(crowded, 4096, masker.mask)
+    assert "S3CRET" not in cut and len(cut) == 4096 and cut.endswith("…")
+    for offset in range(0, 9000, 7):
+        text = "a" * offset + secret + "b" * 50
+        for limit in (100, 200, 4096):
+            assert "S3CRET" not in cut_masked(text, limit, masker.mask)
+            head = text[: limit + MASK_MARGIN]
+            kept = cut_masked(head, limit, masker.mask, truncated=True)
+            assert "S3CRET" not in kept and len(kept) <= limit and kept.endswith("…")
+    assert cut_masked("short", 10, masker.mask) == "short"
