@@ -105,6 +105,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
     state = _load_state(config)
     config.stash[_STATE] = state
+    browsers = config.getoption("browser", None) or ["chromium"]
+    if state.config.browser not in browsers:
+        # pytest-playwright's --browser decides under pytest; say so rather than run
+        # the scenarios somewhere the project did not ask for without a word.
+        state.warnings.append(
+            f"unotest.config.yaml asks for browser '{state.config.browser}', but pytest runs "
+            f"{', '.join(browsers)}: pass --browser {state.config.browser} to follow it"
+        )
     for warning in state.warnings:
         # One line per problem, before any test output (pytest's own warnings come
         # at the end, where they are easy to miss for a missing scenario).

@@ -174,6 +174,14 @@ def test_scenarios_are_collected_only_when_asked(
         "unotest/e2e/passing.test.js::passing[firefox]",
     ]
 
+    # The project asks for another browser than pytest runs: said once, not ignored.
+    (pytester.path / "unotest.config.yaml").write_text(
+        "baseURL: http://127.0.0.1:9\nbrowser: firefox\n"
+    )
+    other = run_pytest("--unotest", "--collect-only", "-q", "-k", "passing")
+    assert "asks for browser 'firefox', but pytest runs chromium" in other.stderr.str()
+    assert collected(other) == ["unotest/e2e/passing.test.js::passing[chromium]"]
+
     # The ini switch does what --unotest does.
     pytester.makeini("[pytest]\nunotest = true\n")
     ini = run_pytest("--collect-only", "-q")
