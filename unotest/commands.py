@@ -165,7 +165,13 @@ def _loose_scripts(folder: Path) -> list[Path]:
     return sorted(p for p in found if p.is_file())
 
 
-_CONTROL = {i: "\ufffd" for i in (*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F)}
+# One character for one (the caret under the source line stays in its column): C0 but
+# tab, DEL, C1 (CSI U+009B starts an escape sequence on many terminals) and the Unicode
+# line and paragraph separators.
+_CONTROL = {
+    i: "\ufffd"
+    for i in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
 _MAX_SHOWN = 160
 
 
