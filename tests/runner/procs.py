@@ -1,11 +1,18 @@
 """Reading /proc in tests: process state, start time, descendants, command line.
 
 Shared by the browser tests that must prove no runner, driver or Chromium process
-outlives a run (a reused pid is told apart by its start time).
+outlives a run (a reused pid is told apart by its start time); also stopping a
+runner with its whole tree, and finding the run directory a runner made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 
@@ -44,3 +51,58 @@ def cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def stop_tree(proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    """SIGTERM (the runner closes its browser), then SIGKILL whatever of its tree is left.
+
+    The tree is read first, while ``proc`` is not yet reaped; SIGKILL after ``timeout``
+    seconds if SIGTERM is not enough.
+    """
+    tree = descendants(proc.pid)
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for pid, started in tree.items():
+        if alive(pid, started):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def marked(var: str, marker: str) -> list[int]:
+    """Processes (bar this one) whose environment holds ``var=marker``: runners, drivers,
+    Chromium — the environment is inherited, whoever their parent is now."""
+    needle = f"{var}={marker}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+    return found
+
+
+def outlivers(var: str, marker: str, grace: float = 15) -> list[int]:
+    """What still carries ``var=marker`` after ``grace`` seconds; killed, and returned."""
+    deadline = time.monotonic() + grace
+    while (left := marked(var, marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def run_dir_of(project: Path, pid: int) -> Path | None:
+    """The run directory under ``project`` whose manifest names ``pid``; None while there is
+    none (a manifest being written, or unreadable, is skipped)."""
+    for manifest in (project / "unotest" / ".runs").glob("*/manifest.json"):
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(manifest.read_text())["pid"] == pid:
+                return manifest.parent
+    return None

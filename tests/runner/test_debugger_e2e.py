@@ -23,14 +23,12 @@ no prompt without one.
 
 from __future__ import annotations
 
-import contextlib
 import http.server
 import json
 import os
 import pty
 import re
 import select
-import signal
 import subprocess
 import sys
 import threading
@@ -45,6 +43,7 @@ import pytest
 from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
+from procs import run_dir_of, stop_tree
 from protocol_schemas import schemas_available
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
@@ -272,10 +271,7 @@ class Run:
         if self._run_dir is None:
             deadline = time.monotonic() + EVENT_TIMEOUT_S
             while self._run_dir is None:
-                for manifest in (self.project / "unotest" / ".runs").glob("*/manifest.json"):
-                    with contextlib.suppress(OSError, ValueError):
-                        if json.loads(manifest.read_text())["pid"] == self.proc.pid:
-                            self._run_dir = manifest.parent
+                self._run_dir = run_dir_of(self.project, self.proc.pid)
                 if self._run_dir is None:
                     if self.proc.poll() is not None or time.monotonic() > deadline:
                         raise AssertionError(f"no run directory\n{self.stdout}\n{self.stderr}")
@@ -299,21 +295,12 @@ class Run:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM (the runner closes its browser), then SIGKILL the whole tree."""
-    if proc.poll() is not None:
-        return
-    tree = _descendants(proc.pid)
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    for pid, start_time in tree.items():
-        if _alive(pid, start_time):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+    """SIGTERM (the runner closes its browser), then SIGKILL the whole tree.
+
+    A runner already reaped is left alone: its pid may name another process by now.
+    """
+    if proc.poll() is None:
+        stop_tree(proc)
 
 
 @pytest.fixture

@@ -18,10 +18,8 @@ few browser steps against a page served on 127.0.0.1 by the test, on real Chromi
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -32,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from procs import alive, descendants
+from procs import outlivers, run_dir_of, stop_tree
 
 UNOTEST = Path(sys.executable).with_name("unotest")
 RUN_TIMEOUT_S = 90
@@ -122,10 +120,7 @@ class Run:
         """The run directory whose manifest names this process (waits for it)."""
         deadline = time.monotonic() + EVENT_TIMEOUT_S
         while self._run_dir is None:
-            for manifest in (self.project / "unotest" / ".runs").glob("*/manifest.json"):
-                with contextlib.suppress(OSError, ValueError):
-                    if json.loads(manifest.read_text())["pid"] == self.proc.pid:
-                        self._run_dir = manifest.parent
+            self._run_dir = run_dir_of(self.project, self.proc.pid)
             if self._run_dir is None:
                 assert self.proc.poll() is None, self.err.read_text(errors="replace")
                 assert time.monotonic() < deadline, "no run directory in time"
@@ -137,18 +132,6 @@ class Run:
         stderr = self.err.read_text(errors="replace")
         assert "Traceback" not in stderr, stderr
         return code
-
-
-def marked(marker: str) -> list[int]:
-    """Processes whose environment carries ``marker``: runners, drivers, Chromium."""
-    needle = f"{MARKER_VAR}={marker}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            with contextlib.suppress(OSError):
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-    return found
 
 
 @pytest.fixture
@@ -182,24 +165,8 @@ def launch(
         yield start
     finally:
         for proc in started:  # a run still going (a failed test): SIGTERM, then its tree
-            tree = descendants(proc.pid)
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-            for pid, when in tree.items():
-                if alive(pid, when):
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 15
-        while (left := marked(marker)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+            stop_tree(proc)
+        left = outlivers(MARKER_VAR, marker)
     assert not left, f"processes left behind: {left}"
 
 

@@ -21,11 +21,9 @@ What is here, and what it adds to the tests that already exist:
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -35,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from procs import alive, descendants
+from procs import run_dir_of, stop_tree
 
 from runner.rundir import RunDirectory
 from unotest import protocol
@@ -80,10 +78,8 @@ def _project(root: Path, base_url: str, chromium: str, scenarios: dict[str, str]
 def _run_dir(project: Path, proc: subprocess.Popen[bytes]) -> Path:
     deadline = time.monotonic() + TIMEOUT_S
     while time.monotonic() < deadline:
-        for manifest in (project / "unotest" / ".runs").glob("*/manifest.json"):
-            with contextlib.suppress(OSError, ValueError):
-                if json.loads(manifest.read_text())["pid"] == proc.pid:
-                    return manifest.parent
+        if (found := run_dir_of(project, proc.pid)) is not None:
+            return found
         assert proc.poll() is None, "the run ended before it made its directory"
         time.sleep(0.02)
     raise AssertionError("no run directory")
@@ -100,18 +96,7 @@ def processes() -> Iterator[list[subprocess.Popen[bytes]]]:
     started: list[subprocess.Popen[bytes]] = []
     yield started
     for proc in started:
-        tree = descendants(proc.pid)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for pid, start in tree.items():
-            if alive(pid, start):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
+        stop_tree(proc, timeout=15)
 
 
 # --- commands.jsonl: 8 writers while the paused runner reads ------------------------------

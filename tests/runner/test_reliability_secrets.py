@@ -31,7 +31,6 @@ import base64
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -45,7 +44,7 @@ from urllib.parse import quote, quote_plus
 
 import anyio
 import pytest
-from procs import alive, descendants
+from procs import outlivers, run_dir_of, stop_tree
 
 from runner.secrets import MASK, SecretMasker
 
@@ -305,10 +304,7 @@ class Run:
         """The run directory whose manifest names this process (waits for it)."""
         deadline = time.monotonic() + EVENT_TIMEOUT_S
         while self._run_dir is None:
-            for manifest in (self.project / "unotest" / ".runs").glob("*/manifest.json"):
-                with contextlib.suppress(OSError, ValueError):
-                    if json.loads(manifest.read_text())["pid"] == self.proc.pid:
-                        self._run_dir = manifest.parent
+            self._run_dir = run_dir_of(self.project, self.proc.pid)
             if self._run_dir is None:
                 assert self.proc.poll() is None, f"no run directory: {self.stderr!r}"
                 assert time.monotonic() < deadline, "no run directory in time"
@@ -319,46 +315,6 @@ class Run:
         code = self.proc.wait(timeout=RUN_TIMEOUT_S)
         assert b"Traceback" not in self.stderr, self.stderr.decode(errors="replace")
         return code
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM (the runner closes its browser), then SIGKILL whatever of its tree is left."""
-    tree = descendants(proc.pid)
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    for pid, started in tree.items():
-        if alive(pid, started):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-
-def marked(marker: str) -> list[int]:
-    """Processes whose environment carries ``marker``: runners, drivers, Chromium."""
-    needle = f"{MARKER_VAR}={marker}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            with contextlib.suppress(OSError):
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-    return found
-
-
-def outlivers(marker: str, grace: float = 15) -> list[int]:
-    """What still carries ``marker`` after ``grace`` seconds; killed, and returned."""
-    deadline = time.monotonic() + grace
-    while (left := marked(marker)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in left:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-    return left
 
 
 @pytest.fixture
@@ -394,8 +350,8 @@ def launch(
         yield start
     finally:
         for proc in started:
-            _stop(proc)  # a run still going (a failed test): SIGTERM, then its whole tree
-        left = outlivers(marker)
+            stop_tree(proc)  # a run still going (a failed test): SIGTERM, then its whole tree
+        left = outlivers(MARKER_VAR, marker)
     assert not left, f"processes left behind: {left}"
 
 
@@ -692,7 +648,7 @@ def test_mcp_tool_results_never_hold_a_secret(
         except BaseExceptionGroup as group:
             raise _leaf(group) from None
     finally:
-        left = outlivers(marker)
+        left = outlivers(MARKER_VAR, marker)
     assert not left, f"processes left behind: {left}"
 
     places = {name: text.encode() for name, text in texts.items()}
