@@ -5,50 +5,12 @@ Every test also asserts that no Python traceback reaches stderr (runner.md §8).
 
 import json
 import re
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_helpers import run, write
 
 # --- helpers -------------------------------------------------------------------
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def run(cwd: Path, *args: str, timeout: float = 60) -> Result:
-    """``python -m unotest ARGS`` in ``cwd``; never lets a traceback pass unnoticed."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "unotest", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=timeout,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stdout, proc.stdout
-    assert "internal error" not in proc.stderr, proc.stderr
-    return Result(proc.returncode, proc.stdout, proc.stderr)
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    """Create ``files`` (relative path -> text or bytes) under ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 def scenario(slug: str, body: str = '  goto("/")\n', fn: str = "test_it") -> str:

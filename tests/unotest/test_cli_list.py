@@ -5,49 +5,13 @@ The JSON is checked against the protocol's schemas where ``../shared`` exists
 """
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_helpers import run, write
 
 # --- helpers -------------------------------------------------------------------
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def run(cwd: Path, *args: str, timeout: float = 60) -> Result:
-    proc = subprocess.run(
-        [sys.executable, "-m", "unotest", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=timeout,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stdout, proc.stdout
-    assert "internal error" not in proc.stderr, proc.stderr
-    return Result(proc.returncode, proc.stdout, proc.stderr)
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
 
 
 def scenario(slug: str, title: str, color: str = "#4f46e5", body: str = '  goto("/")\n') -> str:

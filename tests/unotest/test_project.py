@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_helpers import write
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,14 +43,6 @@ def run(cwd: Path, *args: str, command: list[str] | None = None) -> Result:
     assert "Traceback" not in proc.stdout, proc.stdout
     assert "internal error" not in proc.stderr, proc.stderr
     return Result(proc.returncode, proc.stdout, proc.stderr)
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-    return root
 
 
 def scenario(slug: str) -> str:

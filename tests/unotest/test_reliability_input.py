@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_helpers import write
 
 E2E = "unotest/e2e"
 COLLECTIONS = f"{E2E}/_collections"
@@ -52,15 +53,7 @@ def scenario(slug: str, body: str = '  log("hi")\n') -> str:
 
 def make_project(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
     """A project with one good scenario ``ok`` plus ``files`` (relative path -> content)."""
-    every: dict[str, str | bytes] = {f"{E2E}/ok.test.js": scenario("ok"), **(files or {})}
-    for rel, content in every.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
+    return write(root, {f"{E2E}/ok.test.js": scenario("ok"), **(files or {})})
 
 
 def _env() -> dict[str, str]:
