@@ -10,8 +10,8 @@ sends SIGKILL, then checks what the run left: every whole line of ``steps.jsonl`
 Playwright driver or Chromium process surviving (35 s at most).
 
 Printed: kills and where they landed, invalid lines and files, runs not reported
-interrupted, leftover processes and profile directories, orphaned webServers (not
-promised: a webServer runs in its own session), failure-bundle files torn by a kill
+interrupted, leftover processes and profile directories, orphaned webServers (its
+watchdog should have stopped each within 10 s), failure-bundle files torn by a kill
 (not promised either: only a bundle announced by ``failure-bundle:written`` is whole),
 temp files left next to the atomically replaced ones, CPU seconds per kill by phase,
 and the wall time. Exit status 1 when a promised property broke.

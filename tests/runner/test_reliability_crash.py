@@ -70,6 +70,7 @@ KILLS = 200
 PARALLEL = 5
 WEB_SERVER_SHARE = 0.15  # of the run:started cycles
 LEFTOVER_WAIT_S = 35.0
+WEB_SERVER_GRACE_S = 10.0  # the watchdog: SIGTERM at once, SIGKILL 5 s later
 ANCHOR_WAIT_S = 180.0  # a cycle whose anchor never comes is a broken setup, not a hang
 MARKER_VAR = "CRASH_KILL9_MARKER"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
@@ -564,6 +565,9 @@ class Report:
             lines += [f"{where}: {p}" for p in cycle.problems]
             lines += [f"{where}: survived the kill: {p}" for p in cycle.leftovers]
             lines += [f"{where}: Chromium profile left: {p}" for p in cycle.profiles_left]
+            lines += [
+                f"{where}: webServer outlived the runner: {p}" for p in cycle.web_server_orphans
+            ]
         return lines
 
     def summary(self) -> str:
@@ -580,7 +584,7 @@ class Report:
                 f"{sum(1 for c in kills if c.run_dir and c.status != expected_status(c))}",
                 f"runs listing problems: {len(self.cli_problems)}",
                 f"leftover driver/Chromium processes: {sum(len(c.leftovers) for c in kills)}",
-                "orphaned webServers (not promised): "
+                "orphaned webServers: "
                 f"{sum(len(c.web_server_orphans) for c in kills)} "
                 f"of {sum(1 for c in kills if c.plan.web_server)} webServer kills",
                 f"leftover Chromium profile dirs: {sum(len(c.profiles_left) for c in kills)}",
@@ -751,7 +755,8 @@ class Campaign:
         """Poll (35 s at most) until nothing of the cycle lives; what does not end by
         itself is recorded and then killed, so the campaign goes on clean."""
         profiles = profiles_of(tree)
-        deadline = time.monotonic() + self.leftover_wait
+        settle_started = time.monotonic()
+        deadline = settle_started + self.leftover_wait
         live = dict(tree)
         next_scan = 0.0
         while True:
@@ -763,12 +768,15 @@ class Campaign:
                 live.update(marked_processes(marker))
                 live.update(all_descendants(live))
                 next_scan = now + 0.5
+            # The webServer's watchdog stops it once it sees the runner gone (SIGTERM,
+            # then SIGKILL 5 s later): an orphan is one still there after that.
             servers = {pid for pid in live if is_web_server(pid)}
-            for pid in servers:  # not promised (webServer runs in its own session)
-                result.web_server_orphans.append(f"{pid} {cmdline(pid)[:100]}")
-                kill_group_of(pid)
-            for pid in servers:
-                live.pop(pid)
+            if servers and time.monotonic() - settle_started > WEB_SERVER_GRACE_S:
+                for pid in servers:
+                    result.web_server_orphans.append(f"{pid} {cmdline(pid)[:100]}")
+                    kill_group_of(pid)
+                for pid in servers:
+                    live.pop(pid)
             if not live or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
