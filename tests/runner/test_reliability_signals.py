@@ -211,8 +211,9 @@ class Runner:
         """The watched processes (alive or not) whose command line held ``needle``."""
         return {p: s for p, s in self.seen.items() if needle in self.cmdlines[p]}
 
-    def signal(self, sig: signal.Signals, *, group: bool = True) -> None:
-        self.watch()
+    def signal(self, sig: signal.Signals, *, group: bool = True, watch: bool = True) -> None:
+        if watch:
+            self.watch()
         if group:
             os.killpg(self.proc.pid, sig)
         else:
@@ -471,7 +472,9 @@ def _twice_within_a_second(runner: Runner) -> Done:
     runner.signal(signal.SIGINT)
     time.sleep(0.2)
     assert runner.proc.poll() is None, "the abort ended before the second SIGINT"
-    runner.signal(signal.SIGINT)
+    # No /proc scan between the two: on a loaded machine it can take most of a second.
+    runner.signal(signal.SIGINT, watch=False)
+    runner.watch()
     return runner.finish()
 
 
