@@ -11,13 +11,11 @@
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from net import serve_directory
 
 from runner.browser import BrowserNotFound, playwright_browser_path, resolve_executable
 
@@ -43,26 +41,8 @@ def chromium_path() -> str:
     return path
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def static_site(tmp_path: Path) -> Iterator[str]:
     """``http://127.0.0.1:PORT`` serving ``tmp_path``; shut down after the test."""
-
-    class Handler(_QuietHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(tmp_path), **kwargs)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="static-site", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_directory(tmp_path, "static-site") as url:
+        yield url

@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -19,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from net import free_port
 from playwright.async_api import async_playwright
 
 from runner import browser as rb
@@ -497,14 +497,9 @@ def test_ws_endpoint_without_unsafe_cannot_use_executable_path(
     assert "\n" not in message
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 def test_unreachable_ws_endpoint_is_a_clear_error() -> None:
-    endpoint = f"ws://127.0.0.1:{_free_port()}/"
+    endpoint = f"ws://127.0.0.1:{free_port()}/"
 
     async def run() -> None:
         async with async_playwright() as pw:

@@ -15,13 +15,11 @@ Playwright driver, Chromium and its helpers) may be left alive.
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import serve_directory
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).resolve().parent / "site_builtins"
@@ -44,27 +43,11 @@ STRATEGIES = (
 # --- the site, the project, the runs --------------------------------------------------
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(SITE), **kwargs)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url() -> Iterator[str]:
     """``http://127.0.0.1:PORT`` serving ``site_builtins/`` for the whole session."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _QuietHandler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="builtins-site", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_directory(SITE, "builtins-site") as url:
+        yield url
 
 
 def _closed_port() -> int:

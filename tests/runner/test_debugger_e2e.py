@@ -23,7 +23,6 @@ no prompt without one.
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import pty
@@ -31,7 +30,6 @@ import re
 import select
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -40,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import serve_directory
 from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
@@ -182,27 +181,11 @@ ANY_INT = _AnyInt()
 # --- site, projects, processes ----------------------------------------------------------
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, directory=str(SITE), **kwargs)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
     """``site_debugger/`` at ``http://127.0.0.1:PORT``."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _QuietHandler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="debugger-site", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_directory(SITE, "debugger-site") as url:
+        yield url
 
 
 @pytest.fixture

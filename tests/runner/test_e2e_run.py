@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
+from net import free_port
 from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
@@ -876,11 +877,6 @@ def test_sigint_and_sigterm_abort_the_run_and_leave_no_browser(
 # --- 6. scenario timeout, 7. webServer ----------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 def _port_answers(port: int) -> bool:
     with socket.socket() as sock:
@@ -890,7 +886,7 @@ def _port_answers(port: int) -> bool:
 
 @pytest.fixture
 def web_server_project(tmp_path: Path) -> Iterator[tuple[Path, int]]:
-    port = _free_port()
+    port = free_port()
     command = (
         f"{shlex.quote(sys.executable)} -m http.server {port} --bind 127.0.0.1 --directory site"
     )

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from net import free_port
 from procs import descendants
 
 RUN_TIMEOUT_S = 180
@@ -321,7 +322,7 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
 def test_base_url_option_wins_over_the_config(
     pytester: pytest.Pytester, run_pytest: RunPytest, site: str
 ) -> None:
-    dead = f"http://127.0.0.1:{_free_port()}"
+    dead = f"http://127.0.0.1:{free_port()}"
     write_project(pytester.path, {"passing": PASSING}, base_url=dead)
     run_pytest("--unotest").assert_outcomes(failed=1)  # the config's baseURL: nothing there
     run_pytest("--unotest", "--base-url", site).assert_outcomes(passed=1)
@@ -331,7 +332,7 @@ def test_two_xdist_workers_share_one_web_server(
     pytester: pytest.Pytester, run_pytest: RunPytest, tmp_path: Path
 ) -> None:
     (tmp_path / "index.html").write_text(SITE_INDEX)
-    port = _free_port()
+    port = free_port()
     starts = pytester.path / "starts.log"
     web_server = (
         "webServer:\n"
@@ -431,11 +432,6 @@ def test_ctrl_c_stops_the_scenario_and_finishes_its_run_directory(
 
 # --- helpers -------------------------------------------------------------------------
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _port_is_free(port: int) -> bool:

@@ -46,7 +46,6 @@ import queue
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -60,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import free_port
 from procs import alive, cmdline, descendants, proc_stat
 from protocol_schemas import schemas_available
 
@@ -249,11 +249,6 @@ def make_project(root: Path, base_url: str, chromium: str, web_server: str = "")
     )
     return root
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def cli_env(marker: str | None = None) -> dict[str, str]:

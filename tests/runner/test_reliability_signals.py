@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import free_port
 from procs import alive, cmdline, descendants, proc_stat
 
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
@@ -100,11 +101,6 @@ handler.log_message = lambda *args: None
 http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
 """
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 def _answers(port: int) -> bool:
     with socket.socket() as sock:
@@ -135,7 +131,7 @@ class Project:
 
 
 def make_project(root: Path, chromium: str, *, stubborn: bool = False) -> Project:
-    port = _free_port()
+    port = free_port()
     marker = root / "webserver-got-sigterm"
     (root / "site").mkdir(parents=True)
     (root / "site" / "index.html").write_text(

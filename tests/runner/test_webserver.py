@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import free_port
 
 from runner import webserver as ws_module
 from runner.webserver import WebServer, WebServerError, url_answers
@@ -26,11 +27,6 @@ pytestmark = pytest.mark.skipif(
     reason="needs POSIX process groups and /proc",
 )
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _port_free(port: int) -> bool:
@@ -85,7 +81,7 @@ def _start(command: str, url: str, cwd: Path, **kwargs: Any) -> WebServer:
 
 def test_start_and_stop_http_server(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("<title>served</title>", encoding="utf-8")
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     logs: list[str] = []
     server = _start(_http_server(port), url, tmp_path, log=logs.append)
@@ -111,7 +107,7 @@ def test_start_and_stop_http_server(tmp_path: Path) -> None:
 
 
 def test_context_manager_stops_the_whole_group(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     # a child the shell leaves behind: stopping must reach it through the group
     command = f"sleep 300 & {_http_server(port)}"
@@ -125,7 +121,7 @@ def test_context_manager_stops_the_whole_group(tmp_path: Path) -> None:
 
 def test_stop_escalates_to_sigkill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ws_module, "STOP_GRACE_S", 0.5)
-    port = _free_port()
+    port = free_port()
     server = _start(f"trap '' TERM; {_http_server(port)}", f"http://127.0.0.1:{port}/", tmp_path)
     assert server.pid is not None
     members = _group(server.pid)
@@ -139,7 +135,7 @@ def test_stop_escalates_to_sigkill(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_cwd_and_env_reach_the_command(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
-    port = _free_port()
+    port = free_port()
     command = f'printf \'%s|%s\' "$GREETING" "$BROWSER" > greeting.txt && {_http_server(port)}'
     url = f"http://127.0.0.1:{port}/"
     with (
@@ -180,7 +176,7 @@ def test_url_in_use_without_reuse_is_an_error(static_site: str, tmp_path: Path) 
 
 
 def test_command_that_exits_first(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/"
+    url = f"http://127.0.0.1:{free_port()}/"
     started = time.monotonic()
     with pytest.raises(WebServerError) as caught:
         _start("echo boom >&2; exit 3", url, tmp_path)
@@ -193,7 +189,7 @@ def test_command_that_exits_first(tmp_path: Path) -> None:
 
 
 def test_timeout_kills_the_command(tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/"
+    url = f"http://127.0.0.1:{free_port()}/"
     pid_file = tmp_path / "pid"
     command = f"echo $$ > {shlex.quote(str(pid_file))}; echo waiting; exec sleep 30"
     started = time.monotonic()
@@ -213,7 +209,7 @@ def test_bad_url_and_cwd(tmp_path: Path) -> None:
     with pytest.raises(WebServerError, match="not an http"):
         _start("true", "ftp://127.0.0.1/", tmp_path)
     with pytest.raises(WebServerError, match="not a directory"):
-        _start("true", f"http://127.0.0.1:{_free_port()}/", tmp_path / "missing")
+        _start("true", f"http://127.0.0.1:{free_port()}/", tmp_path / "missing")
 
 
 # --- what counts as up (Playwright Test: 200-403, / falls back to /index.html) ----------
@@ -262,7 +258,7 @@ def test_what_counts_as_up(status_server: tuple[str, dict[str, int]]) -> None:
     assert url_answers(f"{base}/")  # 404 at / but /index.html answers
     assert url_answers(base)
     assert not url_answers(f"{base}/app")  # the fallback is for / only
-    assert not url_answers(f"http://127.0.0.1:{_free_port()}/")  # refused
+    assert not url_answers(f"http://127.0.0.1:{free_port()}/")  # refused
 
 
 def test_a_server_error_is_not_ready(

@@ -28,7 +28,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import sys
 import time
 import uuid
@@ -41,6 +40,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from net import free_port
 from protocol_schemas import schemas_available, validate
 
 from unotest import protocol
@@ -86,11 +86,6 @@ function test_draft() {
 # ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
 
 def copy_examples(tmp_path: Path) -> Path:
     """``examples/`` without run history, its web server on a free port of its own."""
@@ -103,7 +98,7 @@ def copy_examples(tmp_path: Path) -> Path:
     config = project / "unotest.config.yaml"
     text = config.read_text(encoding="utf-8")
     assert text.count(EXAMPLE_PORT) == 3, "baseURL, webServer command and url"
-    config.write_text(text.replace(EXAMPLE_PORT, str(_free_port())), encoding="utf-8")
+    config.write_text(text.replace(EXAMPLE_PORT, str(free_port())), encoding="utf-8")
     return project
 
 

@@ -1,0 +1,45 @@
+"""Local network helpers shared by the tests: a free port, a directory served over http.
+
+Imported as ``from net import ...`` (``tests/`` is on ``sys.path``, see conftest.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (the OS picks it)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve_directory(directory: Path, name: str = "site") -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` serving ``directory`` from a background thread, quietly;
+    files are served as they are at request time. Shut down on exit."""
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(directory), **kwargs)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
