@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from unotest.errors import UnotestError
+from runner.errors import UnotestError
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright

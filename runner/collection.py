@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from runner import protocol
 from runner.config import Config
+from runner.project import Project, ProjectIndex
 from runner.rundir import RunDirectory, capture_output_into, read_proc_stat
 from runner.webserver import WebServer, WebServerCancelled
-from unotest import protocol
-from unotest.project import Project, ProjectIndex
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
 

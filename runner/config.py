@@ -18,7 +18,6 @@ elsewhere.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -30,8 +29,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from unotest.errors import ConfigError
-from unotest.project import CONFIG_FILE, yaml_flow_too_deep
+from runner.errors import ConfigError
+from runner.project import CONFIG_FILE, yaml_flow_too_deep
+from runner.text import did_you_mean
 
 __all__ = [
     "CONFIG_FILE",
@@ -280,12 +280,6 @@ def _show(value: object) -> str:
     return f"a {type(value).__name__} ({str(value)[:40]})"
 
 
-def _did_you_mean(key: str, known: tuple[str, ...]) -> str:
-    lowered = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(key.lower(), list(lowered), n=1, cutoff=0.6)
-    return f" (did you mean '{lowered[close[0]]}'?)" if close else ""
-
-
 class _Validator:
     def __init__(self, root: Path, warnings: list[str]) -> None:
         self.root = root
@@ -309,7 +303,7 @@ class _Validator:
                 continue
             name = key if isinstance(key, str) else _show(key)
             shown = f"{prefix}.{name}" if prefix else name
-            hint = _did_you_mean(name, known) if isinstance(key, str) else ""
+            hint = did_you_mean(name, known) if isinstance(key, str) else ""
             if not hint:
                 where = f" in '{prefix}'" if prefix else ""
                 hint = f" (known keys{where}: {', '.join(known)})"
@@ -362,7 +356,7 @@ class _Validator:
         for choice in choices:
             if value == choice:
                 return choice
-        hint = _did_you_mean(value, choices) if isinstance(value, str) else ""
+        hint = did_you_mean(value, choices) if isinstance(value, str) else ""
         _fail(f"'{key}' must be one of {', '.join(choices)}, got {_show(value)}{hint}")
 
     def path(self, value: str) -> Path:

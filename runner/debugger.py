@@ -28,7 +28,7 @@ from typing import Any, Literal
 from dsl import ast
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
-from unotest.errors import ConfigError
+from runner.errors import ConfigError
 
 __all__ = [
     "Breakpoints",

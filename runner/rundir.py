@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from unotest import protocol
-from unotest.errors import UnotestError
+from runner import protocol
+from runner.errors import UnotestError
 
 __all__ = [
     "RunDirectory",

@@ -2,7 +2,7 @@
 
 runner.md §5: the value of every ``unotest/.env`` key, and of every process variable a
 scenario reads with ``env()``, whose name looks like a credential
-(:func:`unotest.protocol.is_secret_name`) never appears in steps.jsonl, runtime.json,
+(:func:`runner.protocol.is_secret_name`) never appears in steps.jsonl, runtime.json,
 stdout/stderr, error messages or failure bundles; it becomes ``********``, and so do
 its Base64 and URL-encoded forms (a token in a query string, a Basic auth header).
 
@@ -30,7 +30,7 @@ from urllib.parse import quote, quote_plus
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
 
-from unotest.protocol import is_secret_name
+from runner.protocol import is_secret_name
 
 __all__ = [
     "MASK",

@@ -28,6 +28,7 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Interpreter
 from dsl.scenario import ScenarioFile
+from runner import protocol
 from runner.bridge import LoopBridge
 from runner.browser import launch_browser
 from runner.browser_builtins import BrowserBuiltins, Timeouts
@@ -35,14 +36,13 @@ from runner.bundle import PageRecorder, write_failure_bundle
 from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
+from runner.errors import UsageError
+from runner.project import Project
 from runner.prompt import TerminalPrompt
 from runner.reporter import ConsoleOutput, StepReporter, render_var
 from runner.rundir import RunDirectory, capture_output_into
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.webserver import WebServer, WebServerCancelled
-from unotest import protocol
-from unotest.errors import UsageError
-from unotest.project import Project
 
 __all__ = ["RunOutcome", "RunResult", "ScenarioRun", "quiet_driver_loss"]
 

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import IO
 from urllib.parse import urlsplit, urlunsplit
 
-from unotest.errors import UnotestError
+from runner.errors import UnotestError
 
 __all__ = ["WebServer", "WebServerError", "url_answers"]
 

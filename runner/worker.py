@@ -27,12 +27,12 @@ from typing import Any, TextIO
 
 from playwright.async_api import async_playwright
 
+from runner import protocol
 from runner.browser import launch_browser
 from runner.config import load_config
+from runner.project import Project, ProjectIndex
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import ScenarioRun, quiet_driver_loss
-from unotest import protocol
-from unotest.project import Project, ProjectIndex
 
 __all__ = ["main"]
 

@@ -1,5 +1,6 @@
-"""The layers stay apart: ``dsl`` knows nothing of the browser or the CLI, ``runner``
-reaches into ``unotest`` only for the protocol, project discovery and errors.
+"""The layers point one way, ``dsl`` ← ``runner`` ← ``unotest``, with no exceptions:
+``dsl`` knows nothing of the browser or the engine, ``runner`` nothing of the front ends,
+and no package has an import cycle between its own modules.
 
 ``unotest check`` must work without Playwright, and the language must be testable
 (and reusable) on its own; an import added for convenience would quietly break both.
@@ -24,7 +25,7 @@ DSL_MODULES = [
     "dsl.scenario",
 ]
 DSL_FORBIDDEN = ("playwright", "runner", "unotest")
-RUNNER_ALLOWED_UNOTEST = ("unotest.protocol", "unotest.project", "unotest.errors")
+RUNNER_FORBIDDEN = ("unotest",)
 
 
 def _top_level_hits(names: list[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -114,17 +115,73 @@ def test_dsl_sources_do_not_import_playwright_runner_or_unotest(path: Path) -> N
 
 
 @pytest.mark.parametrize("path", _sources("runner"), ids=lambda p: p.relative_to(REPO).as_posix())
-def test_runner_sources_use_only_protocol_project_errors_of_unotest(path: Path) -> None:
-    bad = []
-    for line, module in _imports(path, _package_of(path)):
-        if module == "unotest":
-            continue  # `from unotest import protocol` is judged by its `unotest.protocol` entry
-        if module.startswith("unotest.") and not any(
-            module == allowed or module.startswith(allowed + ".")
-            for allowed in RUNNER_ALLOWED_UNOTEST
-        ):
-            bad.append(f"{path.relative_to(REPO)}:{line}: imports {module}")
+def test_runner_sources_do_not_import_the_front_ends(path: Path) -> None:
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: imports {module}"
+        for line, module in _imports(path, _package_of(path))
+        if _top_level_hits([module], RUNNER_FORBIDDEN)
+    ]
     assert bad == []
+
+
+def _module_graph(package: str) -> dict[str, set[str]]:
+    """Module → the modules of the same package it imports (any depth in the file)."""
+    modules = {_package_of(path): path for path in _sources(package)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for _line, module in _imports(path, name):
+            # `from runner import protocol` is judged by its `runner.protocol` entry
+            if module in modules and module != name and module != package:
+                targets.add(module)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component larger than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.mark.parametrize("package", ["dsl", "runner", "unotest"])
+def test_no_import_cycles_between_modules_of_a_package(package: str) -> None:
+    assert _cycles(_module_graph(package)) == []
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_the_scanner_sees_what_it_should(tmp_path: Path) -> None:

@@ -1,15 +1,14 @@
 """The ``unotest`` command line: argument parsing and the one place errors become exit codes.
 
-Exit codes (runner.md §8): 0 all passed / clean, 1 a scenario failed or a check found
-problems, 2 usage or configuration error, 130 aborted by SIGINT. Errors are one clear
-sentence on stderr; ``UNOTEST_DEBUG=1`` adds the traceback.
+Exceptions of the product's tree (``runner.errors``) reach ``main`` and leave it as one
+clear sentence on stderr and the exit code ``unotest.exit_codes`` maps them to;
+``UNOTEST_DEBUG=1`` adds the traceback. Each command lives in ``unotest/commands/``,
+in a module named after it, imported only when that command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import os
 import re
 import sys
@@ -17,15 +16,11 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from unotest.errors import UnotestError, UsageError
+from runner.errors import UnotestError, UsageError
+from runner.text import did_you_mean, one_line
+from unotest.exit_codes import EXIT_OK, EXIT_USAGE, exit_code_for
 
 __all__ = ["main"]
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_ABORTED = 130
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share the one exit path."""
@@ -35,8 +30,7 @@ class _Parser(argparse.ArgumentParser):
         bad = re.match(r"argument COMMAND: invalid choice: '(.*?)'", message)
         if bad is not None:
             commands = sorted(_COMMANDS)
-            close = difflib.get_close_matches(bad.group(1), commands, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = did_you_mean(bad.group(1), commands)
             message = f"unknown command '{bad.group(1)}'{hint}; commands: {', '.join(commands)}"
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
@@ -125,27 +119,26 @@ def _build_parser() -> argparse.ArgumentParser:
 
 # Each command's module is imported only when that command runs: `unotest dbg` must
 # not pay for Playwright or the MCP SDK (seconds) on every call.
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("unotest.commands", "check_command"),
-    "list": ("unotest.commands", "list_command"),
-    "runs": ("unotest.runs", "runs_command"),
-    "e2e": ("unotest.e2e", "e2e_command"),
-    "init": ("unotest.scaffold", "init_command"),
-    "doctor": ("unotest.doctor", "doctor_command"),
-    "dbg": ("unotest.dbg", "dbg_command"),
-    "inspect": ("unotest.dbg", "inspect_command"),
-    "collection": ("unotest.collection_cmd", "collection_command"),
-    "mcp": ("unotest.mcp_server", "mcp_command"),
-}
+# The module unotest.commands.<name> defines <name>_command (list → list_command).
+_COMMANDS = (
+    "check",
+    "list",
+    "runs",
+    "e2e",
+    "init",
+    "doctor",
+    "dbg",
+    "inspect",
+    "collection",
+    "mcp",
+)
 
 
 def _command(name: str) -> Callable[[argparse.Namespace], int]:
     import importlib
 
-    module_name, function = _COMMANDS[name]
-    command: Callable[[argparse.Namespace], int] = getattr(
-        importlib.import_module(module_name), function
-    )
+    module = importlib.import_module(f"unotest.commands.{name}")
+    command: Callable[[argparse.Namespace], int] = getattr(module, f"{name}_command")
     return command
 
 
@@ -174,10 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _command(args.command)(args)
     except UnotestError as err:
         _report(str(err))
-        return err.exit_code
-    except KeyboardInterrupt:
+        return exit_code_for(err)
+    except KeyboardInterrupt as err:
         _report("interrupted")
-        return EXIT_ABORTED
+        return exit_code_for(err)
     except BrokenPipeError:
         return EXIT_OK
     except Exception as err:
@@ -193,25 +186,7 @@ def _tolerate_unencodable_output() -> None:
             reconfigure(errors="backslashreplace")
 
 
-# C0 and C1 controls (ESC starts a terminal escape sequence), DEL, and the Unicode line
-# and paragraph separators: shown as escapes, so a message stays one line of plain text
-# whatever file name, scenario name or YAML value it quotes. A tab is harmless.
-_UNPRINTABLE = {
-    i: f"\\x{i:02x}" if i < 0x100 else f"\\u{i:04x}"
-    for i in (*range(0x00, 0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
-}
-
-
-def one_line(text: str) -> str:
-    """``text`` with control characters and line separators shown as escapes."""
-    return text.translate(_UNPRINTABLE)
-
-
 def _report(message: str) -> None:
     if os.environ.get("UNOTEST_DEBUG") == "1":
         traceback.print_exc()
     print(f"unotest: {one_line(message)}", file=sys.stderr)
-
-
-def json_dump(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)

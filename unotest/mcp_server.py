@@ -29,15 +29,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import load_helper, load_scenario
+from runner import protocol
 from runner.debugger import load_breakpoints_file, statement_starts
+from runner.errors import UnotestError
+from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
-from unotest import protocol
-from unotest.dbg import find_run_dir, send_command
-from unotest.errors import UnotestError
-from unotest.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
-from unotest.runs import list_runs, read_events, run_meta
 
-__all__ = ["build_server", "mcp_command"]
+__all__ = ["build_server"]
 
 MAX_TEXT = 20_000
 MAX_EVENTS = 200
@@ -580,11 +579,3 @@ def build_server(root: Path) -> MCPServer:
         return tools.get_failure(run_id)
 
     return server
-
-
-def mcp_command(args: Any) -> int:
-    from unotest.project import find_project_root
-
-    root = find_project_root(Path.cwd(), args.root)
-    build_server(root).run("stdio")
-    return 0

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from unotest.pytest_plugin import plugin_state
+from unotest.pytest_state import plugin_state
 
 
 @pytest.fixture(scope="session")

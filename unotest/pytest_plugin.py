@@ -28,45 +28,23 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-if TYPE_CHECKING:
-    from runner.config import Config
-    from runner.session import RunResult
-    from runner.webserver import WebServer
-    from unotest.project import Project, ProjectIndex
+from unotest.pytest_state import STATE, PluginState
 
-__all__ = ["ScenarioFailed", "ScenarioItem", "ScenarioModule", "plugin_state"]
+if TYPE_CHECKING:
+    from runner.project import Project
+    from runner.session import RunResult
+
+__all__ = ["ScenarioFailed", "ScenarioItem", "ScenarioModule"]
 
 _SOURCE_CONTEXT = 3
 """Lines of scenario source shown before the failing statement (pytest shows the
 whole function; a scenario can be long, so a window)."""
-
-
-@dataclass
-class _PluginState:
-    """What one pytest process knows about the project (each xdist worker has its own)."""
-
-    project: Project
-    index: ProjectIndex
-    config: Config
-    selected: set[str] | None
-    """Scenario names of ``--unotest-collection``; None: every scenario file."""
-    e2e_dir: Path
-    web_server: WebServer | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-_STATE = pytest.StashKey[_PluginState]()
-
-
-def plugin_state(config: pytest.Config) -> _PluginState:
-    """The session's project, index and configuration (the plugin is on)."""
-    return config.stash[_STATE]
 
 
 # --- options ------------------------------------------------------------------------
@@ -101,10 +79,10 @@ def _enabled(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
-    from unotest.cli import one_line
+    from runner.text import one_line
 
     state = _load_state(config)
-    config.stash[_STATE] = state
+    config.stash[STATE] = state
     browsers = config.getoption("browser", None) or ["chromium"]
     if state.config.browser not in browsers:
         # pytest-playwright's --browser decides under pytest; say so rather than run
@@ -125,10 +103,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(pytest_fixtures, "unotest-fixtures")
 
 
-def _load_state(config: pytest.Config) -> _PluginState:
+def _load_state(config: pytest.Config) -> PluginState:
     from runner.config import load_config
-    from unotest.errors import UnotestError
-    from unotest.project import Project, ProjectIndex, find_project_root
+    from runner.errors import UnotestError
+    from runner.project import Project, ProjectIndex, find_project_root
 
     try:
         root = find_project_root(config.invocation_params.dir)
@@ -164,12 +142,12 @@ def _load_state(config: pytest.Config) -> _PluginState:
                 selected.add(name)
             else:
                 warnings.append(f"{entry.meta['path']}: scenario '{name}' does not exist; skipped")
-    return _PluginState(
+    return PluginState(
         project, index, run_config, selected, project.e2e_dir.resolve(), None, warnings
     )
 
 
-def _add_scenarios_to_args(config: pytest.Config, state: _PluginState) -> None:
+def _add_scenarios_to_args(config: pytest.Config, state: PluginState) -> None:
     """Scenarios are collected wherever pytest was pointed, unless it was pointed
     elsewhere on purpose: paths on the command line are obeyed; ``testpaths`` or the
     current directory get the project's ``unotest/e2e`` added when they miss it."""
@@ -196,14 +174,14 @@ def _is_xdist_worker(config: pytest.Config) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
-    state = config.stash.get(_STATE, None)
+    state = config.stash.get(STATE, None)
     if state is None or _is_xdist_worker(config) or config.option.collectonly:
         return
     server = state.config.web_server
     if server is None:
         return
+    from runner.errors import UnotestError
     from runner.webserver import WebServer
-    from unotest.errors import UnotestError
 
     try:
         state.web_server = WebServer.start(
@@ -219,14 +197,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    state = session.config.stash.get(_STATE, None)
+    state = session.config.stash.get(STATE, None)
     if state is not None and state.web_server is not None:
         state.web_server.stop()
         state.web_server = None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
+    state = config.stash.get(STATE, None)
     if state is not None and state.web_server is not None:
         state.web_server.stop()  # an interrupted session skips sessionfinish
         state.web_server = None
@@ -236,7 +214,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioModule | None:
-    state = parent.config.stash.get(_STATE, None)
+    state = parent.config.stash.get(STATE, None)
     if state is None or not file_path.name.endswith(".test.js"):
         return None
     try:
@@ -259,13 +237,13 @@ class ScenarioModule(pytest.File):
     scenario_name: str = ""
 
     def collect(self) -> Iterator[pytest.Item]:
-        state = self.config.stash[_STATE]
+        state = self.config.stash[STATE]
         index = state.index
         problems = index.errors_in(
             [state.project.relative(self.path), *(h.file for h in index.helpers)]
         )
         if problems or self.scenario_name not in index.scenarios:
-            from unotest.commands import format_diagnostic
+            from unotest.console import format_diagnostic
 
             lines = [format_diagnostic(problem) for problem in problems] or [
                 f"{state.project.relative(self.path)}: not a runnable scenario"
@@ -343,19 +321,19 @@ def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest
     """The body of every scenario item: ``page`` is pytest-playwright's."""
     item = request.node
     assert isinstance(item, ScenarioItem)
-    state = request.config.stash[_STATE]
+    state = request.config.stash[STATE]
     result = _run(state, item.scenario_name, page, base_url)
     if result.outcome != "completed":
         raise ScenarioFailed(state.project, result)
 
 
-def _run(state: _PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
+def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
+    from runner import protocol
     from runner.bundle import MAX_ERROR_CHARS
     from runner.secrets import RunEnvironment, SecretMasker, cut_masked
     from runner.session import ScenarioRun
     from runner.sync_adapter import async_page, run_on_page_loop
-    from unotest import protocol
-    from unotest.cli import one_line
+    from runner.text import one_line
 
     config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
     masker = SecretMasker()

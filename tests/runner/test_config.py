@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from runner.config import Config, Timeouts, WebServerConfig, load_config
-from unotest.errors import ConfigError
+from runner.errors import ConfigError
 
 CONFIG = "unotest.config.yaml"
 

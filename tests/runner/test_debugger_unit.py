@@ -29,8 +29,8 @@ from runner.debugger import (
     load_breakpoints_file,
     statement_starts,
 )
+from runner.errors import ConfigError
 from runner.reporter import render_var
-from unotest.errors import ConfigError
 
 WAIT = 5.0
 FILE = "unotest/e2e/t.test.js"

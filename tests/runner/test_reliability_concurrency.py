@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 from procs import run_dir_of, stop_tree
 
+from runner import protocol
 from runner.rundir import RunDirectory
-from unotest import protocol
 
 REPO = Path(__file__).resolve().parents[2]
 UNOTEST = str(Path(sys.executable).with_name("unotest"))

@@ -662,7 +662,7 @@ def test_mcp_tool_results_never_hold_a_secret(
 
 def _hand_made_failure(project: Path) -> str:
     """A finished failed run whose bundle holds the token in plain; returns its id."""
-    from unotest import protocol
+    from runner import protocol
 
     run_id = protocol.make_run_id("hand-made")
     run_dir = project / "unotest" / ".runs" / run_id

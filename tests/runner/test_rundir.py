@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import rundir
+from runner import protocol, rundir
 from runner.rundir import RunDirectory, RunWriteError, json_safe, read_proc_stat
-from unotest import protocol
-from unotest.runs import read_events
+from runner.runs import read_events
 
 REPO = Path(__file__).resolve().parents[2]
 Validate = Callable[[str, object], None]

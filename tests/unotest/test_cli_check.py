@@ -587,7 +587,7 @@ def test_diagnostic_lines_never_carry_c1_controls_or_line_separators() -> None:
     """A source line is shown one character for one (the caret stays in its column),
     but a CSI (U+009B), an ESC or a U+2028 from the file never reaches the terminal."""
     from dsl.checker import Diagnostic
-    from unotest.commands import format_diagnostic
+    from unotest.console import format_diagnostic
 
     source = 'let x = "\x9b[31m\u2028\x1b"; y'
     shown = format_diagnostic(Diagnostic("a.test.js", 1, source.index("y"), "boom", source))

@@ -43,7 +43,7 @@ from mcp.client.stdio import stdio_client
 from net import free_port
 from protocol_schemas import schemas_available, validate
 
-from unotest import protocol
+from runner import protocol
 from unotest.mcp_server import build_server
 
 REPO = Path(__file__).resolve().parents[2]

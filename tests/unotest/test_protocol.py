@@ -1,4 +1,4 @@
-"""unotest.protocol must stay byte-for-byte compatible with @unotest/protocol 0.5.0.
+"""runner.protocol must stay byte-for-byte compatible with @unotest/protocol 0.5.0.
 
 Expected values are hard-coded from the package's index.d.ts / index.js: the
 product never reads ../shared. Tests that need the seed, node or the JSON
@@ -20,8 +20,8 @@ import jsonschema
 import pytest
 from protocol_schemas import definition, schemas_available
 
-from unotest import protocol
-from unotest.protocol import (
+from runner import protocol
+from runner.protocol import (
     COLLECTION_NAME_FORBIDDEN_RE,
     SECRET_NAME_MARKERS,
     BreakpointsFile,

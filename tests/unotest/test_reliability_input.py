@@ -173,7 +173,8 @@ def test_hostile_check_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert dotdot.code == 0 and "1 file checked" in dotdot.out, dotdot
 
     # The bound on a loose folder, in-process so the limit can be small.
-    from unotest import cli, commands
+    from unotest import cli
+    from unotest.commands import check as commands
 
     loose = tmp_path / "loose"
     loose.mkdir()

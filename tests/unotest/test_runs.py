@@ -1,4 +1,4 @@
-"""``unotest.runs``: RunMeta from run directories, and ``unotest runs`` as a user runs it."""
+"""``runner.runs``: RunMeta from run directories, and ``unotest runs`` as a user runs it."""
 
 import json
 import os
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from runner import protocol
 from runner.rundir import RunDirectory, process_start_time
-from unotest import protocol
-from unotest.runs import list_runs, read_events, run_meta
+from runner.runs import list_runs, read_events, run_meta
 
 Validate = Callable[[str, object], None]
 HAS_PROC = Path("/proc/self/stat").exists()

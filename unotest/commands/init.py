@@ -11,7 +11,7 @@ import argparse
 import socket
 from pathlib import Path
 
-from unotest.errors import UsageError
+from runner.errors import UsageError
 
 __all__ = ["init_command", "scaffold"]
 

@@ -1,4 +1,4 @@
-"""Reading run directories back: events, ``RunMeta`` and ``unotest runs``.
+"""Reading run directories back: events, ``RunMeta``, finding a run, sending it a command.
 
 A run's status comes from its ``steps.jsonl`` when it has finished, else from
 whether its runner still lives: the manifest's ``pid`` with the same start time
@@ -9,24 +9,22 @@ younger than ``HEARTBEAT_STALE_SECONDS`` means ``running``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
+import re
 import socket
-import sys
 import time
-from datetime import datetime
+import uuid
 from pathlib import Path
 from typing import Any
 
+from runner import protocol
+from runner.errors import UsageError
+from runner.project import Project
 from runner.rundir import read_proc_stat
-from unotest import protocol
-from unotest.cli import EXIT_OK, json_dump
-from unotest.errors import UsageError
-from unotest.project import Project, find_project_root
 
-__all__ = ["list_runs", "read_events", "run_meta", "runs_command"]
+__all__ = ["find_run_dir", "list_runs", "read_events", "run_meta", "send_command"]
 
 _STARTED_KINDS = ("run:started", "collection-run:started")
 _FINISHED_KINDS = ("run:finished", "collection-run:finished")
@@ -54,23 +52,26 @@ def _parse_line(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _whole_lines(steps_path: Path) -> list[bytes]:
-    """The ``\\n``-terminated lines of a file; an unterminated tail is being written."""
+def _whole_lines(steps_path: Path, start: int = 0) -> list[bytes]:
+    """The ``\\n``-terminated lines of a file from byte ``start``; an unterminated tail
+    is being written."""
     try:
-        data = steps_path.read_bytes()
+        with open(steps_path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read()
     except OSError:
         return []
     return data.split(b"\n")[:-1]
 
 
-def read_events(steps_path: Path) -> list[dict[str, Any]]:
-    """Every whole line of ``steps_path`` that is a JSON object, in order.
+def read_events(steps_path: Path, start: int = 0) -> list[dict[str, Any]]:
+    """Every whole line of ``steps_path`` (from byte ``start``) that is a JSON object.
 
     Splits on ``b"\\n"`` only (a JSON string may hold U+2028 or ``\\r``, never a raw
     ``\\n``), ignores an unterminated tail and skips lines that do not parse.
     """
     events = []
-    for line in _whole_lines(steps_path):
+    for line in _whole_lines(steps_path, start):
         event = _parse_line(line)
         if event is not None:
             events.append(event)
@@ -224,79 +225,71 @@ def list_runs(runs_dir: Path) -> list[protocol.RunMeta]:
 
 
 # ---------------------------------------------------------------------------
-# unotest runs
+# finding a run, driving it from another process
 # ---------------------------------------------------------------------------
 
+ACK_TIMEOUT_S = 5.0
 
-def _printable(text: str) -> str:
-    """A ref or id on one terminal line: control characters are shown escaped."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+
+def find_run_dir(project: Project, run_id: str) -> Path:
+    """The run directory for an id, or a unique prefix of one."""
+    if not run_id or "/" in run_id or "\\" in run_id or run_id in (".", "..") or "\0" in run_id:
+        raise UsageError(f"{run_id!r} is not a run id ('unotest runs' lists them)")
+    runs = project.runs_dir
+    exact = runs / run_id
+    if (exact / protocol.RUN_MANIFEST_FILE).is_file():
+        return exact
+    matches = (
+        sorted(p for p in runs.glob(f"{glob_escape(run_id)}*") if p.is_dir())
+        if runs.is_dir()
+        else []
     )
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        shown = ", ".join(p.name for p in matches[:5])
+        raise UsageError(f"'{run_id}' matches {len(matches)} runs ({shown}); give more of the id")
+    raise UsageError(f"no run '{run_id}' in {project.relative(runs)} ('unotest runs' lists them)")
 
 
-def _local_time(ms: int) -> str:
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def send_command(
+    run_dir: Path, command: dict[str, Any], timeout: float = ACK_TIMEOUT_S
+) -> list[dict[str, Any]]:
+    """Append ``command`` (an id is added) and return the runner's answers to it."""
+    steps = run_dir / protocol.STEPS_FILE
+    events = read_events(steps)
+    if any(e.get("kind") == "run:finished" for e in events):
+        raise UsageError(f"run {run_dir.name} has finished; nothing to drive")
+    ident = command.get("id") or uuid.uuid4().hex[:12]
+    line = json.dumps({"id": ident, **command}, ensure_ascii=True) + "\n"
+    start = steps.stat().st_size if steps.exists() else 0
+    fd = os.open(run_dir / protocol.COMMANDS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
-    except (OverflowError, OSError, ValueError):
-        return "?"
-
-
-def _duration(ms: float | None) -> str:
-    if ms is None:
-        return "-"
-    if ms < 1000:
-        return f"{max(ms, 0):.0f} ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
-
-
-def _table(metas: list[protocol.RunMeta]) -> str:
-    header = ("RUN ID", "KIND", "REF", "STATUS", "STARTED", "DURATION")
-    rows = [
-        (
-            _printable(m["runId"]),
-            m["kind"],
-            _printable(m["ref"]),
-            m["status"],
-            _local_time(m["startedAt"]),
-            _duration(m["durationMs"]),
-        )
-        for m in metas
-    ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in (header, *rows)
-    )
-
-
-def runs_command(args: argparse.Namespace) -> int:
-    """``unotest runs [--json] [--root DIR] [--limit N]``."""
-    limit: int | None = getattr(args, "limit", None)
-    if limit is not None and limit < 1:
-        raise UsageError(f"--limit {limit}: must be at least 1")
-    root = find_project_root(Path.cwd(), getattr(args, "root", None))
-    project = Project(root)
-    metas = list_runs(project.runs_dir)
-    total = len(metas)
-    if limit is not None:
-        metas = metas[:limit]
-    if getattr(args, "json", False):
-        print(json_dump(metas))
-        return EXIT_OK
-    if not metas:
-        where = project.relative(project.runs_dir)
-        print(f"no runs yet in {where} (start one with 'unotest e2e <scenario>')")
-        return EXIT_OK
-    print(_table(metas))
-    if total > len(metas):
-        print(f"({len(metas)} of {total} runs shown)")
-    sys.stdout.flush()
-    return EXIT_OK
+        data = line.encode()
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    finally:
+        os.close(fd)
+    wanted = {"command:applied", "command:rejected", "command:result"}
+    deadline = time.monotonic() + timeout
+    answers: list[dict[str, Any]] = []
+    while time.monotonic() < deadline:
+        answers = [
+            e
+            for e in read_events(steps, start)
+            if e.get("kind") in wanted and e.get("id") == ident
+        ]
+        kinds = {e["kind"] for e in answers}
+        if (
+            "command:rejected" in kinds
+            or "command:result" in kinds
+            or ("command:applied" in kinds and command["cmd"] != "eval")
+        ):
+            return answers
+        time.sleep(0.01)
+    return answers

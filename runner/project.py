@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +27,10 @@ from dsl.scenario import (
     load_scenario,
     parse_header,
 )
+from runner import protocol
+from runner.errors import UsageError
 from runner.signatures import BROWSER_SIGNATURES
-from unotest import protocol
-from unotest.errors import UsageError
+from runner.text import did_you_mean, has_control_character, show_name
 
 __all__ = [
     "ALL_BUILTIN_SIGNATURES",
@@ -38,10 +38,8 @@ __all__ = [
     "Project",
     "ProjectIndex",
     "find_project_root",
-    "has_control_character",
     "read_source",
     "scenario_name_problem",
-    "show_name",
     "yaml_flow_too_deep",
 ]
 
@@ -329,6 +327,24 @@ class ProjectIndex:
         wanted = set(files)
         return [d for d in self.errors if d.file in wanted]
 
+    def orphan_warnings(self) -> list[str]:
+        """Collection entries naming no scenario, or one twice: they are skipped when run."""
+        known = {meta["name"] for meta in self.scenario_metas}
+        found: list[str] = []
+        for entry in self.collections.values():
+            seen: set[str] = set()
+            for name in entry.meta["scenarios"]:
+                if name in seen:
+                    found.append(f"{entry.meta['path']}: scenario '{name}' is listed twice")
+                elif name not in known:
+                    hint = did_you_mean(name, known)
+                    found.append(
+                        f"{entry.meta['path']}: scenario '{name}' does not exist and will be "
+                        f"skipped{hint}"
+                    )
+                seen.add(name)
+        return found
+
 
 def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
     """The text of a scenario, helper or collection file, or the one problem that stops it.
@@ -411,27 +427,6 @@ def yaml_flow_too_deep(source: str, limit: int) -> tuple[int, int] | None:
             depth = max(0, depth - 1)
         i += 1
     return None
-
-
-def show_name(text: str) -> str:
-    """``text`` quoted for a one-line message: control characters and line breaks escaped.
-
-    A name comes from argv or a YAML file and is echoed to a terminal: an ESC or a
-    U+2028 in it must be shown, never interpreted.
-    """
-    shown = "".join(
-        ch.encode("unicode_escape").decode("ascii") if _is_control(ch) else ch for ch in text
-    )
-    return f"'{shown}'"
-
-
-def _is_control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Zl", "Zp")
-
-
-def has_control_character(text: str) -> bool:
-    """A C0/C1 control (NUL, ESC, DEL, ...) or a Unicode line/paragraph separator."""
-    return any(_is_control(ch) for ch in text)
 
 
 def scenario_name_problem(name: str) -> str | None:

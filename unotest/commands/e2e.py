@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from runner import protocol
 from runner.config import load_config
-from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import DebugOptions, ScenarioRun
-from unotest import protocol
-from unotest.cli import EXIT_USAGE, json_dump, one_line
-from unotest.commands import format_diagnostic
-from unotest.errors import UsageError
-from unotest.project import (
+from runner.errors import UsageError
+from runner.project import (
     SCENARIO_SUFFIX,
     Project,
     ProjectIndex,
     find_project_root,
-    has_control_character,
     scenario_name_problem,
-    show_name,
 )
+from runner.secrets import RunEnvironment, SecretMasker
+from runner.session import DebugOptions, ScenarioRun
+from runner.text import did_you_mean, has_control_character, show_name
+from unotest.console import format_diagnostic, json_dump, print_warnings
+from unotest.exit_codes import EXIT_USAGE
 
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
@@ -56,8 +54,7 @@ def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
         return given  # a file that was read but did not load: e2e shows its problems
     if problem is not None:
         raise UsageError(problem)
-    close = difflib.get_close_matches(given, sorted(known), n=1, cutoff=0.5)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    hint = did_you_mean(given, known, cutoff=0.5)
     raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
 
 
@@ -107,12 +104,10 @@ def e2e_command(args: argparse.Namespace) -> int:
     config = load_config(root, os.environ)
     if args.headed:
         config = replace(config, headless=False)
-    for warning in config.warnings:
-        print(f"warning: {one_line(warning)}", file=sys.stderr)
+    print_warnings(config.warnings)
     masker = SecretMasker()
     environment = RunEnvironment(dict(os.environ), root / protocol.ENV_FILE, masker)
-    for warning in environment.warnings:
-        print(f"warning: {one_line(warning)}", file=sys.stderr)
+    print_warnings(environment.warnings)
     stream = sys.stderr if args.json else sys.stdout
     debug = None
     if args.debug or args.breaks or args.step:

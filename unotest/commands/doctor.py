@@ -11,8 +11,8 @@ from pathlib import Path
 
 from runner.browser import describe_browser, resolve_executable
 from runner.config import load_config
-from unotest.errors import UnotestError
-from unotest.project import Project, ProjectIndex, find_project_root
+from runner.errors import UnotestError
+from runner.project import Project, ProjectIndex, find_project_root
 
 __all__ = ["doctor_command"]
 

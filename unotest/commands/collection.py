@@ -9,7 +9,6 @@ fields they do not know, and ``protocol_version`` changes only on a breaking cha
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import re
@@ -22,10 +21,10 @@ from typing import Any
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
-from unotest.cli import one_line
-from unotest.commands import format_diagnostic
-from unotest.errors import ConfigError, UsageError
-from unotest.project import Project, ProjectIndex, find_project_root
+from runner.errors import ConfigError, UsageError
+from runner.project import Project, ProjectIndex, find_project_root
+from runner.text import did_you_mean
+from unotest.console import format_diagnostic, print_warnings
 
 __all__ = ["collection_command", "json_report", "junit_xml"]
 
@@ -83,8 +82,7 @@ def collection_command(args: argparse.Namespace) -> int:
         problem = next((d for d in index.errors if d.file == wanted), None)
         if problem is not None:
             raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
-        close = difflib.get_close_matches(args.name, sorted(index.collections), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = did_you_mean(args.name, index.collections)
         raise UsageError(f"no collection named '{args.name}'{hint}; 'unotest list' shows them")
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
@@ -92,8 +90,7 @@ def collection_command(args: argparse.Namespace) -> int:
     # Every usage error before any warning, so a bad --shard is one sentence on stderr.
     sharding = _parse_shard(args.shard)
     config = load_config(root, os.environ)
-    for warning in config.warnings:
-        print(f"warning: {one_line(warning)}", file=sys.stderr)
+    print_warnings(config.warnings)
     known = {meta["name"]: meta["path"] for meta in index.scenario_metas}
     names: list[str] = []
     skipped: list[str] = []

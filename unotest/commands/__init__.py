@@ -1,0 +1,1 @@
+"""One module per command, named after it: ``unotest.commands.<name>.<name>_command``."""

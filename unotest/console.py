@@ -1,0 +1,59 @@
+"""What every command prints the same way: JSON, warnings, ``file:line:col`` problems."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import TextIO
+
+from dsl.checker import Diagnostic
+from runner.text import one_line, replace_controls
+
+__all__ = [
+    "diagnostic_json",
+    "format_diagnostic", "json_dump", "plural", "print_warnings"]
+
+_MAX_SHOWN = 160
+
+
+def json_dump(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def print_warnings(
+    warnings: Iterable[str], prefix: str = "warning", stream: TextIO | None = None
+) -> None:
+    """Each warning on one line of stderr, control characters escaped."""
+    for warning in warnings:
+        print(f"{prefix}: {one_line(warning)}", file=stream or sys.stderr)
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, object]:
+    """A problem as ``check --json``, ``list --json`` and the viewer give it."""
+    return {"path": d.file, "line": d.line, "col": d.col, "message": d.message}
+
+
+def format_diagnostic(d: Diagnostic) -> str:
+    """``file:line:col: message``, the source line (cut around the column) and a caret:
+    control characters from the file are never echoed to the terminal."""
+    head = replace_controls(f"{d.file}:{d.line}:{d.col}: {d.message}")
+    line = d.source_line.rstrip("\r\n")
+    if not line.strip():
+        return head
+    col = max(0, min(d.col, len(line)))
+    prefix = suffix = ""
+    if len(line) > _MAX_SHOWN:
+        start = max(0, min(col - _MAX_SHOWN // 3, len(line) - _MAX_SHOWN))
+        if start > 0:
+            prefix = "…"
+        if start + _MAX_SHOWN < len(line):
+            suffix = "…"
+        line = line[start : start + _MAX_SHOWN]
+        col -= start
+    pad = "".join("\t" if ch == "\t" else " " for ch in prefix + line[:col])
+    return f"{head}\n    {prefix}{replace_controls(line)}{suffix}\n    {pad}^"

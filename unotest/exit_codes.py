@@ -1,0 +1,27 @@
+"""Exit codes, and the one table that maps the product's exceptions to them.
+
+runner.md §8: 0 all passed / clean, 1 a scenario failed or a check found problems,
+2 usage or configuration error, 130 interrupted by SIGINT. Commands return the first
+two; the last two come from exceptions, translated in ``unotest.cli.main`` through
+``exit_code_for`` and nowhere else.
+"""
+
+from __future__ import annotations
+
+from runner.errors import UnotestError
+
+__all__ = ["EXIT_ABORTED", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "exit_code_for"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_ABORTED = 130
+
+
+def exit_code_for(err: BaseException) -> int:
+    """The exit code of an exception that reached the edge."""
+    if isinstance(err, KeyboardInterrupt):
+        return EXIT_ABORTED
+    if isinstance(err, UnotestError):
+        return EXIT_USAGE  # every error of the tree is the user's to fix: usage, config, ...
+    return EXIT_USAGE
