@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from runner.errors import UnotestError
+from runner.errors import BrowserConnectError, BrowserError, BrowserLaunchError, BrowserNotFound
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -76,22 +76,12 @@ DEFAULT_LAUNCH_TIMEOUT_MS = 180_000
 _LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 
 
-class BrowserError(UnotestError):
-    """Base of the browser errors; exit code 2 like every setup problem."""
-
-    exit_code = 2
 
 
-class BrowserNotFound(BrowserError):
-    """No browser to launch; the message says how to install one."""
 
 
-class BrowserLaunchError(BrowserError):
-    """A browser was found but did not start."""
 
 
-class BrowserConnectError(BrowserError):
-    """``wsEndpoint`` did not lead to a browser."""
 
 
 def install_hint(browser: str = "chromium") -> str:

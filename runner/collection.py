@@ -32,9 +32,10 @@ from typing import Any, Literal, TextIO
 
 from runner import protocol
 from runner.config import Config
+from runner.errors import WebServerCancelled
 from runner.project import Project, ProjectIndex
 from runner.rundir import RunDirectory, capture_output_into, read_proc_stat
-from runner.webserver import WebServer, WebServerCancelled
+from runner.webserver import WebServer
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
 
@@ -72,13 +73,6 @@ class CollectionResult:
     scenarios: list[ScenarioOutcome]
     signal: str | None = None
 
-    @property
-    def exit_code(self) -> int:
-        if self.outcome == "completed":
-            return 0
-        if self.outcome == "aborted":
-            return {"SIGTERM": 143, "SIGHUP": 129}.get(self.signal or "", 130)
-        return 1
 
 
 @dataclass
@@ -231,7 +225,7 @@ class CollectionRun:
         with contextlib.suppress(Exception):
             self.rundir.append({"kind": "collection-run:finished", "outcome": "aborted"})
             self.rundir.close()
-        os._exit({"SIGTERM": 143, "SIGHUP": 129}.get(self.signal_name or "", 130))
+        os._exit(128 + signal.Signals[self.signal_name or "SIGINT"].value)  # as the shell says
 
     def _end_abandoned_run(self, run_id: str) -> None:
         """Best effort; never lets an error stop the caller."""

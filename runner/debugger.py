@@ -28,7 +28,7 @@ from typing import Any, Literal
 from dsl import ast
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
-from runner.errors import ConfigError
+from runner.errors import CommandError, ConfigError
 
 __all__ = [
     "Breakpoints",
@@ -62,8 +62,6 @@ class Command:
     source: str = "file"
 
 
-class CommandError(Exception):
-    """A command that cannot be applied: the reason goes to ``command:rejected``."""
 
 
 def statement_starts(program: ast.Program) -> list[tuple[int, int]]:

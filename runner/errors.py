@@ -1,25 +1,111 @@
-"""The CLI-side exception tree; the CLI maps it to exit codes in one place.
+"""Every exception the product raises on purpose, in one tree split by cause.
 
-    UnotestError            anything reported to the user as one sentence
-    ├── UsageError          exit 2: bad arguments, no project, unknown scenario
-    └── ConfigError         exit 2: unotest.config.yaml, collection YAML, .debugger.json
+The edges map it once: ``unotest.cli.main`` turns any ``UnotestError`` into one sentence
+on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it into a
+``ToolError``; the pytest plugin into a failed or errored test::
 
-Language errors (``dsl.errors``) are reported with their file:line:col by the
-commands that meet them.
+    UnotestError                  a failure the user can act on; str() is the sentence
+    ├── UsageError                bad arguments, no project, unknown scenario or run
+    ├── ConfigError               unotest.config.yaml, collection YAML, .debugger.json
+    ├── BrowserError              the browser could not be had
+    │   ├── BrowserNotFound       nothing to launch; the message says how to install one
+    │   ├── BrowserLaunchError    found, but it did not start
+    │   └── BrowserConnectError   wsEndpoint did not lead to a browser
+    ├── WebServerError            the webServer did not start, or its URL is taken
+    │   └── WebServerCancelled    the run was aborted while it was starting
+    ├── RunWriteError             a run artifact could not be written (also an OSError)
+    ├── PlaywrightInternalsChanged  this Playwright lacks what runner.sync_adapter uses
+    └── ScenarioFailed            a scenario did not pass where an exception must say so
+                                  (the pytest plugin); carries the RunResult
+
+    CommandError                  a debugger command that cannot be applied: never
+                                  reaches the user as an exception, its sentence goes
+                                  to the run's ``command:rejected`` event
+
+The scenario language's own errors (``dsl.errors``: syntax errors at file:line:col,
+script errors with a protocol ``errorName``, ``Interrupt``) are reported by the commands
+that meet them, as problems or failed steps, not through this tree.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from runner.session import RunResult
+
+__all__ = [
+    "BrowserConnectError",
+    "BrowserError",
+    "BrowserLaunchError",
+    "BrowserNotFound",
+    "CommandError",
+    "ConfigError",
+    "PlaywrightInternalsChanged",
+    "RunWriteError",
+    "ScenarioFailed",
+    "UnotestError",
+    "UsageError",
+    "WebServerCancelled",
+    "WebServerError",
+]
 
 
 class UnotestError(Exception):
     """A failure the user can act on; ``str()`` is the whole message."""
 
-    exit_code = 2
-
 
 class UsageError(UnotestError):
-    exit_code = 2
+    """Bad arguments, no project here, an unknown scenario, collection or run."""
 
 
 class ConfigError(UnotestError):
-    exit_code = 2
+    """A configuration file (config, collection YAML, .debugger.json) names its key."""
+
+
+class BrowserError(UnotestError):
+    """The browser could not be had; the message says what to do."""
+
+
+class BrowserNotFound(BrowserError):
+    """No browser to launch; the message says how to install one."""
+
+
+class BrowserLaunchError(BrowserError):
+    """A browser was found but did not start."""
+
+
+class BrowserConnectError(BrowserError):
+    """``wsEndpoint`` did not lead to a browser."""
+
+
+class WebServerError(UnotestError):
+    """The webServer could not be started (or its URL is taken)."""
+
+
+class WebServerCancelled(WebServerError):
+    """The run was aborted while the webServer was starting; it has been stopped."""
+
+
+class RunWriteError(UnotestError, OSError):
+    """A run artifact could not be written (disk full, file too large, ...).
+
+    An ``OSError`` (``errno`` is the original one) and a ``UnotestError``, so the CLI
+    reports it as one sentence: ``cannot write unotest/.runs/<id>/steps.jsonl: ...``.
+    """
+
+
+class PlaywrightInternalsChanged(UnotestError, RuntimeError):
+    """This Playwright release no longer has what :mod:`runner.sync_adapter` uses."""
+
+
+class ScenarioFailed(UnotestError):
+    """A scenario that did not pass, where the caller needs an exception (pytest)."""
+
+    def __init__(self, message: str, result: RunResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class CommandError(Exception):
+    """A debugger command that cannot be applied: the reason goes to ``command:rejected``."""

@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from runner import protocol
-from runner.errors import UnotestError
+from runner.errors import RunWriteError
 
 __all__ = [
     "RunDirectory",
@@ -48,14 +48,6 @@ _MAX_DEPTH = 100
 _FILE_MODE = 0o644
 
 
-class RunWriteError(UnotestError, OSError):
-    """A run artifact could not be written (disk full, file too large, ...).
-
-    An ``OSError`` (``errno`` is the original one) and a ``UnotestError``, so the CLI
-    reports it as one sentence: ``cannot write unotest/.runs/<id>/steps.jsonl: ...``.
-    """
-
-    exit_code = 2
 
 
 def _now_ms() -> int:

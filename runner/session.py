@@ -36,20 +36,19 @@ from runner.bundle import PageRecorder, write_failure_bundle
 from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
-from runner.errors import UsageError
+from runner.errors import UsageError, WebServerCancelled
 from runner.project import Project
 from runner.prompt import TerminalPrompt
 from runner.reporter import ConsoleOutput, StepReporter, render_var
 from runner.rundir import RunDirectory, capture_output_into
 from runner.secrets import RunEnvironment, SecretMasker
-from runner.webserver import WebServer, WebServerCancelled
+from runner.webserver import WebServer
 
 __all__ = ["RunOutcome", "RunResult", "ScenarioRun", "quiet_driver_loss"]
 
 RunOutcome = Literal["completed", "failed", "aborted"]
 THREAD_STACK_BYTES = 256 * 1024 * 1024
 FORCE_AFTER_S = 1.0
-SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 
 
 @dataclass(frozen=True)
@@ -74,13 +73,6 @@ class RunResult:
     bundle_path: str | None = None
     signal: str | None = None
 
-    @property
-    def exit_code(self) -> int:
-        if self.outcome == "completed":
-            return 0
-        if self.outcome == "aborted":
-            return SIGNAL_EXIT.get(self.signal or "", 130)
-        return 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -363,7 +355,7 @@ class ScenarioRun:
             self.rundir.append({"kind": "run:finished", "outcome": "aborted"})
             self.reporter.write_final_runtime("aborted")
             self.rundir.close()
-        os._exit(SIGNAL_EXIT.get(self.signal_name or "", 130))
+        os._exit(128 + signal.Signals[self.signal_name or "SIGINT"].value)  # as the shell says
 
     # --- the debugger ---------------------------------------------------------------
 

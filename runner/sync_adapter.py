@@ -31,6 +31,8 @@ from playwright._impl import _async_base, _sync_base
 from playwright._impl._impl_to_api_mapping import ImplToApiMapping
 from playwright.async_api import Page as AsyncPage
 
+from runner.errors import PlaywrightInternalsChanged
+
 __all__ = [
     "PlaywrightInternalsChanged",
     "async_page",
@@ -43,8 +45,6 @@ T = TypeVar("T")
 _install_lock = threading.Lock()
 
 
-class PlaywrightInternalsChanged(RuntimeError):
-    """This Playwright release no longer has what :mod:`runner.sync_adapter` uses."""
 
 
 class _FlavouredMapping(ImplToApiMapping):

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import IO
 from urllib.parse import urlsplit, urlunsplit
 
-from runner.errors import UnotestError
+from runner.errors import WebServerCancelled, WebServerError
 
 __all__ = ["WebServer", "WebServerError", "url_answers"]
 
@@ -45,14 +45,8 @@ _WATCHDOG = (
 )
 
 
-class WebServerError(UnotestError):
-    """The webServer could not be started (or its URL is taken)."""
-
-    exit_code = 2
 
 
-class WebServerCancelled(WebServerError):
-    """The run was aborted while the webServer was starting; it has been stopped."""
 
 
 def _status(url: str, timeout: float) -> int | None:

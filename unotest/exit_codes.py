@@ -8,9 +8,20 @@ two; the last two come from exceptions, translated in ``unotest.cli.main`` throu
 
 from __future__ import annotations
 
-from runner.errors import UnotestError
+import signal
 
-__all__ = ["EXIT_ABORTED", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "exit_code_for"]
+from runner.errors import UnotestError
+from runner.protocol import RunOutcome
+
+__all__ = [
+    "EXIT_ABORTED",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "exit_code_for",
+    "exit_code_for_run",
+    "signal_exit_code",
+]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -25,3 +36,20 @@ def exit_code_for(err: BaseException) -> int:
     if isinstance(err, UnotestError):
         return EXIT_USAGE  # every error of the tree is the user's to fix: usage, config, ...
     return EXIT_USAGE
+
+
+def signal_exit_code(name: str | None) -> int:
+    """128 + the signal's number, as a shell reports a death by it (SIGINT when unknown)."""
+    try:
+        return 128 + signal.Signals[name or "SIGINT"].value
+    except KeyError:
+        return EXIT_ABORTED
+
+
+def exit_code_for_run(outcome: RunOutcome, signal_name: str | None = None) -> int:
+    """A scenario's or collection's end: passed 0, failed 1, aborted by a signal 128+n."""
+    if outcome == "completed":
+        return EXIT_OK
+    if outcome == "aborted":
+        return signal_exit_code(signal_name)
+    return EXIT_FAILED

@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from runner.errors import ScenarioFailed
 from unotest.pytest_state import STATE, PluginState
 
 if TYPE_CHECKING:
     from runner.project import Project
     from runner.session import RunResult
 
-__all__ = ["ScenarioFailed", "ScenarioItem", "ScenarioModule"]
+__all__ = ["ScenarioItem", "ScenarioModule"]
 
 _SOURCE_CONTEXT = 3
 """Lines of scenario source shown before the failing statement (pytest shows the
@@ -313,7 +314,7 @@ class ScenarioItem(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScenarioFailed):
-            return excinfo.value.repr()
+            return _failure_repr(self.config.stash[STATE].project, excinfo.value.result)
         return super().repr_failure(excinfo, style)  # type: ignore[call-arg]
 
 
@@ -324,7 +325,7 @@ def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest
     state = request.config.stash[STATE]
     result = _run(state, item.scenario_name, page, base_url)
     if result.outcome != "completed":
-        raise ScenarioFailed(state.project, result)
+        raise _scenario_failed(result)
 
 
 def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
@@ -366,64 +367,60 @@ def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunR
 # --- failure reports ------------------------------------------------------------------
 
 
-class ScenarioFailed(Exception):
-    """A scenario that did not pass; :meth:`render` is what pytest shows."""
+def _scenario_failed(result: RunResult) -> ScenarioFailed:
+    error = result.error or {}
+    name = error.get("errorName", "Error")
+    return ScenarioFailed(f"{name}: {error.get('error', result.outcome)}", result)
 
-    def __init__(self, project: Project, result: RunResult) -> None:
-        error = result.error or {}
-        super().__init__(f"{error.get('errorName', 'Error')}: {error.get('error', result.outcome)}")
-        self.project = project
-        self.result = result
 
-    def repr(self) -> Any:
-        """pytest's own failure representation, so the terminal, ``--junitxml``, the
-        short summary and pytest-xdist (which serializes it) all show it as for a
-        Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``."""
-        from _pytest._code.code import (
-            ExceptionChainRepr,
-            ReprEntry,
-            ReprFileLocation,
-            ReprTraceback,
-        )
+def _failure_repr(project: Project, result: RunResult) -> Any:
+    """pytest's own failure representation, so the terminal, ``--junitxml``, the
+    short summary and pytest-xdist (which serializes it) all show it as for a
+    Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``."""
+    from _pytest._code.code import (
+        ExceptionChainRepr,
+        ReprEntry,
+        ReprFileLocation,
+        ReprTraceback,
+    )
 
-        result = self.result
-        error = result.error or {}
-        name = str(error.get("errorName", "Error"))
-        message = str(error.get("error", f"the scenario was {result.outcome}"))
-        file, line, col = error.get("file"), error.get("line"), error.get("col")
-        lines: list[str] = []
-        if file and isinstance(line, int):
-            lines.extend(_source_window(self.project.root / file, line, col))
-        message_lines = message.splitlines() or [""]
-        lines.append(f"E   {name}: {message_lines[0]}")
-        lines.extend(f"E   {rest}" for rest in message_lines[1:])
-        stack = error.get("callStack") or []
-        if len(stack) > 1:
-            lines.append(
-                "E   call stack: "
-                + " <- ".join(
-                    f"{frame.get('fn')} ({frame.get('file')}:{frame.get('line')})"
-                    if isinstance(frame, dict)
-                    else str(frame)
-                    for frame in reversed(stack)
-                )
+    error = result.error or {}
+    name = str(error.get("errorName", "Error"))
+    message = str(error.get("error", f"the scenario was {result.outcome}"))
+    file, line, col = error.get("file"), error.get("line"), error.get("col")
+    lines: list[str] = []
+    if file and isinstance(line, int):
+        lines.extend(_source_window(project.root / file, line, col))
+    message_lines = message.splitlines() or [""]
+    lines.append(f"E   {name}: {message_lines[0]}")
+    lines.extend(f"E   {rest}" for rest in message_lines[1:])
+    stack = error.get("callStack") or []
+    if len(stack) > 1:
+        lines.append(
+            "E   call stack: "
+            + " <- ".join(
+                f"{frame.get('fn')} ({frame.get('file')}:{frame.get('line')})"
+                if isinstance(frame, dict)
+                else str(frame)
+                for frame in reversed(stack)
             )
-        if file and isinstance(line, int):
-            # ReprFileLocation prints "path:lineno: message"; the column rides in the
-            # lineno slot so the line reads file:line:col like every unotest message.
-            location = ReprFileLocation(f"{file}:{line}", col if isinstance(col, int) else 0, name)
-            crash = ReprFileLocation(str(file), line, f"{name}: {message_lines[0]}")
-        else:
-            location = ReprFileLocation(result.scenario, 0, name)
-            crash = ReprFileLocation(result.scenario, 0, f"{name}: {message_lines[0]}")
-        entry = ReprEntry(lines, None, None, location, "long")
-        chain = ExceptionChainRepr([(ReprTraceback([entry], None, "long"), crash, None)])
-        details = []
-        if result.bundle_path:
-            details.append(f"failure bundle: {result.bundle_path}")
-        details.append(f"run directory: {result.run_dir}")
-        chain.addsection("unotest", "\n".join(details))
-        return chain
+        )
+    if file and isinstance(line, int):
+        # ReprFileLocation prints "path:lineno: message"; the column rides in the
+        # lineno slot so the line reads file:line:col like every unotest message.
+        location = ReprFileLocation(f"{file}:{line}", col if isinstance(col, int) else 0, name)
+        crash = ReprFileLocation(str(file), line, f"{name}: {message_lines[0]}")
+    else:
+        location = ReprFileLocation(result.scenario, 0, name)
+        crash = ReprFileLocation(result.scenario, 0, f"{name}: {message_lines[0]}")
+    entry = ReprEntry(lines, None, None, location, "long")
+    chain = ExceptionChainRepr([(ReprTraceback([entry], None, "long"), crash, None)])
+    details = []
+    if result.bundle_path:
+        details.append(f"failure bundle: {result.bundle_path}")
+    details.append(f"run directory: {result.run_dir}")
+    chain.addsection("unotest", "\n".join(details))
+    return chain
 
 
 def _source_window(path: Path, line: int, col: Any) -> list[str]:

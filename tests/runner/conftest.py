@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from net import serve_directory
 
-from runner.browser import BrowserNotFound, playwright_browser_path, resolve_executable
+from runner.browser import playwright_browser_path, resolve_executable
+from runner.errors import BrowserNotFound
 
 
 @pytest.fixture(scope="session")

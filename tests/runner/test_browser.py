@@ -24,15 +24,13 @@ from playwright.async_api import async_playwright
 from runner import browser as rb
 from runner.browser import (
     CHROMIUM_ARGS,
-    BrowserConnectError,
-    BrowserError,
-    BrowserLaunchError,
-    BrowserNotFound,
     describe_browser,
     launch_browser,
     playwright_browser_path,
     resolve_executable,
 )
+from runner.errors import BrowserConnectError, BrowserError, BrowserLaunchError, BrowserNotFound
+from unotest.exit_codes import exit_code_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -159,7 +157,7 @@ def test_missing_executable_path_names_it(tmp_path: Path) -> None:
         resolve_executable("chromium", str(missing))
     assert str(missing) in str(caught.value)
     assert "executablePath" in str(caught.value)
-    assert caught.value.exit_code == 2
+    assert exit_code_for(caught.value) == 2
 
 
 def test_executable_path_that_is_not_executable(tmp_path: Path) -> None:
@@ -178,7 +176,7 @@ def test_nothing_found_says_how_to_install(no_browsers: Path) -> None:
     assert "playwright install chromium" in message
     assert "apt-get install chromium" in message
     assert "\n" not in message
-    assert caught.value.exit_code == 2
+    assert exit_code_for(caught.value) == 2
     assert "install" in describe_browser("chromium")
 
 
@@ -344,7 +342,7 @@ def test_launch_failure_is_one_sentence(tmp_path: Path) -> None:
     assert message.startswith(f"could not launch chromium ({broken}): ")
     assert "\n" not in message
     assert "Call log" not in message
-    assert caught.value.exit_code == 2
+    assert exit_code_for(caught.value) == 2
 
 
 # --- wsEndpoint through `playwright run-server` -------------------------------------------
@@ -516,4 +514,4 @@ def test_unreachable_ws_endpoint_is_a_clear_error() -> None:
     assert "ECONNREFUSED" in message
     assert "\n" not in message
     assert "Call log" not in message
-    assert caught.value.exit_code == 2
+    assert exit_code_for(caught.value) == 2

@@ -13,6 +13,7 @@ import pytest
 
 from runner.config import Config, Timeouts, WebServerConfig, load_config
 from runner.errors import ConfigError
+from unotest.exit_codes import exit_code_for
 
 CONFIG = "unotest.config.yaml"
 
@@ -330,7 +331,7 @@ def test_a_misspelt_choice_suggests_the_right_one(tmp_path: Path) -> None:
 def test_a_config_error_is_a_usage_exit(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load(tmp_path, "browser: edge\n")
-    assert info.value.exit_code == 2
+    assert exit_code_for(info.value) == 2
 
 
 # --- unknown keys -------------------------------------------------------------------

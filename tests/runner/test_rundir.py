@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from runner import protocol, rundir
-from runner.rundir import RunDirectory, RunWriteError, json_safe, read_proc_stat
+from runner.errors import RunWriteError
+from runner.rundir import RunDirectory, json_safe, read_proc_stat
 from runner.runs import read_events
 
 REPO = Path(__file__).resolve().parents[2]
@@ -349,7 +350,8 @@ def test_file_size_limit_is_a_clear_error_not_a_crash(runs_dir: Path) -> None:
         f"""
         import resource, signal, sys
         from pathlib import Path
-        from runner.rundir import RunDirectory, RunWriteError
+        from runner.errors import RunWriteError
+        from runner.rundir import RunDirectory
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         rd = RunDirectory.create(Path({str(runs_dir)!r}), "scenario", "big")
         print(rd.run_id, flush=True)

@@ -18,7 +18,9 @@ import pytest
 from net import free_port
 
 from runner import webserver as ws_module
-from runner.webserver import WebServer, WebServerError, url_answers
+from runner.errors import WebServerError
+from runner.webserver import WebServer, url_answers
+from unotest.exit_codes import exit_code_for
 
 PY = shlex.quote(sys.executable)
 
@@ -171,7 +173,7 @@ def test_url_in_use_without_reuse_is_an_error(static_site: str, tmp_path: Path) 
     message = str(caught.value)
     assert f"{static_site} is already used" in message
     assert "reuseExistingServer: true" in message
-    assert caught.value.exit_code == 2
+    assert exit_code_for(caught.value) == 2
     assert not marker.exists()
 
 

@@ -25,6 +25,7 @@ from runner.errors import ConfigError, UsageError
 from runner.project import Project, ProjectIndex, find_project_root
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
+from unotest.exit_codes import exit_code_for_run
 
 __all__ = ["collection_command", "json_report", "junit_xml"]
 
@@ -180,7 +181,7 @@ def collection_command(args: argparse.Namespace) -> int:
         _write(junit_path, junit_xml(result, started))
     if json_path is not None:
         _write(json_path, json.dumps(json_report(result), ensure_ascii=False, indent=2) + "\n")
-    return result.exit_code
+    return exit_code_for_run(result.outcome, result.signal)
 
 
 def _write(path: Path, text: str) -> None:

@@ -23,7 +23,7 @@ from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import DebugOptions, ScenarioRun
 from runner.text import did_you_mean, has_control_character, show_name
 from unotest.console import format_diagnostic, json_dump, print_warnings
-from unotest.exit_codes import EXIT_USAGE
+from unotest.exit_codes import exit_code_for_run
 
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
@@ -130,4 +130,4 @@ def e2e_command(args: argparse.Namespace) -> int:
     result = run.run()
     if args.json:
         print(json_dump(masker.mask_data(result.to_json())))
-    return result.exit_code if result.exit_code != EXIT_USAGE else EXIT_USAGE
+    return exit_code_for_run(result.outcome, result.signal)
