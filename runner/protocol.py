@@ -16,7 +16,8 @@ they do not know but reject what they misread:
 * new event kinds that 0.5.0 does not list (``command:applied``,
   ``command:rejected``, ``command:result``, ``step:skipped``);
 * Python conveniences that 0.5.0 only states in prose (``ADAPTER_NAME``,
-  ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names).
+  ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names), and
+  the runner's narrower outcomes (``FinishedOutcome``, ``ScenarioOutcomeKind``).
 
 Nothing of 0.5.0 is renamed or narrowed. The module depends on the standard
 library only and never reads the protocol package itself at run time.
@@ -75,6 +76,7 @@ __all__ = [
     "EnvVar",
     "FailureBundleWrittenEvent",
     "FailureError",
+    "FinishedOutcome",
     "HelperMeta",
     "LastFailure",
     "LockFile",
@@ -98,6 +100,7 @@ __all__ = [
     "RuntimeState",
     "RuntimeStateFile",
     "ScenarioMeta",
+    "ScenarioOutcomeKind",
     "ScreenshotEvent",
     "StepFailEvent",
     "StepOkEvent",
@@ -154,6 +157,11 @@ TERMINAL_WS_EVENT = "terminal"
 RunId: TypeAlias = str
 RunKind: TypeAlias = Literal["scenario", "collection"]
 RunOutcome: TypeAlias = Literal["completed", "failed", "aborted", "interrupted"]
+FinishedOutcome: TypeAlias = Literal["completed", "failed", "aborted"]
+"""How a runner ends its own run; ``interrupted`` is only ever a reader's conclusion (the
+runner died before ``run:finished``). Not a 0.5.0 name: the runner's narrower view."""
+ScenarioOutcomeKind: TypeAlias = Literal[RunOutcome, "skipped"]
+"""A collection's scenario: a run's outcome, or ``skipped`` (never started). Not a 0.5.0 name."""
 RunStatus: TypeAlias = Literal["running", "passed", "failed", "aborted", "interrupted"]
 RuntimeState: TypeAlias = Literal[
     "starting",
@@ -339,7 +347,8 @@ class CommandAppliedEvent(RunArtifactBase):
     """Lets whoever appended a command to ``commands.jsonl`` know that it landed."""
 
     kind: Literal["command:applied"]
-    id: str
+    id: NotRequired[str]
+    """Absent for a command typed at the terminal prompt: only file commands have ids."""
     cmd: str
 
 
@@ -356,7 +365,7 @@ class CommandResultEvent(RunArtifactBase):
     """The answer to ``eval``: the command file is one-way, so results come back as events."""
 
     kind: Literal["command:result"]
-    id: str
+    id: NotRequired[str]
     ok: bool
     value: NotRequired[str]
     error: NotRequired[str]

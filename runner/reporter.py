@@ -13,17 +13,18 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TextIO
 
 from dsl.errors import ScriptError
 from dsl.interpreter import Directive, Step
 from dsl.values import HostValue, RegexValue, Value, to_json_data
+from runner import events, protocol
 from runner.bridge import LoopBridge
 from runner.debugger import DebugController
 from runner.rundir import RunDirectory
 from runner.secrets import MASK_MARGIN, cut_masked
 
-__all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
+__all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "call_stack_of", "render_var"]
 
 MAX_VAR_CHARS = 4096
 MAX_TEXT = 200
@@ -96,7 +97,7 @@ class FailurePoint:
     col: int
     file: str
     text: str
-    call_stack: list[dict[str, Any]]
+    call_stack: list[protocol.CallFrame]
     variables: dict[str, str]
 
 
@@ -110,7 +111,7 @@ class _Open:
     col: int
     file: str
     step: Step | None = None
-    call_stack: list[dict[str, Any]] = field(default_factory=list)
+    call_stack: list[protocol.CallFrame] = field(default_factory=list)
     mask: Callable[[str], str] | None = None
 
     def variables(self) -> dict[str, str]:
@@ -133,7 +134,7 @@ class StepReporter:
     step_count: int = 0
     open: list[_Open] = field(default_factory=list)
     failures: dict[int, FailurePoint] = field(default_factory=dict)
-    last_failure: dict[str, Any] | None = None
+    last_failure: protocol.LastFailure | None = None
     debugger: DebugController | None = None
     pause_on_failure: bool = False
 
@@ -173,16 +174,7 @@ class StepReporter:
                 self.console.mask,
             )
         )
-        self.rundir.append(
-            {
-                "kind": "step:started",
-                "line": step.line,
-                "col": step.col,
-                "text": text,
-                "file": step.file,
-                "depth": step.depth,
-            }
-        )
+        self.rundir.append(events.step_started(step.line, step.col, text, step.file, step.depth))
         self.bridge.check()
         self.write_runtime("running", step)
         self.console.running(self._line("…", step.depth, step.line, step.col, text, None))
@@ -195,7 +187,7 @@ class StepReporter:
             directive = self.debugger.after_failure(step, error)
             if directive is Directive.SKIP:
                 opened = self.open.pop()
-                self.rundir.append({"kind": "step:skipped", "line": step.line, "col": step.col})
+                self.rundir.append(events.step_skipped(step.line, step.col))
                 self.console.finish(
                     self._line("↷", opened.depth, opened.line, opened.col, opened.text, None)
                 )
@@ -204,18 +196,12 @@ class StepReporter:
         opened = self.open.pop()
         duration = round((time.perf_counter() - opened.started) * 1000, 1)
         if error is None:
-            self.rundir.append({"kind": "step:ok", "durationMs": duration})
+            self.rundir.append(events.step_ok(duration))
             self.console.finish(
                 self._line("✓", opened.depth, opened.line, opened.col, opened.text, duration)
             )
         else:
-            self.rundir.append(
-                {
-                    "kind": "step:fail",
-                    "error": self._message(error.message),
-                    "errorName": error.name,
-                }
-            )
+            self.rundir.append(events.step_fail(self._message(error.message), error.name))
             self.console.finish(
                 self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
             )
@@ -241,9 +227,7 @@ class StepReporter:
         while self.open:
             opened = self.open.pop()
             duration = round((time.perf_counter() - opened.started) * 1000, 1)
-            self.rundir.append(
-                {"kind": "step:fail", "error": self._message(message), "errorName": name}
-            )
+            self.rundir.append(events.step_fail(self._message(message), name))
             self.console.finish(
                 self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
             )
@@ -254,9 +238,8 @@ class StepReporter:
     # --- runtime.json -----------------------------------------------------------------
 
     @staticmethod
-    def _call_stack(step: Step) -> list[dict[str, Any]]:
-        frames = step.frames()[1:]  # the test function itself is not a frame
-        return [{"fn": f.fn, "file": f.file, "line": f.line} for f in frames]
+    def _call_stack(step: Step) -> list[protocol.CallFrame]:
+        return call_stack_of(step)
 
     @staticmethod
     def _vars(step: Step, mask: Callable[[str], str] | None = None) -> dict[str, str]:
@@ -281,39 +264,39 @@ class StepReporter:
         """
         return cut_masked(message, MAX_VAR_CHARS, self.console.mask)
 
-    def _last_failure(self, error: ScriptError) -> dict[str, Any]:
-        return {
-            "line": error.line,
-            "col": error.col,
-            "error": {"message": self._message(error.message), "name": error.name},
-        }
+    def _last_failure(self, error: ScriptError) -> protocol.LastFailure:
+        return events.last_failure(error.line, error.col, self._message(error.message), error.name)
 
-    def write_runtime(self, state: str, step: Step | None = None, *, page: bool = True) -> None:
-        data: dict[str, Any] = {
-            "runId": self.run_id,
-            "scenario": self.scenario,
-            "testFn": self.test_fn,
-            "state": state,
-            "current": {"line": step.line, "col": step.col} if step is not None else None,
-            "vars": self._vars(step, self.console.mask) if step is not None else {},
-            "callStack": self._call_stack(step) if step is not None else [],
-            "lastFailure": self.last_failure,
-            "updatedAt": int(time.time() * 1000),
-        }
-        if step is not None:
-            data["file"] = step.file
-        if self.debugger is not None:
-            data["breakpoints"] = self.debugger.breakpoints.active()
+    def write_runtime(
+        self, state: protocol.RuntimeState, step: Step | None = None, *, page: bool = True
+    ) -> None:
         info = self.page_info() if page else None
-        if info is not None:
-            mask = self.console.mask
-            data["page"] = {
-                key: cut_masked(value, MAX_VAR_CHARS, mask) if isinstance(value, str) else value
-                for key, value in info.items()
-            }
-        self.rundir.write_runtime(data)
+        mask = self.console.mask
+        self.rundir.write_runtime(
+            events.runtime_state(
+                run_id=self.run_id,
+                scenario=self.scenario,
+                test_fn=self.test_fn,
+                state=state,
+                current=None if step is None else (step.file, step.line, step.col),
+                variables=self._vars(step, mask) if step is not None else {},
+                call_stack=self._call_stack(step) if step is not None else [],
+                failure=self.last_failure,
+                breakpoints=(
+                    self.debugger.breakpoints.active() if self.debugger is not None else None
+                ),
+                page=(
+                    None
+                    if info is None
+                    else {
+                        "url": cut_masked(info.get("url", ""), MAX_VAR_CHARS, mask),
+                        "title": cut_masked(info.get("title", ""), MAX_VAR_CHARS, mask),
+                    }
+                ),
+            )
+        )
 
-    def write_final_runtime(self, state: str) -> None:
+    def write_final_runtime(self, state: protocol.RuntimeState) -> None:
         """runtime.json outside any step (``starting`` and the terminal states).
 
         Written by the runner's event loop, never by the scenario thread, so it must
@@ -333,6 +316,11 @@ class StepReporter:
             shown = shown[:99] + "…"
         timing = f"  ({_ms(duration)})" if duration is not None else ""
         return f"  {'  ' * depth}{mark} {line}:{col}  {shown}{timing}"
+
+
+def call_stack_of(step: Step) -> list[protocol.CallFrame]:
+    """The helper frames of a step, outermost first (the test function is not one)."""
+    return [events.call_frame(f.fn, f.file, f.line) for f in step.frames()[1:]]
 
 
 def _ms(duration: float) -> str:

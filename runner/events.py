@@ -1,0 +1,334 @@
+"""One typed constructor per protocol shape the runner writes.
+
+Every line of a ``steps.jsonl``, every ``runtime.json`` and every run's error record is
+built here and nowhere else, so mypy checks what we emit against the
+``@unotest/protocol`` 0.5.0 types of :mod:`runner.protocol` (and our additive ones):
+a misspelt field or a value of the wrong type fails the type check, not the viewer.
+``t`` is stamped here; :class:`runner.rundir.RunDirectory` stamps it only for a raw
+mapping that lacks it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Literal, NotRequired, TypeAlias, TypedDict
+
+from runner import protocol
+
+__all__ = [
+    "FailedStep",
+    "RunError",
+    "StepsLine",
+    "call_frame",
+    "collection_run_finished",
+    "collection_run_started",
+    "collection_scenario_finished",
+    "collection_scenario_started",
+    "command_applied",
+    "command_rejected",
+    "command_result",
+    "failed_step",
+    "failure_bundle_written",
+    "last_failure",
+    "now_ms",
+    "paused",
+    "resumed",
+    "run_error",
+    "run_finished",
+    "run_started",
+    "runtime_state",
+    "screenshot",
+    "step_fail",
+    "step_ok",
+    "step_skipped",
+    "step_started",
+]
+
+StepsLine: TypeAlias = protocol.RunEvent | protocol.CollectionRunArtifact
+"""Every line the runner may append to a ``steps.jsonl`` (scenario or collection run)."""
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds since the epoch, as every ``t`` of the protocol."""
+    return time.time_ns() // 1_000_000
+
+
+# --- scenario runs --------------------------------------------------------------------
+
+
+def run_started(run_id: str, scenario: str) -> protocol.RunStartedEvent:
+    return {"kind": "run:started", "runId": run_id, "scenario": scenario, "t": now_ms()}
+
+
+def step_started(
+    line: int, col: int, text: str, file: str, depth: int
+) -> protocol.StepStartedEvent:
+    return {
+        "kind": "step:started",
+        "line": line,
+        "col": col,
+        "text": text,
+        "file": file,
+        "depth": depth,
+        "t": now_ms(),
+    }
+
+
+def step_ok(duration_ms: float) -> protocol.StepOkEvent:
+    return {"kind": "step:ok", "durationMs": duration_ms, "t": now_ms()}
+
+
+def step_fail(message: str, name: str) -> protocol.StepFailEvent:
+    return {"kind": "step:fail", "error": message, "errorName": name, "t": now_ms()}
+
+
+def step_skipped(line: int, col: int) -> protocol.StepSkippedEvent:
+    return {"kind": "step:skipped", "line": line, "col": col, "t": now_ms()}
+
+
+def screenshot(path: str) -> protocol.ScreenshotEvent:
+    return {"kind": "screenshot", "path": path, "t": now_ms()}
+
+
+def failure_bundle_written(
+    bundle_path: str, screenshot_path: str | None = None
+) -> protocol.FailureBundleWrittenEvent:
+    event: protocol.FailureBundleWrittenEvent = {
+        "kind": "failure-bundle:written",
+        "bundlePath": bundle_path,
+        "t": now_ms(),
+    }
+    if screenshot_path is not None:
+        event["screenshotPath"] = screenshot_path
+    return event
+
+
+def call_frame(fn: str, file: str, line: int) -> protocol.CallFrame:
+    return {"fn": fn, "file": file, "line": line}
+
+
+def paused(
+    reason: Literal["breakpoint", "step", "failure"],
+    line: int,
+    col: int,
+    variables: dict[str, str],
+    call_stack: list[protocol.CallFrame],
+) -> protocol.PausedEvent:
+    return {
+        "kind": "paused",
+        "reason": reason,
+        "line": line,
+        "col": col,
+        "snapshot": {"vars": variables, "callStack": call_stack},
+        "t": now_ms(),
+    }
+
+
+def resumed(by: Literal["step", "continue"], cmd: str) -> protocol.ResumedEvent:
+    return {"kind": "resumed", "by": by, "cmd": cmd, "t": now_ms()}
+
+
+def run_finished(outcome: protocol.RunOutcome) -> protocol.RunFinishedEvent:
+    return {"kind": "run:finished", "outcome": outcome, "t": now_ms()}
+
+
+# --- debugger answers (additive kinds) -------------------------------------------------
+
+
+def command_applied(ident: str | None, cmd: str) -> protocol.CommandAppliedEvent:
+    """``id`` is left out for a command typed at the terminal prompt (it has none)."""
+    event: protocol.CommandAppliedEvent = {"kind": "command:applied", "cmd": cmd, "t": now_ms()}
+    if ident is not None:
+        event["id"] = ident
+    return event
+
+
+def command_rejected(
+    reason: str, ident: str | None = None, cmd: str | None = None
+) -> protocol.CommandRejectedEvent:
+    event: protocol.CommandRejectedEvent = {
+        "kind": "command:rejected",
+        "reason": reason,
+        "t": now_ms(),
+    }
+    if ident is not None:
+        event["id"] = ident
+    if cmd is not None:
+        event["cmd"] = cmd
+    return event
+
+
+def command_result(
+    ident: str | None, ok: bool, *, value: str | None = None, error: str | None = None
+) -> protocol.CommandResultEvent:
+    event: protocol.CommandResultEvent = {"kind": "command:result", "ok": ok, "t": now_ms()}
+    if ident is not None:
+        event["id"] = ident
+    if value is not None:
+        event["value"] = value
+    if error is not None:
+        event["error"] = error
+    return event
+
+
+# --- collection runs -------------------------------------------------------------------
+
+
+def collection_run_started(
+    run_id: str, collection: str, scenarios: Iterable[str]
+) -> protocol.CollectionRunStartedEvent:
+    return {
+        "kind": "collection-run:started",
+        "runId": run_id,
+        "collection": collection,
+        "scenarios": list(scenarios),
+        "t": now_ms(),
+    }
+
+
+def collection_scenario_started(
+    scenario_run_id: str, scenario: str
+) -> protocol.CollectionScenarioStartedEvent:
+    return {
+        "kind": "collection-run:scenario-started",
+        "scenarioRunId": scenario_run_id,
+        "scenario": scenario,
+        "t": now_ms(),
+    }
+
+
+def collection_scenario_finished(
+    scenario_run_id: str, scenario: str, outcome: protocol.RunOutcome
+) -> protocol.CollectionScenarioFinishedEvent:
+    return {
+        "kind": "collection-run:scenario-finished",
+        "scenarioRunId": scenario_run_id,
+        "scenario": scenario,
+        "outcome": outcome,
+        "t": now_ms(),
+    }
+
+
+def collection_run_finished(outcome: protocol.RunOutcome) -> protocol.CollectionRunFinishedEvent:
+    return {"kind": "collection-run:finished", "outcome": outcome, "t": now_ms()}
+
+
+# --- runtime.json ------------------------------------------------------------------------
+
+
+def last_failure(line: int, col: int, message: str, name: str) -> protocol.LastFailure:
+    return {"line": line, "col": col, "error": {"message": message, "name": name}}
+
+
+def runtime_state(
+    *,
+    run_id: str,
+    scenario: str,
+    test_fn: str,
+    state: protocol.RuntimeState,
+    current: tuple[str, int, int] | None,
+    variables: dict[str, str],
+    call_stack: list[protocol.CallFrame],
+    failure: protocol.LastFailure | None,
+    breakpoints: dict[str, list[str]] | None = None,
+    page: protocol.PageInfo | None = None,
+) -> protocol.RuntimeStateFile:
+    """``current`` is ``(file, line, col)`` of the statement, or ``None`` between steps."""
+    data: protocol.RuntimeStateFile = {
+        "runId": run_id,
+        "scenario": scenario,
+        "testFn": test_fn,
+        "state": state,
+        "current": None if current is None else {"line": current[1], "col": current[2]},
+        "vars": variables,
+        "callStack": call_stack,
+        "lastFailure": failure,
+        "updatedAt": now_ms(),
+    }
+    if current is not None:
+        data["file"] = current[0]
+    if breakpoints is not None:
+        data["breakpoints"] = breakpoints
+    if page is not None:
+        data["page"] = page
+    return data
+
+
+# --- a run's error: RunResult.error, error.json, the worker's message -------------------
+
+
+class RunError(TypedDict):
+    """What a failed run reports about its error (ours; error.json holds it whole).
+
+    ``step*``/``callStack``/``vars`` exist when the failure happened at a step the
+    reporter saw; ``url``/``title`` when a page was open.
+    """
+
+    error: str
+    errorName: str
+    scenario: NotRequired[str]
+    file: NotRequired[str | None]
+    line: NotRequired[int | None]
+    col: NotRequired[int | None]
+    step: NotRequired[str]
+    stepIndex: NotRequired[int]
+    stepLine: NotRequired[int]
+    stepCol: NotRequired[int]
+    callStack: NotRequired[list[protocol.CallFrame]]
+    vars: NotRequired[dict[str, str]]
+    url: NotRequired[str]
+    title: NotRequired[str]
+
+
+class FailedStep(TypedDict):
+    """Where the reporter saw an error first: the step and the state around it."""
+
+    step: str
+    stepIndex: int
+    stepLine: int
+    stepCol: int
+    callStack: list[protocol.CallFrame]
+    vars: dict[str, str]
+
+
+def failed_step(
+    text: str,
+    index: int,
+    line: int,
+    col: int,
+    call_stack: list[protocol.CallFrame],
+    variables: dict[str, str],
+) -> FailedStep:
+    return {
+        "step": text,
+        "stepIndex": index,
+        "stepLine": line,
+        "stepCol": col,
+        "callStack": call_stack,
+        "vars": variables,
+    }
+
+
+def run_error(
+    message: str,
+    name: str,
+    *,
+    scenario: str | None = None,
+    where: tuple[str | None, int | None, int | None] | None = None,
+    at_step: FailedStep | None = None,
+) -> RunError:
+    """The one builder of a run's error record; ``where`` is ``(file, line, col)``."""
+    error: RunError = {"error": message, "errorName": name}
+    if scenario is not None:
+        error["scenario"] = scenario
+    if where is not None:
+        error["file"], error["line"], error["col"] = where
+    if at_step is not None:
+        error["step"] = at_step["step"]
+        error["stepIndex"] = at_step["stepIndex"]
+        error["stepLine"] = at_step["stepLine"]
+        error["stepCol"] = at_step["stepCol"]
+        error["callStack"] = at_step["callStack"]
+        error["vars"] = at_step["vars"]
+    return error
