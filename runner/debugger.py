@@ -1,15 +1,19 @@
 """The step debugger: where to stop, and what the people driving it asked for.
 
-As in CPython's ``bdb``, deciding *whether to stop here* (breakpoints, stepping, a
-pause request) is kept apart from *what the user wants* once stopped (the commands).
-Stepping state is one small record: ``step`` stops anywhere, ``step-over`` at a depth
-no deeper than where it was asked, ``step-out`` only shallower.
+As in CPython's ``bdb``, deciding *whether to stop here* is kept apart from *what the
+user wants* once stopped. There is one stopping point, :meth:`DebugController._pause`,
+reached from :meth:`~DebugController.before` (a breakpoint, or the stepping record says
+so) and :meth:`~DebugController.after_failure`. Stepping state is one small record,
+:class:`StopInfo`, replaced whole by each resume (bdb's ``_set_stopinfo``): ``step``
+stops anywhere, ``step-over`` at a depth no deeper than where it was asked,
+``step-out`` only shallower; a ``pause`` request is a ``step`` asked for from outside.
 
 Commands come from every source into one queue: lines of ``commands.jsonl`` (the
-viewer, ``unotest dbg``, an agent over MCP) and the terminal prompt. Commands that
-make sense at any time (``pause``, ``set-bp``, ``clear-bp``, ``abort``) are applied at
-once by the thread that read them; the others wait for the paused scenario thread,
-which applies them one by one. Every command is acknowledged in steps.jsonl by
+viewer, ``unotest dbg``, an agent over MCP) and the terminal prompt, all checked
+against the one vocabulary of :mod:`runner.debug_commands`. Each is a ``do_*`` method
+here whose docstring is its help. Commands valid at any time are applied at once by
+the thread that read them; the others wait for the paused scenario thread, which
+applies them one by one. Every command is acknowledged in steps.jsonl by
 ``command:applied`` or ``command:rejected`` (and ``command:result`` for ``eval``).
 """
 
@@ -20,78 +24,57 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from dsl import ast
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
+from runner import protocol
+from runner.debug_commands import ANYTIME, RESUMING, Command, method_of, parse_command
 from runner.errors import CommandError, ConfigError
+from runner.positions import format_position, is_col, is_line, land, statement_starts
 
 __all__ = [
     "Breakpoints",
     "Command",
     "DebugController",
+    "StopInfo",
     "load_breakpoints_file",
     "statement_starts",
 ]
 
 PauseReason = Literal["breakpoint", "step", "failure"]
-STATE_OF_REASON = {
+STATE_OF_REASON: dict[PauseReason, protocol.RuntimeState] = {
     "breakpoint": "paused-breakpoint",
     "step": "paused-step",
     "failure": "paused-failure",
 }
-RESUMING = ("step", "step-over", "step-out", "continue", "retry", "skip")
-AT_PAUSE = (*RESUMING, "eval")
-ANYTIME = ("pause", "set-bp", "clear-bp", "abort")
-KNOWN = (*AT_PAUSE, *ANYTIME)
 MAX_COMMAND_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Command:
-    cmd: str
-    id: str | None = None
-    line: int | None = None
-    col: int | None = None
-    file: str | None = None
-    expr: str | None = None
-    source: str = "file"
+@dataclass(frozen=True, slots=True)
+class StopInfo:
+    """Where to stop next besides breakpoints, as one value: the scenario thread reads
+    it while another thread may replace it, and a whole record cannot be seen half-set.
+    ``depth`` is the call depth the command was given at."""
+
+    mode: Literal["run", "step", "over", "out"] = "run"
+    depth: int = 0
+
+    def stops_at(self, depth: int) -> bool:
+        if self.mode == "step":
+            return True
+        if self.mode == "over":
+            return depth <= self.depth
+        if self.mode == "out":
+            return depth < self.depth
+        return False
 
 
-
-
-def statement_starts(program: ast.Program) -> list[tuple[int, int]]:
-    """Every step position of a file, in source order (where a breakpoint can hold)."""
-    found: list[tuple[int, int]] = []
-
-    def block(body: Iterable[ast.Stmt]) -> None:
-        for stmt in body:
-            found.append((stmt.span.line, stmt.span.col))
-            if isinstance(stmt, ast.If):
-                block(stmt.consequent.body)
-                alternate = stmt.alternate
-                while isinstance(alternate, ast.If):
-                    found.append((alternate.span.line, alternate.span.col))
-                    block(alternate.consequent.body)
-                    alternate = alternate.alternate
-                if alternate is not None:
-                    block(alternate.body)
-            elif isinstance(stmt, ast.ForOf | ast.While):
-                block(stmt.body.body)
-            elif isinstance(stmt, ast.Try):
-                block(stmt.block.body)
-                if stmt.handler is not None:
-                    block(stmt.handler.body)
-                if stmt.finalizer is not None:
-                    block(stmt.finalizer.body)
-
-    for fn in program.functions:
-        block(fn.body.body)
-    return sorted(set(found))
+RUN = StopInfo()
+STEP = StopInfo("step")
 
 
 class Breakpoints:
@@ -104,19 +87,15 @@ class Breakpoints:
 
     def resolve(self, file: str, line: int, col: int | None) -> tuple[tuple[int, int], str | None]:
         """The position to stop at and, when it matches no statement, a note saying so."""
-        starts = self.starts.get(file, [])
-        if col is None:
-            on_line = [s for s in starts if s[0] == line]
-            if on_line:
-                return on_line[0], None
-            col = 0
-        position = (line, col)
-        if position in starts or not starts:
-            return position, None if starts else f"{file} has no statements"
-        nearest = min(starts, key=lambda s: (abs(s[0] - line), abs(s[1] - col)))
-        return position, (
+        landing = land(self.starts.get(file, []), line, col)
+        if landing.exact:
+            return landing.position, None
+        if landing.nearest is None:
+            return landing.position, f"{file} has no statements"
+        line, col = landing.position
+        return landing.position, (
             f"breakpoint {file}:{line}:{col} matches no statement start; the nearest is "
-            f"{nearest[0]}:{nearest[1]} (kept: it may match after an edit)"
+            f"{format_position(*landing.nearest)} (kept: it may match after an edit)"
         )
 
     def add(self, file: str, position: tuple[int, int]) -> None:
@@ -138,7 +117,7 @@ class Breakpoints:
     def active(self) -> dict[str, list[str]]:
         with self._lock:
             return {
-                file: [f"{line}:{col}" for line, col in sorted(positions)]
+                file: [format_position(line, col) for line, col in sorted(positions)]
                 for file, positions in sorted(self._by_file.items())
                 if positions
             }
@@ -175,9 +154,7 @@ def load_breakpoints_file(path: Path) -> dict[str, list[tuple[int, int]]]:
         for entry in entries:
             line = entry.get("line") if isinstance(entry, dict) else None
             col = entry.get("col") if isinstance(entry, dict) else None
-            if not (isinstance(line, int) and isinstance(col, int)) or not (
-                _is_int(line) and _is_int(col) and line >= 1 and col >= 0
-            ):
+            if not (is_line(line) and is_col(col)):
                 raise ConfigError(
                     f"{where}: scenarios[{json.dumps(key)}] holds {json.dumps(entry)}; "
                     'each breakpoint is {"line": N (1-based), "col": N (0-based)}'
@@ -185,10 +162,6 @@ def load_breakpoints_file(path: Path) -> dict[str, list[tuple[int, int]]]:
             positions.append((line, col))
         result[str(key)] = positions
     return result
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass
@@ -202,11 +175,13 @@ class DebugController:
     """Decides where to stop, applies commands, and blocks the scenario while paused.
 
     ``emit`` appends an event to steps.jsonl; ``write_state`` rewrites runtime.json
-    with a state and the step it is at; ``evaluate_render`` renders an eval result.
+    with a state and the step it is at; ``render`` renders a value for a snapshot or
+    an eval result. ``listeners`` (the terminal prompt) hear what happens:
+    ``paused``, ``resumed``, ``applied``, ``rejected`` and ``evaluated``.
     """
 
     emit: Callable[[dict[str, Any]], None]
-    write_state: Callable[[str, Step | None], None]
+    write_state: Callable[[protocol.RuntimeState, Step | None], None]
     interrupt: Callable[[str], None]
     render: Callable[[Any], str]
     breakpoints: Breakpoints
@@ -219,9 +194,7 @@ class DebugController:
         self._lock = threading.Lock()
         self._queue: queue.Queue[Command | None] = queue.Queue()
         self._seen: set[str] = set()
-        self._pause_requested = self.step_first
-        self._mode: str | None = None
-        self._stop_depth = 0
+        self._stopinfo = STEP if self.step_first else RUN
         self._paused: _Pause | None = None
         self._aborted = False
         # The errors themselves, not their ids: a freed error's id can be reused.
@@ -268,44 +241,35 @@ class DebugController:
                     self.warn(f"commands.jsonl: command id {ident!r} was already used; ignored")
                     return
                 self._seen.add(ident)
-            command = self._parse(data, ident, source)
+            command = parse_command(data, ident, source)
         except CommandError as err:
             self.warn(f"commands.jsonl: {err}")
             self.emit({"kind": "command:rejected", **echo, "reason": str(err)})
             return
         self.submit(command)
 
-    def _parse(self, data: Mapping[str, Any], ident: str, source: str) -> Command:
-        cmd = data.get("cmd")
-        if not isinstance(cmd, str) or cmd not in KNOWN:
-            raise CommandError(f"unknown command {cmd!r} (known: {', '.join(KNOWN)})")
-        line, col, file, expr = (
-            data.get("line"),
-            data.get("col"),
-            data.get("file"),
-            data.get("expr"),
-        )
-        if cmd in ("set-bp", "clear-bp"):
-            if not isinstance(line, int) or not _is_int(line) or line < 1:
-                raise CommandError(f"{cmd} needs a line number (1-based)")
-            if col is not None and (not isinstance(col, int) or not _is_int(col) or col < 0):
-                raise CommandError(f"{cmd} needs a column (0-based) or none")
-            if file is not None and not isinstance(file, str):
-                raise CommandError(f"{cmd}: file must be a string")
-        if cmd == "eval" and (not isinstance(expr, str) or not expr.strip()):
-            raise CommandError("eval needs an expr: a DSL expression or statement")
-        return Command(cmd, ident, line, col, file, expr, source)
-
     def submit(self, command: Command) -> None:
         if command.cmd in ANYTIME:
-            self._apply_anytime(command)
+            self._dispatch(command)
             return
         with self._lock:
-            paused = self._paused
-            if paused is None:
-                self._reject(command, f"'{command.cmd}' needs a paused run; send 'pause' first")
+            if self._paused is not None:
+                self._queue.put(command)
                 return
-            self._queue.put(command)
+        self._reject(command, f"'{command.cmd}' needs a paused run; send 'pause' first")
+
+    def _dispatch(self, command: Command) -> bool:
+        """pdb's ``onecmd``: the command's ``do_*`` method; True when it resumed the run.
+
+        A resuming command's method only says where to stop next (or rejects and
+        returns None); writing ``resumed`` is the same for all of them.
+        """
+        method: Callable[[Command], StopInfo | None] = getattr(self, method_of(command.cmd))
+        stop = method(command)
+        if stop is None:
+            return False
+        self._resume(command, stop)
+        return True
 
     def _reject(self, command: Command, reason: str) -> None:
         event: dict[str, Any] = {"kind": "command:rejected", "cmd": command.cmd, "reason": reason}
@@ -320,41 +284,140 @@ class DebugController:
         if command.id is not None:
             event["id"] = command.id
         self.emit(event)
-
-    def _apply_anytime(self, command: Command) -> None:
-        if command.cmd == "pause":
-            with self._lock:
-                if self._paused is not None:
-                    self._reject(command, "already paused")
-                    return
-                self._pause_requested = True
-            self._applied(command)
-        elif command.cmd == "abort":
-            self._applied(command)
-            with self._lock:
-                self._aborted = True
-            self.interrupt("aborted")
-            self._queue.put(None)
-        else:
-            file = self._file_for(command.file)
-            if file is None:
-                self._reject(command, f"no scenario or helper file {command.file!r} in this run")
-                return
-            assert command.line is not None
-            position, note = self.breakpoints.resolve(file, command.line, command.col)
-            if command.cmd == "set-bp":
-                self.breakpoints.add(file, position)
-                if note:
-                    self.warn(note)
-            elif not self.breakpoints.remove(file, position):
-                self._reject(command, f"no breakpoint at {file}:{position[0]}:{position[1]}")
-                return
-            paused = self._paused
-            if paused is not None:  # runtime.json first: ``applied`` means it shows
-                self.write_state(STATE_OF_REASON[paused.reason], paused.step)
-            self._applied(command)
         for listener in self.listeners:
             listener.applied(command)
+
+    def _resume(self, command: Command, stop: StopInfo) -> None:
+        pause = self._here()
+        self._applied(command)
+        self._stopinfo = stop
+        self.emit({"kind": "resumed", "by": RESUMING[command.cmd], "cmd": command.cmd})
+        self.write_state("running", pause.step)
+        for listener in self.listeners:
+            listener.resumed(command)
+
+    def _here(self) -> _Pause:
+        """The pause an at-pause command is applied in (only the paused thread runs them)."""
+        pause = self._paused
+        assert pause is not None, "an at-pause command outside a pause"
+        return pause
+
+    # --- the commands: one do_* each, the docstring is its help -------------------------
+
+    def do_step(self, command: Command) -> StopInfo | None:
+        """run the next statement, stepping into helper calls"""
+        return STEP
+
+    def do_step_over(self, command: Command) -> StopInfo | None:
+        """run the next statement, helper calls included"""
+        return StopInfo("over", self._here().step.depth)
+
+    def do_step_out(self, command: Command) -> StopInfo | None:
+        """run until the current helper returns"""
+        return StopInfo("out", self._here().step.depth)
+
+    def do_continue(self, command: Command) -> StopInfo | None:
+        """run to the next breakpoint (at a failure pause: end the run as failed)"""
+        return RUN
+
+    def do_retry(self, command: Command) -> StopInfo | None:
+        """at a failure pause, run the failed statement again (fix the page with eval first)"""
+        if self._here().reason != "failure":
+            self._reject(command, "retry re-runs a failed statement: use it at a failure pause")
+            return None
+        return RUN
+
+    def do_skip(self, command: Command) -> StopInfo | None:
+        """do not run the current (or failed) statement; pause before the next"""
+        return STEP
+
+    def do_eval(self, command: Command) -> StopInfo | None:
+        """a DSL expression or statement in the paused scope and page: read or assign
+        variables, click"""
+        pause = self._here()
+        assert command.expr is not None
+        event: dict[str, Any] = {"kind": "command:result"}
+        if command.id is not None:
+            event["id"] = command.id
+        self._applied(command)
+        event.update(self._evaluate(pause.step, command.expr))
+        # runtime.json before the answer, so a reader of the result sees what it did.
+        self.write_state(STATE_OF_REASON[pause.reason], pause.step)
+        self.emit(event)
+        for listener in self.listeners:
+            listener.evaluated(command, event)
+        return None
+
+    def do_pause(self, command: Command) -> StopInfo | None:
+        """pause before the next statement"""
+        with self._lock:
+            paused = self._paused is not None
+            if not paused:
+                self._stopinfo = STEP
+        if paused:
+            self._reject(command, "already paused")
+        else:
+            self._applied(command)
+        return None
+
+    def do_set_bp(self, command: Command) -> StopInfo | None:
+        """set a breakpoint in the scenario, or in FILE (``_helpers/<name>`` or a
+        project-relative path)"""
+        found = self._breakpoint_of(command)
+        if found is not None:
+            file, position, note = found
+            self.breakpoints.add(file, position)
+            if note:
+                self.warn(note)
+            self._breakpoints_changed(command)
+        return None
+
+    def do_clear_bp(self, command: Command) -> StopInfo | None:
+        """clear a breakpoint"""
+        found = self._breakpoint_of(command)
+        if found is not None:
+            file, position, _ = found
+            if self.breakpoints.remove(file, position):
+                self._breakpoints_changed(command)
+            else:
+                self._reject(command, f"no breakpoint at {file}:{format_position(*position)}")
+        return None
+
+    def do_abort(self, command: Command) -> StopInfo | None:
+        """end the run now (outcome aborted), even in the middle of an auto-waiting action"""
+        self._applied(command)
+        with self._lock:
+            self._aborted = True
+        self.interrupt("aborted")
+        self._queue.put(None)
+        return None
+
+    def _evaluate(self, step: Step, expr: str) -> dict[str, Any]:
+        try:
+            value = step.evaluate(expr)
+        except ScenarioSyntaxError as err:
+            return {"ok": False, "error": f"SyntaxError: {err.message} (col {err.col})"}
+        except ScriptError as err:
+            return {"ok": False, "error": f"{err.name}: {err.message}"}
+        except DslError as err:
+            return {"ok": False, "error": str(err)}
+        return {"ok": True, "value": self.render(value)}
+
+    def _breakpoint_of(self, command: Command) -> tuple[str, tuple[int, int], str | None] | None:
+        """The file, position and note of a set-bp / clear-bp (None: rejected)."""
+        file = self._file_for(command.file)
+        if file is None:
+            self._reject(command, f"no scenario or helper file {command.file!r} in this run")
+            return None
+        assert command.line is not None  # parse_command checked it
+        position, note = self.breakpoints.resolve(file, command.line, command.col)
+        return file, position, note
+
+    def _breakpoints_changed(self, command: Command) -> None:
+        paused = self._paused
+        if paused is not None:  # runtime.json first: ``applied`` means it shows
+            self.write_state(STATE_OF_REASON[paused.reason], paused.step)
+        self._applied(command)
 
     def _file_for(self, given: str | None) -> str | None:
         if given is None:
@@ -365,7 +428,7 @@ class DebugController:
             return given
         return None
 
-    # --- in the scenario thread ---------------------------------------------------------
+    # --- in the scenario thread: the one stopping point ----------------------------------
 
     def before(self, step: Step) -> Directive:
         reason = self._stop_reason(step)
@@ -391,25 +454,41 @@ class DebugController:
         return Directive.PROCEED
 
     def _stop_reason(self, step: Step) -> PauseReason | None:
-        with self._lock:
-            if self._pause_requested:
-                self._pause_requested = False
-                return "step"
-        mode = self._mode
-        if (
-            mode == "step"
-            or (mode == "step-over" and step.depth <= self._stop_depth)
-            or (mode == "step-out" and step.depth < self._stop_depth)
-        ):
+        """bdb's ``stop_here() or break_here()``; with neither, two cheap lookups."""
+        if self._stopinfo.stops_at(step.depth):
             return "step"
         if self.breakpoints.hit(step.file, step.line, step.col):
             return "breakpoint"
         return None
 
     def _pause(self, step: Step, reason: PauseReason) -> str:
+        """Block until a command resumes the run; the resuming command's name."""
         with self._lock:
             self._paused = _Pause(step, reason)
             self._pause_started = time.monotonic()
+        self._announce(step, reason)
+        try:
+            while True:
+                command = self._queue.get()
+                if command is None or self._aborted:
+                    raise Interrupt("aborted")
+                if self._dispatch(command):
+                    self._reject_leftovers()
+                    return command.cmd
+        finally:
+            with self._lock:
+                self._paused = None
+                if self._pause_started is not None:
+                    self.paused_seconds += time.monotonic() - self._pause_started
+                    self._pause_started = None
+                stale = self._drain()
+            # ``_reject_leftovers`` ran before the lock was taken: a command that the
+            # feed queued in between (it still saw this pause) would otherwise resume
+            # the next, unrelated pause unasked. Under the lock nothing can slip in.
+            for command in stale:
+                self._reject(command, "the run resumed before this command was applied")
+
+    def _announce(self, step: Step, reason: PauseReason) -> None:
         # runtime.json first: a reader that sees ``paused`` and reads the state must
         # find the paused one, not the ``running`` of the step before.
         self.write_state(STATE_OF_REASON[reason], step)
@@ -429,27 +508,6 @@ class DebugController:
         )
         for listener in self.listeners:
             listener.paused(step, reason)
-        try:
-            while True:
-                command = self._queue.get()
-                if command is None or self._aborted:
-                    raise Interrupt("aborted")
-                outcome = self._apply_at_pause(command, step, reason)
-                if outcome is not None:
-                    self._reject_leftovers()
-                    return outcome
-        finally:
-            with self._lock:
-                self._paused = None
-                if self._pause_started is not None:
-                    self.paused_seconds += time.monotonic() - self._pause_started
-                    self._pause_started = None
-                stale = self._drain()
-            # ``_reject_leftovers`` ran before the lock was taken: a command that the
-            # feed queued in between (it still saw this pause) would otherwise resume
-            # the next, unrelated pause unasked. Under the lock nothing can slip in.
-            for command in stale:
-                self._reject(command, "the run resumed before this command was applied")
 
     def _drain(self) -> list[Command]:
         """Empty the queue (lock held); an abort's wake-up ``None`` stays in it."""
@@ -480,55 +538,6 @@ class DebugController:
                 self._queue.put(None)  # an abort stays for the next wait
                 return
             self._reject(command, "the run resumed before this command was applied")
-
-    def _apply_at_pause(self, command: Command, step: Step, reason: PauseReason) -> str | None:
-        cmd = command.cmd
-        if cmd == "eval":
-            self._eval(command, step)
-            return None
-        if cmd == "retry" and reason != "failure":
-            self._reject(command, "retry re-runs a failed statement: use it at a failure pause")
-            return None
-        self._applied(command)
-        by = "continue" if cmd in ("continue", "retry") else "step"
-        if cmd == "step":
-            self._mode = "step"
-        elif cmd in ("step-over", "step-out"):
-            self._mode = cmd
-            self._stop_depth = step.depth
-        elif cmd == "skip":
-            self._mode = "step"
-        else:
-            self._mode = None
-        self.emit({"kind": "resumed", "by": by, "cmd": cmd})
-        self.write_state("running", step)
-        for listener in self.listeners:
-            listener.resumed(command)
-        return cmd
-
-    def _eval(self, command: Command, step: Step) -> None:
-        assert command.expr is not None
-        event: dict[str, Any] = {"kind": "command:result"}
-        if command.id is not None:
-            event["id"] = command.id
-        self._applied(command)
-        try:
-            value = step.evaluate(command.expr)
-        except ScenarioSyntaxError as err:
-            event.update(ok=False, error=f"SyntaxError: {err.message} (col {err.col})")
-        except ScriptError as err:
-            event.update(ok=False, error=f"{err.name}: {err.message}")
-        except DslError as err:
-            event.update(ok=False, error=str(err))
-        else:
-            event.update(ok=True, value=self.render(value))
-        # runtime.json before the answer, so a reader of the result sees what it did.
-        paused = self._paused
-        if paused is not None:
-            self.write_state(STATE_OF_REASON[paused.reason], paused.step)
-        self.emit(event)
-        for listener in self.listeners:
-            listener.evaluated(command, event)
 
     def release(self) -> None:
         """Wake a paused scenario so it sees the interrupt (a signal while paused)."""
