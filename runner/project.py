@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import yaml
 
@@ -22,6 +23,7 @@ from dsl.interpreter import FunctionRef
 from dsl.scenario import (
     HelperFile,
     ScenarioFile,
+    ScenarioHeader,
     build_helper_table,
     load_helper,
     load_scenario,
@@ -223,15 +225,7 @@ class ProjectIndex:
                 self.unlisted.append(scenario)
                 continue
             self.scenarios[name] = scenario
-            self.scenario_metas.append(
-                {
-                    "id": scenario.header.id,
-                    "title": scenario.header.title,
-                    "color": scenario.header.color,
-                    "name": name,
-                    "path": rel,
-                }
-            )
+            self.scenario_metas.append(_scenario_meta(scenario.header, name, rel))
 
     def _list_header_anyway(self, source: str, rel: str, name: str, ids: dict[str, str]) -> None:
         """A scenario whose body is broken still has an identity the viewer can show."""
@@ -240,15 +234,7 @@ class ProjectIndex:
         except ScenarioSyntaxError:
             return
         if self._claim_id(header.id, rel, ids, source):
-            self.scenario_metas.append(
-                {
-                    "id": header.id,
-                    "title": header.title,
-                    "color": header.color,
-                    "name": name,
-                    "path": rel,
-                }
-            )
+            self.scenario_metas.append(_scenario_meta(header, name, rel))
 
     def _claim_id(self, scenario_id: str, rel: str, ids: dict[str, str], source: str) -> bool:
         first = ids.get(scenario_id)
@@ -344,6 +330,16 @@ class ProjectIndex:
                     )
                 seen.add(name)
         return found
+
+
+def _scenario_meta(header: ScenarioHeader, name: str, rel: str) -> protocol.ScenarioMeta:
+    return {
+        "id": header.id,
+        "title": header.title,
+        "color": header.color,
+        "name": name,
+        "path": rel,
+    }
 
 
 def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
@@ -472,93 +468,48 @@ def _yaml_type(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def _parse_collection(
-    source: str, rel: str, name: str, errors: list[Diagnostic], warnings: list[str]
-) -> protocol.CollectionMeta | None:
-    """``description:`` and ``scenarios:`` of one collection file (runner.md §6).
+class _Refused(Exception):
+    """The one problem that stops a collection file, raised where it is found."""
 
-    Only ``yaml.safe_load``: a ``!!python/...`` tag is refused, never executed, and
-    anchors are not expanded into copies (a "billion laughs" file stays small).
-    """
-    lines = source.splitlines()
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
 
-    def at(line: int, col: int, message: str) -> Diagnostic:
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        return Diagnostic(rel, line, col, message, text)
 
-    too_deep = yaml_flow_too_deep(source, MAX_COLLECTION_DEPTH)
-    if too_deep is not None:
-        errors.append(
-            at(
-                *too_deep,
-                f"invalid YAML: nested more than {MAX_COLLECTION_DEPTH} levels deep "
-                "(a collection is a mapping with a list of scenario names)",
-            )
-        )
-        return None
-    try:
-        for event in yaml.parse(source, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                mark = event.start_mark
-                line, col = (mark.line + 1, mark.column) if mark is not None else (1, 0)
-                errors.append(
-                    at(
-                        line,
-                        col,
-                        f"YAML aliases ('*{event.anchor}') are not allowed in a collection: "
-                        "write the scenario names out",
-                    )
+class _CollectionFile:
+    """One collection file being read: its lines, and where each top-level key stands,
+    so that every problem points at the line that causes it."""
+
+    def __init__(self, rel: str, source: str) -> None:
+        self.rel = rel
+        self.lines = source.splitlines()
+        self.positions: dict[object, tuple[yaml.Node, yaml.Node]] = {}
+
+    def refuse(self, line: int, col: int, message: str) -> _Refused:
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return _Refused(Diagnostic(self.rel, line, col, message, text))
+
+    def refuse_file(self, message: str) -> _Refused:
+        """A problem of the whole file, shown without a source line."""
+        return _Refused(Diagnostic(self.rel, 1, 0, message))
+
+    def note_keys(self, node: yaml.MappingNode | None, warnings: list[str]) -> None:
+        """Remember where each top-level key and value is; warn about a repeated key."""
+        for key_node, value_node in node.value if node is not None else []:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            line = key_node.start_mark.line + 1
+            if key in self.positions:
+                first = self.positions[key][0].start_mark.line + 1
+                warnings.append(
+                    f"{self.rel}:{line}: key '{key}' is repeated (first at line {first}); "
+                    "the last one is used"
                 )
-                return None
-        node = yaml.compose(source, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        line, col = (mark.line + 1, mark.column) if mark is not None else (1, 0)
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        tag = re.search(r"tag '([^']*)'", problem)
-        if isinstance(err, yaml.constructor.ConstructorError) and tag is not None:
-            shown = re.sub(r"\Atag:yaml\.org,2002:", "!!", tag.group(1))
-            problem = f"the tag '{shown}' is not allowed (a collection is plain YAML)"
-        errors.append(at(line, col, f"invalid YAML: {problem}"))
-        return None
-    except RecursionError:
-        errors.append(Diagnostic(rel, 1, 0, "invalid YAML: nested too deeply"))
-        return None
-    except ValueError as err:
-        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
-        reason = err.args[0].split(":")[0] if err.args else "a value is malformed"
-        errors.append(Diagnostic(rel, 1, 0, f"invalid YAML: a value cannot be read ({reason})"))
-        return None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode | None):
-        errors.append(
-            Diagnostic(
-                rel,
-                1,
-                0,
-                f"a collection is a mapping with 'scenarios:' (and optional 'description:'), "
-                f"not {_yaml_type(data)}",
-            )
-        )
-        return None
-    # Where each top-level key and value is, for messages that point at the line.
-    positions: dict[object, tuple[yaml.Node, yaml.Node]] = {}
-    for key_node, value_node in node.value if node is not None else []:
-        key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-        line = key_node.start_mark.line + 1
-        if key in positions:
-            first = positions[key][0].start_mark.line + 1
-            warnings.append(
-                f"{rel}:{line}: key '{key}' is repeated (first at line {first}); "
-                "the last one is used"
-            )
-        if key is not None:
-            positions[key] = (key_node, value_node)
+            if key is not None:
+                self.positions[key] = (key_node, value_node)
 
-    def where(key: str, index: int | None = None) -> tuple[int, int]:
-        nodes = positions.get(key)
+    def where(self, key: str, index: int | None = None) -> tuple[int, int]:
+        """Line and column of a key, or of item ``index`` of its list."""
+        nodes = self.positions.get(key)
         if nodes is None:
             return 1, 0
         target: yaml.Node = nodes[0]
@@ -568,55 +519,126 @@ def _parse_collection(
                 target = items[index]
         return target.start_mark.line + 1, target.start_mark.column
 
+
+def _parse_collection(
+    source: str, rel: str, name: str, errors: list[Diagnostic], warnings: list[str]
+) -> protocol.CollectionMeta | None:
+    """``description:`` and ``scenarios:`` of one collection file (runner.md §6).
+
+    Only ``yaml.safe_load``: a ``!!python/...`` tag is refused, never executed, and
+    anchors are not expanded into copies (a "billion laughs" file stays small).
+    """
+    file = _CollectionFile(rel, source)
+    try:
+        node, data = _load_collection_yaml(source, file)
+        file.note_keys(node, warnings)
+        description, scenarios = _collection_fields(data, file, warnings)
+    except _Refused as refused:
+        errors.append(refused.diagnostic)
+        return None
+    return {"name": name, "path": rel, "description": description, "scenarios": scenarios}
+
+
+def _load_collection_yaml(
+    source: str, file: _CollectionFile
+) -> tuple[yaml.MappingNode | None, dict[object, object]]:
+    """The top-level node (for positions) and the loaded mapping."""
+    too_deep = yaml_flow_too_deep(source, MAX_COLLECTION_DEPTH)
+    if too_deep is not None:
+        raise file.refuse(
+            *too_deep,
+            f"invalid YAML: nested more than {MAX_COLLECTION_DEPTH} levels deep "
+            "(a collection is a mapping with a list of scenario names)",
+        )
+    try:
+        _refuse_aliases(source, file)
+        node = yaml.compose(source, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as err:
+        raise _yaml_error(err, file) from None
+    except RecursionError:
+        raise file.refuse_file("invalid YAML: nested too deeply") from None
+    except ValueError as err:
+        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
+        reason = err.args[0].split(":")[0] if err.args else "a value is malformed"
+        raise file.refuse_file(f"invalid YAML: a value cannot be read ({reason})") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode | None):
+        raise file.refuse_file(
+            f"a collection is a mapping with 'scenarios:' (and optional 'description:'), "
+            f"not {_yaml_type(data)}"
+        )
+    return node, data
+
+
+def _refuse_aliases(source: str, file: _CollectionFile) -> None:
+    """Walks the parser's events, so an alias is refused before anything is built."""
+    for event in yaml.parse(source, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise file.refuse(
+                *_mark_position(event.start_mark),
+                f"YAML aliases ('*{event.anchor}') are not allowed in a collection: "
+                "write the scenario names out",
+            )
+
+
+def _yaml_error(err: yaml.YAMLError, file: _CollectionFile) -> _Refused:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    tag = re.search(r"tag '([^']*)'", problem)
+    if isinstance(err, yaml.constructor.ConstructorError) and tag is not None:
+        shown = re.sub(r"\Atag:yaml\.org,2002:", "!!", tag.group(1))
+        problem = f"the tag '{shown}' is not allowed (a collection is plain YAML)"
+    return file.refuse(*_mark_position(mark), f"invalid YAML: {problem}")
+
+
+class _Mark(Protocol):
+    """PyYAML's marks: the pure-Python and the libyaml one have the same fields."""
+
+    line: int
+    column: int
+
+
+def _mark_position(mark: _Mark | None) -> tuple[int, int]:
+    return (mark.line + 1, mark.column) if mark is not None else (1, 0)
+
+
+def _collection_fields(
+    data: dict[object, object], file: _CollectionFile, warnings: list[str]
+) -> tuple[str | None, list[str]]:
+    """The description and scenario names, each checked for its type."""
     for key in data:
         if key not in _COLLECTION_KEYS:
-            line, _ = where(str(key))
+            line, _ = file.where(str(key))
             warnings.append(
-                f"{rel}:{line}: unknown key '{key}' is ignored (known: description, scenarios)"
+                f"{file.rel}:{line}: unknown key '{key}' is ignored (known: description, scenarios)"
             )
     description = data.get("description")
     if description is not None and not isinstance(description, str):
-        line, col = where("description")
-        errors.append(
-            at(line, col, f"'description' must be a string, not {_yaml_type(description)}")
+        raise file.refuse(
+            *file.where("description"),
+            f"'description' must be a string, not {_yaml_type(description)}",
         )
-        return None
     scenarios = data.get("scenarios", [])
     if scenarios is None:
         scenarios = []
     if not isinstance(scenarios, list):
-        line, col = where("scenarios")
-        errors.append(
-            at(
-                line,
-                col,
-                f"'scenarios' must be a list of scenario names, not {_yaml_type(scenarios)}",
-            )
+        raise file.refuse(
+            *file.where("scenarios"),
+            f"'scenarios' must be a list of scenario names, not {_yaml_type(scenarios)}",
         )
-        return None
     for i, item in enumerate(scenarios):
         if not isinstance(item, str):
-            line, col = where("scenarios", i)
-            errors.append(
-                at(
-                    line,
-                    col,
-                    f"'scenarios' item {i + 1} must be a scenario name (a string), "
-                    f"not {_yaml_type(item)}",
-                )
+            raise file.refuse(
+                *file.where("scenarios", i),
+                f"'scenarios' item {i + 1} must be a scenario name (a string), "
+                f"not {_yaml_type(item)}",
             )
-            return None
         reason = scenario_name_problem(item)
         if reason is not None:
-            line, col = where("scenarios", i)
-            errors.append(at(line, col, f"'scenarios' item {i + 1} {reason}"))
-            return None
-    return {
-        "name": name,
-        "path": rel,
-        "description": description,
-        "scenarios": list(scenarios),
-    }
+            raise file.refuse(*file.where("scenarios", i), f"'scenarios' item {i + 1} {reason}")
+    return description, list(scenarios)
 
 
 def _walk(base: Path, suffix: str, skip: tuple[str, ...] = ()) -> list[Path]:
