@@ -1,29 +1,42 @@
 """The pdb-like prompt of ``unotest e2e --debug`` on a terminal.
 
 It only ever feeds the same queue as ``commands.jsonl`` (so what a person types is
-acknowledged in steps.jsonl like any other command) and shows what happens. Every
-command is a ``do_*`` method whose docstring is its help line, as in pdb. It runs
-only when stdin is a TTY: without one, nothing ever blocks on stdin.
+acknowledged in steps.jsonl like any other command) and shows what happens. The words
+it knows are the debugger's vocabulary (:mod:`runner.debug_commands`), whose help is
+the docstring of the debugger's ``do_*`` method, plus a few that only look at the pause
+(``vars``, ``where``, ``list``, ``help``): those are ``do_*`` methods here, as in pdb.
+It runs only when stdin is a TTY: without one, nothing ever blocks on stdin.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import re
 import sys
 import threading
 from typing import Any, TextIO
 
 from dsl.interpreter import Step
-from runner.debugger import Command, DebugController
+from runner.debug_commands import COMMANDS, Command, CommandSpec, lookup, parse_words
+from runner.debugger import DebugController
+from runner.errors import UsageError
 
 __all__ = ["TerminalPrompt"]
 
 PROMPT = "(unotest) "
-_POSITION = re.compile(
-    r"\s*(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\s*\Z"
-)
+_LOCAL = {
+    "vars": "vars",
+    "v": "vars",
+    "where": "where",
+    "w": "where",
+    "list": "list",
+    "l": "list",
+    "help": "help",
+    "h": "help",
+    "?": "help",
+}
+"""The prompt's own words: they read the pause and send nothing."""
+_OPERATOR_START = tuple("=+-*/%<>!&|?.([,")
 
 
 class TerminalPrompt:
@@ -41,7 +54,6 @@ class TerminalPrompt:
         self.out = stdout
         self.mask = mask
         self._ids = itertools.count(1)
-        self._pause_lock = threading.Lock()
         self._thread = threading.Thread(target=self._read, name="unotest-prompt", daemon=True)
 
     def start(self) -> None:
@@ -59,6 +71,10 @@ class TerminalPrompt:
         with contextlib.suppress(OSError, ValueError):
             self.out.write(PROMPT)
             self.out.flush()
+
+    def _prompt_if_paused(self) -> None:
+        if self.controller.current_pause is not None:
+            self._prompt()
 
     # --- listener --------------------------------------------------------------------
 
@@ -83,14 +99,12 @@ class TerminalPrompt:
         if command.source == "terminal" and command.cmd in ("set-bp", "clear-bp"):
             col = f":{command.col}" if command.col is not None else ""
             self.say(f"{command.cmd} {command.line}{col}")
-            if self.controller.current_pause is not None:
-                self._prompt()
+            self._prompt_if_paused()
 
     def rejected(self, command: Command, reason: str) -> None:
         if command.source == "terminal":
             self.say(f"rejected: {reason}")
-            if self.controller.current_pause is not None:
-                self._prompt()
+            self._prompt_if_paused()
 
     # --- input -----------------------------------------------------------------------
 
@@ -105,83 +119,47 @@ class TerminalPrompt:
             self.handle(line.rstrip("\n"))
 
     def handle(self, line: str) -> None:
+        """One typed line: a command word (with its argument), or DSL to evaluate."""
         text = line.strip()
         if not text:
-            if self.controller.current_pause is not None:
-                self._prompt()
+            self._prompt_if_paused()
             return
         if text.startswith("!"):
-            self._send("eval", expr=text[1:].strip())
+            self._send({"cmd": "eval", "expr": text[1:].strip()})
             return
         word, _, rest = text.partition(" ")
-        name = _ALIASES.get(word, word)
-        method = getattr(self, f"do_{name}", None)
-        if (
-            method is not None
-            and (word in _ALIASES or word in _COMMANDS)
-            and not _is_dsl(name, rest.strip())
-        ):
-            method(rest.strip())
+        rest = rest.strip()
+        local = _LOCAL.get(word)
+        spec = lookup(word)
+        if local is not None and not _is_dsl(local == "help", rest):
+            getattr(self, f"do_{local}")(rest)
+        elif spec is not None and not _is_dsl(spec.argument is not None, rest):
+            self._command(spec, word, rest)
         else:
-            self._send("eval", expr=text)
+            self._send({"cmd": "eval", "expr": text})
 
-    def _send(self, cmd: str, **fields: Any) -> None:
-        data = {"id": f"terminal-{next(self._ids)}", "cmd": cmd, **fields}
+    def _command(self, spec: CommandSpec, word: str, rest: str) -> None:
+        if spec.name == "set-bp" and not rest:
+            self._show_breakpoints()
+            return
+        try:
+            command = parse_words([word, rest] if rest else [word])
+        except UsageError as err:
+            self.say(str(err))
+            self._prompt()
+            return
+        self._send(command)
+
+    def _send(self, command: dict[str, str | int]) -> None:
+        data = {"id": f"terminal-{next(self._ids)}", **command}
         self.controller.submit_data(data, source="terminal")
 
-    # --- commands (the docstring is the help line) ---------------------------------------
+    def _show_breakpoints(self) -> None:
+        active = self.controller.breakpoints.active()
+        self.say("\n".join(f"{f}: {', '.join(p)}" for f, p in active.items()) or "no breakpoints")
+        self._prompt()
 
-    def do_step(self, arg: str) -> None:
-        """s(tep): run the next statement, stepping into helper calls"""
-        self._send("step")
-
-    def do_next(self, arg: str) -> None:
-        """n(ext): run the next statement, helper calls included (step over)"""
-        self._send("step-over")
-
-    def do_out(self, arg: str) -> None:
-        """o(ut): run until the current helper returns (step out)"""
-        self._send("step-out")
-
-    def do_continue(self, arg: str) -> None:
-        """c(ontinue): run to the next breakpoint"""
-        self._send("continue")
-
-    def do_retry(self, arg: str) -> None:
-        """r(etry): at a failure pause, run the failed statement again"""
-        self._send("retry")
-
-    def do_skip(self, arg: str) -> None:
-        """k / skip: do not run the current (or failed) statement; pause at the next"""
-        self._send("skip")
-
-    def do_break(self, arg: str) -> None:
-        """b L[:C] or b FILE:L[:C]: set a breakpoint (b alone lists them)"""
-        if not arg:
-            active = self.controller.breakpoints.active()
-            self.say(
-                "\n".join(f"{f}: {', '.join(p)}" for f, p in active.items()) or "no breakpoints"
-            )
-            self._prompt()
-            return
-        self._position_command("set-bp", arg)
-
-    def do_clear(self, arg: str) -> None:
-        """cl L[:C] or cl FILE:L[:C]: clear a breakpoint"""
-        self._position_command("clear-bp", arg)
-
-    def _position_command(self, cmd: str, arg: str) -> None:
-        match = _POSITION.match(arg)
-        if match is None:
-            self.say(f"usage: {'b' if cmd == 'set-bp' else 'cl'} LINE[:COL] or FILE:LINE[:COL]")
-            self._prompt()
-            return
-        fields: dict[str, Any] = {"line": int(match["line"])}
-        if match["col"] is not None:
-            fields["col"] = int(match["col"])
-        if match["file"]:
-            fields["file"] = match["file"]
-        self._send(cmd, **fields)
+    # --- the prompt's own commands (the docstring is the help line) -----------------------
 
     def do_vars(self, arg: str) -> None:
         """v(ars): the variables visible here"""
@@ -215,15 +193,14 @@ class TerminalPrompt:
         self._list(pause.step, 5)
         self._prompt()
 
-    def do_abort(self, arg: str) -> None:
-        """a(bort): end the run now (outcome aborted)"""
-        self._send("abort")
-
     def do_help(self, arg: str) -> None:
         """h(elp): this list; any other line (or one starting with !) runs as DSL here"""
-        for name in _COMMANDS:
-            doc = getattr(self, f"do_{name}").__doc__ or ""
-            self.say(f"  {doc}")
+        for spec in COMMANDS:
+            doc = getattr(self.controller, spec.method).__doc__ or ""
+            self.say(f"  {spec.usage}: {' '.join(doc.split())}")
+        self.say("  b alone: the breakpoints set now")
+        for name in ("vars", "where", "list", "help"):
+            self.say(f"  {getattr(self, f'do_{name}').__doc__}")
         self.say('  anything else: evaluated in the paused scope, e.g. x, click("Save"), n = 3')
         self._prompt()
 
@@ -236,11 +213,7 @@ class TerminalPrompt:
             self.say(f"{number:>4} {marker} {lines[number - 1]}")
 
 
-_TAKES_ARGUMENT = ("break", "clear", "help")
-_OPERATOR_START = tuple("=+-*/%<>!&|?.([,")
-
-
-def _is_dsl(name: str, rest: str) -> bool:
+def _is_dsl(takes_argument: bool, rest: str) -> bool:
     """Whether a line that starts with a command word is really DSL (``n = 3``, ``c + 1``).
 
     Short command letters are also likely variable names, and the help line promises
@@ -250,40 +223,6 @@ def _is_dsl(name: str, rest: str) -> bool:
     """
     if not rest:
         return False
-    if name not in _TAKES_ARGUMENT:
+    if not takes_argument:
         return True
     return rest.startswith(_OPERATOR_START)
-
-
-_COMMANDS = (
-    "step",
-    "next",
-    "out",
-    "continue",
-    "retry",
-    "skip",
-    "break",
-    "clear",
-    "vars",
-    "where",
-    "list",
-    "abort",
-    "help",
-)
-_ALIASES = {
-    "s": "step",
-    "n": "next",
-    "o": "out",
-    "c": "continue",
-    "cont": "continue",
-    "r": "retry",
-    "k": "skip",
-    "b": "break",
-    "cl": "clear",
-    "v": "vars",
-    "w": "where",
-    "l": "list",
-    "a": "abort",
-    "h": "help",
-    "?": "help",
-}

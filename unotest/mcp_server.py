@@ -30,8 +30,10 @@ from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import load_helper, load_scenario
 from runner import protocol
-from runner.debugger import load_breakpoints_file, statement_starts
+from runner.debug_commands import NAMES, RESUMING, unknown_command
+from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
+from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
@@ -43,20 +45,6 @@ MAX_EVENTS = 200
 MAX_TAIL = 4_000
 START_TIMEOUT_S = 60.0
 RESUME_TIMEOUT_S = 2.0
-RESUMING = ("step", "step-over", "step-out", "continue", "retry", "skip")
-DEBUG_COMMANDS = (
-    "step",
-    "step-over",
-    "step-out",
-    "continue",
-    "pause",
-    "abort",
-    "retry",
-    "skip",
-    "eval",
-    "set-bp",
-    "clear-bp",
-)
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -308,23 +296,19 @@ class _Tools:
         positions: list[dict[str, int]] = []
         notes: list[str] = []
         for text in breakpoints:
-            line_text, colon, col_text = str(text).partition(":")
-            if not line_text.isdigit() or (colon and not col_text.isdigit()) or int(line_text) < 1:
+            given = parse_position(str(text))
+            if given is None or given.file is not None or given.line < 1:
                 raise ToolError(f"breakpoint {text!r}: expected 'LINE:COL' or 'LINE'")
-            line = int(line_text)
-            if colon:
-                col = int(col_text)
-            elif starts is None:
+            if given.col is None and starts is None:
                 raise ToolError(
                     f"breakpoint {text!r}: {scenario} does not parse, so give 'LINE:COL'"
                 )
-            else:
-                on_line = [c for ln, c in starts if ln == line]
-                if not on_line:
-                    raise ToolError(f"breakpoint {text!r}: no statement starts on line {line}")
-                col = on_line[0]
-            if starts and (line, col) not in starts:
-                near = min(starts, key=lambda s: (abs(s[0] - line), abs(s[1] - col)))
+            landing = land(starts or [], given.line, given.col)
+            if given.col is None and not landing.exact:
+                raise ToolError(f"breakpoint {text!r}: no statement starts on line {given.line}")
+            line, col = landing.position
+            if landing.nearest is not None:
+                near = landing.nearest
                 notes.append(
                     f"{line}:{col} matches no statement start (the nearest is "
                     f"{near[0]}:{near[1]}); kept"
@@ -557,8 +541,8 @@ def build_server(root: Path) -> MCPServer:
         """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
         skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`); returns the
         runner's command:applied / command:rejected / command:result."""
-        if cmd not in DEBUG_COMMANDS:
-            raise ToolError(f"unknown command {cmd!r} (known: {', '.join(DEBUG_COMMANDS)})")
+        if cmd not in NAMES:
+            raise ToolError(unknown_command(cmd))
         command: dict[str, Any] = {"cmd": cmd}
         for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
             if value is not None:

@@ -3,70 +3,24 @@
 ``dbg`` appends one ``DbgCommand`` line to the run's commands.jsonl (one ``write`` on
 an ``O_APPEND`` descriptor, so concurrent writers never interleave) and waits up to
 5 s for the runner's ``command:applied`` / ``command:rejected`` (and, for ``eval``, the
-``command:result``), reading steps.jsonl from where it ended before the append.
+``command:result``), reading steps.jsonl from where it ended before the append. The
+words it takes are the debugger's vocabulary (``runner.debug_commands``), the same as
+at the terminal prompt.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
-from typing import Any
 
+from runner.debug_commands import parse_words
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
 from runner.runs import ACK_TIMEOUT_S, find_run_dir, send_command
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
-__all__ = ["dbg_command", "parse_words"]
-
-_POSITION = re.compile(r"(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\Z")
-_SIMPLE = {
-    "step": "step",
-    "s": "step",
-    "continue": "continue",
-    "c": "continue",
-    "pause": "pause",
-    "abort": "abort",
-    "retry": "retry",
-    "skip": "skip",
-    "step-over": "step-over",
-    "next": "step-over",
-    "n": "step-over",
-    "step-out": "step-out",
-    "out": "step-out",
-    "o": "step-out",
-}
-
-
-def parse_words(words: list[str]) -> dict[str, Any]:
-    """``step``, ``break 12:4``, ``clear helpers/x.js:3``, ``eval x + 1`` → a command."""
-    if not words:
-        raise UsageError(
-            "which command? step, continue, pause, abort, retry, skip, step-over, "
-            "step-out, break L:C, clear L:C, eval EXPR"
-        )
-    head, rest = words[0], words[1:]
-    if head in _SIMPLE and not rest:
-        return {"cmd": _SIMPLE[head]}
-    if head in ("break", "b", "set-bp", "clear", "cl", "clear-bp"):
-        cmd = "set-bp" if head in ("break", "b", "set-bp") else "clear-bp"
-        match = _POSITION.match(" ".join(rest).strip())
-        if match is None:
-            raise UsageError(f"{head} needs a position: LINE[:COL] or FILE:LINE[:COL]")
-        command: dict[str, Any] = {"cmd": cmd, "line": int(match["line"])}
-        if match["col"] is not None:
-            command["col"] = int(match["col"])
-        if match["file"]:
-            command["file"] = match["file"]
-        return command
-    if head == "eval":
-        expr = " ".join(rest).strip()
-        if not expr:
-            raise UsageError("eval needs an expression, e.g. unotest dbg RUN eval 'x + 1'")
-        return {"cmd": "eval", "expr": expr}
-    raise UsageError(f"unknown debugger command '{' '.join(words)}'")
+__all__ = ["dbg_command"]
 
 
 def dbg_command(args: argparse.Namespace) -> int:

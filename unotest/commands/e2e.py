@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from runner import protocol
 from runner.config import load_config
 from runner.errors import UsageError
+from runner.positions import parse_position
 from runner.project import (
     SCENARIO_SUFFIX,
     Project,
@@ -62,18 +62,14 @@ def _file_of(index: ProjectIndex, name: str) -> str:
     return index.project.relative(index.project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
-_BREAK = re.compile(r"(?:(?P<file>[^\s:]*[^\s:\d][^\s:]*):)?(?P<line>\d+)(?::(?P<col>\d+))?\Z")
-
-
 def parse_break(text: str) -> tuple[str | None, int, int | None]:
     """``--break 10:4``, ``--break 10``, ``--break _helpers/auth:3:2``."""
-    match = _BREAK.match(text.strip())
-    if match is None or int(match["line"]) < 1:
+    position = parse_position(text.strip())
+    if position is None or position.line < 1:
         raise UsageError(
             f"--break {text}: expected LINE[:COL] or FILE:LINE[:COL], e.g. --break 10:4"
         )
-    col = int(match["col"]) if match["col"] is not None else None
-    return match["file"], int(match["line"]), col
+    return position.file, position.line, position.col
 
 
 def _stdin_is_tty() -> bool:
