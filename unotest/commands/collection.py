@@ -15,14 +15,15 @@ import re
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.errors import ConfigError, UsageError
-from runner.project import Project, ProjectIndex, find_project_root
+from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
@@ -75,16 +76,7 @@ def collection_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     project = Project(root)
     index = ProjectIndex.load(project)
-    entry = index.collections.get(args.name)
-    if entry is None:
-        # A collection file that exists but does not load (wrong types, bad YAML) is a
-        # configuration error naming the file and key, not "no collection named ...".
-        wanted = project.relative(project.collections_dir / f"{args.name}.yaml")
-        problem = next((d for d in index.errors if d.file == wanted), None)
-        if problem is not None:
-            raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
-        hint = did_you_mean(args.name, index.collections)
-        raise UsageError(f"no collection named '{args.name}'{hint}; 'unotest list' shows them")
+    entry = _find_collection(project, index, args.name)
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
     show_list, junit_path, json_path = _parse_reporters(args.reporter)
@@ -92,48 +84,13 @@ def collection_command(args: argparse.Namespace) -> int:
     sharding = _parse_shard(args.shard)
     config = load_config(root, os.environ)
     print_warnings(config.warnings)
-    known = {meta["name"]: meta["path"] for meta in index.scenario_metas}
-    names: list[str] = []
-    skipped: list[str] = []
-    broken: list[str] = []
-    for name in entry.meta["scenarios"]:
-        if name in names or name in skipped or name in broken:
-            continue  # listed twice: run, warned about or reported once
-        if name not in known:
-            print(
-                f"warning: {entry.meta['path']}: scenario '{name}' does not exist; skipped",
-                file=sys.stderr,
-            )
-            skipped.append(name)
-            continue
-        problems = index.errors_in([known[name], *(h.file for h in index.helpers)])
-        if problems or name not in index.scenarios:
-            for problem in problems:
-                print(format_diagnostic(problem), file=sys.stderr)
-            broken.append(name)
-            continue
-        names.append(name)
+    names, skipped, broken = _runnable(entry, index)
     if sharding is not None:
         names = shard(names, *sharding)
     if args.headed:
         config = replace(config, headless=False)
     out = sys.stdout
-
-    def on_event(kind: str, result: ScenarioOutcome) -> None:
-        if not show_list:
-            return
-        worker = f"[w{result.worker}]" if result.worker is not None else "    "
-        if kind == "started":
-            print(f"  … {worker} {result.scenario}", file=out, flush=True)
-            return
-        extra = f"  ({_seconds(result.duration_ms)})" if result.duration_ms else ""
-        note = f"  {result.note}" if result.note else ""
-        print(
-            f"  {_MARK[result.outcome]} {worker} {result.scenario}{extra}{note}",
-            file=out,
-            flush=True,
-        )
-
+    on_event = _event_printer(out) if show_list else _no_event
     if show_list:
         shard_text = f", shard {args.shard}" if sharding else ""
         print(
@@ -156,7 +113,91 @@ def collection_command(args: argparse.Namespace) -> int:
         skipped=skipped,
         broken=broken,
     )
-    result = run.run()
+    result = _add_unrun(run.run(), broken, skipped, on_event)
+    if show_list:
+        _summary(result, out)
+    if junit_path is not None:
+        _write(junit_path, junit_xml(result, started))
+    if json_path is not None:
+        _write(json_path, json.dumps(json_report(result), ensure_ascii=False, indent=2) + "\n")
+    return exit_code_for_run(result.outcome, result.signal)
+
+
+def _find_collection(project: Project, index: ProjectIndex, name: str) -> CollectionEntry:
+    entry = index.collections.get(name)
+    if entry is not None:
+        return entry
+    # A collection file that exists but does not load (wrong types, bad YAML) is a
+    # configuration error naming the file and key, not "no collection named ...".
+    wanted = project.relative(project.collections_dir / f"{name}.yaml")
+    problem = next((d for d in index.errors if d.file == wanted), None)
+    if problem is not None:
+        raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
+    hint = did_you_mean(name, index.collections)
+    raise UsageError(f"no collection named '{name}'{hint}; 'unotest list' shows them")
+
+
+def _runnable(
+    entry: CollectionEntry, index: ProjectIndex
+) -> tuple[list[str], list[str], list[str]]:
+    """The listed scenarios split into those to run, missing ones and broken ones.
+
+    Missing and broken scenarios are said on stderr here, before the run starts.
+    """
+    known = {meta["name"]: meta["path"] for meta in index.scenario_metas}
+    names: list[str] = []
+    skipped: list[str] = []
+    broken: list[str] = []
+    for name in entry.meta["scenarios"]:
+        if name in names or name in skipped or name in broken:
+            continue  # listed twice: run, warned about or reported once
+        if name not in known:
+            print(
+                f"warning: {entry.meta['path']}: scenario '{name}' does not exist; skipped",
+                file=sys.stderr,
+            )
+            skipped.append(name)
+            continue
+        problems = index.errors_in([known[name], *(h.file for h in index.helpers)])
+        if problems or name not in index.scenarios:
+            for problem in problems:
+                print(format_diagnostic(problem), file=sys.stderr)
+            broken.append(name)
+            continue
+        names.append(name)
+    return names, skipped, broken
+
+
+def _no_event(kind: str, result: ScenarioOutcome) -> None:
+    pass
+
+
+def _event_printer(out: TextIO) -> Callable[[str, ScenarioOutcome], None]:
+    """The ``list`` reporter: a line when a scenario starts and one when it ends."""
+
+    def on_event(kind: str, result: ScenarioOutcome) -> None:
+        worker = f"[w{result.worker}]" if result.worker is not None else "    "
+        if kind == "started":
+            print(f"  … {worker} {result.scenario}", file=out, flush=True)
+            return
+        extra = f"  ({_seconds(result.duration_ms)})" if result.duration_ms else ""
+        note = f"  {result.note}" if result.note else ""
+        print(
+            f"  {_MARK[result.outcome]} {worker} {result.scenario}{extra}{note}",
+            file=out,
+            flush=True,
+        )
+
+    return on_event
+
+
+def _add_unrun(
+    result: CollectionResult,
+    broken: list[str],
+    skipped: list[str],
+    on_event: Callable[[str, ScenarioOutcome], None],
+) -> CollectionResult:
+    """The scenarios that never started, added so that reports count every listed one."""
     for name in broken:
         result.scenarios.append(
             ScenarioOutcome(
@@ -175,13 +216,7 @@ def collection_command(args: argparse.Namespace) -> int:
         missing = ScenarioOutcome(name, "skipped", note="scenario not found")
         result.scenarios.append(missing)
         on_event("finished", missing)
-    if show_list:
-        _summary(result, out)
-    if junit_path is not None:
-        _write(junit_path, junit_xml(result, started))
-    if json_path is not None:
-        _write(json_path, json.dumps(json_report(result), ensure_ascii=False, indent=2) + "\n")
-    return exit_code_for_run(result.outcome, result.signal)
+    return result
 
 
 def _write(path: Path, text: str) -> None:
@@ -207,8 +242,9 @@ def _summary(result: CollectionResult, out: Any) -> None:
     failing = [s for s in result.scenarios if s.outcome in ("failed", "interrupted")]
     for scenario in failing:
         error = scenario.error or {}
-        where = f"{error['file']}:{error['line']}:{error['col']}: " if "file" in error else ""
-        message = error.get("error") or scenario.note or scenario.outcome
+        location = _location(error)
+        where = f"{location}: " if location else ""
+        message = _message(scenario)
         name = f"{error['errorName']}: " if error.get("errorName") else ""
         print(f"  ✗ {scenario.scenario}: {where}{name}{message}", file=out)
         if error.get("step"):
@@ -222,78 +258,68 @@ def _summary(result: CollectionResult, out: Any) -> None:
 
 def junit_xml(result: CollectionResult, started: float) -> str:
     """JUnit XML as CI systems read it: one testcase per scenario."""
-    failures = sum(1 for s in result.scenarios if s.outcome in ("failed", "interrupted"))
-    errors = sum(1 for s in result.scenarios if s.outcome == "aborted")
-    skipped = sum(1 for s in result.scenarios if s.outcome == "skipped")
-    suites = ET.Element(
-        "testsuites",
-        name="unotest",
-        tests=str(len(result.scenarios)),
-        failures=str(failures),
-        errors=str(errors),
-        skipped=str(skipped),
-        time=f"{result.duration_ms / 1000:.3f}",
-    )
+    outcomes = [s.outcome for s in result.scenarios]
+    # The same totals on <testsuites> and on its one <testsuite>, as CI systems read either.
+    totals = {
+        "tests": str(len(outcomes)),
+        "failures": str(sum(1 for o in outcomes if o in ("failed", "interrupted"))),
+        "errors": str(outcomes.count("aborted")),
+        "skipped": str(outcomes.count("skipped")),
+        "time": f"{result.duration_ms / 1000:.3f}",
+    }
+    suites = ET.Element("testsuites", {"name": "unotest", **totals})
     suite = ET.SubElement(
         suites,
         "testsuite",
-        name=result.collection,
-        tests=str(len(result.scenarios)),
-        failures=str(failures),
-        errors=str(errors),
-        skipped=str(skipped),
-        time=f"{result.duration_ms / 1000:.3f}",
-        timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
+        {
+            "name": result.collection,
+            **totals,
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
+        },
     )
     for scenario in result.scenarios:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=result.collection,
-            name=scenario.scenario,
-            time=f"{scenario.duration_ms / 1000:.3f}",
-        )
-        error = scenario.error or {}
-        message = error.get("error") or scenario.note or scenario.outcome
-        if scenario.outcome in ("failed", "interrupted"):
-            node = ET.SubElement(
-                case, "failure", message=message, type=error.get("errorName", scenario.outcome)
-            )
-            details = [message]
-            if "file" in error:
-                details.append(f"at {error['file']}:{error['line']}:{error['col']}")
-            if error.get("step"):
-                details.append(f"step: {error['step']}")
-            if scenario.bundle_path:
-                details.append(f"bundle: {scenario.bundle_path}")
-            node.text = "\n".join(details)
-        elif scenario.outcome == "aborted":
-            ET.SubElement(case, "error", message="aborted", type="aborted")
-        elif scenario.outcome == "skipped":
-            ET.SubElement(case, "skipped", message=scenario.note or "skipped")
-        if scenario.run_dir:
-            ET.SubElement(case, "system-out").text = f"run directory: {scenario.run_dir}"
+        _junit_case(suite, result.collection, scenario)
     ET.indent(suites)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
     )
 
 
+def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=collection,
+        name=scenario.scenario,
+        time=f"{scenario.duration_ms / 1000:.3f}",
+    )
+    error = scenario.error or {}
+    if scenario.outcome in ("failed", "interrupted"):
+        message = _message(scenario)
+        node = ET.SubElement(
+            case, "failure", message=message, type=error.get("errorName", scenario.outcome)
+        )
+        details = [message]
+        location = _location(error)
+        if location:
+            details.append(f"at {location}")
+        if error.get("step"):
+            details.append(f"step: {error['step']}")
+        if scenario.bundle_path:
+            details.append(f"bundle: {scenario.bundle_path}")
+        node.text = "\n".join(details)
+    elif scenario.outcome == "aborted":
+        ET.SubElement(case, "error", message="aborted", type="aborted")
+    elif scenario.outcome == "skipped":
+        ET.SubElement(case, "skipped", message=scenario.note or "skipped")
+    if scenario.run_dir:
+        ET.SubElement(case, "system-out").text = f"run directory: {scenario.run_dir}"
+
+
 def json_report(result: CollectionResult) -> list[dict[str, Any]]:
     """Ordered event envelopes: run_start, test_start/test_end per scenario, run_end."""
-    status = {
-        "completed": "passed",
-        "failed": "failed",
-        "interrupted": "failed",
-        "aborted": "failed",
-        "skipped": "skipped",
-    }
-
-    def envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        return {"protocol_version": REPORT_PROTOCOL_VERSION, "type": kind, "data": data}
-
     events = [
-        envelope(
+        _envelope(
             "run_start",
             {
                 "total": len(result.scenarios),
@@ -304,36 +330,15 @@ def json_report(result: CollectionResult) -> list[dict[str, Any]]:
     ]
     for scenario in result.scenarios:
         events.append(
-            envelope("test_start", {"name": scenario.scenario, "suite": result.collection})
+            _envelope("test_start", {"name": scenario.scenario, "suite": result.collection})
         )
-        error = scenario.error or {}
-        events.append(
-            envelope(
-                "test_end",
-                {
-                    "name": scenario.scenario,
-                    "suite": result.collection,
-                    "status": status[scenario.outcome],
-                    "outcome": scenario.outcome,
-                    "duration_ns": scenario.duration_ms * 1_000_000,
-                    "error_message": error.get("error")
-                    or (scenario.note if scenario.outcome != "completed" else None),
-                    "error_name": error.get("errorName"),
-                    "location": f"{error['file']}:{error['line']}:{error['col']}"
-                    if "file" in error
-                    else None,
-                    "bundle_path": scenario.bundle_path,
-                    "run_id": scenario.run_id,
-                    "worker": scenario.worker,
-                },
-            )
-        )
+        events.append(_envelope("test_end", _test_end(scenario, result.collection)))
     counts = {
-        k: sum(1 for s in result.scenarios if status[s.outcome] == k)
+        k: sum(1 for s in result.scenarios if _STATUS[s.outcome] == k)
         for k in ("passed", "failed", "skipped")
     }
     events.append(
-        envelope(
+        _envelope(
             "run_end",
             {
                 "total": len(result.scenarios),
@@ -345,3 +350,46 @@ def json_report(result: CollectionResult) -> list[dict[str, Any]]:
         )
     )
     return events
+
+
+_STATUS = {
+    "completed": "passed",
+    "failed": "failed",
+    "interrupted": "failed",
+    "aborted": "failed",
+    "skipped": "skipped",
+}
+
+
+def _envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"protocol_version": REPORT_PROTOCOL_VERSION, "type": kind, "data": data}
+
+
+def _test_end(scenario: ScenarioOutcome, collection: str) -> dict[str, Any]:
+    error = scenario.error or {}
+    return {
+        "name": scenario.scenario,
+        "suite": collection,
+        "status": _STATUS[scenario.outcome],
+        "outcome": scenario.outcome,
+        "duration_ns": scenario.duration_ms * 1_000_000,
+        "error_message": error.get("error")
+        or (scenario.note if scenario.outcome != "completed" else None),
+        "error_name": error.get("errorName"),
+        "location": _location(error),
+        "bundle_path": scenario.bundle_path,
+        "run_id": scenario.run_id,
+        "worker": scenario.worker,
+    }
+
+
+def _location(error: dict[str, Any]) -> str | None:
+    """``file:line:col`` of a scenario's error, as every report writes it."""
+    if "file" not in error:
+        return None
+    return f"{error['file']}:{error['line']}:{error['col']}"
+
+
+def _message(scenario: ScenarioOutcome) -> str:
+    error = scenario.error or {}
+    return str(error.get("error") or scenario.note or scenario.outcome)
