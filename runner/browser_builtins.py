@@ -14,7 +14,7 @@ import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError
@@ -27,12 +27,12 @@ from dsl.values import RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
 from runner.locators import (
     LocatorValue,
-    Matcher,
     SmartTarget,
+    TextMatcher,
     describe_candidates,
     matcher_arg,
     role_locator,
-    show_pattern,
+    show_matcher,
     to_pattern,
 )
 from runner.signatures import BROWSER_SIGNATURES
@@ -110,50 +110,17 @@ class BrowserBuiltins:
     def builtins(self) -> dict[str, Builtin]:
         impls: dict[str, Callable[..., Value]] = {
             "role": role_locator,
-            "text": lambda m: self._simple_locator("text", m),
-            "label": lambda m: self._simple_locator("label", m),
-            "placeholder": lambda m: self._simple_locator("placeholder", m),
-            "alt": lambda m: self._simple_locator("alt", m),
             "title": self.title,
             "testid": lambda v: LocatorValue((("testid", (_string("testid", v),)),)),
             "css": lambda v: LocatorValue((("css", (_string("css", v, "a CSS selector"),)),)),
             "xpath": lambda v: LocatorValue((("xpath", (_string("xpath", v, "an XPath"),)),)),
             "goto": self.goto,
-            "reload": lambda: self._navigate(
-                "reload", lambda page: page.reload(timeout=self.timeouts.navigation)
-            ),
-            "back": lambda: self._navigate(
-                "back", lambda page: page.go_back(timeout=self.timeouts.navigation)
-            ),
-            "forward": lambda: self._navigate(
-                "forward", lambda page: page.go_forward(timeout=self.timeouts.navigation)
-            ),
             "click": self.click,
-            "dblclick": lambda t: self._act(
-                "dblclick", t, lambda loc: loc.dblclick(timeout=self.timeouts.action)
-            ),
             "fill": self.fill,
             "type_text": self.type_text,
             "press": self.press,
-            "check": lambda t: self._act(
-                "check", t, lambda loc: loc.check(timeout=self.timeouts.action)
-            ),
-            "uncheck": lambda t: self._act(
-                "uncheck", t, lambda loc: loc.uncheck(timeout=self.timeouts.action)
-            ),
             "select": self.select,
-            "hover": lambda t: self._act(
-                "hover", t, lambda loc: loc.hover(timeout=self.timeouts.action)
-            ),
-            "focus": lambda t: self._act(
-                "focus", t, lambda loc: loc.focus(timeout=self.timeouts.action)
-            ),
             "upload": self.upload,
-            "scroll_to": lambda t: self._act(
-                "scroll_to",
-                t,
-                lambda loc: loc.scroll_into_view_if_needed(timeout=self.timeouts.action),
-            ),
             "drag": self.drag,
             "wait": self.wait,
             "wait_for": self.wait_for,
@@ -162,47 +129,54 @@ class BrowserBuiltins:
                 "wait_for_load",
                 self.page.wait_for_load_state("load", timeout=self.timeouts.navigation),
             ),
-            "text_of": lambda t: self._query(
-                "text_of", t, lambda loc: loc.inner_text(timeout=self.timeouts.action)
-            ),
-            "value_of": lambda t: self._query(
-                "value_of",
-                t,
-                lambda loc: loc.input_value(timeout=self.timeouts.action),
-                for_input=True,
-            ),
             "attr_of": self.attr_of,
             "count": self.count,
             "is_visible": self.is_visible,
-            "is_checked": lambda t: self._query(
-                "is_checked", t, lambda loc: loc.is_checked(timeout=self.timeouts.action)
-            ),
-            "is_enabled": lambda t: self._query(
-                "is_enabled", t, lambda loc: loc.is_enabled(timeout=self.timeouts.action)
-            ),
             "url": lambda: self.page.url,
-            "expect_visible": lambda t: self._expect(
-                "expect_visible",
-                t,
-                "to be visible",
-                lambda e: e.to_be_visible(timeout=self.timeouts.expect),
-            ),
             "expect_hidden": self.expect_hidden,
-            "expect_text": self.expect_text,
-            "expect_contains": self.expect_contains,
-            "expect_value": self.expect_value,
             "expect_count": self.expect_count,
             "expect_attr": self.expect_attr,
             "expect_url": self.expect_url,
             "expect_title": self.expect_title,
             "screenshot": self.screenshot,
         }
+        for kind in _MATCHER_LOCATORS:
+            impls[kind] = self._matcher_locator(kind)
+        for name, method in _HISTORY_MOVES.items():
+            impls[name] = self._history_move(name, method)
+        for name, (method, for_input, is_query) in _LOCATOR_CALLS.items():
+            impls[name] = self._locator_call(name, method, for_input, is_query)
         for name, (wanted, method, received) in _STATE_EXPECTATIONS.items():
             impls[name] = self._state_expectation(name, wanted, method, received)
+        for name, (wanted, method, parse, received, for_input) in _MATCHER_EXPECTATIONS.items():
+            impls[name] = self._matcher_expectation(
+                name, wanted, method, parse, received, for_input
+            )
         return {
             name: Builtin(name, impls[name], low, high)
             for name, (low, high) in BROWSER_SIGNATURES.items()
         }
+
+    def _matcher_locator(self, kind: str) -> Callable[[Value], Value]:
+        return lambda matcher: self._simple_locator(kind, matcher)
+
+    def _history_move(self, fn: str, method: str) -> Callable[[], Value]:
+        """``reload``, ``back``, ``forward``: one Page method with the navigation timeout."""
+        return lambda: self._navigate(
+            fn, lambda page: getattr(page, method)(timeout=self.timeouts.navigation)
+        )
+
+    def _locator_call(
+        self, fn: str, method: str, for_input: bool, is_query: bool
+    ) -> Callable[[Value], Value]:
+        """A built-in that is one Locator method with the action timeout."""
+
+        def call(locator: Locator) -> Awaitable[Any]:
+            return cast(Awaitable[Any], getattr(locator, method)(timeout=self.timeouts.action))
+
+        if is_query:
+            return lambda value: self._query(fn, value, call, for_input=for_input)
+        return lambda value: self._act(fn, value, call, for_input=for_input)
 
     # --- plumbing ------------------------------------------------------------------
 
@@ -230,6 +204,13 @@ class BrowserBuiltins:
 
     def _describe(self, target: Target) -> str:
         return target.render()
+
+    def _counted(self, target: Target) -> Locator:
+        """What a count looks at: a Locator as written; for a string, the visible elements
+        any strategy finds (a hidden field and its label would otherwise count twice)."""
+        if isinstance(target, LocatorValue):
+            return target.build(self.page)
+        return target.any_match(self.page).filter(visible=True)
 
     async def _translate_action_error(
         self, fn: str, target: Target, locator: Locator, err: Exception
@@ -277,17 +258,8 @@ class BrowserBuiltins:
         action: Callable[[Locator], Awaitable[Any]],
         for_input: bool = False,
     ) -> Value:
-        target = _target(fn, value, for_input)
-        self.touched_page = True
-
-        async def run() -> None:
-            locator = await self._locate(fn, target)
-            try:
-                await action(locator)
-            except (PlaywrightTimeoutError, PlaywrightError) as err:
-                raise await self._translate_action_error(fn, target, locator, err) from None
-
-        self.bridge.call(run())
+        """An action is a query whose answer the scenario does not get."""
+        self._query(fn, value, action, for_input)
         return None
 
     def _query(
@@ -297,6 +269,7 @@ class BrowserBuiltins:
         query: Callable[[Locator], Awaitable[Any]],
         for_input: bool = False,
     ) -> Value:
+        """One call on the element a target names, waiting for it; errors in its words."""
         target = _target(fn, value, for_input)
         self.touched_page = True
 
@@ -466,20 +439,13 @@ class BrowserBuiltins:
         return None
 
     def wait_for(self, value: Value) -> Value:
-        target = _target("wait_for", value)
+        return self._act(
+            "wait_for",
+            value,
+            lambda loc: loc.wait_for(state="visible", timeout=self.timeouts.action),
+        )
 
-        async def run() -> None:
-            locator = await self._locate("wait_for", target)
-            try:
-                await locator.wait_for(state="visible", timeout=self.timeouts.action)
-            except (PlaywrightTimeoutError, PlaywrightError) as err:
-                raise await self._translate_action_error("wait_for", target, locator, err) from None
-
-        self.touched_page = True
-        self.bridge.call(run())
-        return None
-
-    def _url_matcher(self, fn: str, value: Value, in_browser: bool = False) -> Matcher:
+    def _url_matcher(self, fn: str, value: Value, in_browser: bool = False) -> TextMatcher:
         """A URL string joined to ``baseURL``, or a regex.
 
         ``wait_for_url`` matches in Python (the translated pattern), but
@@ -495,7 +461,7 @@ class BrowserBuiltins:
         # A string matcher is exact, as for expect_url (language.md §6); Playwright
         # would read it as a glob, where "*" and "{a,b}" are patterns.
         wanted = (lambda url: url == matcher) if isinstance(matcher, str) else matcher
-        shown = render(value) if isinstance(value, RegexValue) else _show_matcher(matcher)
+        shown = render(value) if isinstance(value, RegexValue) else show_matcher(matcher)
         waited = int(self.timeouts.navigation)
 
         async def run() -> None:
@@ -505,7 +471,7 @@ class BrowserBuiltins:
                 raise BuiltinError(
                     "TimeoutError",
                     f"wait_for_url: the URL did not match {shown} within {waited} ms "
-                    f"(it is {_show_matcher(self.page.url)})",
+                    f"(it is {show_matcher(self.page.url)})",
                 ) from None
 
         return self._run("wait_for_url", run())
@@ -527,10 +493,7 @@ class BrowserBuiltins:
         target = _target("count", value)
 
         async def run() -> Value:
-            locator = await self._locate("count", target, wait=False)
-            if isinstance(target, SmartTarget):
-                locator = locator.filter(visible=True)
-            return float(await locator.count())
+            return float(await self._counted(target).count())
 
         return self._run("count", run())
 
@@ -607,7 +570,7 @@ class BrowserBuiltins:
             )
 
         async def run() -> None:
-            visible = target.any_match(self.page).filter(visible=True)
+            visible = self._counted(target)
             try:
                 await expect(visible).to_have_count(0, timeout=self.timeouts.expect)
             except AssertionError:
@@ -625,7 +588,7 @@ class BrowserBuiltins:
         fn: str,
         wanted: str,
         method: str,
-        received: Callable[[Locator], Awaitable[str]],
+        received: Callable[[Locator], Awaitable[str]] | None,
     ) -> Callable[[Value], Value]:
         """``expect_checked`` and its kind: one Playwright state assertion each."""
 
@@ -640,37 +603,29 @@ class BrowserBuiltins:
 
         return check
 
-    def expect_text(self, value: Value, matcher: Value) -> Value:
-        m = matcher_arg("expect_text", matcher)
-        wanted = f"to have text {_show_matcher(m)}"
-        return self._expect(
-            "expect_text",
-            value,
-            wanted,
-            lambda e: e.to_have_text(m, timeout=self.timeouts.expect),
-            received=lambda loc: _text(loc),
-        )
+    def _matcher_expectation(
+        self,
+        fn: str,
+        wanted: str,
+        method: str,
+        parse: Callable[[str, Value], TextMatcher],
+        received: Callable[[Locator], Awaitable[str]],
+        for_input: bool,
+    ) -> Callable[[Value, Value], Value]:
+        """``expect_text`` and its kind: one Playwright assertion with a matcher each."""
 
-    def expect_contains(self, value: Value, text: Value) -> Value:
-        needle = _string("expect_contains", text)
-        return self._expect(
-            "expect_contains",
-            value,
-            f"to contain text {_show_matcher(needle)}",
-            lambda e: e.to_contain_text(needle, timeout=self.timeouts.expect),
-            received=lambda loc: _text(loc),
-        )
+        def check(value: Value, expected: Value) -> Value:
+            m = parse(fn, expected)
+            return self._expect(
+                fn,
+                value,
+                f"{wanted} {show_matcher(m)}",
+                lambda e: getattr(e, method)(m, timeout=self.timeouts.expect),
+                received=received,
+                for_input=for_input,
+            )
 
-    def expect_value(self, value: Value, matcher: Value) -> Value:
-        m = matcher_arg("expect_value", matcher)
-        return self._expect(
-            "expect_value",
-            value,
-            f"to have value {_show_matcher(m)}",
-            lambda e: e.to_have_value(m, timeout=self.timeouts.expect),
-            received=lambda loc: _value(loc),
-            for_input=True,
-        )
+        return check
 
     def expect_count(self, value: Value, n: Value) -> Value:
         if not isinstance(n, float | int) or isinstance(n, bool) or not float(n).is_integer():
@@ -680,9 +635,7 @@ class BrowserBuiltins:
         self.touched_page = True
 
         async def run() -> None:
-            locator = await self._locate("expect_count", target, wait=False)
-            if isinstance(target, SmartTarget):
-                locator = locator.filter(visible=True)
+            locator = self._counted(target)
             try:
                 await expect(locator).to_have_count(wanted, timeout=self.timeouts.expect)
             except AssertionError:
@@ -702,44 +655,53 @@ class BrowserBuiltins:
 
         async def got(loc: Locator) -> str:
             result = await loc.get_attribute(attribute, timeout=500)
-            return "no such attribute" if result is None else _show_matcher(result)
+            return "no such attribute" if result is None else show_matcher(result)
 
         return self._expect(
             "expect_attr",
             value,
-            f"to have {attribute}={_show_matcher(m)}",
+            f"to have {attribute}={show_matcher(m)}",
             lambda e: e.to_have_attribute(attribute, m, timeout=self.timeouts.expect),
             received=got,
         )
 
     def expect_url(self, matcher: Value) -> Value:
         m = self._url_matcher("expect_url", matcher, in_browser=True)
-        self.touched_page = True
 
-        async def run() -> None:
-            try:
-                await expect(self.page).to_have_url(m, timeout=self.timeouts.expect)
-            except AssertionError:
-                raise BuiltinError(
-                    "AssertionError",
-                    f"expected URL {_show_matcher(m)}, received {_show_matcher(self.page.url)}",
-                ) from None
+        async def url() -> str:
+            return self.page.url
 
-        self.bridge.call(run())
-        return None
+        return self._expect_page(
+            "URL", m, lambda e: e.to_have_url(m, timeout=self.timeouts.expect), url
+        )
 
     def expect_title(self, matcher: Value) -> Value:
         m = matcher_arg("expect_title", matcher)
+        return self._expect_page(
+            "title",
+            m,
+            lambda e: e.to_have_title(m, timeout=self.timeouts.expect),
+            lambda: self.page.title(),
+        )
+
+    def _expect_page(
+        self,
+        what: str,
+        matcher: TextMatcher,
+        check: Callable[[Any], Awaitable[None]],
+        current: Callable[[], Awaitable[str]],
+    ) -> Value:
+        """A retrying assertion on the page itself, not on an element."""
         self.touched_page = True
 
         async def run() -> None:
             try:
-                await expect(self.page).to_have_title(m, timeout=self.timeouts.expect)
+                await check(expect(self.page))
             except AssertionError:
-                title = await self.page.title()
+                got = await current()
                 raise BuiltinError(
                     "AssertionError",
-                    f"expected title {_show_matcher(m)}, received {_show_matcher(title)}",
+                    f"expected {what} {show_matcher(matcher)}, received {show_matcher(got)}",
                 ) from None
 
         self.bridge.call(run())
@@ -753,35 +715,32 @@ class BrowserBuiltins:
         return None
 
 
-def _show_matcher(m: object) -> str:
-    if isinstance(m, re.Pattern):
-        return show_pattern(m)
-    return render(str(m))
+_NOTHING = "nothing (no element matched)"
 
 
 async def _safe(awaitable: Awaitable[str]) -> str:
     try:
         return await awaitable
     except Exception:
-        return "nothing (no element matched)"
+        return _NOTHING
 
 
 async def _text(locator: Locator) -> str:
     count = await locator.count()
     if count == 0:
-        return "nothing (no element matched)"
+        return _NOTHING
     return render(" ".join((await locator.first.inner_text(timeout=500)).split()))
 
 
 async def _value(locator: Locator) -> str:
     if await locator.count() == 0:
-        return "nothing (no element matched)"
+        return _NOTHING
     return render(await locator.first.input_value(timeout=500))
 
 
 async def _checked_state(locator: Locator) -> str:
     if await locator.count() == 0:
-        return "nothing (no element matched)"
+        return _NOTHING
     try:
         return "checked" if await locator.first.is_checked(timeout=500) else "unchecked"
     except PlaywrightError as err:
@@ -790,7 +749,7 @@ async def _checked_state(locator: Locator) -> str:
 
 async def _enabled_state(locator: Locator) -> str:
     if await locator.count() == 0:
-        return "nothing (no element matched)"
+        return _NOTHING
     return "enabled" if await locator.first.is_enabled(timeout=500) else "disabled"
 
 
@@ -805,9 +764,37 @@ async def _state(locator: Locator) -> str:
     return f"{count} element(s), the first {'visible' if visible else 'hidden'}"
 
 
-_STATE_EXPECTATIONS: dict[str, tuple[str, str, Callable[[Locator], Awaitable[str]]]] = {
+_MATCHER_LOCATORS = ("text", "label", "placeholder", "alt")
+_HISTORY_MOVES = {"reload": "reload", "back": "go_back", "forward": "go_forward"}
+_LOCATOR_CALLS: dict[str, tuple[str, bool, bool]] = {
+    # built-in: (Locator method, the target is an input, the scenario gets the answer)
+    "dblclick": ("dblclick", False, False),
+    "check": ("check", False, False),
+    "uncheck": ("uncheck", False, False),
+    "hover": ("hover", False, False),
+    "focus": ("focus", False, False),
+    "scroll_to": ("scroll_into_view_if_needed", False, False),
+    "text_of": ("inner_text", False, True),
+    "value_of": ("input_value", True, True),
+    "is_checked": ("is_checked", False, True),
+    "is_enabled": ("is_enabled", False, True),
+}
+# built-in: (the wanted state in words, the Playwright assertion, what was received
+# instead; None says how many elements matched and whether the first is visible)
+_STATE_EXPECTATIONS: dict[str, tuple[str, str, Callable[[Locator], Awaitable[str]] | None]] = {
+    "expect_visible": ("to be visible", "to_be_visible", None),
     "expect_checked": ("to be checked", "to_be_checked", _checked_state),
     "expect_unchecked": ("to be unchecked", "not_to_be_checked", _checked_state),
     "expect_enabled": ("to be enabled", "to_be_enabled", _enabled_state),
     "expect_disabled": ("to be disabled", "to_be_disabled", _enabled_state),
+}
+# built-in: (the wanted text in words, the Playwright assertion, how the argument is
+# read, what was received instead, the target is an input)
+_MATCHER_EXPECTATIONS: dict[
+    str,
+    tuple[str, str, Callable[[str, Value], TextMatcher], Callable[[Locator], Awaitable[str]], bool],
+] = {
+    "expect_text": ("to have text", "to_have_text", matcher_arg, _text, False),
+    "expect_contains": ("to contain text", "to_contain_text", _string, _text, False),
+    "expect_value": ("to have value", "to_have_value", matcher_arg, _value, True),
 }

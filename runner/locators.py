@@ -25,9 +25,19 @@ from playwright.async_api import Locator, Page
 from dsl.errors import BuiltinError
 from dsl.values import HostValue, RegexValue, Value, render, type_name
 
-__all__ = ["LocatorValue", "Matcher", "SmartTarget", "show_pattern", "to_pattern"]
+__all__ = [
+    "LocatorValue",
+    "SmartTarget",
+    "TextMatcher",
+    "matcher_arg",
+    "show_matcher",
+    "show_pattern",
+    "to_pattern",
+]
 
-Matcher = str | re.Pattern[str]
+TextMatcher = str | re.Pattern[str]
+"""What Playwright matches text with. ``runner.protocol.Matcher`` is the same idea on
+the wire, where a regex travels as a ``RegexLiteral``; nothing converts between them."""
 ACTION_ROLES = ("button", "link", "menuitem", "tab", "checkbox", "radio", "option")
 ROLE_OPTIONS = (
     "exact",
@@ -58,7 +68,7 @@ def to_pattern(value: RegexValue) -> re.Pattern[str]:
         return value.pattern
 
 
-def matcher_arg(fn: str, value: Value) -> Matcher:
+def matcher_arg(fn: str, value: Value) -> TextMatcher:
     if isinstance(value, str):
         return value
     if isinstance(value, RegexValue):
@@ -74,11 +84,16 @@ def show_pattern(pattern: re.Pattern[str]) -> str:
     return f"/{pattern.pattern}/{flags}"
 
 
+def show_matcher(matcher: TextMatcher) -> str:
+    """A string quoted, a regex as the scenario wrote it."""
+    if isinstance(matcher, re.Pattern):
+        return show_pattern(matcher)
+    return json.dumps(matcher, ensure_ascii=False)
+
+
 def _show(value: object) -> str:
-    if isinstance(value, re.Pattern):
-        return show_pattern(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str | re.Pattern):
+        return show_matcher(value)
     if isinstance(value, LocatorValue):
         return value.render()
     return render(value)  # type: ignore[arg-type]
@@ -186,6 +201,15 @@ def _arity(name: str, args: list[Value], count: int) -> None:
         )
 
 
+_GET_BY = {
+    "text": "get_by_text",
+    "label": "get_by_label",
+    "placeholder": "get_by_placeholder",
+    "alt": "get_by_alt_text",
+    "title": "get_by_title",
+}
+
+
 def _apply(current: Page | Locator, page: Page, kind: str, args: tuple[Any, ...]) -> Page | Locator:
     if kind == "role":
         role, name, options = args
@@ -197,16 +221,10 @@ def _apply(current: Page | Locator, page: Page, kind: str, args: tuple[Any, ...]
             if isinstance(name, str):
                 kwargs.setdefault("exact", True)
         return current.get_by_role(role, **kwargs)
-    if kind == "text":
-        return current.get_by_text(args[0], exact=isinstance(args[0], str))
-    if kind == "label":
-        return current.get_by_label(args[0], exact=isinstance(args[0], str))
-    if kind == "placeholder":
-        return current.get_by_placeholder(args[0], exact=isinstance(args[0], str))
-    if kind == "alt":
-        return current.get_by_alt_text(args[0], exact=isinstance(args[0], str))
-    if kind == "title":
-        return current.get_by_title(args[0], exact=isinstance(args[0], str))
+    if kind in _GET_BY:
+        # A string matcher is exact (language.md §6), as for role names.
+        found: Locator = getattr(current, _GET_BY[kind])(args[0], exact=isinstance(args[0], str))
+        return found
     if kind == "testid":
         return current.get_by_test_id(args[0])
     if kind == "css":
