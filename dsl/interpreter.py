@@ -30,6 +30,7 @@ from dsl.values import (
     HostValue,
     RegexValue,
     Value,
+    format_number,
     render,
     strict_equal,
     to_display,
@@ -154,7 +155,7 @@ class Step:
 
     def frames(self) -> tuple[CallFrame, ...]:
         """Every active function, outermost first, with the line each is executing."""
-        return tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._interp._frames)
+        return self._interp._call_chain()
 
     def variables(self) -> dict[str, Value]:
         """Every variable visible here; inner declarations shadow outer ones."""
@@ -640,17 +641,17 @@ class Interpreter:
         key = self._value(node.index, scope)
         return self._read_slot(obj, key, node.span)
 
+    def _object_key(self, key: Value, span: ast.Span) -> str:
+        """``obj[1]`` is ``obj["1"]``, as in JavaScript; other non-strings are refused."""
+        if isinstance(key, float | int) and not isinstance(key, bool):
+            key = format_number(float(key))
+        if not isinstance(key, str):
+            raise self._error("TypeError", f"object keys are strings, not {type_name(key)}", span)
+        return key
+
     def _read_slot(self, obj: Value, key: Value, span: ast.Span, member: bool = False) -> Value:
         if isinstance(obj, dict):
-            if isinstance(key, float | int) and not isinstance(key, bool):
-                from dsl.values import format_number
-
-                key = format_number(float(key))
-            if not isinstance(key, str):
-                raise self._error(
-                    "TypeError", f"object keys are strings, not {type_name(key)}", span
-                )
-            return obj.get(key)
+            return obj.get(self._object_key(key, span))
         if isinstance(obj, list | str) and not member:
             if not isinstance(key, float | int) or isinstance(key, bool):
                 raise self._error(
@@ -672,15 +673,7 @@ class Interpreter:
 
     def _write_slot(self, obj: Value, key: Value, value: Value, span: ast.Span) -> None:
         if isinstance(obj, dict):
-            if isinstance(key, float | int) and not isinstance(key, bool):
-                from dsl.values import format_number
-
-                key = format_number(float(key))
-            if not isinstance(key, str):
-                raise self._error(
-                    "TypeError", f"object keys are strings, not {type_name(key)}", span
-                )
-            obj[key] = value
+            obj[self._object_key(key, span)] = value
             return
         if isinstance(obj, list) and isinstance(key, float | int) and not isinstance(key, bool):
             if not float(key).is_integer() or not 0 <= key <= len(obj):
@@ -819,8 +812,10 @@ class Interpreter:
         program: ast.Program | None = None,
     ) -> ScriptError:
         file = (program or self._frames[-1].program).file if (program or self._frames) else "?"
-        chain = tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._frames)
-        return ScriptError(name, message, file, span.line, span.col, chain, thrown)
+        return ScriptError(name, message, file, span.line, span.col, self._call_chain(), thrown)
+
+    def _call_chain(self) -> tuple[CallFrame, ...]:
+        return tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._frames)
 
     def _reference_error(
         self,
