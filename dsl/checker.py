@@ -50,6 +50,11 @@ class _Scope:
         self.consts: set[str] = set()
         self.parent = parent
 
+    def declare(self, name: str, kind: str) -> None:
+        self.names.add(name)
+        if kind == "const":
+            self.consts.add(name)
+
     def lookup(self, name: str) -> _Scope | None:
         scope: _Scope | None = self
         while scope is not None:
@@ -107,27 +112,9 @@ class _Checker:
         if isinstance(stmt, ast.VarDecl):
             if stmt.init is not None:
                 self.expr(stmt.init, scope)
-            scope.names.add(stmt.name)
-            if stmt.kind == "const":
-                scope.consts.add(stmt.name)
+            scope.declare(stmt.name, stmt.kind)
         elif isinstance(stmt, ast.Assign):
-            self.expr(stmt.value, scope)
-            target = stmt.target
-            if isinstance(target, ast.Identifier):
-                owner = scope.lookup(target.name)
-                if owner is None:
-                    self.report(
-                        target.span,
-                        f"ReferenceError: '{target.name}' is not declared: declare it with let"
-                        + self.suggest(target.name, scope.all_names()),
-                    )
-                elif target.name in owner.consts:
-                    self.report(
-                        target.span,
-                        f"TypeError: '{target.name}' is a const and cannot be reassigned",
-                    )
-            else:
-                self.expr(target, scope)
+            self.assign(stmt, scope)
         elif isinstance(stmt, ast.ExprStmt):
             self.expr(stmt.expr, scope)
         elif isinstance(stmt, ast.If):
@@ -141,18 +128,7 @@ class _Checker:
             if branch is not None:
                 self.block(branch, scope)
         elif isinstance(stmt, ast.ForOf | ast.While):
-            if isinstance(stmt, ast.ForOf):
-                self.expr(stmt.iterable, scope)
-                inner = _Scope(scope)
-                inner.names.add(stmt.name)
-                if stmt.kind == "const":
-                    inner.consts.add(stmt.name)
-            else:
-                self.expr(stmt.test, scope)
-                inner = scope
-            self.loop_depth += 1
-            self.block(stmt.body, inner)
-            self.loop_depth -= 1
+            self.loop(stmt, scope)
         elif isinstance(stmt, ast.Break | ast.Continue):
             if self.loop_depth == 0:
                 word = "break" if isinstance(stmt, ast.Break) else "continue"
@@ -163,14 +139,48 @@ class _Checker:
         elif isinstance(stmt, ast.Throw):
             self.expr(stmt.value, scope)
         elif isinstance(stmt, ast.Try):
-            self.block(stmt.block, scope)
-            if stmt.handler is not None:
-                handler_scope = _Scope(scope)
-                if stmt.param is not None:
-                    handler_scope.names.add(stmt.param)
-                self.block(stmt.handler, handler_scope)
-            if stmt.finalizer is not None:
-                self.block(stmt.finalizer, scope)
+            self.try_statement(stmt, scope)
+
+    def assign(self, stmt: ast.Assign, scope: _Scope) -> None:
+        self.expr(stmt.value, scope)
+        target = stmt.target
+        if not isinstance(target, ast.Identifier):
+            self.expr(target, scope)
+            return
+        owner = scope.lookup(target.name)
+        if owner is None:
+            self.report(
+                target.span,
+                f"ReferenceError: '{target.name}' is not declared: declare it with let"
+                + self.suggest(target.name, scope.all_names()),
+            )
+        elif target.name in owner.consts:
+            self.report(
+                target.span,
+                f"TypeError: '{target.name}' is a const and cannot be reassigned",
+            )
+
+    def loop(self, stmt: ast.ForOf | ast.While, scope: _Scope) -> None:
+        if isinstance(stmt, ast.ForOf):
+            self.expr(stmt.iterable, scope)
+            inner = _Scope(scope)
+            inner.declare(stmt.name, stmt.kind)
+        else:
+            self.expr(stmt.test, scope)
+            inner = scope
+        self.loop_depth += 1
+        self.block(stmt.body, inner)
+        self.loop_depth -= 1
+
+    def try_statement(self, stmt: ast.Try, scope: _Scope) -> None:
+        self.block(stmt.block, scope)
+        if stmt.handler is not None:
+            handler_scope = _Scope(scope)
+            if stmt.param is not None:
+                handler_scope.names.add(stmt.param)
+            self.block(stmt.handler, handler_scope)
+        if stmt.finalizer is not None:
+            self.block(stmt.finalizer, scope)
 
     def expr(self, node: ast.Expr, scope: _Scope) -> None:
         # An explicit stack, because an operator chain can be thousands of nodes deep.

@@ -12,7 +12,7 @@ import itertools
 import re
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -684,7 +684,6 @@ def _explain(
     err: UnexpectedInput, source: str, offset: int, token: Token | None, at_end: bool
 ) -> tuple[str, int]:
     """Plain words for a Lark error, and the offset the caret should point at."""
-    rest = source[offset : offset + 3]
     expected: set[str] = set(getattr(err, "expected", None) or getattr(err, "allowed", None) or ())
     if isinstance(err, UnexpectedCharacters):
         return _explain_character(source, offset, expected), offset
@@ -694,82 +693,121 @@ def _explain(
             return _never_closed(source, opener), offset
         return "unexpected end of file: expected " + _describe_expected(expected), offset
     assert token is not None
-    text = str(token)
+    stop = _Stop(source, offset, token, expected)
+    # The first rule that recognises the mistake names it; the order matters.
+    for rule in (_known_mistake, _bracket_mismatch):
+        message = rule(stop)
+        if message is not None:
+            return message, offset
+    missing = _missing_operand(stop)
+    if missing is not None:
+        return missing
+    return _misplaced_token(stop), offset
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """Where the parser gave up: the token it could not take and what it expected."""
+
+    source: str
+    offset: int
+    token: Token
+    expected: set[str]
+
+    @property
+    def text(self) -> str:
+        return str(self.token)
+
+    @property
+    def rest(self) -> str:
+        return self.source[self.offset : self.offset + 3]
+
+    @property
+    def operand_expected(self) -> bool:
+        # NUMBER is expected exactly where an operand must come (a statement cannot start
+        # with one); only NAME is expected after a `.`.
+        return "NUMBER" in self.expected or self.expected == {"NAME"}
+
+
+def _known_mistake(stop: _Stop) -> str | None:
+    """JavaScript the language leaves out, and the usual slips (``=`` for ``===``)."""
+    text, rest, expected, token = stop.text, stop.rest, stop.expected, stop.token
     if rest.startswith("=>"):
-        return "arrow functions are not supported: declare a function at the top level", offset
+        return "arrow functions are not supported: declare a function at the top level"
     if rest.startswith(("++", "--")):
-        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1", offset
+        return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
     if rest.startswith("/*"):
-        return "unterminated comment: add the closing */", offset
+        return "unterminated comment: add the closing */"
     if text == "/" and "REGEX" in expected:
         # The contextual lexer found no closing `/`; the root lexer then read a division.
-        return "unterminated regex literal: add the closing /", offset
-    if expected == {"NAME"} and not _source_ends_with_dot(source, offset):
-        return f"a name is missing before {_describe_token(token)}", offset
+        return "unterminated regex literal: add the closing /"
+    if expected == {"NAME"} and not _source_ends_with_dot(stop.source, stop.offset):
+        return f"a name is missing before {_describe_token(token)}"
     if text == "=":
         if "OF" in expected:
             return (
-                "only 'for (const x of list)' loops exist: count with 'for (const i of range(n))'",
-                offset,
+                "only 'for (const x of list)' loops exist: count with 'for (const i of range(n))'"
             )
-        return "'=' assigns and cannot stand here: compare with '===' (or '==')", offset
+        return "'=' assigns and cannot stand here: compare with '===' (or '==')"
     if token.type == "ASSIGN_OP":
-        return f"'{text}' can only start an assignment statement", offset
+        return f"'{text}' can only start an assignment statement"
     if token.type == "NAME" and text == "var":
-        return "'var' is not supported: declare with 'let' or 'const'", offset
+        return "'var' is not supported: declare with 'let' or 'const'"
     if "LBRACE" in expected and len(expected) <= 2:
-        return "a block needs braces: '{ ... }'", offset
+        return "a block needs braces: '{ ... }'"
+    return None
+
+
+def _bracket_mismatch(stop: _Stop) -> str | None:
+    """A closer that does not match, or one missing before a token."""
+    token, expected = stop.token, stop.expected
     # Inside which bracket the parser stopped decides which closer is missing: LALR
     # merges states, so the expected set alone cannot tell an array from a call.
-    opener = _unclosed_opener(source[:offset])
+    opener = _unclosed_opener(stop.source[: stop.offset])
     closer = _CLOSERS[opener[0]] if opener is not None else None
     closer_terminal = {")": "RPAR", "]": "RSQB", "}": "RBRACE"}.get(closer or "")
     closes_other = token.type in ("RPAR", "RSQB", "RBRACE") and token.type != closer_terminal
     if opener is not None and opener[0] in "([" and closes_other:
-        return _never_closed(source, opener), offset
+        return _never_closed(stop.source, opener)
     if "COMMA" in expected and closer_terminal in expected and token.type != closer_terminal:
-        return f"missing '{closer}' or ',' before {_describe_token(token)}", offset
+        return f"missing '{closer}' or ',' before {_describe_token(token)}"
     if token.type == "RBRACE" and "RBRACE" not in expected and opener is None:
-        return "unexpected '}': it closes nothing here", offset
+        return "unexpected '}': it closes nothing here"
     if closes_other and (opener is None or opener[0] in ("{", "${")):
-        return f"unexpected '{text}': it closes nothing here", offset
-    # NUMBER is expected exactly where an operand must come (a statement cannot start
-    # with one); only NAME is expected after a `.`.
-    operand_expected = "NUMBER" in expected or expected == {"NAME"}
-    if operand_expected and token.type in ("RBRACE", "RPAR", "RSQB", "COMMA", "SEMICOLON"):
-        dangling = _dangling_operator(source, offset)
-        if dangling is not None:
-            op, at = dangling
-            if op == ".":
-                return "a property name must follow '.'", at
-            return f"an expression must follow '{op}'", at
-        return f"an expression is missing before {_describe_token(token)}", offset
+        return f"unexpected '{stop.text}': it closes nothing here"
+    return None
+
+
+def _missing_operand(stop: _Stop) -> tuple[str, int] | None:
+    """An operand missing where a closer or separator came; the caret at the operator."""
+    if not stop.operand_expected:
+        return None
+    if stop.token.type not in ("RBRACE", "RPAR", "RSQB", "COMMA", "SEMICOLON"):
+        return None
+    dangling = _dangling_operator(stop.source, stop.offset)
+    if dangling is None:
+        return f"an expression is missing before {_describe_token(stop.token)}", stop.offset
+    op, at = dangling
+    if op == ".":
+        return "a property name must follow '.'", at
+    return f"an expression must follow '{op}'", at
+
+
+def _misplaced_token(stop: _Stop) -> str:
+    """A token that cannot stand where it is, or, failing all else, what was expected."""
+    token, expected = stop.token, stop.expected
+    shown = _describe_token(token)
     statement_may_end = "SEMICOLON" in expected or "RBRACE" in expected
     if token.type == "TEMPLATE" and "MUL_OP" in expected:
-        return (
-            "tagged templates are not supported: pass the template as an argument, f(`...`)",
-            offset,
-        )
-    starts_badly = token.type in ("REGEX", "TEMPLATE") or text in ("(", "[", "-", "+", "!")
+        return "tagged templates are not supported: pass the template as an argument, f(`...`)"
+    starts_badly = token.type in ("REGEX", "TEMPLATE") or stop.text in ("(", "[", "-", "+", "!")
     if starts_badly and statement_may_end:
-        return (
-            f"a statement cannot start with {_describe_token(token)}: "
-            "statements start with a name or a keyword",
-            offset,
-        )
+        return f"a statement cannot start with {shown}: statements start with a name or a keyword"
     if token.type in ("STRING", "NUMBER", "REGEX", "NAME") and "MUL_OP" in expected:
-        return (
-            f"unexpected {_describe_token(token)}: an operator, a ',' or a line break "
-            "is missing before it",
-            offset,
-        )
-    if statement_may_end and not operand_expected:
-        return (
-            f"unexpected {_describe_token(token)}: "
-            "expected an operator or the end of the statement",
-            offset,
-        )
-    return f"unexpected {_describe_token(token)}: expected {_describe_expected(expected)}", offset
+        return f"unexpected {shown}: an operator, a ',' or a line break is missing before it"
+    if statement_may_end and not stop.operand_expected:
+        return f"unexpected {shown}: expected an operator or the end of the statement"
+    return f"unexpected {shown}: expected {_describe_expected(expected)}"
 
 
 def _source_ends_with_dot(source: str, offset: int) -> bool:
