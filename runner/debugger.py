@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
+from dsl.values import Value
 from runner import protocol
 from runner.debug_commands import ANYTIME, RESUMING, Command, method_of, parse_command
 from runner.errors import CommandError, ConfigError
@@ -40,6 +41,7 @@ __all__ = [
     "Breakpoints",
     "Command",
     "DebugController",
+    "DebugListener",
     "StopInfo",
     "load_breakpoints_file",
     "statement_starts",
@@ -170,25 +172,45 @@ class _Pause:
     reason: PauseReason
 
 
+class DebugListener:
+    """Whoever shows the debugger to a person (the terminal prompt) hears what happens
+    here; every hook does nothing by default, so a listener overrides what it shows.
+    They run in the thread that applied the command: they must not block or raise."""
+
+    def paused(self, step: Step, reason: PauseReason) -> None:
+        pass
+
+    def resumed(self, command: Command) -> None:
+        pass
+
+    def applied(self, command: Command) -> None:
+        pass
+
+    def rejected(self, command: Command, reason: str) -> None:
+        pass
+
+    def evaluated(self, command: Command, event: dict[str, Any]) -> None:
+        pass
+
+
 @dataclass
 class DebugController:
     """Decides where to stop, applies commands, and blocks the scenario while paused.
 
     ``emit`` appends an event to steps.jsonl; ``write_state`` rewrites runtime.json
     with a state and the step it is at; ``render`` renders a value for a snapshot or
-    an eval result. ``listeners`` (the terminal prompt) hear what happens:
-    ``paused``, ``resumed``, ``applied``, ``rejected`` and ``evaluated``.
+    an eval result.
     """
 
     emit: Callable[[dict[str, Any]], None]
     write_state: Callable[[protocol.RuntimeState, Step | None], None]
     interrupt: Callable[[str], None]
-    render: Callable[[Any], str]
+    render: Callable[[Value], str]
     breakpoints: Breakpoints
     file_keys: Mapping[str, str]
     warn: Callable[[str], None] = lambda text: print(f"unotest: {text}", file=sys.stderr)
     step_first: bool = False
-    listeners: list[Any] = field(default_factory=list)
+    listeners: list[DebugListener] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()

@@ -14,11 +14,13 @@ import contextlib
 import itertools
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from dsl.interpreter import Step
+from dsl.values import Value
 from runner.debug_commands import COMMANDS, Command, CommandSpec, lookup, parse_words
-from runner.debugger import DebugController
+from runner.debugger import DebugController, DebugListener
 from runner.errors import UsageError
 
 __all__ = ["TerminalPrompt"]
@@ -39,14 +41,14 @@ _LOCAL = {
 _OPERATOR_START = tuple("=+-*/%<>!&|?.([,")
 
 
-class TerminalPrompt:
+class TerminalPrompt(DebugListener):
     def __init__(
         self,
         controller: DebugController,
-        render: Any,
+        render: Callable[[Value], str],
         stdin: TextIO = sys.stdin,
         stdout: TextIO = sys.stdout,
-        mask: Any = lambda text: text,
+        mask: Callable[[str], str] = lambda text: text,
     ) -> None:
         self.controller = controller
         self.render = render
