@@ -27,14 +27,15 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
 from dsl.values import Value
-from runner import protocol
+from runner import events, protocol
 from runner.debug_commands import ANYTIME, RESUMING, Command, method_of, parse_command
 from runner.errors import CommandError, ConfigError
+from runner.events import StepsLine
 from runner.positions import format_position, is_col, is_line, land, statement_starts
 
 __all__ = [
@@ -189,7 +190,7 @@ class DebugListener:
     def rejected(self, command: Command, reason: str) -> None:
         pass
 
-    def evaluated(self, command: Command, event: dict[str, Any]) -> None:
+    def evaluated(self, command: Command, event: protocol.CommandResultEvent) -> None:
         pass
 
 
@@ -202,7 +203,7 @@ class DebugController:
     an eval result.
     """
 
-    emit: Callable[[dict[str, Any]], None]
+    emit: Callable[[StepsLine], None]
     write_state: Callable[[protocol.RuntimeState, Step | None], None]
     interrupt: Callable[[str], None]
     render: Callable[[Value], str]
@@ -237,24 +238,17 @@ class DebugController:
                 str(err) if isinstance(err, CommandError) else "malformed line: not a JSON object"
             )
             self.warn(f"commands.jsonl: {reason}")
-            self.emit({"kind": "command:rejected", "reason": reason})
+            self.emit(events.command_rejected(reason))
             return
         self.submit_data(data)
 
     def submit_data(self, data: object, source: str = "file") -> None:
         if not isinstance(data, dict):
             self.warn("commands.jsonl: a command is a JSON object with id and cmd")
-            self.emit(
-                {"kind": "command:rejected", "reason": "a command is a JSON object with id and cmd"}
-            )
+            self.emit(events.command_rejected("a command is a JSON object with id and cmd"))
             return
         ident = data.get("id")
         cmd = data.get("cmd")
-        echo: dict[str, Any] = {}
-        if isinstance(ident, str) and ident:
-            echo["id"] = ident
-        if isinstance(cmd, str):
-            echo["cmd"] = cmd
         try:
             if not isinstance(ident, str) or not ident:
                 raise CommandError("every command needs a non-empty string id")
@@ -266,7 +260,13 @@ class DebugController:
             command = parse_command(data, ident, source)
         except CommandError as err:
             self.warn(f"commands.jsonl: {err}")
-            self.emit({"kind": "command:rejected", **echo, "reason": str(err)})
+            self.emit(
+                events.command_rejected(
+                    str(err),
+                    ident if isinstance(ident, str) and ident else None,
+                    cmd if isinstance(cmd, str) else None,
+                )
+            )
             return
         self.submit(command)
 
@@ -294,18 +294,12 @@ class DebugController:
         return True
 
     def _reject(self, command: Command, reason: str) -> None:
-        event: dict[str, Any] = {"kind": "command:rejected", "cmd": command.cmd, "reason": reason}
-        if command.id is not None:
-            event["id"] = command.id
-        self.emit(event)
+        self.emit(events.command_rejected(reason, command.id, command.cmd))
         for listener in self.listeners:
             listener.rejected(command, reason)
 
     def _applied(self, command: Command) -> None:
-        event: dict[str, Any] = {"kind": "command:applied", "cmd": command.cmd}
-        if command.id is not None:
-            event["id"] = command.id
-        self.emit(event)
+        self.emit(events.command_applied(command.id, command.cmd))
         for listener in self.listeners:
             listener.applied(command)
 
@@ -313,7 +307,7 @@ class DebugController:
         pause = self._here()
         self._applied(command)
         self._stopinfo = stop
-        self.emit({"kind": "resumed", "by": RESUMING[command.cmd], "cmd": command.cmd})
+        self.emit(events.resumed(RESUMING[command.cmd], command.cmd))
         self.write_state("running", pause.step)
         for listener in self.listeners:
             listener.resumed(command)
@@ -358,11 +352,8 @@ class DebugController:
         variables, click"""
         pause = self._here()
         assert command.expr is not None
-        event: dict[str, Any] = {"kind": "command:result"}
-        if command.id is not None:
-            event["id"] = command.id
         self._applied(command)
-        event.update(self._evaluate(pause.step, command.expr))
+        event = self._evaluate(command.id, pause.step, command.expr)
         # runtime.json before the answer, so a reader of the result sees what it did.
         self.write_state(STATE_OF_REASON[pause.reason], pause.step)
         self.emit(event)
@@ -414,16 +405,20 @@ class DebugController:
         self._queue.put(None)
         return None
 
-    def _evaluate(self, step: Step, expr: str) -> dict[str, Any]:
+    def _evaluate(
+        self, ident: str | None, step: Step, expr: str
+    ) -> protocol.CommandResultEvent:
         try:
             value = step.evaluate(expr)
         except ScenarioSyntaxError as err:
-            return {"ok": False, "error": f"SyntaxError: {err.message} (col {err.col})"}
+            message = f"SyntaxError: {err.message} (col {err.col})"
         except ScriptError as err:
-            return {"ok": False, "error": f"{err.name}: {err.message}"}
+            message = f"{err.name}: {err.message}"
         except DslError as err:
-            return {"ok": False, "error": str(err)}
-        return {"ok": True, "value": self.render(value)}
+            message = str(err)
+        else:
+            return events.command_result(ident, True, value=self.render(value))
+        return events.command_result(ident, False, error=message)
 
     def _breakpoint_of(self, command: Command) -> tuple[str, tuple[int, int], str | None] | None:
         """The file, position and note of a set-bp / clear-bp (None: rejected)."""
@@ -458,7 +453,7 @@ class DebugController:
             return Directive.PROCEED
         resumed_by = self._pause(step, reason)
         if resumed_by == "skip":
-            self.emit({"kind": "step:skipped", "line": step.line, "col": step.col})
+            self.emit(events.step_skipped(step.line, step.col))
             return Directive.SKIP
         return Directive.PROCEED
 
@@ -515,18 +510,13 @@ class DebugController:
         # find the paused one, not the ``running`` of the step before.
         self.write_state(STATE_OF_REASON[reason], step)
         self.emit(
-            {
-                "kind": "paused",
-                "reason": reason,
-                "line": step.line,
-                "col": step.col,
-                "snapshot": {
-                    "vars": {k: self.render(v) for k, v in step.variables().items()},
-                    "callStack": [
-                        {"fn": f.fn, "file": f.file, "line": f.line} for f in step.frames()[1:]
-                    ],
-                },
-            }
+            events.paused(
+                reason,
+                step.line,
+                step.col,
+                {k: self.render(v) for k, v in step.variables().items()},
+                [events.call_frame(f.fn, f.file, f.line) for f in step.frames()[1:]],
+            )
         )
         for listener in self.listeners:
             listener.paused(step, reason)

@@ -15,10 +15,11 @@ import itertools
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from dsl.interpreter import Step
 from dsl.values import Value
+from runner import protocol
 from runner.debug_commands import COMMANDS, Command, CommandSpec, lookup, parse_words
 from runner.debugger import DebugController, DebugListener
 from runner.errors import UsageError
@@ -92,9 +93,9 @@ class TerminalPrompt(DebugListener):
         if command.source == "file":
             self.say(f"\n▶  resumed by {command.cmd} (from commands.jsonl)")
 
-    def evaluated(self, command: Command, event: dict[str, Any]) -> None:
+    def evaluated(self, command: Command, event: protocol.CommandResultEvent) -> None:
         if command.source == "terminal":
-            self.say(event["value"] if event.get("ok") else f"error: {event.get('error')}")
+            self.say(event.get("value", "") if event["ok"] else f"error: {event.get('error')}")
             self._prompt()
 
     def applied(self, command: Command) -> None:

@@ -112,8 +112,11 @@ class Harness:
 
     def _emit(self, event: dict[str, Any]) -> None:
         json.dumps(event, allow_nan=False)  # every event must be a steps.jsonl line
+        record = dict(event)
+        # the constructors stamp ``t`` (the run directory stamps only raw mappings)
+        assert isinstance(record.pop("t"), int)
         with self.cond:
-            self.events.append(dict(event))
+            self.events.append(record)
             self.cond.notify_all()
 
     def _write_state(self, state: str, step: Step | None) -> None:
