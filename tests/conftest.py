@@ -20,8 +20,6 @@ from protocol_schemas import validate  # noqa: E402  (tests/ is on sys.path via 
 
 @pytest.fixture
 def protocol_validate() -> Callable[[str, object], None]:
-    """``validate(type_name, obj)`` against the @unotest/protocol 0.5.0 JSON Schemas.
-
-    Skips when the sibling ``shared/`` checkout is absent (a user's clone).
-    """
+    """``validate(type_name, obj)`` against the @unotest/protocol 0.5.0 JSON Schemas
+    committed in ``tests/protocol/``."""
     return validate

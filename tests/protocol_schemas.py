@@ -1,31 +1,35 @@
 """Validate objects against the JSON Schemas of ``@unotest/protocol`` 0.5.0.
 
-The schemas live in the sibling ``shared/protocol/`` checkout, outside this
-repository: a user's clone does not have it, so every check skips there
-instead of failing. Where the schemas exist, a missing ``<Type>.schema.json``
-is an error, not a skip: it means the test asked for a type 0.5.0 does not
-define (our additive event kinds have no schema and are tested directly).
+The schemas are committed in ``tests/protocol/`` (generated from the package's
+``.d.ts`` by ``tests/protocol/generate.sh``), so every check runs on any clone.
+Asking for a type that has no ``<Type>.schema.json`` is an error: 0.5.0 does not
+define it (our additive event kinds have no schema and are tested directly).
 """
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
-SHARED_DIR = Path(__file__).resolve().parents[1].parent / "shared"
-PROTOCOL_DIR = SHARED_DIR / "protocol"
+PROTOCOL_DIR = Path(__file__).resolve().parent / "protocol"
+README = PROTOCOL_DIR / "README.md"
 
 
 def schemas_available() -> bool:
+    """Always true in this repository; kept for ``bench/crash_kill9.py``, which asks."""
     return PROTOCOL_DIR.is_dir()
 
 
-def _require_schemas() -> None:
-    if not schemas_available():
-        pytest.skip(f"protocol schemas not available at {PROTOCOL_DIR}")
+def readme_types() -> list[str]:
+    """The types the README lists, in order: its paragraph made only of backquoted
+    names separated by commas (and a final full stop)."""
+    for paragraph in README.read_text(encoding="utf-8").split("\n\n"):
+        if re.fullmatch(r"(`[A-Za-z]+`[,.]\s*)+", paragraph.strip() + "\n"):
+            return re.findall(r"`([A-Za-z]+)`", paragraph)
+    raise AssertionError(f"{README}: no list of types")
 
 
 @functools.cache
@@ -39,8 +43,7 @@ def _load(type_name: str) -> dict[str, Any]:
 
 
 def load_schema(type_name: str) -> dict[str, Any]:
-    """The whole ``<type_name>.schema.json`` (skips when the shared dir is absent)."""
-    _require_schemas()
+    """The whole ``<type_name>.schema.json``."""
     return _load(type_name)
 
 
@@ -56,7 +59,6 @@ def validate(type_name: str, obj: object) -> None:
     ``obj`` goes through a JSON round trip first, so what is checked is what
     would land on disk (tuples become arrays, NaN is refused).
     """
-    _require_schemas()
     schema = _load(type_name)
     on_disk = json.loads(json.dumps(obj, ensure_ascii=True, allow_nan=False))
     jsonschema.Draft7Validator(schema).validate(on_disk)

@@ -7,7 +7,7 @@ as a subprocess with the project as working directory.
 
 What is checked (runner.md §6 and §8): the collection run directory (``kind:
 "collection"``, the four ``collection-run:*`` events in order, validated against the
-protocol's JSON Schemas when ``../shared`` is present and key by key always), each
+protocol's JSON Schemas and key by key), each
 scenario's run directory with ``parentRunId``; the list, JUnit and JSON reporters;
 ``--bail`` with one and two workers; ``--shard``; ``UNOTEST_WORKER_INDEX`` /
 ``UNOTEST_WORKER_COUNT``; fresh browser contexts (no cookie or localStorage leak);
@@ -41,7 +41,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from protocol_schemas import schemas_available
+from protocol_schemas import validate
 
 from runner.collection import shard
 
@@ -236,14 +236,6 @@ def project(tmp_path: Path, site: Site, chromium_path: str) -> Project:
 Validate = Callable[[str, object], None]
 
 
-@pytest.fixture
-def validate(protocol_validate: Validate) -> Validate:
-    """``protocol_validate`` where the schemas exist; elsewhere the key checks stand alone."""
-    if schemas_available():
-        return protocol_validate
-    return lambda type_name, obj: None
-
-
 def json_report(path: Path) -> list[dict[str, Any]]:
     data = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(data, list)
@@ -336,7 +328,7 @@ def worker_running(project_root: Path, orchestrator: int, scenario: str) -> int:
 
 
 def test_green_collection_run_directories_events_and_worker_env(
-    project: Project, site: Site, validate: Validate, tmp_path: Path
+    project: Project, site: Site, tmp_path: Path
 ) -> None:
     env_check = (
         '  const index = env("UNOTEST_WORKER_INDEX")\n'

@@ -43,7 +43,7 @@ from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
 from procs import run_dir_of, stop_tree
-from protocol_schemas import schemas_available
+from protocol_schemas import validate
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
 RUN_TIMEOUT_S = 90
@@ -186,14 +186,6 @@ def site() -> Iterator[str]:
     """``site_debugger/`` at ``http://127.0.0.1:PORT``."""
     with serve_directory(SITE, "debugger-site") as url:
         yield url
-
-
-@pytest.fixture
-def validate(protocol_validate: Callable[[str, object], None]) -> Callable[[str, object], None]:
-    """``protocol_validate`` where the schemas exist; elsewhere the key checks stand alone."""
-    if schemas_available():
-        return protocol_validate
-    return lambda _type_name, _obj: None
 
 
 def make_project(
@@ -467,7 +459,6 @@ def test_breakpoint_snapshot_inspect_eval_and_stepping(
     tmp_path: Path,
     site: str,
     launch: Callable[..., Run],
-    validate: Callable[[str, object], None],
 ) -> None:
     project = make_project(tmp_path / "proj", site, {"flows/main": MAIN})
     run = launch(project, "e2e", "flows/main", "--break", "9:2")
@@ -630,7 +621,6 @@ def test_stored_breakpoints_helper_frames_and_break_resolution(
     tmp_path: Path,
     site: str,
     launch: Callable[..., Run],
-    validate: Callable[[str, object], None],
 ) -> None:
     debugger = {
         "version": 1,
@@ -710,7 +700,6 @@ def test_failure_pause_retry_skip_and_continue(
     tmp_path: Path,
     site: str,
     launch: Callable[..., Run],
-    validate: Callable[[str, object], None],
 ) -> None:
     project = make_project(tmp_path / "proj", site, {"flows/failing": FAILING}, action=1000)
     retry, skip, cont = (launch(project, "e2e", "flows/failing", "--debug") for _ in range(3))
@@ -780,7 +769,6 @@ def test_pause_while_running_heartbeat_and_timeout_while_paused(
     tmp_path: Path,
     site: str,
     launch: Callable[..., Run],
-    validate: Callable[[str, object], None],
 ) -> None:
     waits_project = make_project(tmp_path / "waits", site, {"flows/waits": WAITS})
     quick_project = make_project(tmp_path / "quick", site, {"flows/quick": QUICK}, scenario=3000)
@@ -894,7 +882,6 @@ def test_step_first_malformed_commands_and_concurrent_writers(
     tmp_path: Path,
     site: str,
     launch: Callable[..., Run],
-    validate: Callable[[str, object], None],
 ) -> None:
     project = make_project(tmp_path / "proj", site, {"flows/steps": STEPS})
     run = launch(project, "e2e", "flows/steps", "--step")

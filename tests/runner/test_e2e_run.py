@@ -6,10 +6,10 @@ helpers), serves ``site_lifecycle/`` on 127.0.0.1 and runs
 directory. Independent runs of one test are started together to keep the file fast.
 
 What is checked: exit codes and console output (runner.md §8), the run directory
-(§1-2, validated against the protocol's JSON Schemas when ``../shared`` is present
-and key by key always), failure bundles (§4), secret masking in every artifact
-(§5), SIGINT/SIGTERM (exit 130/143, ``aborted``, no Chromium left), the scenario
-timeout (§7) and ``webServer`` (§7), plus ``unotest runs --json``.
+(§1-2, validated against the protocol's JSON Schemas and key by key), failure
+bundles (§4), secret masking in every artifact (§5), SIGINT/SIGTERM (exit 130/143,
+``aborted``, no Chromium left), the scenario timeout (§7) and ``webServer`` (§7), plus
+``unotest runs --json``.
 Headed runs (``--headed`` / ``UNOTEST_HEADED=1``) need a display and are not tested.
 """
 
@@ -39,7 +39,7 @@ from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
 from procs import proc_stat as _stat
-from protocol_schemas import schemas_available
+from protocol_schemas import validate
 
 SITE = Path(__file__).resolve().parent / "site_lifecycle"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -424,16 +424,6 @@ def site(static_site: str, tmp_path: Path) -> str:
     return static_site
 
 
-@pytest.fixture
-def validate(protocol_validate: Callable[[str, object], None]) -> Callable[[str, object], None]:
-    """``protocol_validate`` where the schemas exist; elsewhere the key checks stand alone.
-
-    (Calling ``protocol_validate`` without ``../shared`` would skip the whole test.)
-    """
-    if schemas_available():
-        return protocol_validate
-    return lambda _type_name, _obj: None
-
 
 @pytest.fixture
 def browser_ready(chromium_path: str) -> None:
@@ -444,7 +434,7 @@ def browser_ready(chromium_path: str) -> None:
 
 
 def test_usage_and_setup_errors_exit_2_in_one_sentence(
-    tmp_path: Path, validate: Callable[[str, object], None]
+    tmp_path: Path
 ) -> None:
     url = "http://127.0.0.1:9"  # never reached: every run stops before a page opens
     main = make_project(
@@ -538,7 +528,7 @@ def test_usage_and_setup_errors_exit_2_in_one_sentence(
 
 
 def test_passing_failing_and_json_runs(
-    tmp_path: Path, site: str, browser_ready: None, validate: Callable[[str, object], None]
+    tmp_path: Path, site: str, browser_ready: None
 ) -> None:
     project = make_project(
         tmp_path / "proj", _config(site), {"flows/passing": PASSING, "flows/failing": FAILING}
@@ -710,7 +700,7 @@ def _leak_forms(value: str) -> set[str]:
 
 
 def test_secrets_never_reach_artifacts_or_output(
-    tmp_path: Path, site: str, browser_ready: None, validate: Callable[[str, object], None]
+    tmp_path: Path, site: str, browser_ready: None
 ) -> None:
     project = make_project(
         tmp_path / "proj",
@@ -794,7 +784,7 @@ def _wait_for_step(project: Path, pid: int, text: str, timeout: float = 60) -> P
 
 
 def test_sigint_and_sigterm_abort_the_run_and_leave_no_browser(
-    tmp_path: Path, site: str, browser_ready: None, validate: Callable[[str, object], None]
+    tmp_path: Path, site: str, browser_ready: None
 ) -> None:
     project = make_project(
         tmp_path / "proj", _config(site, action=60000, scenario=120000), {"hang": HANG}
@@ -915,7 +905,6 @@ def test_scenario_timeout_and_web_server(
     site: str,
     browser_ready: None,
     web_server_project: tuple[Path, int],
-    validate: Callable[[str, object], None],
 ) -> None:
     looping = make_project(
         tmp_path / "looping", _config(site, scenario=2000), {"busy-loop": LOOP}, helpers=False

@@ -58,10 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 from net import free_port
 from procs import alive, cmdline, descendants, proc_stat
-from protocol_schemas import schemas_available
+from protocol_schemas import validate
 
 Validate = Callable[[str, object], None]
 
@@ -926,12 +925,6 @@ def seed_from_env(default: int = SEED) -> int:
 # --- the tests ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def validate(protocol_validate: Validate) -> Validate | None:
-    """The protocol's JSON Schemas where ``../shared`` exists; elsewhere the structural
-    checks stand alone (calling ``protocol_validate`` there would skip the test)."""
-    return protocol_validate if schemas_available() else None
-
 
 def test_plans_are_seeded_and_cover_every_anchor() -> None:
     """The same seed gives the same campaign; every anchor is drawn; delays are bounded."""
@@ -993,7 +986,6 @@ def test_kill9_at_random_moments_leaves_consistent_runs_and_no_browser(
     tmp_path: Path,
     static_site: str,
     chromium_path: str,
-    validate: Validate | None,
 ) -> None:
     """200+ SIGKILLs across every phase: artifacts stay whole, `unotest runs` says
     `interrupted` at once, and no driver or Chromium outlives its runner."""

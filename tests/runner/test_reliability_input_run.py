@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from protocol_schemas import schemas_available
+from protocol_schemas import validate
 from test_e2e_run import (
     check_run_dir,
     finish,
@@ -117,12 +117,6 @@ def site(static_site: str, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def validate(protocol_validate: Validate) -> Validate:
-    """The protocol's schemas where ``../shared`` exists; the key checks stand alone."""
-    return protocol_validate if schemas_available() else (lambda _name, _obj: None)
-
-
-@pytest.fixture
 def browser(chromium_path: str) -> Iterator[None]:
     """Fails with conftest's message when there is no Chromium at all."""
     yield
@@ -135,7 +129,7 @@ def _single_line_json(path: Path) -> Any:
 
 
 def test_deep_recursion_unary_chains_awkward_values_and_dotenv(
-    tmp_path: Path, site: str, browser: None, validate: Validate
+    tmp_path: Path, site: str, browser: None
 ) -> None:
     """Four real runs at once; each failure is a scenario failure (exit 1) with a clear
     RangeError or AssertionError, and every run directory ends with run:finished."""
@@ -234,7 +228,7 @@ def _runtime(project: Path, pid: int) -> dict[str, Any] | None:
 
 
 def test_a_paused_run_outlives_its_scenario_timeout_and_keeps_the_4kb_cut(
-    tmp_path: Path, site: str, browser: None, validate: Validate
+    tmp_path: Path, site: str, browser: None
 ) -> None:
     """Paused at a breakpoint for longer than ``timeout.scenario`` (4 s), then
     continued, the run completes (exit 0): the pause is not run time. While paused,

@@ -1,7 +1,7 @@
 """``unotest list`` as a user runs it: a subprocess in a project built in tmp_path.
 
-The JSON is checked against the protocol's schemas where ``../shared`` exists
-(``protocol_validate`` skips otherwise) and, always, key by key.
+The JSON is checked against the protocol's schemas (``protocol_validate``) and key
+by key.
 """
 
 import json

@@ -41,7 +41,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from net import free_port
-from protocol_schemas import schemas_available, validate
+from protocol_schemas import validate
 
 from runner import protocol
 from unotest.mcp_server import build_server
@@ -273,12 +273,6 @@ def source_line(read: dict[str, Any], number: int) -> str:
     raise AssertionError(f"no line {number} in {read['source']!r}")
 
 
-def maybe_validate(type_name: str, obj: object) -> None:
-    """Schema check where ../shared is present; the loop test runs without it too."""
-    if schemas_available():
-        validate(type_name, obj)
-
-
 # ---------------------------------------------------------------------------
 # the agent loop, end to end
 # ---------------------------------------------------------------------------
@@ -310,11 +304,11 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
         assert {"name": "auth", "path": "unotest/e2e/_helpers/auth.js"} in listing["helpers"]
         assert "nightly" in {c["name"] for c in listing["collections"]}
         for meta in listing["scenarios"]:
-            maybe_validate("ScenarioMeta", meta)
+            validate("ScenarioMeta", meta)
         for meta in listing["helpers"]:
-            maybe_validate("HelperMeta", meta)
+            validate("HelperMeta", meta)
         for meta in listing["collections"]:
-            maybe_validate("CollectionMeta", meta)
+            validate("CollectionMeta", meta)
 
         read = await agent.ok("read_scenario", name="shop/add-to-cart")
         assert read["kind"] == "scenario"
@@ -333,7 +327,7 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
         assert paused["run"]["status"] == "running"
 
         runtime = await agent.ok("inspect_runtime", run_id=run_id)
-        maybe_validate("RuntimeStateFile", runtime)
+        validate("RuntimeStateFile", runtime)
         assert runtime["state"] == "paused-breakpoint"
         assert runtime["current"] == {"line": 10, "col": 4}
         assert runtime["file"] == "unotest/e2e/shop/add-to-cart.test.js"
@@ -377,7 +371,7 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
         assert done["state"] == "completed"
 
         run = await agent.ok("get_run", run_id=run_id)
-        maybe_validate("RunMeta", run["run"])
+        validate("RunMeta", run["run"])
         events = run["events"]
         assert events[0]["kind"] == "run:started"
         assert events[-1] == {**events[-1], "kind": "run:finished", "outcome": "completed"}
@@ -443,7 +437,7 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
         assert [r["runId"] for r in runs["runs"]] == [fixed, failing, run_id]
         assert [r["status"] for r in runs["runs"]] == ["passed", "failed", "passed"]
         for meta in runs["runs"]:
-            maybe_validate("RunMeta", meta)
+            validate("RunMeta", meta)
 
     drive(project, loop)
 

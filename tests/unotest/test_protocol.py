@@ -1,8 +1,9 @@
 """runner.protocol must stay byte-for-byte compatible with @unotest/protocol 0.5.0.
 
 Expected values are hard-coded from the package's index.d.ts / index.js: the
-product never reads ../shared. Tests that need the seed, node or the JSON
-Schemas skip when those are absent (a user's clone has no ../shared).
+product never reads ../shared. The JSON Schemas are committed in tests/protocol/;
+the JavaScript parity tests need node and the package's seed in ../shared and
+skip without them (a user's clone has no ../shared).
 """
 
 import json
@@ -18,7 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from protocol_schemas import definition, schemas_available
+from protocol_schemas import definition
 
 from runner import protocol
 from runner.protocol import (
@@ -574,7 +575,7 @@ def test_js_regex_literal_parity(js_results: tuple[dict[str, Any], dict[str, Any
 
 
 # ---------------------------------------------------------------------------
-# JSON Schemas (needs ../shared/protocol)
+# JSON Schemas (tests/protocol/)
 # ---------------------------------------------------------------------------
 
 MANIFEST: RunManifest = {
@@ -878,7 +879,6 @@ _SHAPES: list[tuple[Any, str, str]] = [
 ]
 
 
-@pytest.mark.skipif(not schemas_available(), reason="protocol schemas not available")
 @pytest.mark.parametrize(("td", "schema", "def_name"), _SHAPES, ids=[s[2] for s in _SHAPES])
 def test_typeddict_keys_match_schema(td: Any, schema: str, def_name: str) -> None:
     d = definition(schema, def_name)
@@ -890,7 +890,6 @@ def test_typeddict_keys_match_schema(td: Any, schema: str, def_name: str) -> Non
     assert set(td.__annotations__) - props <= td.__optional_keys__
 
 
-@pytest.mark.skipif(not schemas_available(), reason="protocol schemas not available")
 def test_literal_aliases_match_schema() -> None:
     defs = definition("RunMeta", "RunKind"), definition("RunMeta", "RunStatus")
     assert tuple(defs[0]["enum"]) == typing.get_args(protocol.RunKind)
