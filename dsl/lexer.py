@@ -10,6 +10,7 @@ Everything else stays Lark's contextual lexer.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +18,13 @@ from lark.lexer import BasicLexer, ContextualLexer
 
 __all__ = [
     "REGEX_AFTER_WORDS",
+    "TEMPLATE_END",
+    "TEMPLATE_START",
     "WORD",
     "EscapeError",
     "TemplateContextualLexer",
     "TemplatePart",
+    "code_marks",
     "cook",
     "scan_template",
     "skip_regex",
@@ -43,82 +47,108 @@ def scan_template(
     Returns the offset just past the closing backtick, the raw text pieces (one more
     than the expressions) and the top-level expressions; ``None`` when unterminated.
     """
-    # Stack of open contexts: "`" for template text, or an int brace depth for an
-    # expression inside ``${``. Iterative, so deep nesting cannot exhaust Python's stack.
-    stack: list[str | int] = ["`"]
     raws: list[str] = []
     parts: list[TemplatePart] = []
     piece_start = pos + 1
     expr_start = 0
-    after_operand = False  # inside ``${}``: whether a `/` would be a division
-    i = pos + 1
+    depth = 1  # templates open, this one included: only its own `${}` are parts
+    for mark, i in code_marks(text, pos + 1, end, in_template=True):
+        if mark == TEMPLATE_START:
+            depth += 1
+        elif mark == TEMPLATE_END:
+            depth -= 1
+            if depth == 0:
+                raws.append(text[piece_start:i])
+                return i + 1, raws, parts
+        elif mark == "${" and depth == 1:
+            raws.append(text[piece_start:i])
+            expr_start = i + 2
+        elif mark == "}$" and depth == 1:
+            parts.append(TemplatePart(expr_start, i))
+            piece_start = i + 1
+    return None
+
+
+TEMPLATE_START = "`"
+TEMPLATE_END = "`$"
+
+
+def code_marks(
+    text: str, pos: int, end: int, in_template: bool = False
+) -> Iterator[tuple[str, int]]:
+    """The structure of code from ``pos``: every bracket, and where templates and their
+    ``${}`` start and end, outside strings, comments, regexes and template text.
+
+    Marks are ``( ) [ ] { }``, ``${`` and ``}$`` (the brace that ends it),
+    :data:`TEMPLATE_START` and :data:`TEMPLATE_END`, each with its offset. A stack of
+    modes, not recursion, so deep nesting cannot exhaust Python's stack. A ``/`` after an
+    operand divides and anywhere else starts a regex, as in a JavaScript lexer, so that
+    ``/\\(/`` or ``${ s.replace(/}/g, "") }`` hold no bracket. An unterminated block
+    comment ends the scan.
+    """
+    # "`" while in template text; an int (depth of plain braces) inside a `${}`.
+    modes: list[str | int] = ["`"] if in_template else []
+    after_operand = False
+    i = pos
     while i < end:
-        top = stack[-1]
         ch = text[i]
+        top = modes[-1] if modes else None
         if top == "`":
             if ch == "\\":
                 i += 2
-                continue
-            if ch == "`":
-                stack.pop()
-                if not stack:
-                    raws.append(text[piece_start:i])
-                    return i + 1, raws, parts
+            elif ch == "`":
+                modes.pop()
+                yield TEMPLATE_END, i
                 after_operand = True
                 i += 1
-                continue
-            if ch == "$" and text.startswith("{", i + 1):
-                if len(stack) == 1:
-                    raws.append(text[piece_start:i])
-                    expr_start = i + 2
-                stack.append(0)
+            elif ch == "$" and text.startswith("{", i + 1):
+                modes.append(0)
+                yield "${", i
                 after_operand = False
                 i += 2
-                continue
-            i += 1
+            else:
+                i += 1
             continue
-        assert isinstance(top, int)
-        if ch in "\"'":
-            i = _skip_string(text, i, end)
-            after_operand = True
-            continue
-        if ch == "`":
-            stack.append("`")
-            i += 1
-            continue
-        if ch == "/" and text.startswith("/", i + 1):
-            newline = text.find("\n", i, end)
-            i = end if newline < 0 else newline
-            continue
-        if ch == "/" and text.startswith("*", i + 1):
-            close = text.find("*/", i + 2, end)
-            if close < 0:
-                return None
-            i = close + 2
-            continue
-        if ch == "/" and not after_operand:
-            # A regex literal may hold braces and backticks: `${ s.replace(/}/g, "") }`.
-            i = skip_regex(text, i, end)
-            after_operand = True
+        skipped = _skip_non_code(text, i, end, after_operand)
+        if skipped is not None:
+            i, after_operand = skipped
             continue
         word = WORD.match(text, i, end)
         if word is not None:
             after_operand = word.group() not in REGEX_AFTER_WORDS
             i = word.end()
             continue
-        if ch == "{":
-            stack[-1] = top + 1
-        elif ch == "}":
-            if top == 0:
-                stack.pop()
-                if len(stack) == 1:
-                    parts.append(TemplatePart(expr_start, i))
-                    piece_start = i + 1
-            else:
-                stack[-1] = top - 1
+        if ch == "`":
+            modes.append("`")
+            yield TEMPLATE_START, i
+        elif ch == "}" and top == 0:
+            modes.pop()
+            yield "}$", i
+        elif ch in "()[]{}":
+            if isinstance(top, int) and ch in "{}":
+                modes[-1] = top + (1 if ch == "{" else -1)
+            yield ch, i
         if not ch.isspace():
             after_operand = ch in ")]}"
         i += 1
+
+
+def _skip_non_code(text: str, i: int, end: int, after_operand: bool) -> tuple[int, bool] | None:
+    """Past the string, comment or regex at ``i`` (and whether an operand now stands
+    before the next token), or ``None`` when code starts there."""
+    ch = text[i]
+    if ch in "\"'":
+        return _skip_string(text, i, end), True
+    if ch != "/":
+        return None
+    if text.startswith("/", i + 1):
+        newline = text.find("\n", i, end)
+        return (end if newline < 0 else newline), after_operand
+    if text.startswith("*", i + 1):
+        close = text.find("*/", i + 2, end)
+        return (end if close < 0 else close + 2), after_operand
+    if not after_operand:
+        return skip_regex(text, i, end), True
     return None
 
 

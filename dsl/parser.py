@@ -24,13 +24,13 @@ from dsl import ast
 from dsl.errors import ScenarioSyntaxError
 from dsl.jsregex import RegexTranslationError, compile_js_regex
 from dsl.lexer import (
-    REGEX_AFTER_WORDS,
-    WORD,
+    TEMPLATE_END,
+    TEMPLATE_START,
     EscapeError,
     TemplateContextualLexer,
+    code_marks,
     cook,
     scan_template,
-    skip_regex,
 )
 
 __all__ = [
@@ -880,75 +880,9 @@ _OPENERS = ("(", "[", "{", "${")
 
 
 def _brackets(source: str) -> Iterator[tuple[str, int]]:
-    """Every bracket of the code, outside strings, comments, regexes and template text.
-
-    A template's ``${`` is reported as ``"${"`` and the brace that ends it as ``"}$"``,
-    and the expressions inside are scanned like any code (an iterative mode stack, as
-    in :func:`dsl.lexer.scan_template`). Regex literals are skipped so that ``/\\(/`` is
-    not taken for an open parenthesis: like a JavaScript lexer, a ``/`` after an operand
-    is a division and anywhere else starts a regex.
-    """
-    # "`" while in template text; an int (depth of plain braces) inside a `${}`.
-    modes: list[str | int] = []
-    after_operand = False
-    i, n = 0, len(source)
-    while i < n:
-        ch = source[i]
-        if modes and modes[-1] == "`":
-            if ch == "\\":
-                i += 2
-            elif ch == "`":
-                modes.pop()
-                after_operand = True
-                i += 1
-            elif source.startswith("${", i):
-                yield "${", i
-                modes.append(0)
-                after_operand = False
-                i += 2
-            else:
-                i += 1
-            continue
-        if ch in "\"'":
-            i += 1
-            while i < n and source[i] not in (ch, "\n"):
-                i += 2 if source[i] == "\\" else 1
-            i += 1
-            after_operand = True
-        elif ch == "`":
-            modes.append("`")
-            i += 1
-        elif source.startswith("//", i):
-            newline = source.find("\n", i)
-            i = n if newline < 0 else newline
-        elif source.startswith("/*", i):
-            close = source.find("*/", i + 2)
-            i = n if close < 0 else close + 2
-        elif ch == "/" and not after_operand:
-            i = skip_regex(source, i, n)
-            after_operand = True
-        elif ch == "{" or ch == "}":
-            top = modes[-1] if modes else None
-            if ch == "}" and top == 0:
-                modes.pop()
-                yield "}$", i
-            else:
-                if isinstance(top, int):
-                    modes[-1] = top + (1 if ch == "{" else -1)
-                yield ch, i
-                after_operand = ch == "}"
-            i += 1
-        elif ch in "()[]":
-            yield ch, i
-            after_operand = ch in ")]"
-            i += 1
-        elif ch.isspace():
-            i += 1
-        else:
-            word = WORD.match(source, i)
-            if word is None:
-                after_operand = False
-                i += 1
-            else:
-                after_operand = word.group() not in REGEX_AFTER_WORDS
-                i = word.end()
+    """Every bracket of the code, a template's ``${`` and the ``}$`` that ends it
+    included; strings, comments, regexes and template text hold none
+    (:func:`dsl.lexer.code_marks`)."""
+    for mark in code_marks(source, 0, len(source)):
+        if mark[0] not in (TEMPLATE_START, TEMPLATE_END):
+            yield mark
