@@ -365,6 +365,49 @@ class _Item:
     empty_last: bool = True  # no non-empty match is preferred after an empty one
 
 
+def _repeated(item: _Item, qmin: int, qmax: int | None, lazy: bool) -> _Item:
+    """``item`` under a quantifier, with the widths and empty-match order that follow."""
+    optional_repetitions = qmax is None or qmax > qmin
+    if item.max_width == 0 or (item.min_width > 0 and qmin > 0):
+        empty_last = True
+    elif lazy and optional_repetitions:
+        empty_last = False
+    else:
+        empty_last = qmin == 0 or item.empty_last
+    if qmax == 0:
+        max_width: int | None = 0
+    elif qmax is None or item.max_width is None:
+        max_width = None if item.max_width != 0 else 0
+    else:
+        max_width = item.max_width * qmax
+    base = item.text if item.atomic else f"(?:{item.text})"
+    return _Item(
+        base + _quantifier_text(qmin, qmax) + ("?" if lazy else ""),
+        item.min_width * qmin,
+        max_width,
+        item.kind,
+        atomic=False,
+        node=item.node,
+        quantified=True,
+        empty_last=empty_last,
+    )
+
+
+def _quantifier_text(qmin: int, qmax: int | None) -> str:
+    """The shortest Python spelling of ``{qmin,qmax}``."""
+    if (qmin, qmax) == (0, None):
+        return "*"
+    if (qmin, qmax) == (1, None):
+        return "+"
+    if (qmin, qmax) == (0, 1):
+        return "?"
+    if qmax is None:
+        return f"{{{qmin},}}"
+    if qmin == qmax:
+        return f"{{{qmin}}}"
+    return f"{{{qmin},{qmax}}}"
+
+
 @dataclass
 class _Frame:
     """A group being scanned (or the whole pattern, ``kind == "root"``)."""
@@ -721,19 +764,7 @@ class _Translator:
         if not items:
             self.fail(f"nothing to repeat before '{token}'", start)
         item = items[-1]
-        if item.quantified:
-            self.fail(f"nothing to repeat: '{token}' follows another quantifier", start)
-        if item.kind == "assertion":
-            self.fail(f"nothing to repeat: '{token}' follows an assertion", start)
-        if item.kind == "lookbehind":
-            self.fail(f"nothing to repeat: a lookbehind cannot be repeated ('{token}')", start)
-        if item.astral:
-            self.fail(
-                f"'{token}' after a character outside the Basic Multilingual Plane would "
-                "repeat only its second half in JavaScript without the u flag; wrap the "
-                "character in a group, e.g. (?:x)+",
-                start,
-            )
+        self.check_repeatable(item, token, start)
         lazy = self.source[end : end + 1] == "?"
         self.pos = end + 1 if lazy else end
         if item.kind == "lookahead":
@@ -747,18 +778,6 @@ class _Translator:
                 text = item.text
             items[-1] = _Item(text, 0, 0, "lookahead", atomic=False, quantified=True)
             return
-        if (qmin, qmax) == (0, None):
-            suffix = "*"
-        elif (qmin, qmax) == (1, None):
-            suffix = "+"
-        elif (qmin, qmax) == (0, 1):
-            suffix = "?"
-        elif qmax is None:
-            suffix = f"{{{qmin},}}"
-        elif qmin == qmax:
-            suffix = f"{{{qmin}}}"
-        else:
-            suffix = f"{{{qmin},{qmax}}}"
         optional_repetitions = qmax is None or qmax > qmin
         can_be_empty = item.min_width == 0 and item.max_width != 0
         if optional_repetitions and can_be_empty and not item.empty_last:
@@ -771,32 +790,26 @@ class _Translator:
                 "repetitions and Python does not, so this is not supported",
                 start,
             )
-        if item.max_width == 0 or (item.min_width > 0 and qmin > 0):
-            empty_last = True
-        elif lazy and optional_repetitions:
-            empty_last = False
-        else:
-            empty_last = qmin == 0 or item.empty_last
-        base = item.text if item.atomic else f"(?:{item.text})"
-        if qmax == 0:
-            max_width: int | None = 0
-        elif qmax is None or item.max_width is None:
-            max_width = None if item.max_width != 0 else 0
-        else:
-            max_width = item.max_width * qmax
         if item.node >= 0:
             self.nodes[item.node].min_count = qmin
             self.nodes[item.node].max_count = qmax
-        items[-1] = _Item(
-            base + suffix + ("?" if lazy else ""),
-            item.min_width * qmin,
-            max_width,
-            item.kind,
-            atomic=False,
-            node=item.node,
-            quantified=True,
-            empty_last=empty_last,
-        )
+        items[-1] = _repeated(item, qmin, qmax, lazy)
+
+    def check_repeatable(self, item: _Item, token: str, start: int) -> None:
+        """Refuse what JavaScript cannot repeat, or repeats differently without the u flag."""
+        if item.quantified:
+            self.fail(f"nothing to repeat: '{token}' follows another quantifier", start)
+        if item.kind == "assertion":
+            self.fail(f"nothing to repeat: '{token}' follows an assertion", start)
+        if item.kind == "lookbehind":
+            self.fail(f"nothing to repeat: a lookbehind cannot be repeated ('{token}')", start)
+        if item.astral:
+            self.fail(
+                f"'{token}' after a character outside the Basic Multilingual Plane would "
+                "repeat only its second half in JavaScript without the u flag; wrap the "
+                "character in a group, e.g. (?:x)+",
+                start,
+            )
 
     # -- escapes outside classes --------------------------------------------------------------
 
@@ -928,15 +941,22 @@ class _Translator:
         if ch == "x" and _HEX2.match(source, start + 2):
             self.pos += 4
             return int(source[start + 2 : start + 4], 16)
-        if ch == "u":
-            if _HEX4.match(source, start + 2):
-                return self.read_unicode_escape(in_class)
-            if self.peek(2) == "{":
-                self.fail(
-                    "'\\u{...}' needs the u flag, which is not supported (without it JavaScript "
-                    "reads it as repeated 'u'); write \\uHHHH or a surrogate pair",
-                    start,
-                )
+        if ch == "u" and _HEX4.match(source, start + 2):
+            return self.read_unicode_escape(in_class)
+        self.refuse_identity_escape(ch, in_class, start)
+        # Identity escape: the character itself (\a is 'a', \A is 'A', \/ is '/', ...).
+        self.pos += 1
+        return self.read_source_char(in_class)
+
+    def refuse_identity_escape(self, ch: str, in_class: bool, start: int) -> None:
+        """Escapes that JavaScript without the u flag reads as the bare letter, where the
+        author surely meant the u-flag syntax (or, for ``\\k``, a named reference)."""
+        if ch == "u" and self.peek(2) == "{":
+            self.fail(
+                "'\\u{...}' needs the u flag, which is not supported (without it JavaScript "
+                "reads it as repeated 'u'); write \\uHHHH or a surrogate pair",
+                start,
+            )
         if ch in "pP" and self.peek(2) == "{":
             self.fail(
                 f"Unicode property escapes '\\{ch}{{...}}' need the u flag, which is not "
@@ -947,9 +967,6 @@ class _Translator:
             self.fail(
                 "'\\k' is not allowed in a character class of a pattern with named groups", start
             )
-        # Identity escape: the character itself (\a is 'a', \A is 'A', \/ is '/', ...).
-        self.pos += 1
-        return self.read_source_char(in_class)
 
     # -- character classes --------------------------------------------------------------------
 
