@@ -9,12 +9,11 @@ constants, ``break``/``continue`` outside a loop.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dsl import ast
-from dsl.errors import ScenarioSyntaxError
+from dsl.errors import ScenarioSyntaxError, suggestion
 
 __all__ = ["Arity", "Diagnostic", "check_program"]
 
@@ -152,7 +151,7 @@ class _Checker:
             self.report(
                 target.span,
                 f"ReferenceError: '{target.name}' is not declared: declare it with let"
-                + self.suggest(target.name, scope.all_names()),
+                + suggestion(target.name, scope.all_names()),
             )
         elif target.name in owner.consts:
             self.report(
@@ -189,7 +188,7 @@ class _Checker:
             node = stack.pop()
             if isinstance(node, ast.Identifier):
                 if scope.lookup(node.name) is None:
-                    hint = self.suggest(node.name, scope.all_names())
+                    hint = suggestion(node.name, scope.all_names())
                     if (
                         node.name in self.locals
                         or node.name in self.helpers
@@ -237,7 +236,7 @@ class _Checker:
             self.report(
                 callee.span,
                 f"ReferenceError: '{name}' is not a function, helper or built-in"
-                + self.suggest(name, known),
+                + suggestion(name, known),
             )
             return
         low, high = arity
@@ -253,11 +252,6 @@ class _Checker:
             self.report(
                 callee.span, f"TypeError: {name}() takes {wanted} argument{plural} but got {count}"
             )
-
-    @staticmethod
-    def suggest(name: str, candidates: set[str]) -> str:
-        close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
-        return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def check_program(

@@ -23,6 +23,8 @@ Positions: line 1-based, column 0-based, as in the protocol's events.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
@@ -31,7 +33,9 @@ __all__ = [
     "Interrupt",
     "ScenarioSyntaxError",
     "ScriptError",
+    "arity_text",
     "caret_context",
+    "suggestion",
 ]
 
 
@@ -44,6 +48,26 @@ def caret_context(source_line: str, col: int) -> str:
     line = source_line.rstrip("\r\n")
     pad = "".join("\t" if ch == "\t" else " " for ch in line[:col])
     return f"    {line}\n    {pad}^"
+
+
+def suggestion(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or ``""``; the checker and the
+    interpreter word a misspelt name the same way."""
+    close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def arity_text(low: int, high: int | None) -> str:
+    """``1 argument``, ``at least 2 arguments``, ``0 to 1 argument``: what a call takes."""
+    if high is None:
+        return f"at least {_arguments(low)}"
+    if low == high:
+        return _arguments(low)
+    return f"{low} to {_arguments(high)}"
+
+
+def _arguments(n: int) -> str:
+    return f"{n} argument" + ("" if n == 1 else "s")
 
 
 class ScenarioSyntaxError(DslError):

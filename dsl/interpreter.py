@@ -15,7 +15,6 @@ function call: functions are top-level, so there are no closures). ``break``,
 
 from __future__ import annotations
 
-import difflib
 import enum
 import math
 import sys
@@ -24,7 +23,15 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from dsl import ast
-from dsl.errors import BuiltinError, CallFrame, Interrupt, ScenarioSyntaxError, ScriptError
+from dsl.errors import (
+    BuiltinError,
+    CallFrame,
+    Interrupt,
+    ScenarioSyntaxError,
+    ScriptError,
+    arity_text,
+    suggestion,
+)
 from dsl.methods import call_method, get_property
 from dsl.values import (
     HostValue,
@@ -515,10 +522,11 @@ class Interpreter:
         self, ref: FunctionRef, args: list[Value], span: ast.Span, caller: ast.Program
     ) -> Value:
         decl = ref.decl
-        if len(args) != len(decl.params):
+        count = len(decl.params)
+        if len(args) != count:
             raise self._error(
                 "TypeError",
-                f"{decl.name}() takes {_count(len(decl.params))} but got {len(args)}",
+                f"{decl.name}() takes {arity_text(count, count)} but got {len(args)}",
                 span,
                 program=caller,
             )
@@ -585,7 +593,7 @@ class Interpreter:
         ):
             raise self._error(
                 "TypeError",
-                f"{name}() takes {_arity_text(builtin.min_args, builtin.max_args)} "
+                f"{name}() takes {arity_text(builtin.min_args, builtin.max_args)} "
                 f"but got {len(args)}",
                 callee.span,
             )
@@ -833,8 +841,7 @@ class Interpreter:
         if calling:
             candidates = set(self.builtins) | set(self.helpers)
             candidates.update(f.name for f in self._frames[-1].program.functions)
-        close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = suggestion(name, candidates)
         if assigning:
             message = f"'{name}' is not declared: declare it with let{hint}"
         elif calling:
@@ -850,18 +857,6 @@ def _is_number(value: Value) -> bool:
 
 def _key_text(key: Value) -> str:
     return f"'{key}'" if isinstance(key, str) else f"[{render(key)}]"
-
-
-def _count(n: int) -> str:
-    return f"{n} argument" + ("" if n == 1 else "s")
-
-
-def _arity_text(low: int, high: int | None) -> str:
-    if high is None:
-        return f"at least {_count(low)}"
-    if low == high:
-        return _count(low)
-    return f"{low} to {_count(high)}"
 
 
 __all__ += ["HostValue"]

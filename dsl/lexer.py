@@ -246,10 +246,7 @@ def cook(raw: str) -> str:
         elif esc in "123456789" or esc == "0":
             raise EscapeError("octal escapes are not allowed; use \\xHH or \\uHHHH", i)
         elif esc == "x":
-            digits = raw[i + 2 : i + 4]
-            if len(digits) != 2 or not set(digits) <= _HEX:
-                raise EscapeError("\\x must be followed by two hex digits", i)
-            out.append(chr(int(digits, 16)))
+            out.append(_hex_char(raw, i, 2, "\\x must be followed by two hex digits"))
             i += 4
         elif esc == "u":
             if raw.startswith("{", i + 2):
@@ -260,10 +257,7 @@ def cook(raw: str) -> str:
                 out.append(chr(int(digits, 16)))
                 i = close + 1
             else:
-                digits = raw[i + 2 : i + 6]
-                if len(digits) != 4 or not set(digits) <= _HEX:
-                    raise EscapeError("\\u must be followed by four hex digits or {...}", i)
-                out.append(chr(int(digits, 16)))
+                out.append(_hex_char(raw, i, 4, "\\u must be followed by four hex digits or {...}"))
                 i += 6
         elif esc == "\r":
             i += 3 if raw.startswith("\n", i + 2) else 2  # line continuation
@@ -273,6 +267,14 @@ def cook(raw: str) -> str:
             out.append(esc)  # identity escape, as JavaScript allows
             i += 2
     return _join_surrogates("".join(out))
+
+
+def _hex_char(raw: str, i: int, count: int, problem: str) -> str:
+    """The character of the ``count`` hex digits after the escape letter at ``i + 1``."""
+    digits = raw[i + 2 : i + 2 + count]
+    if len(digits) != count or not set(digits) <= _HEX:
+        raise EscapeError(problem, i)
+    return chr(int(digits, 16))
 
 
 def _join_surrogates(text: str) -> str:

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
-from dsl.errors import BuiltinError
+from dsl.errors import BuiltinError, arity_text
 from dsl.values import HostValue, RegexValue, Value, strict_equal, to_display, type_name
 
 __all__ = ["ARRAY_METHODS", "STRING_METHODS", "call_method", "get_property"]
@@ -85,9 +85,7 @@ def _unknown_method(obj: Value, name: str, known: list[str]) -> BuiltinError:
 
 def _args(name: str, args: list[Value], low: int, high: int) -> None:
     if not low <= len(args) <= high:
-        span = f"{low}" if low == high else f"{low} to {high}"
-        noun = "argument" if high == 1 else "arguments"
-        raise _type_error(f".{name}() takes {span} {noun} but got {len(args)}")
+        raise _type_error(f".{name}() takes {arity_text(low, high)} but got {len(args)}")
 
 
 def _string_arg(name: str, value: Value) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from playwright.async_api import Locator, Page
 
-from dsl.errors import BuiltinError
+from dsl.errors import BuiltinError, arity_text
 from dsl.values import HostValue, RegexValue, Value, render, type_name
 
 __all__ = [
@@ -197,7 +197,7 @@ def _arity(name: str, args: list[Value], count: int) -> None:
     if len(args) != count:
         raise BuiltinError(
             "TypeError",
-            f".{name}() takes {count} argument{'s' if count != 1 else ''} but got {len(args)}",
+            f".{name}() takes {arity_text(count, count)} but got {len(args)}",
         )
 
 
