@@ -38,6 +38,7 @@ from runner.errors import RunWriteError
 __all__ = [
     "RunDirectory",
     "RunWriteError",
+    "append_line",
     "json_safe",
     "process_start_time",
     "read_proc_stat",
@@ -473,6 +474,21 @@ def _atomic_write(target: Path, data: bytes, *, display: str, fsync: bool) -> No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise _write_error(f"cannot write {display}", err) from err
+
+
+def append_line(path: Path, data: bytes, *, create: bool = False) -> None:
+    """Append ``data`` (whole ``\\n``-terminated lines) to a file others append to as well:
+    one ``os.write`` on an ``O_APPEND`` descriptor, short writes completed, so no other
+    writer's line lands inside ours. ``create`` makes the file when it is missing."""
+    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
+    fd = os.open(path, flags, _FILE_MODE)
+    try:
+        view = memoryview(data)
+        written = 0
+        while written < len(data):
+            written += os.write(fd, view[written:])
+    finally:
+        os.close(fd)
 
 
 def capture_output_into(run_dir: Path) -> None:

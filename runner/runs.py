@@ -22,7 +22,7 @@ from typing import Any
 from runner import protocol
 from runner.errors import UsageError
 from runner.project import Project
-from runner.rundir import read_proc_stat
+from runner.rundir import append_line, read_proc_stat
 
 __all__ = ["find_run_dir", "list_runs", "read_events", "run_meta", "send_command"]
 
@@ -267,14 +267,7 @@ def send_command(
     ident = command.get("id") or uuid.uuid4().hex[:12]
     line = json.dumps({"id": ident, **command}, ensure_ascii=True) + "\n"
     start = steps.stat().st_size if steps.exists() else 0
-    fd = os.open(run_dir / protocol.COMMANDS_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        data = line.encode()
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-    finally:
-        os.close(fd)
+    append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
     wanted = {"command:applied", "command:rejected", "command:result"}
     deadline = time.monotonic() + timeout
     answers: list[dict[str, Any]] = []
