@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from runner.session import RunResult
+    from runner.run_result import RunResult
 
 __all__ = [
     "BrowserConnectError",

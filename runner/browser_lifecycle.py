@@ -1,0 +1,183 @@
+"""Where one scenario runs, and what it leaves of the page when it fails.
+
+A run drives a page it was given (pytest-playwright's: launched, traced and closed by
+its owner), a fresh context of a browser shared across scenarios (a worker's), or a
+browser it launches itself. Whoever opens a browser or a context closes it, whatever
+happens, so nothing (cookies, storage, pages, processes) leaks to the next run; the
+trace and the failure bundle are taken while the context is still open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+
+from runner import events
+from runner.browser import launch_browser
+from runner.bundle import PageRecorder, write_failure_bundle
+from runner.config import Config
+from runner.protocol import FinishedOutcome
+from runner.rundir import RunDirectory
+from runner.scenario_thread import Execution
+from runner.secrets import SecretMasker
+
+__all__ = ["BrowserLifecycle", "Driven", "close_browser"]
+
+CLOSE_TIMEOUT_S = 10
+TITLE_TIMEOUT_S = 2
+
+Driven = tuple[FinishedOutcome, dict[str, Any] | None, str | None]
+"""How the scenario ended, its error, and its failure bundle's project-relative path."""
+
+
+async def close_browser(browser: Browser) -> None:
+    """Best effort: the browser process dies with the driver anyway."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
+
+
+class BrowserLifecycle:
+    """The browser, context and page of one run; :meth:`drive` runs the scenario there."""
+
+    def __init__(self, config: Config, root: Path, scenario: str, masker: SecretMasker) -> None:
+        self.config = config
+        self.root = root
+        self.scenario = scenario
+        self.masker = masker
+        self.page: Page | None = None
+        self.context: BrowserContext | None = None
+        self.recorder = PageRecorder()
+        self.page_title = ""
+        """The page's last known title (for runtime.json and the bundle)."""
+        self.bundle_attempted = False
+        self.launched: Browser | None = None
+        """The browser this run launched, until it is closed."""
+        self.driven: Driven | None = None
+        """How the scenario ended, once it has, while the launched browser closes."""
+
+    async def drive(
+        self,
+        rundir: RunDirectory,
+        execute: Callable[[], Awaitable[Execution]],
+        *,
+        provided_page: Page | None,
+        shared_browser: Browser | None,
+    ) -> Driven:
+        """``execute`` the scenario on the page the run is given, else in a new context."""
+        if provided_page is not None:
+            return await self._on_page(rundir, execute, provided_page, tracing=False)
+        if shared_browser is not None:
+            return await self._in_new_context(rundir, execute, shared_browser)
+        config = self.config
+        async with async_playwright() as playwright:
+            self.launched = await launch_browser(
+                playwright,
+                browser=config.browser,
+                headless=config.headless,
+                executable_path=config.executable_path,
+                ws_endpoint=config.ws_endpoint,
+            )
+            driven = await self._in_new_context(rundir, execute, self.launched)
+            self.driven = driven
+            await close_browser(self.launched)
+            self.launched = None
+            return driven
+
+    async def close_launched(self) -> None:
+        """The launched browser, when a failure or an abort left it open."""
+        if self.launched is not None:
+            await close_browser(self.launched)
+
+    async def _in_new_context(
+        self, rundir: RunDirectory, execute: Callable[[], Awaitable[Execution]], browser: Browser
+    ) -> Driven:
+        """A fresh context of ``browser``, closed whatever happens."""
+        width, height = self.config.viewport
+        context = await browser.new_context(
+            base_url=self.config.base_url, viewport={"width": width, "height": height}
+        )
+        self.context = context
+        try:
+            tracing = self.config.trace != "off"
+            if tracing:
+                await context.tracing.start(screenshots=True, snapshots=True, sources=False)
+            page = await context.new_page()
+            driven = await self._on_page(rundir, execute, page, tracing)
+            # A failure bundle stops the trace itself (into the bundle).
+            if not self.bundle_attempted and tracing:
+                if self.config.trace == "on":
+                    await context.tracing.stop(path=rundir.path / "trace.zip")
+                else:
+                    await context.tracing.stop()
+            return driven
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+
+    async def _on_page(
+        self,
+        rundir: RunDirectory,
+        execute: Callable[[], Awaitable[Execution]],
+        page: Page,
+        tracing: bool,
+    ) -> Driven:
+        """The scenario on ``page``, then its failure bundle when it failed."""
+        self.page = page
+        self.context = page.context
+        self.recorder.attach(page)
+        outcome, error_info, failure = await execute()
+        self.bundle_attempted = outcome == "failed" and failure is not None
+        if failure is None or not self.bundle_attempted:
+            return outcome, error_info, None
+        bundle = await self._bundle(rundir, failure.step_index, error_info or {}, tracing)
+        return outcome, error_info, bundle
+
+    async def _bundle(
+        self, rundir: RunDirectory, step_index: int, error_info: dict[str, Any], tracing: bool
+    ) -> str | None:
+        """Best effort (runner.md §4): a bundle that cannot be written (.unotest not a
+        directory, disk full) must not hide the scenario's own error behind an
+        "internal error" and exit 2; the run still ends as failed, exit 1."""
+        info = await self._with_page(error_info)
+        try:
+            bundle = await write_failure_bundle(
+                root=self.root,
+                scenario=self.scenario,
+                step_index=step_index,
+                error=info,
+                page=self.page,
+                context=self.context,
+                recorder=self.recorder,
+                mask=self.masker.mask,
+                mask_data=self.masker.mask_data,
+                trace=tracing,
+            )
+        except Exception as err:
+            print(
+                self.masker.mask(
+                    f"unotest: warning: no failure bundle: {type(err).__name__}: {err}"
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
+            return None
+        rundir.append(events.failure_bundle_written(bundle.relative, bundle.screenshot))
+        return bundle.relative
+
+    async def _with_page(self, error_info: dict[str, Any]) -> dict[str, Any]:
+        """The error with the page's url and title, when the page is still open."""
+        page = self.page
+        info = dict(error_info)
+        if page is not None and not page.is_closed():
+            info["url"] = page.url
+            try:
+                info["title"] = await asyncio.wait_for(page.title(), TITLE_TIMEOUT_S)
+            except Exception:
+                info["title"] = self.page_title
+        return info

@@ -1,0 +1,121 @@
+"""The debugger's wiring for one run, in two steps because a bad ``--break`` must fail
+before the run directory exists (nothing half-made is left behind), while the
+controller, the command feed and the terminal prompt need that directory.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dsl import ast
+from dsl.interpreter import FunctionRef
+from dsl.scenario import ScenarioFile
+from runner import protocol
+from runner.bridge import LoopBridge
+from runner.command_feed import CommandFeed
+from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
+from runner.errors import UsageError
+from runner.prompt import TerminalPrompt
+from runner.reporter import StepReporter, render_var
+from runner.rundir import RunDirectory
+from runner.secrets import SecretMasker
+
+__all__ = ["DebugOptions", "prepare_breakpoints", "start_debugger"]
+
+_HELPERS_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+
+
+@dataclass(frozen=True)
+class DebugOptions:
+    """``--debug``: breakpoints (``--break`` as (file or None, line, col or None)),
+    ``--step``, and whether the terminal prompt runs (stdin is a TTY)."""
+
+    breaks: tuple[tuple[str | None, int, int | None], ...] = ()
+    step_first: bool = False
+    prompt: bool = False
+
+
+def prepare_breakpoints(
+    debug: DebugOptions | None,
+    scenario: ScenarioFile,
+    helpers: Mapping[str, FunctionRef],
+    root: Path,
+    warn: Callable[[str], None],
+) -> tuple[Breakpoints, dict[str, str]]:
+    """Breakpoints of ``.debugger.json`` and ``--break`` (only with ``--debug``), and the
+    names a breakpoint may give its file by (scenario name, ``_helpers/<name>``, path)."""
+    programs = {scenario.file: scenario.program}
+    for ref in helpers.values():
+        programs[ref.program.file] = ref.program
+    file_keys = _file_keys(scenario, programs)
+    starts = {file: statement_starts(program) for file, program in programs.items()}
+    breakpoints = Breakpoints(starts)
+    if debug is not None:
+        stored = load_breakpoints_file(root / protocol.DEBUGGER_FILE)
+        for key, positions in stored.items():
+            stored_file = file_keys.get(key)
+            if stored_file is None or (key != scenario.name and not key.startswith("_helpers/")):
+                continue
+            for stored_line, stored_col in positions:
+                _add(breakpoints, stored_file, stored_line, stored_col, warn)
+        for given_file, line, col in debug.breaks:
+            target = file_keys.get(given_file or "")
+            if target is None:
+                raise UsageError(f"--break {given_file}:{line}: no such scenario or helper file")
+            _add(breakpoints, target, line, col, warn)
+    return breakpoints, file_keys
+
+
+def _file_keys(scenario: ScenarioFile, programs: Mapping[str, ast.Program]) -> dict[str, str]:
+    file_keys: dict[str, str] = {"": scenario.file, scenario.name: scenario.file}
+    for file in programs:
+        file_keys[file] = file
+        if file != scenario.file and file.startswith(_HELPERS_PREFIX):
+            key = file[len(_HELPERS_PREFIX) :].removesuffix(".js")
+            file_keys[key] = file
+    return file_keys
+
+
+def _add(
+    breakpoints: Breakpoints, file: str, line: int, col: int | None, warn: Callable[[str], None]
+) -> None:
+    position, note = breakpoints.resolve(file, line, col)
+    breakpoints.add(file, position)
+    if note:
+        warn(note)
+
+
+def start_debugger(
+    debug: DebugOptions | None,
+    breakpoints: Breakpoints,
+    file_keys: dict[str, str],
+    *,
+    rundir: RunDirectory,
+    reporter: StepReporter,
+    bridge: LoopBridge,
+    masker: SecretMasker,
+    warn: Callable[[str], None],
+) -> CommandFeed:
+    """Commands are always read (a viewer may pause or abort any run); breakpoints
+    and pauses on failure only with ``--debug``. The feed is running: stop it."""
+    render = functools.partial(render_var, mask=masker.mask)
+    controller = DebugController(
+        emit=rundir.append,
+        write_state=lambda state, step: reporter.write_runtime(state, step),
+        interrupt=bridge.interrupt,
+        render=render,
+        breakpoints=breakpoints,
+        file_keys=file_keys,
+        warn=warn,
+        step_first=debug is not None and debug.step_first,
+    )
+    reporter.debugger = controller
+    reporter.pause_on_failure = debug is not None
+    feed = CommandFeed(rundir.path / protocol.COMMANDS_FILE, controller.submit_line)
+    feed.start()
+    if debug is not None and debug.prompt:
+        TerminalPrompt(controller, render, mask=masker.mask).start()
+    return feed

@@ -1,0 +1,207 @@
+"""A run's answer as plain data, so that a worker process can send it to the orchestrator
+as one JSON line and every reader (CLI, pytest plugin, orchestrator) sees the same fields.
+
+The ``error`` it carries is built here too, from a script error, a timeout or an
+internal error, and so is the summary a person reads at the end. Nothing here needs a
+browser: the orchestrator reads its workers' results without loading Playwright.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from runner.protocol import CallFrame, FinishedOutcome
+
+if TYPE_CHECKING:
+    from dsl.errors import ScriptError
+
+__all__ = [
+    "OpenStep",
+    "RunResult",
+    "SeenFailure",
+    "internal_error_message",
+    "script_error_info",
+    "summary_lines",
+    "timeout_error_info",
+]
+
+_FINISHED: tuple[FinishedOutcome, ...] = typing.get_args(FinishedOutcome)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: str
+    scenario: str
+    outcome: FinishedOutcome
+    duration_ms: int
+    steps: int
+    error: dict[str, Any] | None = None
+    bundle_path: str | None = None
+    signal: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` shape; ``signal`` is there only when a signal ended the run."""
+        data: dict[str, Any] = {
+            "runId": self.run_id,
+            "runDir": self.run_dir,
+            "scenario": self.scenario,
+            "outcome": self.outcome,
+            "durationMs": self.duration_ms,
+            "steps": self.steps,
+            "error": self.error,
+            "bundlePath": self.bundle_path,
+        }
+        if self.signal is not None:
+            data["signal"] = self.signal
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunResult:
+        """The inverse of :meth:`to_json`; ``ValueError`` for anything it cannot make."""
+        outcome = data.get("outcome")
+        if outcome not in _FINISHED:
+            raise ValueError(f"not a run outcome: {outcome!r}")
+        error = data.get("error")
+        if error is not None and not isinstance(error, dict):
+            raise ValueError("'error' is not an object")
+        return cls(
+            _text(data, "runId"),
+            _text(data, "runDir"),
+            _text(data, "scenario"),
+            outcome,
+            _count(data, "durationMs"),
+            _count(data, "steps"),
+            error,
+            _optional_text(data, "bundlePath"),
+            _optional_text(data, "signal"),
+        )
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} is not a string")
+    return value
+
+
+def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
+    return None if data.get(key) is None else _text(data, key)
+
+
+def _count(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key!r} is not an integer")
+    return value
+
+
+# --- the error a failed run carries ------------------------------------------------------
+
+
+class SeenFailure(Protocol):
+    """Where the reporter saw a script error first (its ``FailurePoint``)."""
+
+    @property
+    def step_index(self) -> int: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def col(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def call_stack(self) -> list[CallFrame]: ...
+    @property
+    def variables(self) -> dict[str, str]: ...
+
+
+class OpenStep(Protocol):
+    """The step a timeout stopped (the reporter's open step)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def col(self) -> int: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def call_stack(self) -> list[CallFrame]: ...
+    def variables(self) -> dict[str, str]: ...
+
+
+def script_error_info(
+    err: ScriptError, failure: SeenFailure | None, scenario: str
+) -> dict[str, Any]:
+    """A script error, placed at the innermost step that reported it when there is one."""
+    info: dict[str, Any] = {
+        "error": err.message,
+        "errorName": err.name,
+        "file": err.file,
+        "line": err.line,
+        "col": err.col,
+        "scenario": scenario,
+    }
+    if failure is not None:
+        info.update(
+            {
+                "step": failure.text,
+                "stepIndex": failure.step_index,
+                "stepLine": failure.line,
+                "stepCol": failure.col,
+                "callStack": failure.call_stack,
+                "vars": failure.variables,
+            }
+        )
+    return info
+
+
+def timeout_error_info(message: str, scenario: str, step: OpenStep | None) -> dict[str, Any]:
+    """The scenario timeout, placed at the step it stopped (none: before the first)."""
+    info: dict[str, Any] = {"error": message, "errorName": "TimeoutError", "scenario": scenario}
+    if step is not None:
+        info["file"] = step.file
+        info["line"] = step.line
+        info["col"] = step.col
+        info["step"] = step.text
+        info["stepIndex"] = step.index
+        info["callStack"] = step.call_stack
+        info["vars"] = step.variables()
+    return info
+
+
+def internal_error_message(exc: BaseException | None) -> str:
+    """Anything else the interpreter raised: a bug of ours, reported as one."""
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+# --- what a person reads at the end ------------------------------------------------------
+
+
+def summary_lines(result: RunResult) -> list[str]:
+    seconds = result.duration_ms / 1000
+    if result.outcome == "completed":
+        return [f"passed  {result.scenario}: {result.steps} steps in {seconds:.2f} s"]
+    if result.outcome == "aborted":
+        return [f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)"]
+    error = result.error or {}
+    where = ""
+    if "file" in error:
+        where = f"{error['file']}:{error['line']}:{error['col']}: "
+    lines = [
+        f"\nfailed  {result.scenario}",
+        f"  {where}{error.get('errorName', 'Error')}: {error.get('error', '')}",
+    ]
+    if error.get("step"):
+        lines.append(f"  step: {error['step']}")
+    if result.bundle_path:
+        lines.append(f"  failure bundle: {result.bundle_path}")
+    lines.append(f"  run: {result.run_dir}  ({result.steps} steps in {seconds:.2f} s)")
+    return lines
