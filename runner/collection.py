@@ -28,18 +28,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
-from runner import protocol
+from runner import events, protocol
 from runner.config import Config
 from runner.errors import WebServerCancelled
 from runner.project import Project, ProjectIndex
-from runner.rundir import RunDirectory, capture_output_into, read_proc_stat
+from runner.protocol import FinishedOutcome, ScenarioOutcomeKind
+from runner.run_result import RunResult
+from runner.run_signals import RunStopper, install_signal_handlers
+from runner.rundir import RunDirectory, append_line, capture_output_into, read_proc_stat
 from runner.webserver import WebServer
 
-__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
+__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "end_abandoned_run", "shard"]
 
-Outcome = Literal["completed", "failed", "aborted", "interrupted", "skipped"]
 WORKER_START_TIMEOUT_S = 60.0
 KILLED_WORKER_WAIT_S = 5.0
 
@@ -52,7 +54,7 @@ def shard(names: list[str], index: int, total: int) -> list[str]:
 @dataclass
 class ScenarioOutcome:
     scenario: str
-    outcome: Outcome
+    outcome: ScenarioOutcomeKind
     worker: int | None = None
     run_id: str | None = None
     run_dir: str | None = None
@@ -62,17 +64,40 @@ class ScenarioOutcome:
     bundle_path: str | None = None
     note: str | None = None
 
+    @classmethod
+    def from_worker(cls, name: str, worker: int, message: dict[str, Any]) -> ScenarioOutcome:
+        """A worker's ``finished`` report: a :class:`RunResult`, or (when the run could not
+        give one) the run id it had and the error."""
+        data = message.get("result")
+        if not isinstance(data, dict):
+            return cls(name, "failed", worker, message.get("runId"), error=message.get("error"))
+        try:
+            result = RunResult.from_json(data)
+        except ValueError as err:
+            error = {"error": f"the worker's report is unreadable: {err}", "errorName": "Error"}
+            return cls(name, "failed", worker, message.get("runId"), error=error)
+        return cls(
+            name,
+            result.outcome,
+            worker,
+            result.run_id,
+            result.run_dir,
+            result.duration_ms,
+            result.steps,
+            result.error,
+            result.bundle_path,
+        )
+
 
 @dataclass
 class CollectionResult:
     run_id: str
     run_dir: str
     collection: str
-    outcome: Literal["completed", "failed", "aborted"]
+    outcome: FinishedOutcome
     duration_ms: int
     scenarios: list[ScenarioOutcome]
     signal: str | None = None
-
 
 
 @dataclass
@@ -101,38 +126,54 @@ class CollectionRun:
     # fail the collection, in its run directory as in the exit code.
     broken: list[str] = field(default_factory=list)
 
-    def run(self) -> CollectionResult:
-        return asyncio.run(self._main())
-
-    # --- lifecycle ------------------------------------------------------------------
-
-    async def _main(self) -> CollectionResult:
-        started = time.monotonic()
-        loop = asyncio.get_running_loop()
-        self.signal_name: str | None = None
-        self.first_signal_at = 0.0
+    def __post_init__(self) -> None:
+        self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
         self.bailing = False
         self.pending: list[str] = list(self.scenarios)
         self.results: dict[str, ScenarioOutcome] = {}
         self.processes: dict[int, _WorkerProcess] = {}
         self.cancel = threading.Event()
         self.web_server: WebServer | None = None
+        self.rundir: RunDirectory | None = None
+        """The collection's run directory, made by :meth:`run`."""
+
+    def run(self) -> CollectionResult:
+        return asyncio.run(self._main())
+
+    @property
+    def signal_name(self) -> str | None:
+        return self.stopper.signal_name
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def _main(self) -> CollectionResult:
+        started = time.monotonic()
         rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
         self.rundir = rundir
         if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
             capture_output_into(rundir.path)
         rundir.start_heartbeat()
-        for signame in ("SIGINT", "SIGTERM", "SIGHUP"):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(getattr(signal, signame), self._on_signal, signame)
-        rundir.append(
-            {
-                "kind": "collection-run:started",
-                "runId": rundir.run_id,
-                "collection": self.name,
-                "scenarios": list(self.scenarios),
-            }
+        install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
+        rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
+        await self._run_scenarios()
+        for name in self.pending:
+            self._record(ScenarioOutcome(name, "skipped", note="not started"))
+        ordered = [self.results[name] for name in self.scenarios if name in self.results]
+        outcome = self._outcome(ordered)
+        rundir.append(events.collection_run_finished(outcome))
+        rundir.close()
+        return CollectionResult(
+            rundir.run_id,
+            self.project.relative(rundir.path),
+            self.name,
+            outcome,
+            int((time.monotonic() - started) * 1000),
+            ordered,
+            self.signal_name,
         )
+
+    async def _run_scenarios(self) -> None:
+        """The webServer (once, for every scenario), then the workers until done."""
         web_server: WebServer | None = None
         try:
             if self.config.web_server is not None and self.scenarios:
@@ -155,36 +196,20 @@ class CollectionRun:
         finally:
             if web_server is not None:
                 await asyncio.to_thread(web_server.stop)
-        for name in self.pending:
-            self._record(ScenarioOutcome(name, "skipped", note="not started"))
-        ordered = [self.results[name] for name in self.scenarios if name in self.results]
-        if self.signal_name is not None:
-            outcome: Literal["completed", "failed", "aborted"] = "aborted"
-        elif self.broken or any(r.outcome != "completed" for r in ordered):
-            outcome = "failed"
-        else:
-            outcome = "completed"
-        rundir.append({"kind": "collection-run:finished", "outcome": outcome})
-        rundir.close()
-        return CollectionResult(
-            rundir.run_id,
-            self.project.relative(rundir.path),
-            self.name,
-            outcome,
-            int((time.monotonic() - started) * 1000),
-            ordered,
-            self.signal_name,
-        )
 
-    def _on_signal(self, name: str) -> None:
-        now = time.monotonic()
+    def _outcome(self, ordered: list[ScenarioOutcome]) -> FinishedOutcome:
         if self.signal_name is not None:
-            # A double Ctrl-C is one; a later one stops everything at once.
-            if now - self.first_signal_at >= 1.0:
-                self._force_stop()
-            return
-        self.signal_name = name
-        self.first_signal_at = now
+            return "aborted"
+        if self.broken or any(r.outcome != "completed" for r in ordered):
+            return "failed"
+        return "completed"
+
+    @property
+    def _dir(self) -> RunDirectory:
+        assert self.rundir is not None, "the collection has not started"
+        return self.rundir
+
+    def _stop_cleanly(self, name: str) -> None:
         print(
             f"\n{name}: aborting the collection (again in a second to force it)",
             file=self.out,
@@ -207,13 +232,10 @@ class CollectionRun:
             _wait_dead(worker.process.pid, KILLED_WORKER_WAIT_S)
             if worker.current is not None and worker.run_id is not None:
                 with contextlib.suppress(Exception):
-                    self.rundir.append(
-                        {
-                            "kind": "collection-run:scenario-finished",
-                            "scenarioRunId": worker.run_id,
-                            "scenario": worker.current,
-                            "outcome": "aborted",
-                        }
+                    self._dir.append(
+                        events.collection_scenario_finished(
+                            worker.run_id, worker.current, "aborted"
+                        )
                     )
                 self._end_abandoned_run(worker.run_id)
         web_server = self.web_server
@@ -223,8 +245,8 @@ class CollectionRun:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(web_server.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
-            self.rundir.append({"kind": "collection-run:finished", "outcome": "aborted"})
-            self.rundir.close()
+            self._dir.append(events.collection_run_finished("aborted"))
+            self._dir.close()
         os._exit(128 + signal.Signals[self.signal_name or "SIGINT"].value)  # as the shell says
 
     def _end_abandoned_run(self, run_id: str) -> None:
@@ -329,9 +351,7 @@ class CollectionRun:
             worker.current = name
             worker.run_id = None
             worker.started_at = time.monotonic()
-            self._order(
-                worker, {"type": "run", "scenario": name, "parentRunId": self.rundir.run_id}
-            )
+            self._order(worker, {"type": "run", "scenario": name, "parentRunId": self._dir.run_id})
             finished = await self._follow(worker, name)
             worker.current = None
             if not finished:
@@ -348,63 +368,44 @@ class CollectionRun:
             await self._reap(worker)
 
     async def _follow(self, worker: _WorkerProcess, name: str) -> bool:
+        """The worker's reports on ``name`` until it finished (True) or died (False)."""
         while True:
             message = await self._next(worker)
             if message is None:
-                duration = int((time.monotonic() - worker.started_at) * 1000)
-                outcome: Outcome = "aborted" if self.signal_name else "interrupted"
-                if worker.run_id is None and not self.signal_name:
-                    outcome = "interrupted"
-                result = ScenarioOutcome(
-                    name,
-                    outcome,
-                    worker.index,
-                    worker.run_id,
-                    duration_ms=duration,
-                    note="the worker died" if outcome == "interrupted" else None,
-                )
-                self._finish(result)
+                self._finish(self._died(worker, name))
                 return False
             kind = message.get("type")
-            if kind == "started":
-                worker.run_id = message.get("runId")
-                self.rundir.append(
-                    {
-                        "kind": "collection-run:scenario-started",
-                        "scenarioRunId": worker.run_id,
-                        "scenario": name,
-                    }
-                )
+            if kind == "started" and isinstance(message.get("runId"), str):
+                worker.run_id = message["runId"]
+                self._dir.append(events.collection_scenario_started(message["runId"], name))
                 self.on_event(
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
                 )
             elif kind == "finished":
-                result = ScenarioOutcome(
-                    name,
-                    message.get("outcome", "failed"),
-                    worker.index,
-                    message.get("runId"),
-                    message.get("runDir"),
-                    int(message.get("durationMs") or 0),
-                    int(message.get("steps") or 0),
-                    message.get("error"),
-                    message.get("bundlePath"),
-                )
-                self._finish(result)
+                self._finish(ScenarioOutcome.from_worker(name, worker.index, message))
                 return True
 
+    def _died(self, worker: _WorkerProcess, name: str) -> ScenarioOutcome:
+        """A worker gone mid-scenario: ``interrupted``, or ``aborted`` while aborting."""
+        duration = int((time.monotonic() - worker.started_at) * 1000)
+        outcome: ScenarioOutcomeKind = "aborted" if self.signal_name else "interrupted"
+        return ScenarioOutcome(
+            name,
+            outcome,
+            worker.index,
+            worker.run_id,
+            duration_ms=duration,
+            note="the worker died" if outcome == "interrupted" else None,
+        )
+
     def _finish(self, result: ScenarioOutcome) -> None:
-        if result.run_id is not None:
-            self.rundir.append(
-                {
-                    "kind": "collection-run:scenario-finished",
-                    "scenarioRunId": result.run_id,
-                    "scenario": result.scenario,
-                    "outcome": result.outcome,
-                }
+        outcome = result.outcome
+        if result.run_id is not None and outcome != "skipped":
+            self._dir.append(
+                events.collection_scenario_finished(result.run_id, result.scenario, outcome)
             )
         self._record(result)
-        if self.bail and result.outcome not in ("completed",) and not self.bailing:
+        if self.bail and outcome not in ("completed",) and not self.bailing:
             self.bailing = True
             for other in self.processes.values():
                 if other.current is not None and other.current != result.scenario:
@@ -434,23 +435,13 @@ def end_abandoned_run(run_dir: Path) -> None:
     (unless it is already there), and runtime.json in its final state.
 
     The worker is dead, so nothing else writes here any more; the lines are appended
-    with one ``os.write`` on an ``O_APPEND`` descriptor and runtime.json is replaced
+    as :func:`runner.rundir.append_line` appends and runtime.json is replaced
     atomically, as :class:`runner.rundir.RunDirectory` does.
     """
     steps = run_dir / protocol.STEPS_FILE
     lines = steps.read_bytes().split(b"\n")
     unterminated = lines.pop() != b""
-    open_steps = 0
-    last_kind = None
-    for line in lines:
-        try:
-            last_kind = json.loads(line).get("kind")
-        except (ValueError, AttributeError):
-            continue
-        if last_kind == "step:started":
-            open_steps += 1
-        elif last_kind in ("step:ok", "step:fail") and open_steps:
-            open_steps -= 1
+    open_steps, last_kind = _open_steps(lines)
     if last_kind == "run:finished":
         return
     now = int(time.time() * 1000)
@@ -464,13 +455,28 @@ def end_abandoned_run(run_dir: Path) -> None:
     )
     if unterminated:
         data = b"\n" + data  # end the line the killed worker left half-written
-    fd = os.open(steps, os.O_WRONLY | os.O_APPEND)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+    append_line(steps, data)
+    _end_runtime(run_dir, now)
+
+
+def _open_steps(lines: list[bytes]) -> tuple[int, object]:
+    """How many steps the lines leave open, and the kind of the last readable line."""
+    open_steps = 0
+    last_kind = None
+    for line in lines:
+        try:
+            last_kind = json.loads(line).get("kind")
+        except (ValueError, AttributeError):
+            continue
+        if last_kind == "step:started":
+            open_steps += 1
+        elif last_kind in ("step:ok", "step:fail") and open_steps:
+            open_steps -= 1
+    return open_steps, last_kind
+
+
+def _end_runtime(run_dir: Path, now: int) -> None:
+    """runtime.json as the runner's own final one: no current step, so no vars or stack."""
     runtime_path = run_dir / protocol.RUNTIME_FILE
     try:
         state = json.loads(runtime_path.read_bytes())
@@ -478,7 +484,6 @@ def end_abandoned_run(run_dir: Path) -> None:
         return  # never written: the run had not got that far
     if not isinstance(state, dict):
         return
-    # As the runner's own final runtime.json: no current step, so no vars or stack.
     state.update(state="aborted", current=None, vars={}, callStack=[], updatedAt=now)
     state.pop("page", None)  # the browser is gone
     state.pop("file", None)

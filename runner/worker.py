@@ -2,7 +2,8 @@
 
 Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker``.
 It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``), reports on stdout
-(``ready``, ``started``, ``finished``, ``fatal``), plain serialisable data both ways.
+(``ready``, ``started``, ``finished``, ``fatal``), plain serialisable data both ways;
+``finished`` carries the run's :class:`runner.run_result.RunResult` as its JSON.
 It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
 terminal means, and tells it; both reach every process of the group), aborts its
 current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
@@ -23,18 +24,19 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from playwright.async_api import async_playwright
+from playwright.async_api import Browser, Playwright, async_playwright
 
 from runner import protocol
 from runner.browser import launch_browser
-from runner.config import load_config
+from runner.config import Config, load_config
 from runner.project import Project, ProjectIndex
+from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import ScenarioRun, quiet_driver_loss
 
-__all__ = ["main"]
+__all__ = ["finished_report", "main", "unfinished_report"]
 
 
 class _Worker:
@@ -117,7 +119,7 @@ class _Worker:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(browser.close(), 10)
 
-    async def _launch(self, playwright: Any, config: Any) -> Any:
+    async def _launch(self, playwright: Playwright, config: Config) -> Browser:
         return await launch_browser(
             playwright,
             browser=config.browser,
@@ -130,76 +132,64 @@ class _Worker:
         self,
         project: Project,
         index: ProjectIndex,
-        config: Any,
-        browser: Any,
+        config: Config,
+        browser: Browser,
         order: dict[str, Any],
     ) -> None:
         name = str(order.get("scenario"))
         scenario = index.scenarios.get(name)
         if scenario is None:
-            self.send(
-                {
-                    "type": "finished",
-                    "scenario": name,
-                    "runId": None,
-                    "outcome": "failed",
-                    "error": {"error": f"scenario '{name}' cannot be loaded", "errorName": "Error"},
-                }
-            )
+            self.send(unfinished_report(name, None, f"scenario '{name}' cannot be loaded", "Error"))
             return
         masker = SecretMasker()
         environment = RunEnvironment(dict(os.environ), self.root / protocol.ENV_FILE, masker)
-        devnull = open(os.devnull, "w")  # noqa: SIM115 - closed below
-        run = ScenarioRun(
-            project,
-            scenario,
-            index.helper_table,
-            config,
-            masker,
-            environment,
-            out=devnull,
-            quiet=True,
-            log_stream=devnull,
-            parent_run_id=order.get("parentRunId"),
-            shared_browser=browser,
-            handle_signals=False,
-            on_started=lambda run_id: self.send(
-                {"type": "started", "scenario": name, "runId": run_id}
-            ),
-        )
-        self.current = run
-        try:
-            result = await run.run_async()
-        except Exception as err:
-            # The run may have started (its run directory and "started" report exist):
-            # its id lets the orchestrator close the scenario-started it announced.
-            rundir = getattr(run, "rundir", None)
-            self.send(
-                {
-                    "type": "finished",
-                    "scenario": name,
-                    "runId": rundir.run_id if rundir is not None else None,
-                    "outcome": "failed",
-                    "error": {"error": masker.mask(str(err)), "errorName": type(err).__name__},
-                }
+        with open(os.devnull, "w") as devnull:
+            run = ScenarioRun(
+                project,
+                scenario,
+                index.helper_table,
+                config,
+                masker,
+                environment,
+                out=devnull,
+                quiet=True,
+                log_stream=devnull,
+                parent_run_id=order.get("parentRunId"),
+                shared_browser=browser,
+                handle_signals=False,
+                on_started=lambda run_id: self.send(
+                    {"type": "started", "scenario": name, "runId": run_id}
+                ),
             )
-            return
-        finally:
-            self.current = None
-            devnull.close()
-        self.send(
-            {
-                "type": "finished",
-                "scenario": name,
-                "runId": result.run_id,
-                "runDir": result.run_dir,
-                "outcome": result.outcome,
-                "durationMs": result.duration_ms,
-                "steps": result.steps,
-                "error": masker.mask_data(result.error) if result.error else None,
-                "bundlePath": result.bundle_path,
-            }
-        )
+            self.current = run
+            try:
+                result = await run.run_async()
+            except Exception as err:
+                # The run may have started (its run directory and "started" report exist):
+                # its id lets the orchestrator close the scenario-started it announced.
+                run_id = run.rundir.run_id if run.rundir is not None else None
+                self.send(
+                    unfinished_report(name, run_id, masker.mask(str(err)), type(err).__name__)
+                )
+                return
+            finally:
+                self.current = None
+        self.send(finished_report(name, result, masker))
+
+
+def finished_report(name: str, result: RunResult, masker: SecretMasker) -> dict[str, Any]:
+    """``finished`` with the run's result (its error masked, as in every report)."""
+    error = cast(dict[str, Any], masker.mask_data(result.error)) if result.error else None
+    return {"type": "finished", "scenario": name, "result": replace(result, error=error).to_json()}
+
+
+def unfinished_report(
+    name: str, run_id: str | None, message: str, error_name: str
+) -> dict[str, Any]:
+    """``finished`` without a result: the scenario did not load, or its run failed in
+    the runner itself (``run_id`` once its run directory exists)."""
+    error = {"error": message, "errorName": error_name}
+    return {"type": "finished", "scenario": name, "runId": run_id, "error": error}
 
 
 def _hand_over(loop: asyncio.AbstractEventLoop, receive: Any, order: Any) -> bool:
