@@ -156,6 +156,29 @@ class _Tools:
 
     # --- runs ------------------------------------------------------------------------
 
+    async def run_scenario(
+        self, name: str, debug: bool, breakpoints: list[str], step: bool
+    ) -> dict[str, Any]:
+        index = self.index()
+        self.scenario_path(index, name)
+        args = ["e2e", name]
+        if debug or breakpoints or step:
+            args.append("--debug")
+        for text in breakpoints:
+            args += ["--break", str(text)]
+        if step:
+            args.append("--step")
+        return await self.start(args, "scenario")
+
+    async def run_collection(self, name: str, workers: int, bail: bool) -> dict[str, Any]:
+        index = self.index()
+        if name not in index.collections:
+            raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
+        args = ["collection", name, "--workers", str(max(1, min(int(workers), 16)))]
+        if bail:
+            args.append("--bail")
+        return await self.start(args, "collection")
+
     async def start(
         self, args: list[str], kind: Literal["scenario", "collection"]
     ) -> dict[str, Any]:
@@ -315,6 +338,19 @@ class _Tools:
                 )
             if {"line": line, "col": col} not in positions:
                 positions.append({"line": line, "col": col})
+        self._save_breakpoints(scenario, positions)
+        result: dict[str, Any] = {
+            "file": protocol.DEBUGGER_FILE,
+            "scenario": scenario,
+            "breakpoints": positions,
+        }
+        if notes:
+            result["notes"] = notes
+        return result
+
+    def _save_breakpoints(self, scenario: str, positions: list[dict[str, int]]) -> None:
+        """Replace one scenario's entry in .debugger.json, keeping the others'; written
+        whole and renamed, so a run starting meanwhile never reads half a file."""
         path = self.project.root / protocol.DEBUGGER_FILE
         try:
             current = load_breakpoints_file(path)
@@ -332,14 +368,6 @@ class _Tools:
         temporary = path.with_name(f".debugger.json.{os.getpid()}.tmp")
         temporary.write_text(data, encoding="utf-8")
         os.replace(temporary, path)
-        result: dict[str, Any] = {
-            "file": protocol.DEBUGGER_FILE,
-            "scenario": scenario,
-            "breakpoints": positions,
-        }
-        if notes:
-            result["notes"] = notes
-        return result
 
     def get_failure(self, run_id: str) -> list[Any]:
         run_dir = self.run_dir(run_id)
@@ -462,7 +490,13 @@ def build_server(root: Path) -> MCPServer:
             "edit the .test.js file → check → run again."
         ),
     )
+    _add_discovery_tools(server, tools)
+    _add_run_tools(server, tools)
+    _add_debugging_tools(server, tools)
+    return server
 
+
+def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool()
     def list_scenarios() -> Any:
         """Scenarios (ScenarioMeta), helpers, collections, parse errors and warnings."""
@@ -479,33 +513,20 @@ def build_server(root: Path) -> MCPServer:
         whole project: every error as file/line/col/message (line 1-based, col 0-based)."""
         return tools.check(source, name)
 
+
+def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool()
     async def run_scenario(
         name: str, debug: bool = False, breakpoints: list[str] | None = None, step: bool = False
     ) -> Any:
         """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started.
         `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first."""
-        index = tools.index()
-        tools.scenario_path(index, name)
-        args = ["e2e", name]
-        if debug or breakpoints or step:
-            args.append("--debug")
-        for text in breakpoints or []:
-            args += ["--break", str(text)]
-        if step:
-            args.append("--step")
-        return await tools.start(args, "scenario")
+        return await tools.run_scenario(name, debug, breakpoints or [], step)
 
     @server.tool()
     async def run_collection(name: str, workers: int = 1, bail: bool = False) -> Any:
         """Start `unotest collection NAME` as a subprocess; returns the collection runId."""
-        index = tools.index()
-        if name not in index.collections:
-            raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
-        args = ["collection", name, "--workers", str(max(1, min(int(workers), 16)))]
-        if bail:
-            args.append("--bail")
-        return await tools.start(args, "collection")
+        return await tools.run_collection(name, workers, bail)
 
     @server.tool()
     def get_run(run_id: str) -> Any:
@@ -524,6 +545,8 @@ def build_server(root: Path) -> MCPServer:
         """Wait until the run is paused or finished (or the timeout): no polling needed."""
         return await tools.wait_for_run(run_id, until, timeout_s)
 
+
+def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool()
     def inspect_runtime(run_id: str) -> Any:
         """runtime.json: state, current statement, variables, call stack, page, breakpoints."""
@@ -561,5 +584,3 @@ def build_server(root: Path) -> MCPServer:
         """The failure: error with file:line:col and step text, aria snapshot, console
         errors, failed requests, and the screenshot as an image."""
         return tools.get_failure(run_id)
-
-    return server
