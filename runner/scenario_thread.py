@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dsl.errors import Interrupt, ScriptError
-from dsl.interpreter import FunctionRef, Interpreter
+from dsl.interpreter import Builtin, FunctionRef, Interpreter
 from dsl.scenario import ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
@@ -137,7 +137,7 @@ class ScenarioThread:
         self.bridge = bridge
         self.timeout_ms = timeout_ms
 
-    async def execute(self, builtins: Mapping[str, Any]) -> Execution:
+    async def execute(self, builtins: Mapping[str, Builtin]) -> Execution:
         interpreter = Interpreter(builtins, self.helpers, hook=self.reporter)
         interpreter.interrupt_check = self.bridge.check
         program, test_fn = self.scenario.program, self.scenario.test_fn.name

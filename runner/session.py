@@ -21,13 +21,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import Any, TextIO
+from collections.abc import Callable, Mapping
+from typing import TextIO
 
 from playwright.async_api import Browser, Page
 
 from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt
+from dsl.interpreter import Builtin, FunctionRef
 from dsl.scenario import ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
@@ -65,7 +66,7 @@ class ScenarioRun:
         self,
         project: Project,
         scenario: ScenarioFile,
-        helpers: dict[str, Any],
+        helpers: Mapping[str, FunctionRef],
         config: Config,
         masker: SecretMasker,
         environment: RunEnvironment,
@@ -316,7 +317,7 @@ class ScenarioRun:
         )
         return await thread.execute(self._builtins())
 
-    def _builtins(self) -> dict[str, Any]:
+    def _builtins(self) -> dict[str, Builtin]:
         assert self.bridge is not None and self.rundir is not None
         run_tag = self.rundir.run_id.rsplit("-", 1)[-1]
         pure = make_pure_builtins(PureServices(env=self._env, log=self._log, run_tag=run_tag))

@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -192,7 +193,11 @@ def unfinished_report(
     return {"type": "finished", "scenario": name, "runId": run_id, "error": error}
 
 
-def _hand_over(loop: asyncio.AbstractEventLoop, receive: Any, order: Any) -> bool:
+def _hand_over(
+    loop: asyncio.AbstractEventLoop,
+    receive: Callable[[dict[str, Any] | None], None],
+    order: dict[str, Any] | None,
+) -> bool:
     """Pass an order to the loop; False once the loop is closed.
 
     The worker may already be on its way out (a SIGTERM ended it) when an order that
