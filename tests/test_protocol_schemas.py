@@ -9,7 +9,18 @@ import re
 
 import jsonschema
 import pytest
-from protocol_schemas import PROTOCOL_DIR, load_schema, readme_types, validate
+from protocol_keys import (
+    ADDITIVE_KINDS,
+    COLLECTION_KINDS,
+    MANIFEST_ADDITIVE_KEYS,
+    MANIFEST_KEYS,
+    MANIFEST_OPTIONAL_KEYS,
+    PROTOCOL_KINDS,
+    RUN_ARTIFACT_KINDS,
+    RUNTIME_ADDITIVE_KEYS,
+    RUNTIME_KEYS,
+)
+from protocol_schemas import PROTOCOL_DIR, definition, load_schema, readme_types, validate
 
 DTS = PROTOCOL_DIR / "unotest-protocol-0.5.0.d.ts"
 SCRIPT = PROTOCOL_DIR / "generate.sh"
@@ -73,3 +84,32 @@ def test_validation_refuses_what_0_5_0_refuses() -> None:
 def test_an_unknown_type_is_an_error_not_a_skip() -> None:
     with pytest.raises(FileNotFoundError):
         validate("StepSkippedEvent", {})
+
+
+# --- the shared key sets (protocol_keys.py) agree with the schemas ------------------------
+
+
+def _union_kinds(type_name: str) -> tuple[str, ...]:
+    members = definition(type_name)["anyOf"]
+    return tuple(
+        definition(type_name, ref["$ref"].rsplit("/", 1)[1])["properties"]["kind"]["const"]
+        for ref in members
+    )
+
+
+def test_event_kinds_are_the_unions_of_0_5_0() -> None:
+    assert _union_kinds("RunArtifact") == RUN_ARTIFACT_KINDS
+    assert frozenset(RUN_ARTIFACT_KINDS) == PROTOCOL_KINDS
+    assert _union_kinds("CollectionRunArtifact") == COLLECTION_KINDS
+    known = set(RUN_ARTIFACT_KINDS) | set(COLLECTION_KINDS)
+    assert not known & set(ADDITIVE_KINDS)
+
+
+def test_manifest_and_runtime_keys_are_those_of_0_5_0() -> None:
+    manifest = definition("RunManifest")
+    assert set(manifest["required"]) == MANIFEST_KEYS
+    assert set(manifest["properties"]) - MANIFEST_KEYS == MANIFEST_OPTIONAL_KEYS
+    assert not set(manifest["properties"]) & MANIFEST_ADDITIVE_KEYS
+    runtime = definition("RuntimeStateFile")
+    assert set(runtime["required"]) == set(runtime["properties"]) == RUNTIME_KEYS
+    assert not RUNTIME_KEYS & RUNTIME_ADDITIVE_KEYS

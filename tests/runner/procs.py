@@ -13,7 +13,9 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def proc_stat(pid: int) -> tuple[str, int, int] | None:
@@ -106,3 +108,21 @@ def run_dir_of(project: Path, pid: int) -> Path | None:
             if json.loads(manifest.read_text())["pid"] == pid:
                 return manifest.parent
     return None
+
+
+def wait_for_run_dir(
+    project: Path,
+    proc: subprocess.Popen[Any],
+    timeout: float = 45,
+    describe: Callable[[], str] = lambda: "",
+) -> Path:
+    """The run directory of ``proc`` once its manifest is there; the test fails if ``proc``
+    ends first or ``timeout`` passes (``describe()``, e.g. its stderr, in the message)."""
+    deadline = time.monotonic() + timeout
+    while (found := run_dir_of(project, proc.pid)) is None:
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended before it made its directory\n{describe()}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no run directory within {timeout} s\n{describe()}")
+        time.sleep(0.02)
+    return found

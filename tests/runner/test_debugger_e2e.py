@@ -31,19 +31,21 @@ import select
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from events import append_command, append_raw, is_kind, read_events, wait_for_event
 from net import serve_directory
 from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
-from procs import run_dir_of, stop_tree
+from procs import stop_tree, wait_for_run_dir
+from protocol_keys import RUNTIME_ADDITIVE_KEYS, RUNTIME_KEYS
 from protocol_schemas import validate
+from sites import config_yaml, unotest_env, write_project
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
 RUN_TIMEOUT_S = 90
@@ -153,20 +155,6 @@ function test_steps() {
 }
 """
 
-RUNTIME_KEYS = {
-    "runId",
-    "scenario",
-    "testFn",
-    "state",
-    "current",
-    "vars",
-    "callStack",
-    "lastFailure",
-    "updatedAt",
-    "file",
-    "page",
-    "breakpoints",
-}
 SAVE_LOCATOR = '<Locator role=button name="Save">'
 
 
@@ -197,31 +185,15 @@ def make_project(
     scenario: int = 60000,
     debugger: dict[str, Any] | None = None,
 ) -> Path:
-    e2e = root / "unotest" / "e2e"
-    (e2e / "_helpers").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {site}\n"
-        "headless: true\n"
-        f"timeout: {{action: {action}, expect: {action}, navigation: 15000, "
-        f"scenario: {scenario}}}\n"
-        "trace: off\n",
-        encoding="utf-8",
+    timeout = {"action": action, "expect": action, "navigation": 15000, "scenario": scenario}
+    files = {} if debugger is None else {"unotest/.debugger.json": json.dumps(debugger)}
+    return write_project(
+        root,
+        config_yaml(site, timeout=timeout),
+        scenarios,
+        helpers={"notes": NOTES},
+        files=files,
     )
-    (e2e / "_helpers" / "notes.js").write_text(NOTES, encoding="utf-8")
-    for name, source in scenarios.items():
-        path = e2e / f"{name}.test.js"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source, encoding="utf-8")
-    if debugger is not None:
-        (root / "unotest" / ".debugger.json").write_text(json.dumps(debugger), encoding="utf-8")
-    return root
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-    env["PYTHONSAFEPATH"] = "1"  # `python -m unotest` in a project that holds unotest/
-    env["NO_COLOR"] = "1"
-    return env
 
 
 @dataclass
@@ -244,13 +216,9 @@ class Run:
     def run_dir(self) -> Path:
         """The run directory whose manifest names this process (waits for it)."""
         if self._run_dir is None:
-            deadline = time.monotonic() + EVENT_TIMEOUT_S
-            while self._run_dir is None:
-                self._run_dir = run_dir_of(self.project, self.proc.pid)
-                if self._run_dir is None:
-                    if self.proc.poll() is not None or time.monotonic() > deadline:
-                        raise AssertionError(f"no run directory\n{self.stdout}\n{self.stderr}")
-                    time.sleep(0.02)
+            self._run_dir = wait_for_run_dir(
+                self.project, self.proc, EVENT_TIMEOUT_S, lambda: f"{self.stdout}\n{self.stderr}"
+            )
         return self._run_dir
 
     @property
@@ -305,7 +273,12 @@ def launch(tmp_path: Path) -> Iterator[Callable[..., Run]]:
             stdin = None
         try:
             proc = subprocess.Popen(
-                argv, cwd=project, env=_env(), stdin=stdin, stdout=out_file, stderr=err_file
+                argv,
+                cwd=project,
+                env=unotest_env(NO_COLOR="1"),
+                stdin=stdin,
+                stdout=out_file,
+                stderr=err_file,
             )
         finally:
             if stdout is None:
@@ -327,7 +300,7 @@ def dbg_all(project: Path, *commands: tuple[str, ...]) -> list[subprocess.Comple
         subprocess.Popen(
             [*UNOTEST, *words],
             cwd=project,
-            env=_env(),
+            env=unotest_env(NO_COLOR="1"),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -355,63 +328,13 @@ def dbg(project: Path, *words: str) -> subprocess.CompletedProcess[str]:
 # --- reading and writing the run directory -------------------------------------------------
 
 
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    """steps.jsonl split on b"\\n"; the unterminated tail (a write in progress) is ignored."""
-    try:
-        data = (run_dir / "steps.jsonl").read_bytes()
-    except FileNotFoundError:
-        return []
-    return [json.loads(line) for line in data.split(b"\n")[:-1]]
-
-
-def wait_for_event(
-    run_dir: Path,
-    predicate: Callable[[dict[str, Any]], bool],
-    timeout: float = EVENT_TIMEOUT_S,
-    after: int = 0,
-) -> tuple[int, dict[str, Any]]:
-    """The first event at index ``after`` or later that ``predicate`` accepts: (index, event)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        events = read_events(run_dir)
-        for index in range(after, len(events)):
-            if predicate(events[index]):
-                return index, events[index]
-        if time.monotonic() > deadline:
-            shown = "\n".join(json.dumps(e) for e in events[after:])
-            raise AssertionError(f"no such event within {timeout} s; events:\n{shown}")
-        time.sleep(0.02)
-
-
-def is_kind(kind: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
-    return lambda e: e["kind"] == kind and all(e.get(k) == v for k, v in fields.items())
-
-
 def wait_paused(run: Run, after: int = 0, **fields: Any) -> tuple[int, dict[str, Any]]:
     return wait_for_event(run.run_dir, is_kind("paused", **fields), after=after)
 
 
-def append_raw(run_dir: Path, data: bytes) -> None:
-    """One ``write`` on an O_APPEND descriptor, as every writer of commands.jsonl does."""
-    fd = os.open(run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
-    try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-    finally:
-        os.close(fd)
-
-
-def command(run_dir: Path, cmd: str, **fields: Any) -> str:
-    """Append a command with a fresh id and return the id."""
-    ident = f"t-{uuid.uuid4().hex[:10]}"
-    append_raw(run_dir, json.dumps({"id": ident, "cmd": cmd, **fields}).encode() + b"\n")
-    return ident
-
-
 def send(run: Run, cmd: str, **fields: Any) -> int:
     """Append a command, wait for its ``command:applied``; returns that event's index."""
-    ident = command(run.run_dir, cmd, **fields)
+    ident = append_command(run.run_dir, cmd, **fields)
     index, event = wait_for_event(
         run.run_dir, lambda e: e.get("id") == ident and e["kind"].startswith("command:")
     )
@@ -442,7 +365,7 @@ def check_runtime_paused(
     data: dict[str, Any], validate: Callable[[str, object], None], **expected: Any
 ) -> None:
     """runtime.json while paused: every key of runner.md §2 (ours included), then the schema."""
-    assert set(data) == RUNTIME_KEYS, data
+    assert set(data) == RUNTIME_KEYS | RUNTIME_ADDITIVE_KEYS, data
     assert isinstance(data["updatedAt"], int) and isinstance(data["vars"], dict)
     assert all(isinstance(v, str) for v in data["vars"].values()), data["vars"]
     for frame in data["callStack"]:
@@ -577,7 +500,7 @@ def test_breakpoint_snapshot_inspect_eval_and_stepping(
 
     # eval assigns a variable: runtime.json shows it and the scenario now passes
     # (expect_equal(expected + n, 6) fails with the scenario's own values).
-    ident = command(run.run_dir, "eval", expr="expected = 5")
+    ident = append_command(run.run_dir, "eval", expr="expected = 5")
     _, result = wait_for_event(run.run_dir, is_kind("command:result", id=ident), after=index)
     assert result["ok"] is True and result["value"] == "null"
     state = wait_runtime(run, lambda s: s["vars"].get("expected") == "5")

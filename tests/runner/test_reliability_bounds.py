@@ -19,10 +19,8 @@ few browser steps against a page served on 127.0.0.1 by the test, on real Chromi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from procs import outlivers, run_dir_of, stop_tree
+from events import answer_to, append_command, read_events, read_lines, wait_for_event
+from procs import outlivers, stop_tree, wait_for_run_dir
+from sites import config_yaml, unotest_env, write_project
 
 UNOTEST = Path(sys.executable).with_name("unotest")
 RUN_TIMEOUT_S = 90
@@ -102,12 +102,6 @@ BIG_CHARS = 8 * 2**17  # 1 MiB
 # --- processes ------------------------------------------------------------------------------
 
 
-def run_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-    env["PYTHONSAFEPATH"] = "1"  # a project root holds unotest/: never import it as a package
-    return env
-
-
 @dataclass
 class Run:
     proc: subprocess.Popen[bytes]
@@ -118,13 +112,13 @@ class Run:
     @property
     def run_dir(self) -> Path:
         """The run directory whose manifest names this process (waits for it)."""
-        deadline = time.monotonic() + EVENT_TIMEOUT_S
-        while self._run_dir is None:
-            self._run_dir = run_dir_of(self.project, self.proc.pid)
-            if self._run_dir is None:
-                assert self.proc.poll() is None, self.err.read_text(errors="replace")
-                assert time.monotonic() < deadline, "no run directory in time"
-                time.sleep(0.02)
+        if self._run_dir is None:
+            self._run_dir = wait_for_run_dir(
+                self.project,
+                self.proc,
+                EVENT_TIMEOUT_S,
+                lambda: self.err.read_text(errors="replace"),
+            )
         return self._run_dir
 
     def wait(self) -> int:
@@ -144,7 +138,7 @@ def launch(
     outlived its runner is found (and killed) at teardown.
     """
     marker = uuid.uuid4().hex
-    monkeypatch.setenv(MARKER_VAR, marker)  # run_env() copies os.environ
+    monkeypatch.setenv(MARKER_VAR, marker)  # unotest_env() copies os.environ
     started: list[subprocess.Popen[bytes]] = []
 
     def start(project: Path, *args: str) -> Run:
@@ -153,7 +147,7 @@ def launch(
             proc = subprocess.Popen(
                 [str(UNOTEST), *args],
                 cwd=project,
-                env=run_env(),
+                env=unotest_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=err_file,
@@ -177,50 +171,15 @@ def site(static_site: str, tmp_path: Path) -> str:
 
 
 def make_project(root: Path, base_url: str, name: str, source: str) -> Path:
-    (root / "unotest" / "e2e").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {base_url}\nheadless: true\ntrace: off\n"
-        "timeout: {action: 3000, expect: 1000, navigation: 15000, scenario: 60000}\n",
-        encoding="utf-8",
-    )
-    (root / "unotest" / "e2e" / f"{name}.test.js").write_text(source, encoding="utf-8")
-    return root
-
-
-def read_lines(run_dir: Path) -> list[bytes]:
-    return (run_dir / "steps.jsonl").read_bytes().split(b"\n")[:-1]
-
-
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in read_lines(run_dir)]
-
-
-def wait_for_event(
-    run: Run, predicate: Callable[[dict[str, Any]], bool], after: int = 0
-) -> tuple[int, dict[str, Any]]:
-    deadline = time.monotonic() + EVENT_TIMEOUT_S
-    while True:
-        events = read_events(run.run_dir)
-        for index in range(after, len(events)):
-            if predicate(events[index]):
-                return index, events[index]
-        assert run.proc.poll() is None and time.monotonic() < deadline, events[after:]
-        time.sleep(0.02)
+    timeout = {"action": 3000, "expect": 1000, "navigation": 15000, "scenario": 60000}
+    return write_project(root, config_yaml(base_url, timeout=timeout), {name: source})
 
 
 def send(run: Run, cmd: str, **fields: Any) -> dict[str, Any]:
     """Append a command; the last answer to it (``command:result`` for eval)."""
-    ident = f"t-{uuid.uuid4().hex[:10]}"
-    fd = os.open(run.run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, json.dumps({"id": ident, "cmd": cmd, **fields}).encode() + b"\n")
-    finally:
-        os.close(fd)
-    last = "command:result" if cmd == "eval" else "command:applied"
-    _, event = wait_for_event(
-        run, lambda e: e.get("id") == ident and e["kind"] in (last, "command:rejected")
-    )
-    assert event["kind"] == last, event
+    ident = append_command(run.run_dir, cmd, **fields)
+    _, event = wait_for_event(run, answer_to(ident, cmd))
+    assert event["kind"] == ("command:result" if cmd == "eval" else "command:applied"), event
     return event
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -44,7 +43,9 @@ from urllib.parse import quote, quote_plus
 
 import anyio
 import pytest
-from procs import outlivers, run_dir_of, stop_tree
+from events import answer_to, append_command, read_events, wait_for_event
+from procs import outlivers, stop_tree, wait_for_run_dir
+from sites import config_yaml, unotest_env, write_project
 
 from runner.secrets import MASK, SecretMasker
 
@@ -253,34 +254,24 @@ def artifact_files(project: Path) -> dict[str, bytes]:
 
 
 def make_project(root: Path, base_url: str, scenarios: dict[str, str], *, trace: str) -> Path:
-    e2e = root / "unotest" / "e2e"
-    e2e.mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {base_url}\nheadless: true\ntrace: {trace}\n"
-        "timeout: {action: 3000, expect: 1000, navigation: 15000, scenario: 60000}\n",
-        encoding="utf-8",
+    timeout = {"action": 3000, "expect": 1000, "navigation": 15000, "scenario": 60000}
+    return write_project(
+        root,
+        config_yaml(base_url, timeout=timeout, trace=trace),
+        scenarios,
+        # Quoted: the value holds a space and a quote.
+        files={"unotest/.env": f'API_TOKEN="{TOKEN}"\n'},
     )
-    # Quoted: the value holds a space and a quote.
-    (root / "unotest" / ".env").write_text(f'API_TOKEN="{TOKEN}"\n', encoding="utf-8")
-    for name, source in scenarios.items():
-        (e2e / f"{name}.test.js").write_text(source, encoding="utf-8")
-    return root
 
 
 def run_env() -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("UNOTEST_") and k not in ("API_TOKEN", "MY_PASSWORD")
-    }
-    env.update(
+    return unotest_env(
+        drop=("API_TOKEN", "MY_PASSWORD"),
         MY_PASSWORD=PASSWORD,
         SESSION_COOKIE=COOKIE,
         GREETING=GREETING,
-        PYTHONSAFEPATH="1",  # a project root holds unotest/: never import it as a package
         NO_COLOR="1",
     )
-    return env
 
 
 @dataclass
@@ -302,13 +293,10 @@ class Run:
     @property
     def run_dir(self) -> Path:
         """The run directory whose manifest names this process (waits for it)."""
-        deadline = time.monotonic() + EVENT_TIMEOUT_S
-        while self._run_dir is None:
-            self._run_dir = run_dir_of(self.project, self.proc.pid)
-            if self._run_dir is None:
-                assert self.proc.poll() is None, f"no run directory: {self.stderr!r}"
-                assert time.monotonic() < deadline, "no run directory in time"
-                time.sleep(0.02)
+        if self._run_dir is None:
+            self._run_dir = wait_for_run_dir(
+                self.project, self.proc, EVENT_TIMEOUT_S, lambda: repr(self.stderr)
+            )
         return self._run_dir
 
     def wait(self) -> int:
@@ -361,38 +349,10 @@ def site(static_site: str, tmp_path: Path) -> str:
     return static_site
 
 
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    data = (run_dir / "steps.jsonl").read_bytes()
-    return [json.loads(line) for line in data.split(b"\n")[:-1]]
-
-
-def wait_for_event(
-    run: Run, predicate: Callable[[dict[str, Any]], bool], after: int = 0
-) -> tuple[int, dict[str, Any]]:
-    deadline = time.monotonic() + EVENT_TIMEOUT_S
-    while True:
-        events = read_events(run.run_dir)
-        for index in range(after, len(events)):
-            if predicate(events[index]):
-                return index, events[index]
-        if run.proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(
-                f"no such event; events: {events[after:]}\n{run.stderr.decode(errors='replace')}"
-            )
-        time.sleep(0.02)
-
-
 def send(run: Run, cmd: str, **fields: Any) -> list[dict[str, Any]]:
     """Append one command to commands.jsonl; its answers (applied, then result for eval)."""
-    ident = f"t-{uuid.uuid4().hex[:10]}"
-    line = json.dumps({"id": ident, "cmd": cmd, **fields}).encode() + b"\n"
-    fd = os.open(run.run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
-    last = "command:result" if cmd == "eval" else "command:applied"
-    wait_for_event(run, lambda e: e.get("id") == ident and e["kind"] in (last, "command:rejected"))
+    ident = append_command(run.run_dir, cmd, **fields)
+    wait_for_event(run, answer_to(ident, cmd))
     return [e for e in read_events(run.run_dir) if e.get("id") == ident]
 
 

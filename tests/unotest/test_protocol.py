@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from protocol_keys import ADDITIVE_KINDS, COLLECTION_KINDS, RUN_ARTIFACT_KINDS
 from protocol_schemas import definition
 
 from runner import protocol
@@ -133,29 +134,9 @@ def _kinds(union: Any) -> list[str]:
 
 
 def test_run_artifact_union_kinds() -> None:
-    assert _kinds(RunArtifact) == [
-        "run:started",
-        "step:started",
-        "step:ok",
-        "step:fail",
-        "screenshot",
-        "failure-bundle:written",
-        "paused",
-        "resumed",
-        "run:finished",
-    ]
-    assert _kinds(CollectionRunArtifact) == [
-        "collection-run:started",
-        "collection-run:scenario-started",
-        "collection-run:scenario-finished",
-        "collection-run:finished",
-    ]
-    assert _kinds(RunEvent)[9:] == [
-        "command:applied",
-        "command:rejected",
-        "command:result",
-        "step:skipped",
-    ]
+    assert tuple(_kinds(RunArtifact)) == RUN_ARTIFACT_KINDS
+    assert tuple(_kinds(CollectionRunArtifact)) == COLLECTION_KINDS
+    assert tuple(_kinds(RunEvent)[9:]) == ADDITIVE_KINDS
 
 
 def test_additive_fields_are_optional() -> None:
