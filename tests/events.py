@@ -44,7 +44,7 @@ def read_lines(run_dir: Path, *, finished: bool = False) -> list[bytes]:
     path = run_dir / STEPS_FILE
     if finished:
         data = path.read_bytes()
-        assert data.endswith(b"\n") or not data, f"{path} must end with a whole line"
+        assert data.endswith(b"\n"), f"{path} must end with a whole line"
     else:
         try:
             data = path.read_bytes()

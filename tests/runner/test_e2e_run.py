@@ -34,12 +34,22 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
+from events import read_events, read_lines
 from net import free_port
 from procs import alive as _alive
 from procs import cmdline as _cmdline
 from procs import descendants as _descendants
 from procs import proc_stat as _stat
+from procs import run_dir_of as _run_dir_of
+from protocol_keys import (
+    MANIFEST_ADDITIVE_KEYS,
+    MANIFEST_KEYS,
+    MANIFEST_OPTIONAL_KEYS,
+    PROTOCOL_KINDS,
+    RUNTIME_KEYS,
+)
 from protocol_schemas import validate
+from sites import config_yaml, unotest_env, write_project
 
 SITE = Path(__file__).resolve().parent / "site_lifecycle"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -49,30 +59,6 @@ PASSWORD = "hunter2-pass"
 GREETING = "hello-lifecycle-greeting"
 RUN_TIMEOUT_S = 120
 
-# Every kind of @unotest/protocol 0.5.0's RunArtifact (the schema knows only these).
-PROTOCOL_KINDS = {
-    "run:started",
-    "step:started",
-    "step:ok",
-    "step:fail",
-    "screenshot",
-    "failure-bundle:written",
-    "paused",
-    "resumed",
-    "run:finished",
-}
-MANIFEST_KEYS = {"schemaVersion", "kind", "ref", "adapter", "startedAt", "pid", "pidStartTime"}
-RUNTIME_KEYS = {
-    "runId",
-    "scenario",
-    "testFn",
-    "state",
-    "current",
-    "vars",
-    "callStack",
-    "lastFailure",
-    "updatedAt",
-}
 ERROR_KEYS = {
     "error",
     "errorName",
@@ -191,13 +177,8 @@ function test_broken() {
 
 
 def _config(base_url: str, *, action: int = 5000, scenario: int = 60000, extra: str = "") -> str:
-    return (
-        f"baseURL: {base_url}\n"
-        "headless: true\n"
-        f"timeout: {{action: {action}, expect: {action}, navigation: 15000, "
-        f"scenario: {scenario}}}\n"
-        "trace: on-failure\n" + extra
-    )
+    timeout = {"action": action, "expect": action, "navigation": 15000, "scenario": scenario}
+    return config_yaml(base_url, timeout=timeout, trace="on-failure", extra=extra)
 
 
 def make_project(
@@ -208,35 +189,17 @@ def make_project(
     helpers: bool = True,
     dotenv: str | None = None,
 ) -> Path:
-    e2e = root / "unotest" / "e2e"
-    e2e.mkdir(parents=True)
-    if config is not None:
-        (root / "unotest.config.yaml").write_text(config, encoding="utf-8")
-    if helpers:
-        (e2e / "_helpers").mkdir()
-        (e2e / "_helpers" / "site.js").write_text(HELPERS, encoding="utf-8")
-    for name, source in scenarios.items():
-        path = e2e / f"{name}.test.js"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source, encoding="utf-8")
-    if dotenv is not None:
-        (root / "unotest" / ".env").write_text(dotenv, encoding="utf-8")
-    return root
+    return write_project(
+        root,
+        config,
+        scenarios,
+        helpers={"site": HELPERS} if helpers else {},
+        files={} if dotenv is None else {"unotest/.env": dotenv},
+    )
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("UNOTEST_") and k not in ("MY_PASSWORD", "API_TOKEN", "GREETING")
-    }
-    # `python -m unotest` puts the working directory first on sys.path, and a project
-    # root holds a `unotest/` folder: with the editable install (a meta-path finder
-    # that comes after the path finder) `unotest` would then import as a namespace
-    # package from the *project* (ImportError). Reported; a regular install is fine.
-    env["PYTHONSAFEPATH"] = "1"
-    env.update(extra or {})
-    return env
+    return unotest_env(drop=("MY_PASSWORD", "API_TOKEN", "GREETING"), **(extra or {}))
 
 
 @dataclass
@@ -290,23 +253,17 @@ def e2e(project: Path, *args: str, env: dict[str, str] | None = None) -> Done:
 
 
 def run_dir_of(project: Path, pid: int) -> Path:
-    """The run directory whose manifest names the runner's pid."""
-    for manifest in (project / "unotest" / ".runs").glob("*/manifest.json"):
-        if json.loads(manifest.read_text())["pid"] == pid:
-            return manifest.parent
-    raise AssertionError(f"no run directory of pid {pid} in {project}")
+    """The run directory whose manifest names the runner's pid (the run is over)."""
+    found = _run_dir_of(project, pid)
+    assert found is not None, f"no run directory of pid {pid} in {project}"
+    return found
 
 
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    data = (run_dir / "steps.jsonl").read_bytes()
-    assert data.endswith(b"\n"), "steps.jsonl must end with a whole line"
-    events = []
-    for line in data.split(b"\n")[:-1]:
-        line.decode("ascii")  # ensure_ascii=True
-        event = json.loads(line)
-        assert isinstance(event, dict) and isinstance(event["kind"], str)
-        events.append(event)
-    return events
+def read_ascii_events(run_dir: Path) -> list[dict[str, Any]]:
+    """A finished run's steps.jsonl: whole lines, each ASCII (ensure_ascii=True)."""
+    for line in read_lines(run_dir, finished=True):
+        line.decode("ascii")
+    return read_events(run_dir, finished=True)
 
 
 def check_event_order(
@@ -361,7 +318,8 @@ def check_run_dir(
     assert not list(run_dir.glob(".*.tmp")), "a temp file was left behind"
 
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert MANIFEST_KEYS <= set(manifest) <= MANIFEST_KEYS | {"hostname", "parentRunId"}
+    every_key = MANIFEST_KEYS | MANIFEST_OPTIONAL_KEYS | MANIFEST_ADDITIVE_KEYS
+    assert MANIFEST_KEYS | {"pid", "pidStartTime"} <= set(manifest) <= every_key
     assert manifest["schemaVersion"] == 1 and manifest["kind"] == "scenario"
     assert manifest["ref"] == ref and manifest["adapter"] == "@unotest/web"
     assert manifest["pid"] == pid and isinstance(manifest["pidStartTime"], int)
@@ -375,7 +333,7 @@ def check_run_dir(
     beat = (run_dir / "heartbeat").stat().st_mtime
     assert beat >= manifest["startedAt"] / 1000 - 1
 
-    events = read_events(run_dir)
+    events = read_ascii_events(run_dir)
     for event in events:
         if event["kind"] in PROTOCOL_KINDS:
             validate("RunArtifact", event)

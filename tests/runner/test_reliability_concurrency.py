@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 import time
@@ -33,7 +32,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from procs import run_dir_of, stop_tree
+from events import read_events
+from procs import stop_tree, wait_for_run_dir
+from sites import config_yaml, unotest_env, write_project
 
 from runner import protocol
 from runner.rundir import RunDirectory
@@ -57,37 +58,9 @@ def _load_bench() -> ModuleType:
 stress = _load_bench()
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-    env["PYTHONSAFEPATH"] = "1"  # a project root holds a `unotest/` folder
-    return env
-
-
 def _project(root: Path, base_url: str, chromium: str, scenarios: dict[str, str]) -> Path:
-    (root / "unotest" / "e2e").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {base_url}\nheadless: true\ntrace: off\nexecutablePath: {chromium}\n"
-        "timeout: {action: 5000, expect: 5000, navigation: 15000, scenario: 90000}\n",
-        encoding="utf-8",
-    )
-    for name, source in scenarios.items():
-        (root / "unotest" / "e2e" / f"{name}.test.js").write_text(source, encoding="utf-8")
-    return root
-
-
-def _run_dir(project: Path, proc: subprocess.Popen[bytes]) -> Path:
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        if (found := run_dir_of(project, proc.pid)) is not None:
-            return found
-        assert proc.poll() is None, "the run ended before it made its directory"
-        time.sleep(0.02)
-    raise AssertionError("no run directory")
-
-
-def _events(run_dir: Path) -> list[dict[str, Any]]:
-    data = (run_dir / "steps.jsonl").read_bytes()
-    return [json.loads(line) for line in data.split(b"\n")[:-1]]
+    timeout = {"action": 5000, "expect": 5000, "navigation": 15000, "scenario": 90000}
+    return write_project(root, config_yaml(base_url, timeout=timeout, chromium=chromium), scenarios)
 
 
 @pytest.fixture
@@ -120,13 +93,13 @@ def test_eight_appenders_while_the_paused_runner_reads_every_command_answered_on
         proc = subprocess.Popen(
             [UNOTEST, "e2e", stress.SCENARIO_NAME, "--break", str(stress.BREAK_LINE)],
             cwd=project,
-            env=_env(),
+            env=unotest_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
         )
     processes.append(proc)
-    run_dir = _run_dir(project, proc)
+    run_dir = wait_for_run_dir(project, proc, TIMEOUT_S)
     answers = stress.Answers(run_dir / "steps.jsonl")
     deadline = time.monotonic() + TIMEOUT_S
     while not any(e["kind"] == "paused" for e in answers.events):
@@ -155,8 +128,8 @@ def test_eight_appenders_while_the_paused_runner_reads_every_command_answered_on
         assert proc.poll() is None, "the run ended under the load"
         answers.poll()
         time.sleep(0.05)
-    time.sleep(0.3)  # an answer arriving now would be a duplicate
-    answers.poll()
+    # An answer arriving later would be a duplicate: the check after the run's end (below)
+    # sees every answer there will ever be.
 
     problems = stress.check(answers, planned)
     assert problems == {kind: [] for kind in problems}, {k: v[:5] for k, v in problems.items()}
@@ -300,7 +273,7 @@ def test_four_runs_of_one_scenario_started_at_once_never_share_a_directory(
         subprocess.Popen(
             [UNOTEST, "e2e", "same"],
             cwd=project,
-            env=_env(),
+            env=unotest_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -319,7 +292,7 @@ def test_four_runs_of_one_scenario_started_at_once_never_share_a_directory(
     for run_dir in run_dirs:
         manifest = json.loads((run_dir / "manifest.json").read_text())
         owners[manifest["pid"]] = run_dir
-        events = _events(run_dir)
+        events = read_events(run_dir)
         # One run's events only: one start naming this directory, one end.
         assert [e["kind"] for e in events].count("run:started") == 1
         assert events[0]["runId"] == run_dir.name

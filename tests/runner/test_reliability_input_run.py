@@ -39,7 +39,7 @@ from test_e2e_run import (
     check_run_dir,
     finish,
     make_project,
-    read_events,
+    read_ascii_events,
     run_dir_of,
     start,
 )
@@ -278,7 +278,7 @@ def test_a_paused_run_outlives_its_scenario_timeout_and_keeps_the_4kb_cut(
     done = finish(proc)
     assert done.code == 0, (done, (run / "stdout.log").read_text())
     assert "after the pause" in (run / "stdout.log").read_text()
-    events = read_events(run)
+    events = read_ascii_events(run)
     assert events[-1] == {"kind": "run:finished", "outcome": "completed", "t": events[-1]["t"]}
     assert [e["kind"] for e in events].count("paused") == 1
     for event in events:

@@ -51,8 +51,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from events import read_events
 from net import free_port
 from procs import alive, cmdline, descendants, proc_stat
+from sites import collection_yaml, config_yaml, unotest_env, write_project
 
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 RUN_TIMEOUT_S = 120.0
@@ -133,38 +135,28 @@ class Project:
 def make_project(root: Path, chromium: str, *, stubborn: bool = False) -> Project:
     port = free_port()
     marker = root / "webserver-got-sigterm"
-    (root / "site").mkdir(parents=True)
-    (root / "site" / "index.html").write_text(
-        "<!doctype html><title>Signals</title><h1>Signals</h1>", encoding="utf-8"
-    )
+    files = {"site/index.html": "<!doctype html><title>Signals</title><h1>Signals</h1>"}
     python = shlex.quote(sys.executable)
     if stubborn:
-        (root / "stubborn.py").write_text(STUBBORN, encoding="utf-8")
+        files["stubborn.py"] = STUBBORN
         command = f"{python} stubborn.py {port} {shlex.quote(str(marker))}"
     else:
         command = f"{python} -m http.server {port} --bind 127.0.0.1 --directory site"
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: http://127.0.0.1:{port}\n"
-        "headless: true\n"
-        "trace: off\n"
-        f"executablePath: {chromium}\n"
-        "timeout: {action: 60000, expect: 60000, navigation: 30000, scenario: 120000}\n"
+    web_server = (
         "webServer:\n"
         f"  command: {json.dumps(command)}\n"
         f"  url: http://127.0.0.1:{port}/index.html\n"
         "  timeout: 60000\n"
-        "  reuseExistingServer: false\n",
-        encoding="utf-8",
+        "  reuseExistingServer: false\n"
     )
-    e2e = root / "unotest" / "e2e"
-    (e2e / "_collections").mkdir(parents=True)
-    (e2e / "hang.test.js").write_text(HANG, encoding="utf-8")
+    timeout = {"action": 60000, "expect": 60000, "navigation": 30000, "scenario": 120000}
+    config = config_yaml(
+        f"http://127.0.0.1:{port}", timeout=timeout, chromium=chromium, extra=web_server
+    )
+    scenarios = {"hang": HANG}
     for name in SLOW:
-        source = BUSY.format(name=name, fn=name.replace("-", "_"))
-        (e2e / f"{name}.test.js").write_text(source, encoding="utf-8")
-    (e2e / "_collections" / "slow.yaml").write_text(
-        "scenarios:\n" + "".join(f"  - {name}\n" for name in SLOW), encoding="utf-8"
-    )
+        scenarios[name] = BUSY.format(name=name, fn=name.replace("-", "_"))
+    write_project(root, config, scenarios, collections={"slow": collection_yaml(SLOW)}, files=files)
     return Project(root, port, marker)
 
 
@@ -180,12 +172,10 @@ class Runner:
 
     def __init__(self, project: Project, *args: str) -> None:
         self.project = project
-        env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-        env["PYTHONSAFEPATH"] = "1"  # a project root holds a `unotest/` folder
         self.proc = subprocess.Popen(
             [UNOTEST, *args],
             cwd=project.root,
-            env=env,
+            env=unotest_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -260,11 +250,6 @@ def start() -> Iterator[Callable[..., Runner]]:
 # --- waiting and checking -------------------------------------------------------------------
 
 
-def _events(run_dir: Path) -> list[dict[str, Any]]:
-    data = (run_dir / "steps.jsonl").read_bytes()
-    return [json.loads(line) for line in data.split(b"\n")[:-1]]
-
-
 def wait_until(what: str, predicate: Callable[[], bool], timeout: float = RUN_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -277,7 +262,7 @@ def in_flight(project: Project, text: str) -> list[Path]:
     found = []
     for run_dir in project.run_dirs():
         with contextlib.suppress(OSError, ValueError):
-            events = _events(run_dir)
+            events = read_events(run_dir)
             if events and events[-1]["kind"] == "step:started" and text in events[-1]["text"]:
                 found.append(run_dir)
     return found
@@ -295,7 +280,7 @@ def wait_in_flight(runner: Runner, text: str, count: int = 1) -> None:
 
 def check_scenario_aborted(run_dir: Path) -> None:
     """runner.md §1-2: an aborted run directory, ended as a reader must find it."""
-    events = _events(run_dir)
+    events = read_events(run_dir)
     kinds = [e["kind"] for e in events]
     assert kinds.count("run:finished") == 1, kinds
     assert events[-1] == {**events[-1], "kind": "run:finished", "outcome": "aborted"}
@@ -317,7 +302,7 @@ def check_collection_aborted(project: Project) -> list[dict[str, Any]]:
         if json.loads((d / "manifest.json").read_text())["kind"] == "collection"
     ]
     assert len(collections) == 1, collections
-    events = _events(collections[0])
+    events = read_events(collections[0])
     assert events[-1] == {**events[-1], "kind": "collection-run:finished", "outcome": "aborted"}
     started = {e["scenarioRunId"] for e in events if e["kind"].endswith("scenario-started")}
     finished = {
@@ -384,7 +369,7 @@ def test_scenario_run_aborted_by_each_signal_leaves_an_ended_directory_and_no_pr
         assert done.err == "", case
         [run_dir] = runner.project.run_dirs()
         check_scenario_aborted(run_dir)
-        fails = [e for e in _events(run_dir) if e["kind"] == "step:fail"]
+        fails = [e for e in read_events(run_dir) if e["kind"] == "step:fail"]
         assert [f["errorName"] for f in fails] == ["AbortError"], case  # aborted, not failed
     for _, _, runner in runs:
         check_nothing_left(runner)
