@@ -15,6 +15,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,33 @@ class Lines:
             return list(self.items)
 
 
+class PolledFeed(CommandFeed):
+    """The feed under test, counting the polls (``read_new`` calls) its thread completes:
+    a test that must show that nothing (more) was delivered waits for polls instead of
+    sleeping."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.polls = 0
+        self._polled = threading.Condition()
+
+    def read_new(self) -> None:
+        try:
+            super().read_new()
+        finally:
+            with self._polled:
+                self.polls += 1
+                self._polled.notify_all()
+
+    def wait_polls(self, count: int, timeout: float = WAIT) -> None:
+        """Until ``count`` more polls have completed. The first of them may have begun
+        before this call, so ``count`` >= 2 guarantees a whole poll after it."""
+        with self._polled:
+            target = self.polls + count
+            if not self._polled.wait_for(lambda: self.polls >= target, timeout):
+                raise AssertionError(f"{target - self.polls} of {count} polls missing")
+
+
 def append(path: Path, data: bytes) -> None:
     """As ``unotest dbg`` does: one write on an O_APPEND descriptor."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -67,14 +95,14 @@ def path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def feed_of(path: Path) -> Iterator[Callable[..., tuple[CommandFeed, Lines]]]:
+def feed_of(path: Path) -> Iterator[Callable[..., tuple[PolledFeed, Lines]]]:
     feeds: list[CommandFeed] = []
 
     def make(
         on_line: Callable[[bytes], None] | None = None, target: Path | None = None, **kw: object
-    ) -> tuple[CommandFeed, Lines]:
+    ) -> tuple[PolledFeed, Lines]:
         lines = Lines()
-        feed = CommandFeed(target or path, on_line or lines, poll=0.002, **kw)  # type: ignore[arg-type]
+        feed = PolledFeed(target or path, on_line or lines, poll=0.002, **kw)
         feeds.append(feed)
         feed.start()
         return feed, lines
@@ -85,21 +113,21 @@ def feed_of(path: Path) -> Iterator[Callable[..., tuple[CommandFeed, Lines]]]:
 
 
 def test_a_line_written_in_two_halves_is_delivered_once_and_whole(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
-    _, lines = feed_of()
+    feed, lines = feed_of()
     append(path, b'{"id": "a", "cmd": "st')
-    time.sleep(0.1)  # dozens of polls see the half line
+    feed.wait_polls(24)  # dozens of polls see the half line
     assert lines.items == []
     append(path, b'ep"}\n')
     assert lines.wait(1) == [b'{"id": "a", "cmd": "step"}']
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert len(lines.items) == 1
     assert lines.threads == {"unotest-commands"}
 
 
 def test_many_lines_in_one_write_arrive_in_order(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     _, lines = feed_of()
     sent = [json.dumps({"id": f"m{i}", "cmd": "pause"}).encode() for i in range(500)]
@@ -108,17 +136,17 @@ def test_many_lines_in_one_write_arrive_in_order(
 
 
 def test_blank_lines_are_skipped(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
-    _, lines = feed_of()
+    feed, lines = feed_of()
     append(path, b'\n  \n{"id": "b"}\n\r\n\n{"id": "c"}\n')
     assert lines.wait(2) == [b'{"id": "b"}', b'{"id": "c"}']
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert len(lines.items) == 2
 
 
 def test_crlf_keeps_the_carriage_return_which_json_accepts(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     _, lines = feed_of()
     append(path, b'{"id": "r1", "cmd": "step"}\r\n{"id": "r2", "cmd": "step"}\r\n')
@@ -128,7 +156,7 @@ def test_crlf_keeps_the_carriage_return_which_json_accepts(
 
 
 def test_a_64_kib_line_is_delivered_intact_even_written_in_pieces(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     _, lines = feed_of()
     expr = "".join(chr(ord("a") + i % 26) for i in range(64 * 1024))
@@ -144,11 +172,11 @@ def test_a_64_kib_line_is_delivered_intact_even_written_in_pieces(
 
 
 def test_a_missing_file_is_waited_for(
-    tmp_path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    tmp_path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     target = tmp_path / "later" / "commands.jsonl"
     feed, lines = feed_of(target=target)
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert feed._thread.is_alive()
     assert lines.items == []
     target.parent.mkdir()
@@ -157,13 +185,13 @@ def test_a_missing_file_is_waited_for(
 
 
 def test_a_vanished_file_stops_nothing(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     feed, lines = feed_of()
     append(path, b'{"id": "first one"}\n')
     lines.wait(1)
     path.unlink()
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert feed._thread.is_alive()
     # A new file (shorter, as the inode number may be reused): read from its start.
     append(path, b'{"id": "2"}\n')
@@ -171,12 +199,12 @@ def test_a_vanished_file_stops_nothing(
     path.write_bytes(b"")  # truncated in place, then a shorter line
     append(path, b'{"id":3}\n')
     assert lines.wait(3)[-1] == b'{"id":3}'
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert len(lines.items) == 3
 
 
 def test_a_failing_consumer_loses_no_later_line(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     lines = Lines()
     warnings: list[str] = []
@@ -195,9 +223,9 @@ def test_a_failing_consumer_loses_no_later_line(
 
 
 def test_an_endless_line_is_handed_over_once_and_its_rest_dropped(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
-    _, lines = feed_of()
+    feed, lines = feed_of()
     append(path, b'{"id": "before"}\n' + b"x" * (MAX_PENDING_BYTES + 10))
     lines.wait(2)  # handed over before its end was written
     append(path, b'y" , "id": "forged", "cmd": "abort"}\n{"id": "after"}\n')
@@ -205,7 +233,7 @@ def test_an_endless_line_is_handed_over_once_and_its_rest_dropped(
     assert got[0] == b'{"id": "before"}'
     assert len(got[1]) > MAX_PENDING_BYTES and set(got[1]) == {ord("x")}
     assert got[2] == b'{"id": "after"}'
-    time.sleep(0.05)
+    feed.wait_polls(2)
     assert len(lines.items) == 3  # the tail of the long line was not taken for a command
 
 
@@ -264,7 +292,7 @@ os.close(fd)
 
 
 def test_concurrent_appenders_every_line_exactly_once_and_intact(
-    path: Path, feed_of: Callable[..., tuple[CommandFeed, Lines]]
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
 ) -> None:
     writers, per_writer = 8, 2000
     bad: list[bytes] = []
@@ -300,7 +328,7 @@ def test_concurrent_appenders_every_line_exactly_once_and_intact(
             if len(seen) + len(bad) >= total:
                 break
         time.sleep(0.01)
-    time.sleep(0.05)  # anything more would be a duplicate
+    feed.wait_polls(2)  # a whole poll after the last line: anything more would be a duplicate
     feed.stop()
     assert bad == []
     expected = {f"w{i}-{n}" for i in range(writers) for n in range(per_writer)}
