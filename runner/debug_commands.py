@@ -117,7 +117,7 @@ class Command:
     """One checked command; ``source`` tells the prompt which ones its user typed."""
 
     cmd: str
-    id: str | None = None
+    id: str
     line: int | None = None
     col: int | None = None
     file: str | None = None

@@ -405,9 +405,7 @@ class DebugController:
         self._queue.put(None)
         return None
 
-    def _evaluate(
-        self, ident: str | None, step: Step, expr: str
-    ) -> protocol.CommandResultEvent:
+    def _evaluate(self, ident: str, step: Step, expr: str) -> protocol.CommandResultEvent:
         try:
             value = step.evaluate(expr)
         except ScenarioSyntaxError as err:
@@ -515,7 +513,7 @@ class DebugController:
                 step.line,
                 step.col,
                 {k: self.render(v) for k, v in step.variables().items()},
-                [events.call_frame(f.fn, f.file, f.line) for f in step.frames()[1:]],
+                events.call_stack(step.frames()),
             )
         )
         for listener in self.listeners:

@@ -11,16 +11,17 @@ mapping that lacks it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal, NotRequired, TypeAlias, TypedDict
 
+from dsl.errors import CallFrame
 from runner import protocol
 
 __all__ = [
     "FailedStep",
     "RunError",
     "StepsLine",
-    "call_frame",
+    "call_stack",
     "collection_run_finished",
     "collection_run_started",
     "collection_scenario_finished",
@@ -104,8 +105,10 @@ def failure_bundle_written(
     return event
 
 
-def call_frame(fn: str, file: str, line: int) -> protocol.CallFrame:
-    return {"fn": fn, "file": file, "line": line}
+def call_stack(frames: Sequence[CallFrame]) -> list[protocol.CallFrame]:
+    """The interpreter's frames (outermost first) as the protocol's ``callStack``: the
+    helper calls only, the test function itself is not one."""
+    return [{"fn": f.fn, "file": f.file, "line": f.line} for f in frames[1:]]
 
 
 def paused(
@@ -136,12 +139,8 @@ def run_finished(outcome: protocol.RunOutcome) -> protocol.RunFinishedEvent:
 # --- debugger answers (additive kinds) -------------------------------------------------
 
 
-def command_applied(ident: str | None, cmd: str) -> protocol.CommandAppliedEvent:
-    """``id`` is left out for a command typed at the terminal prompt (it has none)."""
-    event: protocol.CommandAppliedEvent = {"kind": "command:applied", "cmd": cmd, "t": now_ms()}
-    if ident is not None:
-        event["id"] = ident
-    return event
+def command_applied(ident: str, cmd: str) -> protocol.CommandAppliedEvent:
+    return {"kind": "command:applied", "id": ident, "cmd": cmd, "t": now_ms()}
 
 
 def command_rejected(
@@ -160,11 +159,14 @@ def command_rejected(
 
 
 def command_result(
-    ident: str | None, ok: bool, *, value: str | None = None, error: str | None = None
+    ident: str, ok: bool, *, value: str | None = None, error: str | None = None
 ) -> protocol.CommandResultEvent:
-    event: protocol.CommandResultEvent = {"kind": "command:result", "ok": ok, "t": now_ms()}
-    if ident is not None:
-        event["id"] = ident
+    event: protocol.CommandResultEvent = {
+        "kind": "command:result",
+        "id": ident,
+        "ok": ok,
+        "t": now_ms(),
+    }
     if value is not None:
         event["value"] = value
     if error is not None:

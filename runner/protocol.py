@@ -347,8 +347,7 @@ class CommandAppliedEvent(RunArtifactBase):
     """Lets whoever appended a command to ``commands.jsonl`` know that it landed."""
 
     kind: Literal["command:applied"]
-    id: NotRequired[str]
-    """Absent for a command typed at the terminal prompt: only file commands have ids."""
+    id: str
     cmd: str
 
 
@@ -365,7 +364,7 @@ class CommandResultEvent(RunArtifactBase):
     """The answer to ``eval``: the command file is one-way, so results come back as events."""
 
     kind: Literal["command:result"]
-    id: NotRequired[str]
+    id: str
     ok: bool
     value: NotRequired[str]
     error: NotRequired[str]

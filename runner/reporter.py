@@ -24,7 +24,7 @@ from runner.debugger import DebugController
 from runner.rundir import RunDirectory
 from runner.secrets import MASK_MARGIN, cut_masked
 
-__all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "call_stack_of", "render_var"]
+__all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
 
 MAX_VAR_CHARS = 4096
 MAX_TEXT = 200
@@ -239,7 +239,7 @@ class StepReporter:
 
     @staticmethod
     def _call_stack(step: Step) -> list[protocol.CallFrame]:
-        return call_stack_of(step)
+        return events.call_stack(step.frames())
 
     @staticmethod
     def _vars(step: Step, mask: Callable[[str], str] | None = None) -> dict[str, str]:
@@ -316,11 +316,6 @@ class StepReporter:
             shown = shown[:99] + "…"
         timing = f"  ({_ms(duration)})" if duration is not None else ""
         return f"  {'  ' * depth}{mark} {line}:{col}  {shown}{timing}"
-
-
-def call_stack_of(step: Step) -> list[protocol.CallFrame]:
-    """The helper frames of a step, outermost first (the test function is not one)."""
-    return [events.call_frame(f.fn, f.file, f.line) for f in step.frames()[1:]]
 
 
 def _ms(duration: float) -> str:
