@@ -51,6 +51,7 @@ from runner.webserver import WebServer
 __all__ = ["DebugOptions", "RunResult", "ScenarioRun", "quiet_driver_loss"]
 
 ABORTED_STEP = ("the run was aborted", "AbortError")
+TITLE_TIMEOUT_S = 1.0
 
 
 class ScenarioRun:
@@ -387,9 +388,16 @@ class ScenarioRun:
             builtins.touched_page = False
             assert self.bridge is not None
             try:
-                self.browser.page_title = self.bridge.call(asyncio.wait_for(page.title(), 1.0))
+                self.browser.page_title = self.bridge.call(_title_of(page))
             except Interrupt:
                 raise
             except Exception:
                 pass
         return {"url": page.url, "title": self.browser.page_title}
+
+
+async def _title_of(page: Page) -> str:
+    """``page.title()`` made only once the loop runs this: an interrupted bridge closes
+    the coroutine unstarted, and an inner one made eagerly (``wait_for(page.title())``)
+    would be left behind, "never awaited", a RuntimeWarning on stderr."""
+    return await asyncio.wait_for(page.title(), TITLE_TIMEOUT_S)

@@ -10,10 +10,12 @@ No test here asserts a duration: the clocks are fakes or only bound a wait.
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,7 +43,7 @@ from runner.scenario_thread import (
     watch_timeout,
 )
 from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import ScenarioRun
+from runner.session import ScenarioRun, _title_of
 
 LOOPING = """\
 // id-looping
@@ -521,3 +523,33 @@ def test_without_debug_no_breakpoint_is_read(tmp_path: Path) -> None:
     scenario = index.scenarios["passing"]
     breakpoints, _ = prepare_breakpoints(None, scenario, {}, project.root, lambda text: None)
     assert not breakpoints.hit(scenario.file, 5, 2)
+
+
+# --- the page's title, refreshed through the bridge ---------------------------------------------
+
+
+class _Page:
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def title(self) -> str:
+        self.asked += 1
+        return "Shop"
+
+
+def test_an_interrupted_title_refresh_leaves_no_unawaited_coroutine() -> None:
+    """runtime.json's title is refreshed through the bridge; after an abort the bridge
+    closes the coroutine unstarted, which must leave no RuntimeWarning on stderr."""
+    page = _Page()
+
+    async def main() -> None:
+        bridge = LoopBridge(asyncio.get_running_loop())
+        bridge.interrupt("aborted")
+        with pytest.raises(Interrupt):
+            bridge.call(_title_of(page))  # type: ignore[arg-type]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+        gc.collect()
+    assert [str(w.message) for w in caught] == [] and page.asked == 0
