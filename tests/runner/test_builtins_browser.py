@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -29,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from net import serve_directory
+from events import read_events
+from net import free_port, serve_directory
+from sites import config_yaml, scenario_source, write_project
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(__file__).resolve().parent / "site_builtins"
@@ -50,18 +51,10 @@ def site_url() -> Iterator[str]:
         yield url
 
 
-def _closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def scenario_file(slug: str, body: str, extra: str = "") -> str:
     """A scenario with the mandatory header and one ``test_`` function."""
-    fn = slug.replace("-", "_")
-    header = f"// id-{slug}\n// Built-in check {slug}\n// #4f46e5\n"
-    return f"{header}function test_{fn}() {{\n{body}\n}}\n{extra}"
+    fn = "test_" + slug.replace("-", "_")
+    return scenario_source(slug, body + "\n", title=f"Built-in check {slug}", fn=fn) + extra
 
 
 def make_project(
@@ -74,22 +67,13 @@ def make_project(
     expect: int = 2000,
     navigation: int = 10000,
 ) -> Path:
-    (root / "unotest" / "e2e").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {site}\n"
-        f"executablePath: {chromium}\n"
-        "headless: true\n"
-        "trace: off\n"
-        f"timeout: {{action: {action}, expect: {expect}, navigation: {navigation}, "
-        "scenario: 60000}\n"
+    timeout = {"action": action, "expect": expect, "navigation": navigation, "scenario": 60000}
+    return write_project(
+        root,
+        config_yaml(site, timeout=timeout, chromium=chromium),
+        scenarios,
+        files={"files/hello.txt": "hello\n", "files/data.csv": "a,b\n1,2\n"},
     )
-    for name, source in scenarios.items():
-        (root / "unotest" / "e2e" / f"{name}.test.js").write_text(source)
-    files = root / "files"
-    files.mkdir()
-    (files / "hello.txt").write_text("hello\n")
-    (files / "data.csv").write_text("a,b\n1,2\n")
-    return root
 
 
 @dataclass
@@ -356,7 +340,7 @@ def test_every_builtin_passes(tmp_path: Path, site_url: str, chromium_path: str)
     assert run.logs == [f"done {site_url}/smart.html"], run.explain()
 
     run_dir = project / run.result["runDir"]
-    events = [json.loads(line) for line in (run_dir / "steps.jsonl").read_text().splitlines()]
+    events = read_events(run_dir, finished=True)
     shots = [e["path"] for e in events if e["kind"] == "screenshot"]
     assert len(shots) == 2, shots
     assert shots[0].endswith("/screenshot/after-actions.png"), shots
@@ -677,7 +661,7 @@ FAILING: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {
 def test_failing_scenarios_report_json_errors(
     tmp_path: Path, site_url: str, chromium_path: str
 ) -> None:
-    port = str(_closed_port())
+    port = str(free_port())  # nothing listens on it
 
     def fill(text: str) -> str:
         return text.replace("{port}", port).replace("{site}", site_url)

@@ -23,8 +23,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import sites
+from events import read_events
 from net import free_port
 from procs import descendants
+from sites import collection_yaml, scenario_source
 
 RUN_TIMEOUT_S = 180
 
@@ -48,7 +51,7 @@ def scenario(name: str, body: str) -> str:
     test function whose body is ``body``."""
     ident = re.sub(r"[^a-z0-9]+", "-", name.lower())
     fn = re.sub(r"[^a-z0-9]+", "_", name.lower())
-    return f"// id-{ident}\n// {name}\n// #2563eb\nfunction test_{fn}() {{\n{body}}}\n"
+    return scenario_source(ident, body, title=name, color="#2563eb", fn=f"test_{fn}")
 
 
 PASSING = '  goto("/index.html")\n  expect_text(css("#title"), "Hello plugin")\n'
@@ -71,15 +74,12 @@ def write_project(
     config = "browser: chromium\ntimeout:\n  action: 3000\n  expect: 2000\n"
     if base_url is not None:
         config = f"baseURL: {base_url}\n" + config
-    (root / "unotest.config.yaml").write_text(config + extra_config)
-    for name, body in scenarios.items():
-        path = root / "unotest" / "e2e" / f"{name}.test.js"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(scenario(name, body))
-    for name, names in (collections or {}).items():
-        path = root / "unotest" / "e2e" / "_collections" / f"{name}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("scenarios:\n" + "".join(f"  - {n}\n" for n in names))
+    sites.write_project(
+        root,
+        config + extra_config,
+        {name: scenario(name, body) for name, body in scenarios.items()},
+        collections={name: collection_yaml(names) for name, names in (collections or {}).items()},
+    )
 
 
 @pytest.fixture
@@ -113,8 +113,7 @@ def run_dirs(root: Path) -> list[Path]:
 
 
 def finished_outcome(run_dir: Path) -> str | None:
-    for line in (run_dir / "steps.jsonl").read_text().splitlines():
-        event = json.loads(line)
+    for event in read_events(run_dir, finished=True):
         if event["kind"] == "run:finished":
             return str(event["outcome"])
     return None
@@ -308,8 +307,8 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
     assert sorted(finished_outcome(r) for r in runs) == ["completed", "failed", "failed"]
     for run in runs:
         protocol_validate("RunManifest", json.loads((run / "manifest.json").read_text()))
-        for line in (run / "steps.jsonl").read_text().splitlines():
-            protocol_validate("RunArtifact", json.loads(line))
+        for event in read_events(run, finished=True):
+            protocol_validate("RunArtifact", event)
         protocol_validate("RuntimeStateFile", json.loads((run / "runtime.json").read_text()))
 
     # pytest-playwright's --tracing applies to the scenario's context like any test's.

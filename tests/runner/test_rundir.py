@@ -460,6 +460,7 @@ def test_heartbeat_advances_and_stops(run: RunDirectory) -> None:
     old = time.time() - 60
     os.utime(heartbeat, (old, old))
     run.start_heartbeat(interval=0.05)
+    [beating] = [t for t in threading.enumerate() if t.name == f"unotest-heartbeat-{run.run_id}"]
     try:
         first = heartbeat.stat().st_mtime
         assert first > old + 50  # touched at once
@@ -470,8 +471,8 @@ def test_heartbeat_advances_and_stops(run: RunDirectory) -> None:
             time.sleep(0.01)
     finally:
         run.stop_heartbeat()
+    assert not beating.is_alive()  # stopped: nothing touches the heartbeat any more
     os.utime(heartbeat, (old, old))
-    time.sleep(0.2)
     assert heartbeat.stat().st_mtime == pytest.approx(old)
     run.close()  # stopping twice is fine
 
