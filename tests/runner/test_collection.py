@@ -41,19 +41,16 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from events import read_events
+from protocol_keys import COLLECTION_KINDS
 from protocol_schemas import validate
+from sites import E2E, collection_yaml, config_yaml, scenario_source, write_files, write_project
 
 from runner.collection import shard
 
 SITE = Path(__file__).resolve().parent / "site_collection"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 RUN_TIMEOUT_S = 180  # a loaded CI machine can take 10 s just to start a worker
-COLLECTION_EVENTS = (
-    "collection-run:started",
-    "collection-run:scenario-started",
-    "collection-run:scenario-finished",
-    "collection-run:finished",
-)
 
 # --- scenario bodies ------------------------------------------------------------------
 
@@ -160,32 +157,18 @@ class Done:
 class Project:
     def __init__(self, root: Path, site: Site, chromium: str) -> None:
         self.root = root
-        (root / "unotest/e2e/_collections").mkdir(parents=True)
-        (root / "unotest.config.yaml").write_text(
-            f"baseURL: {site.url}\n"
-            "headless: true\n"
-            f"executablePath: {chromium}\n"
-            "trace: off\n"
-            "timeout: {action: 3000, expect: 1500, navigation: 40000, scenario: 90000}\n",
-            encoding="utf-8",
-        )
+        timeout = {"action": 3000, "expect": 1500, "navigation": 40000, "scenario": 90000}
+        write_project(root, config_yaml(site.url, timeout=timeout, chromium=chromium))
 
     def scenario(self, name: str, body: str) -> None:
         slug = name.replace("/", "-")
-        path = self.root / "unotest/e2e" / f"{name}.test.js"
-        path.parent.mkdir(parents=True, exist_ok=True)
         function = "test_" + re.sub(r"\W", "_", slug)
-        path.write_text(
-            f"// id-{slug}\n// {name}\n// #2563eb\nfunction {function}() {{\n{body}}}\n",
-            encoding="utf-8",
-        )
+        source = scenario_source(slug, body, title=name, color="#2563eb", fn=function)
+        write_files(self.root, {f"{E2E}/{name}.test.js": source})
 
     def collection(self, name: str, scenarios: list[str] | str) -> None:
-        if isinstance(scenarios, str):
-            text = scenarios
-        else:
-            text = "scenarios:\n" + "".join(f"  - {s}\n" for s in scenarios)
-        (self.root / f"unotest/e2e/_collections/{name}.yaml").write_text(text, encoding="utf-8")
+        text = scenarios if isinstance(scenarios, str) else collection_yaml(scenarios)
+        write_files(self.root, {f"{E2E}/_collections/{name}.yaml": text})
 
     def start(self, *args: str) -> subprocess.Popen[str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
@@ -214,9 +197,7 @@ class Project:
         return self.finish(self.start(*args))
 
     def events(self, done: Done) -> list[dict[str, Any]]:
-        lines = (self.root / done.collection_dir / "steps.jsonl").read_bytes().split(b"\n")
-        assert lines[-1] == b""
-        return [json.loads(line) for line in lines[:-1]]
+        return read_events(self.root / done.collection_dir, finished=True)
 
     def manifest(self, run_dir: Path | str) -> dict[str, Any]:
         path = self.root / run_dir / "manifest.json"
@@ -224,8 +205,7 @@ class Project:
         return data
 
     def run_events(self, run_id: str) -> list[dict[str, Any]]:
-        path = self.root / "unotest/.runs" / run_id / "steps.jsonl"
-        return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+        return read_events(self.root / "unotest/.runs" / run_id, finished=True)
 
 
 @pytest.fixture
@@ -368,7 +348,7 @@ def test_green_collection_run_directories_events_and_worker_env(
         assert isinstance(event["t"], int)
     kinds = [e["kind"] for e in events]
     assert kinds[0] == "collection-run:started" and kinds[-1] == "collection-run:finished"
-    assert set(kinds) == set(COLLECTION_EVENTS)
+    assert set(kinds) == set(COLLECTION_KINDS)
     assert kinds.count("collection-run:scenario-started") == 3
     assert kinds.count("collection-run:scenario-finished") == 3
     assert events[0]["runId"] == run_id

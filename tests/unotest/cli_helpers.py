@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sites import write_files
+
 
 @dataclass
 class Result:
@@ -39,11 +41,4 @@ def run(cwd: Path, *args: str, timeout: float = 60) -> Result:
 
 def write(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Create ``files`` (relative path -> text or bytes) under ``root``."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
+    return write_files(root, files)

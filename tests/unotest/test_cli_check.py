@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run, write
+from sites import scenario_source
 
 # --- helpers -------------------------------------------------------------------
 
 
 def scenario(slug: str, body: str = '  goto("/")\n', fn: str = "test_it") -> str:
-    return f"// id-{slug}\n// Scenario {slug}\n// #4f46e5\nfunction {fn}() {{\n{body}}}\n"
+    return scenario_source(slug, body, fn=fn)
 
 
 E2E = "unotest/e2e"

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run, write
+from sites import scenario_source
 
 # --- helpers -------------------------------------------------------------------
 
 
 def scenario(slug: str, title: str, color: str = "#4f46e5", body: str = '  goto("/")\n') -> str:
-    return f"// id-{slug}\n// {title}\n// {color}\nfunction test_it() {{\n{body}}}\n"
+    return scenario_source(slug, body, title=title, color=color)
 
 
 E2E = "unotest/e2e"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import write
+from sites import scenario_source
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,7 +47,7 @@ def run(cwd: Path, *args: str, command: list[str] | None = None) -> Result:
 
 
 def scenario(slug: str) -> str:
-    return f'// id-{slug}\n// {slug}\n// #000000\nfunction test_it() {{\n  goto("/")\n}}\n'
+    return scenario_source(slug, '  goto("/")\n', title=slug, color="#000000")
 
 
 def root_of(cwd: Path, *args: str) -> Path:

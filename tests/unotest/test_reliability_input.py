@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import write
+from sites import scenario_source, unotest_env
 
 E2E = "unotest/e2e"
 COLLECTIONS = f"{E2E}/_collections"
@@ -48,18 +49,12 @@ class Done:
 
 
 def scenario(slug: str, body: str = '  log("hi")\n') -> str:
-    return f"// id-{slug}\n// Scenario {slug}\n// #4f46e5\nfunction test_it() {{\n{body}}}\n"
+    return scenario_source(slug, body)
 
 
 def make_project(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
     """A project with one good scenario ``ok`` plus ``files`` (relative path -> content)."""
     return write(root, {f"{E2E}/ok.test.js": scenario("ok"), **(files or {})})
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-    env["PYTHONSAFEPATH"] = "1"  # the project's own unotest/ must not shadow the package
-    return env
 
 
 def cli_many(
@@ -76,7 +71,7 @@ def cli_many(
             subprocess.Popen(
                 [sys.executable, "-m", "unotest", *args],
                 cwd=cwd,
-                env=_env(),
+                env=unotest_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
