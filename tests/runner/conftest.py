@@ -7,18 +7,27 @@
                    background thread and yields the base URL, without a trailing
                    slash (``f"{static_site}/index.html"``). Write the site's files into
                    ``tmp_path``; they are served as they are at request time.
+``on_page``        ``on_page(html, check)`` runs ``await check(page)`` in-process on a
+                   fresh headless Chromium page (Playwright's async API) whose content is
+                   ``html`` (``page.set_content``; None: about:blank), and returns its
+                   result; the browser is closed after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from net import serve_directory
+from playwright.async_api import Page, async_playwright
 
 from runner.browser import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="session")
@@ -47,3 +56,26 @@ def static_site(tmp_path: Path) -> Iterator[str]:
     """``http://127.0.0.1:PORT`` serving ``tmp_path``; shut down after the test."""
     with serve_directory(tmp_path, "static-site") as url:
         yield url
+
+
+@pytest.fixture
+def on_page(chromium_path: str) -> Callable[[str | None, Callable[[Page], Awaitable[Any]]], Any]:
+    """``on_page(html, check)``: ``await check(page)`` on a fresh page showing ``html``."""
+
+    def run(html: str | None, check: Callable[[Page], Awaitable[T]]) -> T:
+        async def scenario() -> T:
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(
+                    executable_path=chromium_path, headless=True
+                )
+                try:
+                    page = await browser.new_page()
+                    if html is not None:
+                        await page.set_content(html)
+                    return await check(page)
+                finally:
+                    await browser.close()
+
+        return asyncio.run(scenario())
+
+    return run
