@@ -60,7 +60,9 @@ from typing import Any
 
 from net import free_port
 from procs import alive, cmdline, descendants, proc_stat
+from protocol_keys import ADDITIVE_KINDS, PROTOCOL_KINDS
 from protocol_schemas import validate
+from sites import config_yaml, unotest_env, write_project
 
 Validate = Callable[[str, object], None]
 
@@ -75,23 +77,6 @@ MARKER_VAR = "CRASH_KILL9_MARKER"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
-# Every kind of @unotest/protocol 0.5.0's RunArtifact (only these have a schema).
-PROTOCOL_KINDS = frozenset(
-    {
-        "run:started",
-        "step:started",
-        "step:ok",
-        "step:fail",
-        "screenshot",
-        "failure-bundle:written",
-        "paused",
-        "resumed",
-        "run:finished",
-    }
-)
-ADDITIVE_KINDS = frozenset(
-    {"step:skipped", "command:applied", "command:rejected", "command:result"}
-)
 
 INDEX_HTML = """\
 <!doctype html>
@@ -235,30 +220,22 @@ def write_site(site_dir: Path) -> None:
 
 def make_project(root: Path, base_url: str, chromium: str, web_server: str = "") -> Path:
     """A project with the one scenario; ``executablePath`` pins the browser under test."""
-    e2e = root / "unotest" / "e2e"
-    e2e.mkdir(parents=True)
-    (e2e / f"{SCENARIO_NAME}.test.js").write_text(SCENARIO, encoding="utf-8")
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {base_url}\n"
-        "headless: true\n"
-        f"executablePath: {json.dumps(chromium)}\n"
-        "timeout: {action: 10000, expect: 10000, navigation: 20000, scenario: 90000}\n"
-        "trace: on-failure\n" + web_server,
-        encoding="utf-8",
+    timeout = {"action": 10000, "expect": 10000, "navigation": 20000, "scenario": 90000}
+    config = config_yaml(
+        base_url,
+        timeout=timeout,
+        chromium=json.dumps(chromium),
+        trace="on-failure",
+        extra=web_server,
     )
-    return root
+    return write_project(root, config, {SCENARIO_NAME: SCENARIO})
 
 
 
 def cli_env(marker: str | None = None) -> dict[str, str]:
     """The test's environment without UNOTEST_* settings, plus the cycle's marker."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
-    # A project root holds a `unotest/` folder; keep it off sys.path (see test_e2e_run).
-    env["PYTHONSAFEPATH"] = "1"
-    env.pop(MARKER_VAR, None)
-    if marker is not None:
-        env[MARKER_VAR] = marker
-    return env
+    extra = {} if marker is None else {MARKER_VAR: marker}
+    return unotest_env(drop=(MARKER_VAR,), **extra)
 
 
 # --- processes --------------------------------------------------------------------------
