@@ -14,7 +14,6 @@ import contextlib
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
@@ -22,6 +21,7 @@ from runner import events
 from runner.browser import launch_browser
 from runner.bundle import PageRecorder, write_failure_bundle
 from runner.config import Config
+from runner.events import RunError
 from runner.protocol import FinishedOutcome
 from runner.rundir import RunDirectory
 from runner.scenario_thread import Execution
@@ -32,7 +32,7 @@ __all__ = ["BrowserLifecycle", "Driven", "close_browser"]
 CLOSE_TIMEOUT_S = 10
 TITLE_TIMEOUT_S = 2
 
-Driven = tuple[FinishedOutcome, dict[str, Any] | None, str | None]
+Driven = tuple[FinishedOutcome, RunError | None, str | None]
 """How the scenario ended, its error, and its failure bundle's project-relative path."""
 
 
@@ -135,11 +135,13 @@ class BrowserLifecycle:
         self.bundle_attempted = outcome == "failed" and failure is not None
         if failure is None or not self.bundle_attempted:
             return outcome, error_info, None
-        bundle = await self._bundle(rundir, failure.step_index, error_info or {}, tracing)
+        bundle = await self._bundle(
+            rundir, failure.step_index, error_info or events.run_error("", "Error"), tracing
+        )
         return outcome, error_info, bundle
 
     async def _bundle(
-        self, rundir: RunDirectory, step_index: int, error_info: dict[str, Any], tracing: bool
+        self, rundir: RunDirectory, step_index: int, error_info: RunError, tracing: bool
     ) -> str | None:
         """Best effort (runner.md §4): a bundle that cannot be written (.unotest not a
         directory, disk full) must not hide the scenario's own error behind an
@@ -170,10 +172,10 @@ class BrowserLifecycle:
         rundir.append(events.failure_bundle_written(bundle.relative, bundle.screenshot))
         return bundle.relative
 
-    async def _with_page(self, error_info: dict[str, Any]) -> dict[str, Any]:
+    async def _with_page(self, error_info: RunError) -> RunError:
         """The error with the page's url and title, when the page is still open."""
         page = self.page
-        info = dict(error_info)
+        info = RunError(**error_info)
         if page is not None and not page.is_closed():
             info["url"] = page.url
             try:

@@ -27,6 +27,7 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
 
+from runner.events import RunError
 from runner.secrets import MASK_MARGIN, cut_masked
 
 __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
@@ -158,7 +159,7 @@ async def write_failure_bundle(
     root: Path,
     scenario: str,
     step_index: int,
-    error: dict[str, Any],
+    error: RunError,
     page: Page | None,
     context: BrowserContext | None,
     recorder: PageRecorder,
@@ -171,8 +172,8 @@ async def write_failure_bundle(
     path = root / relative
     path.mkdir(parents=True, exist_ok=True)
     errors: dict[str, str] = {}
-    if isinstance(error.get("error"), str):
-        error = {**error, "error": cut_masked(error["error"], MAX_ERROR_CHARS, mask)}
+    error = RunError(**error)
+    error["error"] = cut_masked(error["error"], MAX_ERROR_CHARS, mask)
     _write_json(path / "error.json", mask_data(error))
 
     screenshot: str | None = None

@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from runner import events, protocol
 from runner.config import Config
 from runner.errors import WebServerCancelled
+from runner.events import RunError
 from runner.project import Project, ProjectIndex
 from runner.protocol import FinishedOutcome, ScenarioOutcomeKind
 from runner.run_result import RunResult
@@ -60,7 +61,7 @@ class ScenarioOutcome:
     run_dir: str | None = None
     duration_ms: int = 0
     steps: int = 0
-    error: dict[str, Any] | None = None
+    error: RunError | None = None
     bundle_path: str | None = None
     note: str | None = None
 
@@ -74,7 +75,7 @@ class ScenarioOutcome:
         try:
             result = RunResult.from_json(data)
         except ValueError as err:
-            error = {"error": f"the worker's report is unreadable: {err}", "errorName": "Error"}
+            error = events.run_error(f"the worker's report is unreadable: {err}", "Error")
             return cls(name, "failed", worker, message.get("runId"), error=error)
         return cls(
             name,

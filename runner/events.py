@@ -320,12 +320,13 @@ def run_error(
     where: tuple[str | None, int | None, int | None] | None = None,
     at_step: FailedStep | None = None,
 ) -> RunError:
-    """The one builder of a run's error record; ``where`` is ``(file, line, col)``."""
+    """The one builder of a run's error record (``RunResult.error``, error.json, a
+    worker's report); ``where`` is ``(file, line, col)`` of the error itself."""
     error: RunError = {"error": message, "errorName": name}
-    if scenario is not None:
-        error["scenario"] = scenario
     if where is not None:
         error["file"], error["line"], error["col"] = where
+    if scenario is not None:
+        error["scenario"] = scenario
     if at_step is not None:
         error["step"] = at_step["step"]
         error["stepIndex"] = at_step["stepIndex"]

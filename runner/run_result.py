@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from runner import events
+from runner.events import RunError
 from runner.protocol import CallFrame, FinishedOutcome
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ class RunResult:
     outcome: FinishedOutcome
     duration_ms: int
     steps: int
-    error: dict[str, Any] | None = None
+    error: RunError | None = None
     bundle_path: str | None = None
     signal: str | None = None
 
@@ -66,8 +68,12 @@ class RunResult:
         if outcome not in _FINISHED:
             raise ValueError(f"not a run outcome: {outcome!r}")
         error = data.get("error")
-        if error is not None and not isinstance(error, dict):
-            raise ValueError("'error' is not an object")
+        if error is not None and not (
+            isinstance(error, dict)
+            and isinstance(error.get("error"), str)
+            and isinstance(error.get("errorName"), str)
+        ):
+            raise ValueError("'error' is not an error record")
         return cls(
             _text(data, "runId"),
             _text(data, "runDir"),
@@ -75,7 +81,7 @@ class RunResult:
             outcome,
             _count(data, "durationMs"),
             _count(data, "steps"),
-            error,
+            typing.cast(RunError | None, error),
             _optional_text(data, "bundlePath"),
             _optional_text(data, "signal"),
         )
@@ -137,44 +143,39 @@ class OpenStep(Protocol):
     def variables(self) -> dict[str, str]: ...
 
 
-def script_error_info(
-    err: ScriptError, failure: SeenFailure | None, scenario: str
-) -> dict[str, Any]:
+def script_error_info(err: ScriptError, failure: SeenFailure | None, scenario: str) -> RunError:
     """A script error, placed at the innermost step that reported it when there is one."""
-    info: dict[str, Any] = {
-        "error": err.message,
-        "errorName": err.name,
-        "file": err.file,
-        "line": err.line,
-        "col": err.col,
-        "scenario": scenario,
-    }
-    if failure is not None:
-        info.update(
-            {
-                "step": failure.text,
-                "stepIndex": failure.step_index,
-                "stepLine": failure.line,
-                "stepCol": failure.col,
-                "callStack": failure.call_stack,
-                "vars": failure.variables,
-            }
-        )
-    return info
+    return events.run_error(
+        err.message,
+        err.name,
+        where=(err.file, err.line, err.col),
+        scenario=scenario,
+        at_step=None
+        if failure is None
+        else events.failed_step(
+            failure.text,
+            failure.step_index,
+            failure.line,
+            failure.col,
+            failure.call_stack,
+            failure.variables,
+        ),
+    )
 
 
-def timeout_error_info(message: str, scenario: str, step: OpenStep | None) -> dict[str, Any]:
+def timeout_error_info(message: str, scenario: str, step: OpenStep | None) -> RunError:
     """The scenario timeout, placed at the step it stopped (none: before the first)."""
-    info: dict[str, Any] = {"error": message, "errorName": "TimeoutError", "scenario": scenario}
-    if step is not None:
-        info["file"] = step.file
-        info["line"] = step.line
-        info["col"] = step.col
-        info["step"] = step.text
-        info["stepIndex"] = step.index
-        info["callStack"] = step.call_stack
-        info["vars"] = step.variables()
-    return info
+    if step is None:
+        return events.run_error(message, "TimeoutError", scenario=scenario)
+    return events.run_error(
+        message,
+        "TimeoutError",
+        where=(step.file, step.line, step.col),
+        scenario=scenario,
+        at_step=events.failed_step(
+            step.text, step.index, step.line, step.col, step.call_stack, step.variables()
+        ),
+    )
 
 
 def internal_error_message(exc: BaseException | None) -> str:
@@ -191,7 +192,7 @@ def summary_lines(result: RunResult) -> list[str]:
         return [f"passed  {result.scenario}: {result.steps} steps in {seconds:.2f} s"]
     if result.outcome == "aborted":
         return [f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)"]
-    error = result.error or {}
+    error: Mapping[str, Any] = result.error or {}
     where = ""
     if "file" in error:
         where = f"{error['file']}:{error['line']}:{error['col']}: "

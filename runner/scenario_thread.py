@@ -21,6 +21,7 @@ from dsl.interpreter import Builtin, FunctionRef, Interpreter
 from dsl.scenario import ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
+from runner.events import RunError
 from runner.protocol import FinishedOutcome
 from runner.reporter import FailurePoint, StepReporter
 from runner.run_result import (
@@ -54,7 +55,7 @@ class TimeoutFailure:
     step_index: int
 
 
-Execution = tuple[FinishedOutcome, dict[str, Any] | None, FailurePoint | TimeoutFailure | None]
+Execution = tuple[FinishedOutcome, RunError | None, FailurePoint | TimeoutFailure | None]
 """How the scenario ended, its error, and where it failed (for the bundle)."""
 
 
@@ -168,7 +169,7 @@ class ScenarioThread:
             raise Interrupt(exc.reason)
         message = internal_error_message(exc)
         self.reporter.close_open_steps(message, "Error")
-        info = {"error": message, "errorName": "Error"}
+        info = events.run_error(message, "Error")
         return "failed", info, TimeoutFailure(self.reporter.step_count)
 
     def _timed_out(self) -> Execution:

@@ -25,11 +25,13 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 from urllib.parse import quote, quote_plus
 
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
 
+from runner.events import RunError
 from runner.protocol import is_secret_name
 
 __all__ = [
@@ -253,6 +255,10 @@ class SecretMasker:
             found = pattern.search(text, end)
         parts.append(text[done:])
         return "".join(parts)
+
+    def mask_error(self, error: RunError) -> RunError:
+        """A run's error record with every string in it masked."""
+        return cast(RunError, self.mask_data(error))
 
     def mask_data(self, data: object) -> object:
         """JSON-like ``data`` with every string masked, dict keys included.

@@ -25,11 +25,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from runner import protocol
+from runner import events, protocol
 from runner.browser import launch_browser
 from runner.config import Config, load_config
 from runner.project import Project, ProjectIndex
@@ -180,7 +180,7 @@ class _Worker:
 
 def finished_report(name: str, result: RunResult, masker: SecretMasker) -> dict[str, Any]:
     """``finished`` with the run's result (its error masked, as in every report)."""
-    error = cast(dict[str, Any], masker.mask_data(result.error)) if result.error else None
+    error = masker.mask_error(result.error) if result.error else None
     return {"type": "finished", "scenario": name, "result": replace(result, error=error).to_json()}
 
 
@@ -189,7 +189,7 @@ def unfinished_report(
 ) -> dict[str, Any]:
     """``finished`` without a result: the scenario did not load, or its run failed in
     the runner itself (``run_id`` once its run directory exists)."""
-    error = {"error": message, "errorName": error_name}
+    error = events.run_error(message, error_name)
     return {"type": "finished", "scenario": name, "runId": run_id, "error": error}
 
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -357,9 +357,8 @@ def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunR
     if result.error:
         # What pytest shows and --junitxml keeps: masked like every unotest output,
         # and bounded (a failed expect_equal on 1 MB must not make a 1 MB report).
-        error = dict(cast(dict[str, Any], masker.mask_data(result.error)))
-        if isinstance(error.get("error"), str):
-            error["error"] = cut_masked(error["error"], MAX_ERROR_CHARS, masker.mask)
+        error = masker.mask_error(result.error)
+        error["error"] = cut_masked(error["error"], MAX_ERROR_CHARS, masker.mask)
         result = replace(result, error=error)
     return result
 
@@ -368,7 +367,7 @@ def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunR
 
 
 def _scenario_failed(result: RunResult) -> ScenarioFailed:
-    error = result.error or {}
+    error: Mapping[str, Any] = result.error or {}
     name = error.get("errorName", "Error")
     return ScenarioFailed(f"{name}: {error.get('error', result.outcome)}", result)
 
@@ -384,7 +383,7 @@ def _failure_repr(project: Project, result: RunResult) -> Any:
         ReprTraceback,
     )
 
-    error = result.error or {}
+    error: Mapping[str, Any] = result.error or {}
     name = str(error.get("errorName", "Error"))
     message = str(error.get("error", f"the scenario was {result.outcome}"))
     file, line, col = error.get("file"), error.get("line"), error.get("col")

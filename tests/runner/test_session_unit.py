@@ -180,18 +180,23 @@ class _Step:
 
 def test_timeout_error_info_is_placed_at_the_step_it_stopped() -> None:
     info = timeout_error_info("too long", "a", _Step())
+    # the same record as a script error's (one builder): the step is where it stopped
     assert list(info) == [
         "error",
         "errorName",
-        "scenario",
         "file",
         "line",
         "col",
+        "scenario",
         "step",
         "stepIndex",
+        "stepLine",
+        "stepCol",
         "callStack",
         "vars",
     ]
+    assert (info["file"], info["line"], info["col"]) == ("unotest/e2e/a.test.js", 8, 2)
+    assert (info["stepLine"], info["stepCol"]) == (8, 2)
     assert info["errorName"] == "TimeoutError" and info["stepIndex"] == 3
     assert info["vars"] == {"n": "41"}
     assert timeout_error_info("too long", "a", None) == {

@@ -15,7 +15,7 @@ import re
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.errors import ConfigError, UsageError
+from runner.events import run_error
 from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
@@ -203,10 +204,7 @@ def _add_unrun(
             ScenarioOutcome(
                 name,
                 "failed",
-                error={
-                    "error": "the scenario has errors ('unotest check')",
-                    "errorName": "SyntaxError",
-                },
+                error=run_error("the scenario has errors ('unotest check')", "SyntaxError"),
             )
         )
         if result.outcome == "completed":
@@ -241,7 +239,7 @@ def _summary(result: CollectionResult, out: Any) -> None:
     )
     failing = [s for s in result.scenarios if s.outcome in ("failed", "interrupted")]
     for scenario in failing:
-        error = scenario.error or {}
+        error: Mapping[str, Any] = scenario.error or {}
         location = _location(error)
         where = f"{location}: " if location else ""
         message = _message(scenario)
@@ -293,7 +291,7 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
         name=scenario.scenario,
         time=f"{scenario.duration_ms / 1000:.3f}",
     )
-    error = scenario.error or {}
+    error: Mapping[str, Any] = scenario.error or {}
     if scenario.outcome in ("failed", "interrupted"):
         message = _message(scenario)
         node = ET.SubElement(
@@ -366,7 +364,7 @@ def _envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _test_end(scenario: ScenarioOutcome, collection: str) -> dict[str, Any]:
-    error = scenario.error or {}
+    error: Mapping[str, Any] = scenario.error or {}
     return {
         "name": scenario.scenario,
         "suite": collection,
@@ -383,7 +381,7 @@ def _test_end(scenario: ScenarioOutcome, collection: str) -> dict[str, Any]:
     }
 
 
-def _location(error: dict[str, Any]) -> str | None:
+def _location(error: Mapping[str, Any]) -> str | None:
     """``file:line:col`` of a scenario's error, as every report writes it."""
     if "file" not in error:
         return None
@@ -391,5 +389,5 @@ def _location(error: dict[str, Any]) -> str | None:
 
 
 def _message(scenario: ScenarioOutcome) -> str:
-    error = scenario.error or {}
+    error: Mapping[str, Any] = scenario.error or {}
     return str(error.get("error") or scenario.note or scenario.outcome)
