@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from runner import events, protocol
+from runner import worker_messages as messages
 from runner.config import Config
 from runner.errors import WebServerCancelled
 from runner.events import RunError
@@ -38,7 +39,13 @@ from runner.project import Project, ProjectIndex
 from runner.protocol import FinishedOutcome, ScenarioOutcomeKind
 from runner.run_result import RunResult
 from runner.run_signals import RunStopper, install_signal_handlers
-from runner.rundir import RunDirectory, append_line, capture_output_into, read_proc_stat
+from runner.rundir import (
+    RunDirectory,
+    append_line,
+    atomic_write,
+    capture_output_into,
+    read_proc_stat,
+)
 from runner.webserver import WebServer
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "end_abandoned_run", "shard"]
@@ -257,7 +264,7 @@ class CollectionRun:
 
     def _stop_everything(self) -> None:
         for worker in self.processes.values():
-            self._order(worker, {"type": "abort"})
+            self._order(worker, messages.abort_order())
             with contextlib.suppress(ProcessLookupError):
                 worker.process.send_signal(signal.SIGTERM)
 
@@ -315,7 +322,7 @@ class CollectionRun:
             if isinstance(message, dict):
                 return message
 
-    def _order(self, worker: _WorkerProcess, order: dict[str, Any]) -> None:
+    def _order(self, worker: _WorkerProcess, order: messages.Order) -> None:
         stdin = worker.process.stdin
         if stdin is None or stdin.is_closing():
             return
@@ -352,7 +359,7 @@ class CollectionRun:
             worker.current = name
             worker.run_id = None
             worker.started_at = time.monotonic()
-            self._order(worker, {"type": "run", "scenario": name, "parentRunId": self._dir.run_id})
+            self._order(worker, messages.run_order(name, self._dir.run_id))
             finished = await self._follow(worker, name)
             worker.current = None
             if not finished:
@@ -365,7 +372,7 @@ class CollectionRun:
                     self._end_abandoned_run(worker.run_id)
                 worker = None
         if worker is not None:
-            self._order(worker, {"type": "exit"})
+            self._order(worker, messages.exit_order())
             await self._reap(worker)
 
     async def _follow(self, worker: _WorkerProcess, name: str) -> bool:
@@ -410,7 +417,7 @@ class CollectionRun:
             self.bailing = True
             for other in self.processes.values():
                 if other.current is not None and other.current != result.scenario:
-                    self._order(other, {"type": "abort"})
+                    self._order(other, messages.abort_order())
 
     def _record(self, result: ScenarioOutcome) -> None:
         self.results[result.scenario] = result
@@ -445,11 +452,11 @@ def end_abandoned_run(run_dir: Path) -> None:
     open_steps, last_kind = _open_steps(lines)
     if last_kind == "run:finished":
         return
-    now = int(time.time() * 1000)
-    records: list[dict[str, Any]] = [
-        {"kind": "step:fail", "error": "the run was aborted", "errorName": "AbortError", "t": now}
-    ] * open_steps
-    records.append({"kind": "run:finished", "outcome": "aborted", "t": now})
+    records: list[events.StepsLine] = [
+        events.step_fail("the run was aborted", "AbortError") for _ in range(open_steps)
+    ]
+    records.append(events.run_finished("aborted"))
+    now = records[-1]["t"]
     data = b"".join(
         json.dumps(record, ensure_ascii=True, allow_nan=False).encode("ascii") + b"\n"
         for record in records
@@ -488,6 +495,4 @@ def _end_runtime(run_dir: Path, now: int) -> None:
     state.update(state="aborted", current=None, vars={}, callStack=[], updatedAt=now)
     state.pop("page", None)  # the browser is gone
     state.pop("file", None)
-    temp = run_dir / f".{protocol.RUNTIME_FILE}.{os.getpid()}.tmp"
-    temp.write_bytes(json.dumps(state, ensure_ascii=True, allow_nan=False).encode("ascii"))
-    os.replace(temp, runtime_path)
+    atomic_write(runtime_path, json.dumps(state, ensure_ascii=True, allow_nan=False).encode())

@@ -34,6 +34,7 @@ from typing import Literal
 
 from runner import protocol
 from runner.errors import RunWriteError
+from runner.events import StepsLine
 
 __all__ = [
     "RunDirectory",
@@ -221,7 +222,7 @@ class RunDirectory:
         display = f"{base}/{run_id}"
         try:
             manifest = _manifest(kind, ref, parent_run_id, started_at)
-            _atomic_write(
+            atomic_write(
                 path / protocol.RUN_MANIFEST_FILE,
                 json.dumps(manifest, ensure_ascii=True, allow_nan=False, indent=2).encode("ascii")
                 + b"\n",
@@ -243,8 +244,12 @@ class RunDirectory:
 
     # --- steps.jsonl ----------------------------------------------------------
 
-    def append(self, event: Mapping[str, object]) -> None:
-        """Append one event as one line of ``steps.jsonl`` (``t`` added when missing)."""
+    def append(self, event: StepsLine) -> None:
+        """Append one event as one line of ``steps.jsonl``.
+
+        Typed so that mypy checks every line against the protocol (build events with
+        :mod:`runner.events`); ``t`` is still added to a mapping that lacks it.
+        """
         with self._append_lock:
             fd = self._steps_fd
             where = f"{self._display}/{protocol.STEPS_FILE}"
@@ -292,14 +297,14 @@ class RunDirectory:
 
     # --- runtime.json and other whole files -----------------------------------
 
-    def write_runtime(self, state: Mapping[str, object]) -> None:
+    def write_runtime(self, state: protocol.RuntimeStateFile) -> None:
         """Replace ``runtime.json`` atomically (masked, ``updatedAt`` added when missing)."""
         record = dict(state)
         if "updatedAt" not in record:
             record["updatedAt"] = self._now_ms()
         data = _dumps_line(self._mask(record))
         with self._runtime_lock:
-            _atomic_write(
+            atomic_write(
                 self.path / protocol.RUNTIME_FILE,
                 data,
                 display=f"{self._display}/{protocol.RUNTIME_FILE}",
@@ -314,7 +319,7 @@ class RunDirectory:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise _write_error(f"cannot write {shown}", err) from err
-        _atomic_write(target, bytes(data), display=shown, fsync=False)
+        atomic_write(target, bytes(data), display=shown, fsync=False)
         return target
 
     def write_text_file(self, relative: str, text: str) -> Path:
@@ -455,8 +460,13 @@ def _open_create(path: Path, display: str) -> int:
         raise _write_error(f"cannot create {display}/{path.name}", err) from err
 
 
-def _atomic_write(target: Path, data: bytes, *, display: str, fsync: bool) -> None:
-    """Temp file in the same folder, (fsync,) ``os.replace``: never a partial ``target``."""
+def atomic_write(
+    target: Path, data: bytes, *, display: str | None = None, fsync: bool = False
+) -> None:
+    """Temp file in the same folder, (fsync,) ``os.replace``: a reader never sees a partial
+    ``target``. The one writer of every whole file the runner and front ends replace
+    (manifest, runtime.json, bundle files, .debugger.json); ``display`` names it in the
+    error (default: its path)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, _FILE_MODE)
@@ -473,7 +483,7 @@ def _atomic_write(target: Path, data: bytes, *, display: str, fsync: bool) -> No
     except OSError as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise _write_error(f"cannot write {display}", err) from err
+        raise _write_error(f"cannot write {display or target}", err) from err
 
 
 def append_line(path: Path, data: bytes, *, create: bool = False) -> None:

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 from playwright.async_api import Browser, Playwright, async_playwright
 
 from runner import events, protocol
+from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
 from runner.project import Project, ProjectIndex
@@ -49,7 +50,7 @@ class _Worker:
         self.write_lock = threading.Lock()
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: messages.Report) -> None:
         with self.write_lock:
             if self.orphaned:
                 return
@@ -96,9 +97,9 @@ class _Worker:
             try:
                 browser = await self._launch(playwright, config)
             except Exception as err:
-                self.send({"type": "fatal", "error": str(err)})
+                self.send(messages.fatal_report(str(err)))
                 return 2
-            self.send({"type": "ready", "pid": os.getpid()})
+            self.send(messages.ready_report(os.getpid()))
             try:
                 while True:
                     order = await self.orders.get()
@@ -113,7 +114,7 @@ class _Worker:
                         try:
                             browser = await self._launch(playwright, config)
                         except Exception as err:
-                            self.send({"type": "fatal", "error": str(err)})
+                            self.send(messages.fatal_report(str(err)))
                             return 2
                     await self._run_one(project, index, config, browser, order)
             finally:
@@ -158,9 +159,7 @@ class _Worker:
                 parent_run_id=order.get("parentRunId"),
                 shared_browser=browser,
                 handle_signals=False,
-                on_started=lambda run_id: self.send(
-                    {"type": "started", "scenario": name, "runId": run_id}
-                ),
+                on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
             )
             self.current = run
             try:
@@ -178,19 +177,20 @@ class _Worker:
         self.send(finished_report(name, result, masker))
 
 
-def finished_report(name: str, result: RunResult, masker: SecretMasker) -> dict[str, Any]:
+def finished_report(
+    name: str, result: RunResult, masker: SecretMasker
+) -> messages.FinishedReport:
     """``finished`` with the run's result (its error masked, as in every report)."""
     error = masker.mask_error(result.error) if result.error else None
-    return {"type": "finished", "scenario": name, "result": replace(result, error=error).to_json()}
+    return messages.finished_report(name, replace(result, error=error).to_json())
 
 
 def unfinished_report(
     name: str, run_id: str | None, message: str, error_name: str
-) -> dict[str, Any]:
+) -> messages.UnfinishedReport:
     """``finished`` without a result: the scenario did not load, or its run failed in
     the runner itself (``run_id`` once its run directory exists)."""
-    error = events.run_error(message, error_name)
-    return {"type": "finished", "scenario": name, "runId": run_id, "error": error}
+    return messages.unfinished_report(name, run_id, events.run_error(message, error_name))
 
 
 def _hand_over(

@@ -35,6 +35,7 @@ from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from runner.rundir import atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
 
@@ -365,9 +366,7 @@ class _Tools:
             scenarios.pop(scenario, None)
         data = json.dumps({"version": 1, "scenarios": scenarios}, indent=2) + "\n"
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".debugger.json.{os.getpid()}.tmp")
-        temporary.write_text(data, encoding="utf-8")
-        os.replace(temporary, path)
+        atomic_write(path, data.encode("utf-8"))
 
     def get_failure(self, run_id: str) -> list[Any]:
         run_dir = self.run_dir(run_id)
