@@ -185,15 +185,8 @@ class CollectionRun:
         web_server: WebServer | None = None
         try:
             if self.config.web_server is not None and self.scenarios:
-                ws = self.config.web_server
                 web_server = await asyncio.to_thread(
-                    WebServer.start,
-                    ws.command,
-                    ws.url,
-                    cwd=ws.cwd,
-                    timeout_ms=ws.timeout,
-                    reuse_existing_server=ws.reuse_existing_server,
-                    cancel=self.cancel,
+                    WebServer.from_config, self.config.web_server, cancel=self.cancel
                 )
                 self.web_server = web_server
             count = max(1, min(self.workers, len(self.scenarios)))

@@ -20,6 +20,7 @@ import base64
 import io
 import json
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -31,6 +32,7 @@ from urllib.parse import quote, quote_plus
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
 
+from runner import protocol
 from runner.events import RunError
 from runner.protocol import is_secret_name
 
@@ -328,6 +330,15 @@ class RunEnvironment:
             if is_secret_name(name):
                 self._secret_names[name] = None
                 masker.add(value)
+
+    @classmethod
+    def of_project(
+        cls, root: Path, masker: SecretMasker, process_env: Mapping[str, str] | None = None
+    ) -> RunEnvironment:
+        """A run's environment in project ``root``: this process's variables (a copy,
+        taken now) over the project's ``unotest/.env``."""
+        environ = dict(os.environ) if process_env is None else process_env
+        return cls(environ, root / protocol.ENV_FILE, masker)
 
     def _load(self, path: Path) -> dict[str, str]:
         try:

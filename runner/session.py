@@ -257,14 +257,7 @@ class ScenarioRun:
         if ws is None:
             return None
         return await asyncio.to_thread(
-            WebServer.start,
-            ws.command,
-            ws.url,
-            cwd=ws.cwd,
-            timeout_ms=ws.timeout,
-            reuse_existing_server=ws.reuse_existing_server,
-            log=lambda line: None,
-            cancel=self.web_server_cancel,
+            WebServer.from_config, ws, cancel=self.web_server_cancel
         )
 
     async def _cleanup(self, web_server: WebServer | None) -> None:

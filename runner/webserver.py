@@ -22,10 +22,13 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from runner.errors import WebServerCancelled, WebServerError
+
+if TYPE_CHECKING:
+    from runner.config import WebServerConfig
 
 __all__ = ["WebServer", "WebServerError", "url_answers"]
 
@@ -114,6 +117,27 @@ class WebServer:
         self._watchdog: subprocess.Popen[bytes] | None = None
 
     # --- starting ---------------------------------------------------------------------
+
+    @classmethod
+    def from_config(
+        cls,
+        config: WebServerConfig,
+        *,
+        log: Callable[[str], None] = _no_log,
+        cancel: threading.Event | None = None,
+    ) -> WebServer:
+        """:meth:`start` as ``unotest.config.yaml``'s ``webServer`` describes it: the one
+        place the scenario runner, the collection orchestrator and the pytest plugin
+        turn that entry into a server."""
+        return cls.start(
+            config.command,
+            config.url,
+            cwd=config.cwd,
+            timeout_ms=config.timeout,
+            reuse_existing_server=config.reuse_existing_server,
+            log=log,
+            cancel=cancel,
+        )
 
     @classmethod
     def start(

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from runner import events, protocol
+from runner import events
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
@@ -144,7 +144,7 @@ class _Worker:
             self.send(unfinished_report(name, None, f"scenario '{name}' cannot be loaded", "Error"))
             return
         masker = SecretMasker()
-        environment = RunEnvironment(dict(os.environ), self.root / protocol.ENV_FILE, masker)
+        environment = RunEnvironment.of_project(self.root, masker)
         with open(os.devnull, "w") as devnull:
             run = ScenarioRun(
                 project,

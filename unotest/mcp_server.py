@@ -65,7 +65,7 @@ class _Tools:
 
     def masker(self) -> SecretMasker:
         masker = SecretMasker()
-        RunEnvironment({}, self.project.root / protocol.ENV_FILE, masker)
+        RunEnvironment.of_project(self.project.root, masker, {})
         return masker
 
     def safe(self, data: Any) -> Any:

@@ -185,14 +185,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     from runner.webserver import WebServer
 
     try:
-        state.web_server = WebServer.start(
-            server.command,
-            server.url,
-            cwd=server.cwd,
-            timeout_ms=server.timeout,
-            reuse_existing_server=server.reuse_existing_server,
-            log=lambda line: None,
-        )
+        state.web_server = WebServer.from_config(server)
     except UnotestError as err:
         raise pytest.UsageError(f"unotest: webServer: {err}") from None
 
@@ -329,7 +322,6 @@ def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest
 
 
 def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
-    from runner import protocol
     from runner.bundle import MAX_ERROR_CHARS
     from runner.secrets import RunEnvironment, SecretMasker, cut_masked
     from runner.session import ScenarioRun
@@ -338,7 +330,7 @@ def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunR
 
     config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
     masker = SecretMasker()
-    environment = RunEnvironment(dict(os.environ), state.project.root / protocol.ENV_FILE, masker)
+    environment = RunEnvironment.of_project(state.project.root, masker)
     run = ScenarioRun(
         state.project,
         state.index.scenarios[name],

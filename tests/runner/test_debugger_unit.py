@@ -969,7 +969,10 @@ def test_duplicate_resuming_command_moves_the_run_once() -> None:
     harness.wait_event(lambda e: e["kind"] == "resumed")
     assert at(harness.paused()) == (3, 2)
     harness.controller.submit_data({"id": "s1", "cmd": "step"})  # a replayed line
-    time.sleep(0.05)
+    # Commands at a pause are applied in order: once a later one is answered, the
+    # replayed line has had its chance to move the run.
+    later = harness.send("eval", expr="1")
+    harness.wait_event(lambda e: e["kind"] == "command:result" and e.get("id") == later)
     assert harness.controller.current_pause is not None
     assert harness.controller.current_pause.step.line == 3
     assert len(harness.answers("s1")) == 1

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from events import read_events
 
 from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
@@ -79,10 +80,6 @@ def make_project(root: Path, scenarios: dict[str, str]) -> tuple[Project, Projec
     index = ProjectIndex.load(project)
     assert index.errors == [], index.errors
     return project, index
-
-
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run_dir / protocol.STEPS_FILE).read_text().splitlines()]
 
 
 def make_result(**changes: Any) -> RunResult:

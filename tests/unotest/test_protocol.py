@@ -1,9 +1,9 @@
 """runner.protocol must stay byte-for-byte compatible with @unotest/protocol 0.5.0.
 
 Expected values are hard-coded from the package's index.d.ts / index.js: the
-product never reads ../shared. The JSON Schemas are committed in tests/protocol/;
-the JavaScript parity tests need node and the package's seed in ../shared and
-skip without them (a user's clone has no ../shared).
+product never reads ../shared. The JSON Schemas and the package's dist/index.js are
+committed in tests/protocol/; the JavaScript parity tests run that file in node (and
+skip only where node is not installed).
 """
 
 import json
@@ -52,8 +52,8 @@ from runner.protocol import (
 
 Validate = Callable[[str, object], None]
 
-SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared"
-SEED_FILE = SHARED_DIR / "seeds" / "002_47055e81c35ac668.txt"
+PACKAGE_JS = Path(__file__).resolve().parents[1] / "protocol" / "unotest-protocol-0.5.0.js"
+"""The package's ``dist/index.js`` (one line, as published), kept beside its schemas."""
 
 FORBIDDEN_REASON = 'must not contain \\ / : * ? " < > | or control characters'
 
@@ -433,15 +433,6 @@ _ALPHABET = (
 )
 
 
-def _extract_seed_js(seed: Path) -> str:
-    lines = seed.read_text(encoding="utf-8").splitlines()
-    start = lines.index("package/dist/index.js")
-    for line in lines[start + 1 :]:
-        if line.startswith("+"):
-            return line[1:]
-    raise AssertionError("no dist/index.js body in the seed")
-
-
 def _generate_inputs() -> dict[str, list[Any]]:
     rng = random.Random(20260529)
     strings: list[str] = ["", ".", "..", "..x", " .", "auth/signin", "🔥 smoke 🔥", "--a--b--"]
@@ -475,10 +466,8 @@ def js_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    if not SEED_FILE.is_file():
-        pytest.skip(f"protocol seed not available at {SEED_FILE}")
     workdir = tmp_path_factory.mktemp("protocol_js")
-    (workdir / "index.mjs").write_text(_extract_seed_js(SEED_FILE), encoding="utf-8")
+    (workdir / "index.mjs").write_text(PACKAGE_JS.read_text(encoding="utf-8"), encoding="utf-8")
     (workdir / "run.mjs").write_text(_NODE_SCRIPT, encoding="utf-8")
     inputs = _generate_inputs()
     proc = subprocess.run(

@@ -8,7 +8,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from runner import protocol
 from runner.config import load_config
 from runner.errors import UsageError
 from runner.positions import parse_position
@@ -102,7 +101,7 @@ def e2e_command(args: argparse.Namespace) -> int:
         config = replace(config, headless=False)
     print_warnings(config.warnings)
     masker = SecretMasker()
-    environment = RunEnvironment(dict(os.environ), root / protocol.ENV_FILE, masker)
+    environment = RunEnvironment.of_project(root, masker)
     print_warnings(environment.warnings)
     stream = sys.stderr if args.json else sys.stdout
     debug = None
