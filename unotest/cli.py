@@ -41,7 +41,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_project_commands(sub)
+    _add_run_commands(sub)
+    _add_run_reading_commands(sub)
+    return parser
 
+
+_Subparsers = argparse._SubParsersAction  # argparse's own name for what add_subparsers returns
+
+
+def _add_project_commands(sub: _Subparsers[_Parser]) -> None:
+    """Commands that read or make a project without running it."""
     check = sub.add_parser("check", help="parse and statically check scenarios and helpers")
     check.add_argument(
         "paths", nargs="*", metavar="PATH", help="files or folders (default: the whole project)"
@@ -55,6 +65,15 @@ def _build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--root", type=Path, help="project root")
     listing.add_argument("--json", action="store_true", help="print the protocol shapes as JSON")
 
+    init = sub.add_parser("init", help="scaffold a project that passes on its first run")
+    init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
+
+    doctor = sub.add_parser("doctor", help="report Python, Playwright, browser and config")
+    doctor.add_argument("--root", type=Path, help="project root")
+
+
+def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
+    """Commands that run scenarios (or serve an agent that does)."""
     e2e = sub.add_parser("e2e", help="run one scenario in a real browser")
     e2e.add_argument(
         "scenario", help="scenario name (e.g. auth/signin-flow) or the path of its file"
@@ -87,6 +106,9 @@ def _build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="an MCP server on stdio for agents")
     mcp.add_argument("--root", type=Path, help="project root")
 
+
+def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
+    """Commands that look at runs, or drive one, from another terminal."""
     dbg = sub.add_parser("dbg", help="send a debugger command to a running scenario")
     dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
     dbg.add_argument(
@@ -104,17 +126,10 @@ def _build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--root", type=Path, help="project root")
     inspect.add_argument("--json", action="store_true", help="print runtime.json as it is")
 
-    init = sub.add_parser("init", help="scaffold a project that passes on its first run")
-    init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
-
-    doctor = sub.add_parser("doctor", help="report Python, Playwright, browser and config")
-    doctor.add_argument("--root", type=Path, help="project root")
-
     runs = sub.add_parser("runs", help="list runs with their status")
     runs.add_argument("--root", type=Path, help="project root")
     runs.add_argument("--json", action="store_true", help="print a JSON list of RunMeta")
     runs.add_argument("--limit", type=int, metavar="N", help="show only the N newest runs")
-    return parser
 
 
 # Each command's module is imported only when that command runs: `unotest dbg` must
