@@ -220,6 +220,8 @@ def test_the_architecture_map_names_every_module() -> None:
         path.relative_to(REPO).as_posix()
         for package in ("dsl", "runner", "unotest")
         for path in _sources(package)
-        if path.stem not in ("__init__", "__main__") and f"{path.stem}" not in text
+        if path.stem not in ("__init__", "__main__")
+        and f"`{path.stem}.py`" not in text
+        and f"`{path.stem}`" not in text
     ]
     assert unnamed == []
