@@ -5,8 +5,8 @@ CI), for larger campaigns: each cycle starts ``unotest e2e crash`` against a pag
 by this script on 127.0.0.1, waits for a seeded anchor (spawn, ``run:started``, the
 k-th ``step:started``, ``step:fail``, ``failure-bundle:written``) plus a seeded delay,
 sends SIGKILL, then checks what the run left: every whole line of ``steps.jsonl``,
-``manifest.json``, ``runtime.json`` (against the protocol's JSON Schemas when
-``../shared`` is there), ``unotest runs --json`` saying ``interrupted`` at once, and no
+``manifest.json``, ``runtime.json`` (against the protocol's JSON Schemas of
+``tests/protocol/``), ``unotest runs --json`` saying ``interrupted`` at once, and no
 Playwright driver or Chromium process surviving (35 s at most).
 
 Printed: kills and where they landed, invalid lines and files, runs not reported
@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE.parent / "tests" / "runner")]
 
 import test_reliability_crash as crash  # noqa: E402  (the shared engine)
-from protocol_schemas import schemas_available, validate  # noqa: E402
+from protocol_schemas import validate  # noqa: E402
 
 from runner.browser import playwright_browser_path, resolve_executable  # noqa: E402
 
@@ -113,14 +113,13 @@ def main() -> None:
             _chromium(),
             seed=args.seed,
             parallel=args.parallel,
-            validate=validate if schemas_available() else None,
+            validate=validate,
             web_server_share=args.web_server_share,
             anchors=crash.EVEN_ANCHORS if args.mix == "even" else crash.ANCHORS,
         )
         print(
             f"kill -9 campaign: seed {args.seed}, {args.kills} kills, {args.parallel} at a time, "
-            f"{args.mix} mix"
-            + ("" if schemas_available() else " (no ../shared: schemas not checked)"),
+            f"{args.mix} mix",
             flush=True,
         )
         report = campaign.run(args.kills)

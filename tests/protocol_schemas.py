@@ -18,11 +18,6 @@ PROTOCOL_DIR = Path(__file__).resolve().parent / "protocol"
 README = PROTOCOL_DIR / "README.md"
 
 
-def schemas_available() -> bool:
-    """Always true in this repository; kept for ``bench/crash_kill9.py``, which asks."""
-    return PROTOCOL_DIR.is_dir()
-
-
 def readme_types() -> list[str]:
     """The types the README lists, in order: its paragraph made only of backquoted
     names separated by commas (and a final full stop)."""
