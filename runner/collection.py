@@ -28,13 +28,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, cast
 
 from runner import events, protocol
 from runner import worker_messages as messages
 from runner.config import Config
 from runner.errors import WebServerCancelled
 from runner.events import RunError
+from runner.json_types import JSONObject
 from runner.project import Project, ProjectIndex
 from runner.protocol import FinishedOutcome, ScenarioOutcomeKind
 from runner.run_result import RunResult
@@ -73,17 +74,22 @@ class ScenarioOutcome:
     note: str | None = None
 
     @classmethod
-    def from_worker(cls, name: str, worker: int, message: dict[str, Any]) -> ScenarioOutcome:
+    def from_worker(cls, name: str, worker: int, message: JSONObject) -> ScenarioOutcome:
         """A worker's ``finished`` report: a :class:`RunResult`, or (when the run could not
         give one) the run id it had and the error."""
         data = message.get("result")
+        run_id = message.get("runId")
+        if not isinstance(run_id, str):
+            run_id = None
         if not isinstance(data, dict):
-            return cls(name, "failed", worker, message.get("runId"), error=message.get("error"))
+            # the worker built it with events.run_error (messages.UnfinishedReport)
+            error = cast(RunError | None, message.get("error"))
+            return cls(name, "failed", worker, run_id, error=error)
         try:
             result = RunResult.from_json(data)
         except ValueError as err:
             error = events.run_error(f"the worker's report is unreadable: {err}", "Error")
-            return cls(name, "failed", worker, message.get("runId"), error=error)
+            return cls(name, "failed", worker, run_id, error=error)
         return cls(
             name,
             result.outcome,
@@ -302,7 +308,7 @@ class CollectionRun:
             return None
         return worker
 
-    async def _next(self, worker: _WorkerProcess) -> dict[str, Any] | None:
+    async def _next(self, worker: _WorkerProcess) -> JSONObject | None:
         assert worker.process.stdout is not None
         while True:
             line = await worker.process.stdout.readline()
@@ -376,9 +382,10 @@ class CollectionRun:
                 self._finish(self._died(worker, name))
                 return False
             kind = message.get("type")
-            if kind == "started" and isinstance(message.get("runId"), str):
-                worker.run_id = message["runId"]
-                self._dir.append(events.collection_scenario_started(message["runId"], name))
+            run_id = message.get("runId")
+            if kind == "started" and isinstance(run_id, str):
+                worker.run_id = run_id
+                self._dir.append(events.collection_scenario_started(run_id, name))
                 self.on_event(
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
                 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
 
 from runner import events
 from runner.events import RunError
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OpenStep",
     "RunResult",
+    "RunResultJSON",
     "SeenFailure",
     "internal_error_message",
     "script_error_info",
@@ -31,6 +32,20 @@ __all__ = [
 ]
 
 _FINISHED: tuple[FinishedOutcome, ...] = typing.get_args(FinishedOutcome)
+
+
+class RunResultJSON(TypedDict):
+    """:meth:`RunResult.to_json`: ``unotest e2e --json`` and a worker's ``finished`` result."""
+
+    runId: str
+    runDir: str
+    scenario: str
+    outcome: FinishedOutcome
+    durationMs: int
+    steps: int
+    error: RunError | None
+    bundlePath: str | None
+    signal: NotRequired[str]
 
 
 @dataclass
@@ -45,9 +60,9 @@ class RunResult:
     bundle_path: str | None = None
     signal: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunResultJSON:
         """The ``--json`` shape; ``signal`` is there only when a signal ended the run."""
-        data: dict[str, Any] = {
+        data: RunResultJSON = {
             "runId": self.run_id,
             "runDir": self.run_dir,
             "scenario": self.scenario,
@@ -62,7 +77,7 @@ class RunResult:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunResult:
+    def from_json(cls, data: Mapping[str, object]) -> RunResult:
         """The inverse of :meth:`to_json`; ``ValueError`` for anything it cannot make."""
         outcome = data.get("outcome")
         if outcome not in _FINISHED:
@@ -87,18 +102,18 @@ class RunResult:
         )
 
 
-def _text(data: Mapping[str, Any], key: str) -> str:
+def _text(data: Mapping[str, object], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str):
         raise ValueError(f"{key!r} is not a string")
     return value
 
 
-def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
+def _optional_text(data: Mapping[str, object], key: str) -> str | None:
     return None if data.get(key) is None else _text(data, key)
 
 
-def _count(data: Mapping[str, Any], key: str) -> int:
+def _count(data: Mapping[str, object], key: str) -> int:
     value = data.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"{key!r} is not an integer")
@@ -192,7 +207,7 @@ def summary_lines(result: RunResult) -> list[str]:
         return [f"passed  {result.scenario}: {result.steps} steps in {seconds:.2f} s"]
     if result.outcome == "aborted":
         return [f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)"]
-    error: Mapping[str, Any] = result.error or {}
+    error: Mapping[str, object] = result.error or {}
     where = ""
     if "file" in error:
         where = f"{error['file']}:{error['line']}:{error['col']}: "

@@ -16,11 +16,12 @@ import re
 import socket
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from runner import protocol
 from runner.errors import UsageError
+from runner.json_types import JSONObject
 from runner.project import Project
 from runner.rundir import append_line, read_proc_stat
 
@@ -42,7 +43,7 @@ _STATUS_OF: dict[protocol.RunOutcome, protocol.RunStatus] = {
 # ---------------------------------------------------------------------------
 
 
-def _parse_line(line: bytes) -> dict[str, Any] | None:
+def _parse_line(line: bytes) -> JSONObject | None:
     if not line.strip():
         return None
     try:
@@ -64,7 +65,7 @@ def _whole_lines(steps_path: Path, start: int = 0) -> list[bytes]:
     return data.split(b"\n")[:-1]
 
 
-def read_events(steps_path: Path, start: int = 0) -> list[dict[str, Any]]:
+def read_events(steps_path: Path, start: int = 0) -> list[JSONObject]:
     """Every whole line of ``steps_path`` (from byte ``start``) that is a JSON object.
 
     Splits on ``b"\\n"`` only (a JSON string may hold U+2028 or ``\\r``, never a raw
@@ -126,12 +127,12 @@ def _pid_exists(pid: int) -> bool:
     return True
 
 
-def _int_field(manifest: dict[str, Any], key: str) -> int | None:
+def _int_field(manifest: JSONObject, key: str) -> int | None:
     value = manifest.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _runner_alive(manifest: dict[str, Any], run_dir: Path, now_ms: int) -> bool:
+def _runner_alive(manifest: JSONObject, run_dir: Path, now_ms: int) -> bool:
     pid = _int_field(manifest, "pid")
     start = _int_field(manifest, "pidStartTime")
     host = manifest.get("hostname")
@@ -164,7 +165,7 @@ def _heartbeat_fresh(run_dir: Path, now_ms: int) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _read_manifest(run_dir: Path) -> dict[str, Any] | None:
+def _read_manifest(run_dir: Path) -> JSONObject | None:
     try:
         value = json.loads((run_dir / protocol.RUN_MANIFEST_FILE).read_bytes())
     except (OSError, ValueError, RecursionError):
@@ -257,8 +258,8 @@ def glob_escape(text: str) -> str:
 
 
 def send_command(
-    run_dir: Path, command: dict[str, Any], timeout: float = ACK_TIMEOUT_S
-) -> list[dict[str, Any]]:
+    run_dir: Path, command: Mapping[str, object], timeout: float = ACK_TIMEOUT_S
+) -> list[JSONObject]:
     """Append ``command`` (an id is added) and return the runner's answers to it."""
     steps = run_dir / protocol.STEPS_FILE
     events = read_events(steps)
@@ -270,7 +271,7 @@ def send_command(
     append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
     wanted = {"command:applied", "command:rejected", "command:result"}
     deadline = time.monotonic() + timeout
-    answers: list[dict[str, Any]] = []
+    answers: list[JSONObject] = []
     while time.monotonic() < deadline:
         answers = [
             e

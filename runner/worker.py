@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
@@ -33,6 +33,7 @@ from runner import events
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
+from runner.json_types import JSONObject
 from runner.project import Project, ProjectIndex
 from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
@@ -46,7 +47,7 @@ class _Worker:
         self.root = root
         self.out = out
         self.current: ScenarioRun | None = None
-        self.orders: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.orders: asyncio.Queue[JSONObject | None] = asyncio.Queue()
         self.write_lock = threading.Lock()
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
 
@@ -79,7 +80,7 @@ class _Worker:
                 return
         _hand_over(loop, self._receive, None)  # the orchestrator is gone
 
-    def _receive(self, order: dict[str, Any] | None) -> None:
+    def _receive(self, order: JSONObject | None) -> None:
         aborting = order is None or order.get("type") == "abort"
         if aborting and self.current is not None:
             self.current.abort("abort")
@@ -136,9 +137,10 @@ class _Worker:
         index: ProjectIndex,
         config: Config,
         browser: Browser,
-        order: dict[str, Any],
+        order: JSONObject,
     ) -> None:
         name = str(order.get("scenario"))
+        parent_run_id = order.get("parentRunId")
         scenario = index.scenarios.get(name)
         if scenario is None:
             self.send(unfinished_report(name, None, f"scenario '{name}' cannot be loaded", "Error"))
@@ -156,7 +158,7 @@ class _Worker:
                 out=devnull,
                 quiet=True,
                 log_stream=devnull,
-                parent_run_id=order.get("parentRunId"),
+                parent_run_id=parent_run_id if isinstance(parent_run_id, str) else None,
                 shared_browser=browser,
                 handle_signals=False,
                 on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
@@ -195,8 +197,8 @@ def unfinished_report(
 
 def _hand_over(
     loop: asyncio.AbstractEventLoop,
-    receive: Callable[[dict[str, Any] | None], None],
-    order: dict[str, Any] | None,
+    receive: Callable[[JSONObject | None], None],
+    order: JSONObject | None,
 ) -> bool:
     """Pass an order to the loop; False once the loop is closed.
 

@@ -7,9 +7,10 @@ reads; a scenario's result travels as :meth:`runner.run_result.RunResult.to_json
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from runner.events import RunError
+from runner.run_result import RunResultJSON
 
 __all__ = [
     "AbortOrder",
@@ -89,7 +90,7 @@ class FinishedReport(TypedDict):
 
     type: Literal["finished"]
     scenario: str
-    result: dict[str, Any]
+    result: RunResultJSON
 
 
 class UnfinishedReport(TypedDict):
@@ -117,7 +118,7 @@ def started_report(scenario: str, run_id: str) -> StartedReport:
     return {"type": "started", "scenario": scenario, "runId": run_id}
 
 
-def finished_report(scenario: str, result: dict[str, Any]) -> FinishedReport:
+def finished_report(scenario: str, result: RunResultJSON) -> FinishedReport:
     return {"type": "finished", "scenario": scenario, "result": result}
 
 
