@@ -31,10 +31,11 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from runner.errors import BrowserConnectError, BrowserError, BrowserLaunchError, BrowserNotFound
+from runner.json_types import JSONObject
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright
@@ -459,7 +460,7 @@ async def _connect(
     from playwright.async_api import Error as PlaywrightError
 
     async def attempt(executable: str | None) -> Browser:
-        options: dict[str, Any] = {"headless": headless}
+        options: JSONObject = {"headless": headless}
         if browser == "chromium":
             options["args"] = list(CHROMIUM_ARGS)
         if executable:

@@ -20,14 +20,16 @@ import asyncio
 import json
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
+from playwright.async_api import Error as PlaywrightError
 
 from runner.events import RunError
+from runner.json_types import JSONObject
 from runner.secrets import MASK_MARGIN, cut_masked
 
 __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
@@ -48,12 +50,32 @@ def bundle_dir_name(scenario: str, step_index: int, now: datetime | None = None)
     return f"{scenario.replace('/', '-')}__{moment}__{step_index}"
 
 
+class ConsoleEntry(TypedDict):
+    """One line of ``console.json``: a console message, or a page error (no url/line)."""
+
+    type: str
+    text: str | None
+    url: NotRequired[str | None]
+    line: NotRequired[int | None]
+    t: int
+
+
+class NetworkEntry(TypedDict):
+    """One line of ``network.json``: a finished or failed request."""
+
+    method: str
+    url: str | None
+    durationMs: float | None
+    status: int | None
+    failure: str | None
+
+
 class PageRecorder:
     """Keeps the recent console messages, page errors and requests of a page."""
 
     def __init__(self) -> None:
-        self.console: deque[dict[str, Any]] = deque(maxlen=RECENT)
-        self.network: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        self.console: deque[ConsoleEntry] = deque(maxlen=RECENT)
+        self.network: deque[NetworkEntry] = deque(maxlen=RECENT)
         self._started: dict[int, float] = {}
         self._pending: set[asyncio.Future[None]] = set()
 
@@ -76,7 +98,7 @@ class PageRecorder:
             }
         )
 
-    def _on_page_error(self, error: Any) -> None:
+    def _on_page_error(self, error: PlaywrightError) -> None:
         self.console.append(
             {"type": "pageerror", "text": _keep(str(error)), "t": int(time.time() * 1000)}
         )
@@ -84,21 +106,25 @@ class PageRecorder:
     def _on_request(self, request: Request) -> None:
         self._started[id(request)] = time.monotonic()
 
-    def _entry(self, request: Request) -> dict[str, Any]:
+    def _entry(self, request: Request) -> NetworkEntry:
         started = self._started.pop(id(request), None)
         duration = round((time.monotonic() - started) * 1000, 1) if started is not None else None
-        return {"method": request.method, "url": _keep(request.url), "durationMs": duration}
+        return {
+            "method": request.method,
+            "url": _keep(request.url),
+            "durationMs": duration,
+            "status": None,
+            "failure": None,
+        }
 
     def _on_finished(self, request: Request) -> None:
         entry = self._entry(request)
-        entry["status"] = None
-        entry["failure"] = None
         self.network.append(entry)
         # The status needs the response, which Playwright gives asynchronously.
         self._pending.add(task := asyncio.ensure_future(self._fill_status(request, entry)))
         task.add_done_callback(self._pending.discard)
 
-    async def _fill_status(self, request: Request, entry: dict[str, Any]) -> None:
+    async def _fill_status(self, request: Request, entry: NetworkEntry) -> None:
         try:
             response = await request.response()
             entry["status"] = response.status if response is not None else None
@@ -107,7 +133,6 @@ class PageRecorder:
 
     def _on_failed(self, request: Request) -> None:
         entry = self._entry(request)
-        entry["status"] = None
         entry["failure"] = _keep(request.failure)
         self.network.append(entry)
 
@@ -117,7 +142,9 @@ def _keep(text: str | None) -> str | None:
     return text[:RECORD_CHARS] if isinstance(text, str) else text
 
 
-def _bounded(entries: list[dict[str, Any]], mask: Callable[[str], str]) -> list[dict[str, Any]]:
+def _bounded(
+    entries: Sequence[Mapping[str, object]], mask: Callable[[str], str]
+) -> list[JSONObject]:
     """Recorded entries with every string masked, then cut to :data:`MAX_VALUE_CHARS`."""
     return [
         {

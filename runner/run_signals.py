@@ -15,7 +15,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from runner import events
 
@@ -104,7 +104,7 @@ def force_stop(
     os._exit(128 + signal.Signals[signal_name or "SIGINT"].value)  # as the shell says
 
 
-def quiet_driver_loss(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+def quiet_driver_loss(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
     """The loop's exception handler: everything but the driver's lost connection.
 
     SIGTERM or SIGHUP sent to the whole process group (a cancelled CI job, a closed
