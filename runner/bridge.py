@@ -26,9 +26,11 @@ class LoopBridge:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self._lock = threading.Lock()
+        # The call in flight, whatever Playwright call it awaits: it is only ever cancelled.
         self._current: concurrent.futures.Future[Any] | None = None
         self.interrupted: str | None = None
 
+    # Coroutine[Any, Any, T]: any coroutine returning T, as run_coroutine_threadsafe takes it.
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and wait for it; raise Interrupt if interrupted."""
         with self._lock:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError
@@ -36,6 +36,10 @@ from runner.locators import (
     to_pattern,
 )
 from runner.signatures import BROWSER_SIGNATURES
+
+if TYPE_CHECKING:
+    # what expect() returns; playwright.async_api does not list them in its __all__
+    from playwright.async_api._generated import LocatorAssertions, PageAssertions
 
 __all__ = ["BrowserBuiltins", "Timeouts"]
 
@@ -171,8 +175,9 @@ class BrowserBuiltins:
     ) -> Callable[[Value], Value]:
         """A built-in that is one Locator method with the action timeout."""
 
-        def call(locator: Locator) -> Awaitable[Any]:
-            return cast(Awaitable[Any], getattr(locator, method)(timeout=self.timeouts.action))
+        def call(locator: Locator) -> Awaitable[Value]:
+            # every method of _LOCATOR_CALLS answers None, a str or a bool
+            return cast(Awaitable[Value], getattr(locator, method)(timeout=self.timeouts.action))
 
         if is_query:
             return lambda value: self._query(fn, value, call, for_input=for_input)
@@ -255,18 +260,23 @@ class BrowserBuiltins:
         self,
         fn: str,
         value: Value,
-        action: Callable[[Locator], Awaitable[Any]],
+        action: Callable[[Locator], Awaitable[object]],
         for_input: bool = False,
     ) -> Value:
         """An action is a query whose answer the scenario does not get."""
-        self._query(fn, value, action, for_input)
+
+        async def act(locator: Locator) -> Value:
+            await action(locator)
+            return None
+
+        self._query(fn, value, act, for_input)
         return None
 
     def _query(
         self,
         fn: str,
         value: Value,
-        query: Callable[[Locator], Awaitable[Any]],
+        query: Callable[[Locator], Awaitable[Value]],
         for_input: bool = False,
     ) -> Value:
         """One call on the element a target names, waiting for it; errors in its words."""
@@ -294,7 +304,7 @@ class BrowserBuiltins:
             return urljoin(self.base_url, url)
         return url
 
-    def _navigate(self, fn: str, go: Callable[[Page], Awaitable[Any]]) -> Value:
+    def _navigate(self, fn: str, go: Callable[[Page], Awaitable[object]]) -> Value:
         self.touched_page = True
 
         async def run() -> None:
@@ -315,7 +325,7 @@ class BrowserBuiltins:
         return self._navigate("goto", lambda page: page.goto(url, timeout=self.timeouts.navigation))
 
     def click(self, value: Value, options: Value = None) -> Value:
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {}  # Locator.click's keyword options, checked below
         if options is not None:
             if not isinstance(options, dict):
                 raise BuiltinError(
@@ -513,7 +523,7 @@ class BrowserBuiltins:
         fn: str,
         value: Value,
         wanted: str,
-        check: Callable[[Any], Awaitable[None]],
+        check: Callable[[LocatorAssertions], Awaitable[None]],
         received: Callable[[Locator], Awaitable[str]] | None = None,
         for_input: bool = False,
     ) -> Value:
@@ -688,7 +698,7 @@ class BrowserBuiltins:
         self,
         what: str,
         matcher: TextMatcher,
-        check: Callable[[Any], Awaitable[None]],
+        check: Callable[[PageAssertions], Awaitable[None]],
         current: Callable[[], Awaitable[str]],
     ) -> Value:
         """A retrying assertion on the page itself, not on an element."""

@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from playwright.async_api import Locator, Page
 
@@ -99,11 +99,17 @@ def _show(value: object) -> str:
     return render(value)  # type: ignore[arg-type]
 
 
+StepArgs: TypeAlias = tuple[Any, ...]
+"""A locator step's arguments, as the Playwright method of its kind takes them (a role
+name, a matcher, an index, an inner :class:`LocatorValue`, ...): :func:`_apply` passes
+them on to Playwright, whose role names are a ``Literal`` no ``str`` satisfies."""
+
+
 @dataclass(frozen=True, eq=False)
 class LocatorValue(HostValue):
     """A chain of locator steps, e.g. ``(("css", ("#cart li",)), ("nth", (0,)))``."""
 
-    steps: tuple[tuple[str, tuple[Any, ...]], ...]
+    steps: tuple[tuple[str, StepArgs], ...]
     type_name = "Locator"
 
     def render(self) -> str:
@@ -136,7 +142,7 @@ class LocatorValue(HostValue):
     def same_as(self, other: HostValue) -> bool:
         return isinstance(other, LocatorValue) and other.render() == self.render()
 
-    def then(self, kind: str, *args: Any) -> LocatorValue:
+    def then(self, kind: str, *args: object) -> LocatorValue:
         return LocatorValue((*self.steps, (kind, args)))
 
     def method_names(self) -> tuple[str, ...]:
@@ -210,7 +216,7 @@ _GET_BY = {
 }
 
 
-def _apply(current: Page | Locator, page: Page, kind: str, args: tuple[Any, ...]) -> Page | Locator:
+def _apply(current: Page | Locator, page: Page, kind: str, args: StepArgs) -> Page | Locator:
     if kind == "role":
         role, name, options = args
         kwargs = dict(options)
@@ -256,7 +262,7 @@ def role_locator(role: Value, name: Value = None, options: Value = None) -> Loca
             "TypeError", f'role() needs a role name such as "button", got {type_name(role)}'
         )
     name_matcher = matcher_arg("role", name) if name is not None else None
-    opts: list[tuple[str, Any]] = []
+    opts: list[tuple[str, int | bool]] = []
     if options is not None:
         if not isinstance(options, dict):
             raise BuiltinError(

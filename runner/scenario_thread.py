@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Builtin, FunctionRef, Interpreter
@@ -44,7 +44,7 @@ WATCH_INTERVAL_S = 0.1
 
 ThreadEnd = Literal["completed", "failed", "interrupted", "crashed"]
 Ending = tuple[ThreadEnd, BaseException | None]
-Watchdog = Callable[["asyncio.Future[Ending]"], Coroutine[Any, Any, None]]
+Watchdog = Callable[["asyncio.Future[Ending]"], Awaitable[None]]
 
 
 @dataclass
@@ -100,7 +100,7 @@ async def run_in_thread(
 
 
 async def watch_timeout(
-    done: asyncio.Future[Any],
+    done: asyncio.Future[Ending],
     limit_s: float,
     paused_for: Callable[[], float],
     interrupt: Callable[[str], None],
@@ -116,7 +116,7 @@ async def watch_timeout(
             return
 
 
-def _settle(future: asyncio.Future[Any], value: Any) -> None:
+def _settle(future: asyncio.Future[Ending], value: Ending) -> None:
     if not future.done():
         future.set_result(value)
 

@@ -53,7 +53,7 @@ class _FlavouredMapping(ImplToApiMapping):
     _own_base: type = object
     _own_attr: str = ""
 
-    def from_maybe_impl(self, obj: Any, visited: Any = None) -> Any:
+    def from_maybe_impl(self, obj: Any, visited: Any = None) -> Any:  # Playwright's signature
         result = super().from_maybe_impl(obj, visited)
         if result is obj or not isinstance(result, (_sync_base.SyncBase, _async_base.AsyncBase)):
             return result
@@ -93,7 +93,7 @@ def install_flavoured_mappings() -> None:
                 mapping.__class__ = flavoured
 
 
-def async_page(page: Any) -> AsyncPage:
+def async_page(page: object) -> AsyncPage:
     """The async API face of a sync API page (the same page, the same browser)."""
     impl = getattr(page, "_impl_obj", None)
     if impl is None or not hasattr(page, "_sync"):
@@ -107,7 +107,7 @@ def async_page(page: Any) -> AsyncPage:
     return wrapped
 
 
-def run_on_page_loop(page: Any, coro: Coroutine[Any, Any, T]) -> T:
+def run_on_page_loop(page: object, coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` as one task on the loop of ``page``'s sync Playwright, from the thread
     that owns it (the test's), returning its result."""
     run = getattr(page, "_sync", None)
