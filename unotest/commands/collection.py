@@ -18,18 +18,19 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.errors import ConfigError, UsageError
 from runner.events import run_error
+from runner.json_types import JSONObject
 from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
 
-__all__ = ["collection_command", "json_report", "junit_xml"]
+__all__ = ["ReportEvent", "collection_command", "json_report", "junit_xml"]
 
 REPORT_PROTOCOL_VERSION = 1
 _MARK = {
@@ -225,7 +226,7 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f"cannot write report {path}: {err.strerror or err}") from None
 
 
-def _summary(result: CollectionResult, out: Any) -> None:
+def _summary(result: CollectionResult, out: TextIO) -> None:
     counts: dict[str, int] = {}
     for scenario in result.scenarios:
         counts[scenario.outcome] = counts.get(scenario.outcome, 0) + 1
@@ -239,7 +240,7 @@ def _summary(result: CollectionResult, out: Any) -> None:
     )
     failing = [s for s in result.scenarios if s.outcome in ("failed", "interrupted")]
     for scenario in failing:
-        error: Mapping[str, Any] = scenario.error or {}
+        error: Mapping[str, object] = scenario.error or {}
         location = _location(error)
         where = f"{location}: " if location else ""
         message = _message(scenario)
@@ -291,11 +292,11 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
         name=scenario.scenario,
         time=f"{scenario.duration_ms / 1000:.3f}",
     )
-    error: Mapping[str, Any] = scenario.error or {}
+    error: Mapping[str, object] = scenario.error or {}
     if scenario.outcome in ("failed", "interrupted"):
         message = _message(scenario)
         node = ET.SubElement(
-            case, "failure", message=message, type=error.get("errorName", scenario.outcome)
+            case, "failure", message=message, type=str(error.get("errorName", scenario.outcome))
         )
         details = [message]
         location = _location(error)
@@ -314,7 +315,15 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
         ET.SubElement(case, "system-out").text = f"run directory: {scenario.run_dir}"
 
 
-def json_report(result: CollectionResult) -> list[dict[str, Any]]:
+class ReportEvent(TypedDict):
+    """One envelope of the JSON report."""
+
+    protocol_version: int
+    type: str
+    data: JSONObject
+
+
+def json_report(result: CollectionResult) -> list[ReportEvent]:
     """Ordered event envelopes: run_start, test_start/test_end per scenario, run_end."""
     events = [
         _envelope(
@@ -359,12 +368,12 @@ _STATUS = {
 }
 
 
-def _envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+def _envelope(kind: str, data: JSONObject) -> ReportEvent:
     return {"protocol_version": REPORT_PROTOCOL_VERSION, "type": kind, "data": data}
 
 
-def _test_end(scenario: ScenarioOutcome, collection: str) -> dict[str, Any]:
-    error: Mapping[str, Any] = scenario.error or {}
+def _test_end(scenario: ScenarioOutcome, collection: str) -> JSONObject:
+    error: Mapping[str, object] = scenario.error or {}
     return {
         "name": scenario.scenario,
         "suite": collection,
@@ -381,7 +390,7 @@ def _test_end(scenario: ScenarioOutcome, collection: str) -> dict[str, Any]:
     }
 
 
-def _location(error: Mapping[str, Any]) -> str | None:
+def _location(error: Mapping[str, object]) -> str | None:
     """``file:line:col`` of a scenario's error, as every report writes it."""
     if "file" not in error:
         return None
@@ -389,5 +398,5 @@ def _location(error: Mapping[str, Any]) -> str | None:
 
 
 def _message(scenario: ScenarioOutcome) -> str:
-    error: Mapping[str, Any] = scenario.error or {}
+    error: Mapping[str, object] = scenario.error or {}
     return str(error.get("error") or scenario.note or scenario.outcome)
