@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -38,6 +38,9 @@ from runner.errors import ScenarioFailed
 from unotest.pytest_state import STATE, PluginState
 
 if TYPE_CHECKING:
+    from _pytest._code.code import ExceptionChainRepr, TerminalRepr, TracebackStyle
+    from playwright.sync_api import Page as SyncPage
+
     from runner.project import Project
     from runner.session import RunResult
 
@@ -305,13 +308,15 @@ class ScenarioItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"scenario {self.name}"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScenarioFailed):
             return _failure_repr(self.config.stash[STATE].project, excinfo.value.result)
         return super().repr_failure(excinfo, style)  # type: ignore[call-arg]
 
 
-def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest) -> None:
+def run_scenario(page: SyncPage, base_url: str | None, request: pytest.FixtureRequest) -> None:
     """The body of every scenario item: ``page`` is pytest-playwright's."""
     item = request.node
     assert isinstance(item, ScenarioItem)
@@ -321,7 +326,7 @@ def run_scenario(page: Any, base_url: str | None, request: pytest.FixtureRequest
         raise _scenario_failed(result)
 
 
-def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunResult:
+def _run(state: PluginState, name: str, page: SyncPage, base_url: str | None) -> RunResult:
     from runner.bundle import MAX_ERROR_CHARS
     from runner.secrets import RunEnvironment, SecretMasker, cut_masked
     from runner.session import ScenarioRun
@@ -359,12 +364,12 @@ def _run(state: PluginState, name: str, page: Any, base_url: str | None) -> RunR
 
 
 def _scenario_failed(result: RunResult) -> ScenarioFailed:
-    error: Mapping[str, Any] = result.error or {}
+    error: Mapping[str, object] = result.error or {}
     name = error.get("errorName", "Error")
     return ScenarioFailed(f"{name}: {error.get('error', result.outcome)}", result)
 
 
-def _failure_repr(project: Project, result: RunResult) -> Any:
+def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
     """pytest's own failure representation, so the terminal, ``--junitxml``, the
     short summary and pytest-xdist (which serializes it) all show it as for a
     Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``."""
@@ -375,18 +380,18 @@ def _failure_repr(project: Project, result: RunResult) -> Any:
         ReprTraceback,
     )
 
-    error: Mapping[str, Any] = result.error or {}
+    error: Mapping[str, object] = result.error or {}
     name = str(error.get("errorName", "Error"))
     message = str(error.get("error", f"the scenario was {result.outcome}"))
     file, line, col = error.get("file"), error.get("line"), error.get("col")
     lines: list[str] = []
-    if file and isinstance(line, int):
+    if isinstance(file, str) and file and isinstance(line, int):
         lines.extend(_source_window(project.root / file, line, col))
     message_lines = message.splitlines() or [""]
     lines.append(f"E   {name}: {message_lines[0]}")
     lines.extend(f"E   {rest}" for rest in message_lines[1:])
-    stack = error.get("callStack") or []
-    if len(stack) > 1:
+    stack = error.get("callStack")
+    if isinstance(stack, list) and len(stack) > 1:
         lines.append(
             "E   call stack: "
             + " <- ".join(
@@ -396,7 +401,7 @@ def _failure_repr(project: Project, result: RunResult) -> Any:
                 for frame in reversed(stack)
             )
         )
-    if file and isinstance(line, int):
+    if isinstance(file, str) and file and isinstance(line, int):
         # ReprFileLocation prints "path:lineno: message"; the column rides in the
         # lineno slot so the line reads file:line:col like every unotest message.
         location = ReprFileLocation(f"{file}:{line}", col if isinstance(col, int) else 0, name)
@@ -414,7 +419,7 @@ def _failure_repr(project: Project, result: RunResult) -> Any:
     return chain
 
 
-def _source_window(path: Path, line: int, col: Any) -> list[str]:
+def _source_window(path: Path, line: int, col: object) -> list[str]:
     """pytest's look: the lines up to the failing one, ``>`` at the failing line."""
     try:
         source = path.read_text(encoding="utf-8").splitlines()
