@@ -20,8 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Literal, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -33,6 +34,7 @@ from runner import protocol
 from runner.debug_commands import NAMES, RESUMING, unknown_command
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
+from runner.json_types import JSONObject
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.rundir import atomic_write
@@ -57,6 +59,36 @@ def _cut(text: str, limit: int = MAX_TEXT) -> str:
     )
 
 
+# What the tools answer, where they build it themselves (the rest is a masked JSONObject).
+# The tools are registered with structured_output=False: the SDK sends every answer as
+# text, and publishes no output schema derived from these types.
+
+
+class ScenarioSource(TypedDict):
+    name: str
+    kind: str
+    path: str
+    source: str
+
+
+class CheckResult(TypedDict):
+    ok: bool
+    errors: list[JSONObject]
+
+
+class StartedRun(TypedDict):
+    runId: str
+    runDir: str
+    pid: int
+
+
+class BreakpointsSet(TypedDict):
+    file: str
+    scenario: str
+    breakpoints: list[protocol.BreakpointEntry]
+    notes: NotRequired[list[str]]
+
+
 class _Tools:
     def __init__(self, root: Path) -> None:
         self.project = Project(root)
@@ -68,8 +100,10 @@ class _Tools:
         RunEnvironment.of_project(self.project.root, masker, {})
         return masker
 
-    def safe(self, data: Any) -> Any:
-        return self.masker().mask_data(data)
+    def safe(self, data: JSONObject) -> JSONObject:
+        masked = self.masker().mask_data(data)
+        assert isinstance(masked, dict)  # mask_data copies a dict as a dict
+        return masked
 
     def index(self) -> ProjectIndex:
         return ProjectIndex.load(self.project)
@@ -115,7 +149,7 @@ class _Tools:
 
     # --- discovery -------------------------------------------------------------------
 
-    def list_scenarios(self) -> Any:
+    def list_scenarios(self) -> JSONObject:
         index = self.index()
         return self.safe(
             {
@@ -127,14 +161,14 @@ class _Tools:
             }
         )
 
-    def read_scenario(self, name: str) -> dict[str, Any]:
+    def read_scenario(self, name: str) -> ScenarioSource:
         index = self.index()
         kind, path = self.scenario_path(index, name)
         source = (self.project.root / path).read_text(encoding="utf-8")
         numbered = "\n".join(f"{i:>4} | {line}" for i, line in enumerate(source.splitlines(), 1))
         return {"name": name, "kind": kind, "path": path, "source": _cut(numbered)}
 
-    def check(self, source: str | None, name: str | None) -> dict[str, Any]:
+    def check(self, source: str | None, name: str | None) -> CheckResult:
         index = self.index()
         if source is None and name is None:
             errors = index.errors
@@ -159,7 +193,7 @@ class _Tools:
 
     async def run_scenario(
         self, name: str, debug: bool, breakpoints: list[str], step: bool
-    ) -> dict[str, Any]:
+    ) -> StartedRun:
         index = self.index()
         self.scenario_path(index, name)
         args = ["e2e", name]
@@ -171,7 +205,7 @@ class _Tools:
             args.append("--step")
         return await self.start(args, "scenario")
 
-    async def run_collection(self, name: str, workers: int, bail: bool) -> dict[str, Any]:
+    async def run_collection(self, name: str, workers: int, bail: bool) -> StartedRun:
         index = self.index()
         if name not in index.collections:
             raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
@@ -180,15 +214,13 @@ class _Tools:
             args.append("--bail")
         return await self.start(args, "collection")
 
-    async def start(
-        self, args: list[str], kind: Literal["scenario", "collection"]
-    ) -> dict[str, Any]:
+    async def start(self, args: list[str], kind: Literal["scenario", "collection"]) -> StartedRun:
         with tempfile.TemporaryFile() as errors:
             return await self._start(args, kind, errors)
 
     async def _start(
-        self, args: list[str], kind: Literal["scenario", "collection"], errors: Any
-    ) -> dict[str, Any]:
+        self, args: list[str], kind: Literal["scenario", "collection"], errors: IO[bytes]
+    ) -> StartedRun:
         script = Path(sys.executable).with_name("unotest")
         command = [str(script)] if script.exists() else [sys.executable, "-m", "unotest"]
         env = {**os.environ, "UNOTEST_OUTPUT_TO_RUN_DIR": "1", "PYTHONSAFEPATH": "1"}
@@ -236,7 +268,7 @@ class _Tools:
                 return path
         return None
 
-    def get_run(self, run_id: str) -> Any:
+    def get_run(self, run_id: str) -> JSONObject:
         run_dir = self.run_dir(run_id)
         meta = run_meta(run_dir)
         events = read_events(run_dir / protocol.STEPS_FILE)
@@ -259,12 +291,12 @@ class _Tools:
             }
         )
 
-    def list_runs(self, limit: int) -> Any:
+    def list_runs(self, limit: int) -> JSONObject:
         runs = list_runs(self.project.runs_dir)
         shown = runs[: max(1, min(limit, 200))]
         return self.safe({"runs": shown, "total": len(runs)})
 
-    async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> Any:
+    async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> JSONObject:
         if until not in ("paused", "finished"):
             raise ToolError("until must be 'paused' or 'finished'")
         run_dir = self.run_dir(run_id)
@@ -272,7 +304,7 @@ class _Tools:
         while True:
             meta = run_meta(run_dir)
             runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
-            state = (runtime or {}).get("state")
+            state = runtime.get("state") if isinstance(runtime, dict) else None
             finished = meta is not None and meta.get("status") != "running"
             if (until == "paused" and _paused(run_dir, state)) or finished:
                 reached = (until == "finished" and finished) or (until == "paused" and not finished)
@@ -285,13 +317,13 @@ class _Tools:
                 )
             await asyncio.sleep(0.05)
 
-    def inspect_runtime(self, run_id: str) -> Any:
+    def inspect_runtime(self, run_id: str) -> JSONObject:
         runtime = _read_json(self.run_dir(run_id) / protocol.RUNTIME_FILE)
-        if runtime is None:
+        if not isinstance(runtime, dict):
             raise ToolError(f"run {run_id} has no runtime.json yet")
         return self.safe(runtime)
 
-    async def debug(self, run_id: str, command: dict[str, Any]) -> Any:
+    async def debug(self, run_id: str, command: Mapping[str, object]) -> JSONObject:
         run_dir = self.run_dir(run_id)
         try:
             answers = await asyncio.to_thread(send_command, run_dir, command)
@@ -306,7 +338,7 @@ class _Tools:
             await _until_resumed(run_dir, str(applied[0].get("id")))
         return self.safe({"answers": answers})
 
-    def set_breakpoints(self, scenario: str, breakpoints: list[str]) -> dict[str, Any]:
+    def set_breakpoints(self, scenario: str, breakpoints: list[str]) -> BreakpointsSet:
         index = self.index()
         kind, _ = self.scenario_path(index, scenario)
         program = None
@@ -317,7 +349,7 @@ class _Tools:
                 (h.program for h in index.helpers if f"_helpers/{h.name}" == scenario), None
             )
         starts = statement_starts(program) if program is not None else None
-        positions: list[dict[str, int]] = []
+        positions: list[protocol.BreakpointEntry] = []
         notes: list[str] = []
         for text in breakpoints:
             given = parse_position(str(text))
@@ -340,7 +372,7 @@ class _Tools:
             if {"line": line, "col": col} not in positions:
                 positions.append({"line": line, "col": col})
         self._save_breakpoints(scenario, positions)
-        result: dict[str, Any] = {
+        result: BreakpointsSet = {
             "file": protocol.DEBUGGER_FILE,
             "scenario": scenario,
             "breakpoints": positions,
@@ -349,7 +381,7 @@ class _Tools:
             result["notes"] = notes
         return result
 
-    def _save_breakpoints(self, scenario: str, positions: list[dict[str, int]]) -> None:
+    def _save_breakpoints(self, scenario: str, positions: list[protocol.BreakpointEntry]) -> None:
         """Replace one scenario's entry in .debugger.json, keeping the others'; written
         whole and renamed, so a run starting meanwhile never reads half a file."""
         path = self.project.root / protocol.DEBUGGER_FILE
@@ -357,7 +389,7 @@ class _Tools:
             current = load_breakpoints_file(path)
         except UnotestError as err:
             raise ToolError(f"{err}; fix or delete it first") from None
-        scenarios = {
+        scenarios: dict[str, list[protocol.BreakpointEntry]] = {
             key: [{"line": ln, "col": cl} for ln, cl in value] for key, value in current.items()
         }
         if positions:
@@ -368,7 +400,7 @@ class _Tools:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, data.encode("utf-8"))
 
-    def get_failure(self, run_id: str) -> list[Any]:
+    def get_failure(self, run_id: str) -> list[str | Image]:
         run_dir = self.run_dir(run_id)
         events = read_events(run_dir / protocol.STEPS_FILE)
         written = [e for e in events if e.get("kind") == "failure-bundle:written"]
@@ -382,8 +414,8 @@ class _Tools:
             raise ToolError("the failure bundle is outside the project")
         masker = self.masker()
         error = _read_json(bundle / "error.json") or {}
-        console = _read_json(bundle / "console.json") or []
-        network = _read_json(bundle / "network.json") or []
+        console = _objects(_read_json(bundle / "console.json"))
+        network = _objects(_read_json(bundle / "network.json"))
         aria = ""
         if (bundle / "page.aria.yaml").is_file():
             aria = (bundle / "page.aria.yaml").read_text(encoding="utf-8", errors="replace")
@@ -391,13 +423,13 @@ class _Tools:
             "error": error,
             "bundlePath": written[-1]["bundlePath"],
             "consoleErrors": [m for m in console if m.get("type") in ("error", "pageerror")][-30:],
-            "failedRequests": [
-                r for r in network if r.get("failure") or (r.get("status") or 0) >= 400
-            ][-30:],
+            "failedRequests": [r for r in network if _failed_request(r)][-30:],
             # Masked before the cut: a cut first could leave the start of a secret.
             "ariaSnapshot": _cut(masker.mask(aria), 12_000),
         }
-        content: list[Any] = [json.dumps(masker.mask_data(report), indent=2, ensure_ascii=False)]
+        content: list[str | Image] = [
+            json.dumps(masker.mask_data(report), indent=2, ensure_ascii=False)
+        ]
         shot = bundle / "screenshot.png"
         if shot.is_file():
             content.append(Image(data=shot.read_bytes(), format="png"))
@@ -466,14 +498,26 @@ def _tail(path: Path, masker: SecretMasker, limit: int = MAX_TAIL) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> object:
+    """The JSON value in ``path``; ``None`` when it is missing or does not parse."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
 
-def _diag(d: Diagnostic) -> dict[str, Any]:
+def _objects(value: object) -> list[JSONObject]:
+    """The objects of a JSON array (console.json, network.json); none for anything else."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _failed_request(entry: JSONObject) -> bool:
+    """A network.json entry that failed, or whose response was an HTTP error."""
+    status = entry.get("status")
+    return bool(entry.get("failure")) or (isinstance(status, int) and status >= 400)
+
+
+def _diag(d: Diagnostic) -> JSONObject:
     return {"file": d.file, "line": d.line, "col": d.col, "message": d.message}
 
 
@@ -496,62 +540,64 @@ def build_server(root: Path) -> MCPServer:
 
 
 def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
-    @server.tool()
-    def list_scenarios() -> Any:
+    @server.tool(structured_output=False)
+    def list_scenarios() -> JSONObject:
         """Scenarios (ScenarioMeta), helpers, collections, parse errors and warnings."""
         return tools.list_scenarios()
 
-    @server.tool()
-    def read_scenario(name: str) -> Any:
+    @server.tool(structured_output=False)
+    def read_scenario(name: str) -> ScenarioSource:
         """The source of a scenario (or `_helpers/<name>`) with line numbers."""
         return tools.read_scenario(name)
 
-    @server.tool()
-    def check(source: str | None = None, name: str | None = None) -> Any:
+    @server.tool(structured_output=False)
+    def check(source: str | None = None, name: str | None = None) -> CheckResult:
         """Check a draft `source` (with its 3-line header), or the scenario `name`, or the
         whole project: every error as file/line/col/message (line 1-based, col 0-based)."""
         return tools.check(source, name)
 
 
 def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
-    @server.tool()
+    @server.tool(structured_output=False)
     async def run_scenario(
         name: str, debug: bool = False, breakpoints: list[str] | None = None, step: bool = False
-    ) -> Any:
+    ) -> StartedRun:
         """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started.
         `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first."""
         return await tools.run_scenario(name, debug, breakpoints or [], step)
 
-    @server.tool()
-    async def run_collection(name: str, workers: int = 1, bail: bool = False) -> Any:
+    @server.tool(structured_output=False)
+    async def run_collection(name: str, workers: int = 1, bail: bool = False) -> StartedRun:
         """Start `unotest collection NAME` as a subprocess; returns the collection runId."""
         return await tools.run_collection(name, workers, bail)
 
-    @server.tool()
-    def get_run(run_id: str) -> Any:
+    @server.tool(structured_output=False)
+    def get_run(run_id: str) -> JSONObject:
         """RunMeta plus the run's events so far (newest last, bounded in size) and the end
         of its captured stdout (the scenario's log() lines) and stderr (runner warnings)."""
         return tools.get_run(run_id)
 
-    @server.tool()
-    def list_runs(limit: int = 20) -> Any:
+    @server.tool(structured_output=False)
+    def list_runs(limit: int = 20) -> JSONObject:
         """The newest runs (RunMeta, newest first, at most `limit`, up to 200) with their status
         (running, passed, failed, aborted, interrupted), and `total`."""
         return tools.list_runs(limit)
 
-    @server.tool()
-    async def wait_for_run(run_id: str, until: str = "finished", timeout_s: float = 60.0) -> Any:
+    @server.tool(structured_output=False)
+    async def wait_for_run(
+        run_id: str, until: str = "finished", timeout_s: float = 60.0
+    ) -> JSONObject:
         """Wait until the run is paused or finished (or the timeout): no polling needed."""
         return await tools.wait_for_run(run_id, until, timeout_s)
 
 
 def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
-    @server.tool()
-    def inspect_runtime(run_id: str) -> Any:
+    @server.tool(structured_output=False)
+    def inspect_runtime(run_id: str) -> JSONObject:
         """runtime.json: state, current statement, variables, call stack, page, breakpoints."""
         return tools.inspect_runtime(run_id)
 
-    @server.tool()
+    @server.tool(structured_output=False)
     async def debug(
         run_id: str,
         cmd: str,
@@ -559,27 +605,27 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         col: int | None = None,
         file: str | None = None,
         expr: str | None = None,
-    ) -> Any:
+    ) -> JSONObject:
         """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
         skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`); returns the
         runner's command:applied / command:rejected / command:result."""
         if cmd not in NAMES:
             raise ToolError(unknown_command(cmd))
-        command: dict[str, Any] = {"cmd": cmd}
+        command: dict[str, str | int] = {"cmd": cmd}
         for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
             if value is not None:
                 command[key] = value
         return await tools.debug(run_id, command)
 
-    @server.tool()
-    def set_breakpoints(scenario: str, breakpoints: list[str]) -> Any:
+    @server.tool(structured_output=False)
+    def set_breakpoints(scenario: str, breakpoints: list[str]) -> BreakpointsSet:
         """Replace the scenario's breakpoints in unotest/.debugger.json ('LINE:COL' strings;
         'LINE' alone is the first statement on that line), keeping other scenarios' entries;
         an empty list removes them. Used by the next run_scenario with debug."""
         return tools.set_breakpoints(scenario, breakpoints)
 
     @server.tool(structured_output=False)
-    def get_failure(run_id: str) -> list[Any]:
+    def get_failure(run_id: str) -> list[str | Image]:
         """The failure: error with file:line:col and step text, aria snapshot, console
         errors, failed requests, and the screenshot as an image."""
         return tools.get_failure(run_id)
