@@ -30,7 +30,7 @@ class LoopBridge:
         self._current: concurrent.futures.Future[Any] | None = None
         self.interrupted: str | None = None
 
-    # Coroutine[Any, Any, T]: any coroutine returning T, as run_coroutine_threadsafe takes it.
+    # `coro` is any coroutine returning T, spelt as run_coroutine_threadsafe takes it.
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and wait for it; raise Interrupt if interrupted."""
         with self._lock:

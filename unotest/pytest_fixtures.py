@@ -28,7 +28,7 @@ def browser_type_launch_args(
     """The Chromium ``unotest e2e`` would launch (``executablePath``, else Playwright's
     own, else a system Chromium with unotest's launch flags); pytest-playwright's options
     are kept, and an ``executable_path`` or ``channel`` someone chose wins."""
-    # dict[str, Any]: pytest-playwright's keyword arguments for BrowserType.launch
+    # The dict is pytest-playwright's (untyped there): keyword arguments for BrowserType.launch.
     args = dict(browser_type_launch_args)
     if browser_name != "chromium" or "executable_path" in args or "channel" in args:
         return args
