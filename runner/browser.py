@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from runner.errors import BrowserConnectError, BrowserError, BrowserLaunchError, BrowserNotFound
-from runner.json_types import JSONObject
+from runner.protocol import JSONObject
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Playwright

@@ -29,7 +29,7 @@ from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from runner.events import RunError
-from runner.json_types import JSONObject
+from runner.protocol import JSONObject
 from runner.secrets import MASK_MARGIN, cut_masked
 
 __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]

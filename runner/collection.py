@@ -35,9 +35,8 @@ from runner import worker_messages as messages
 from runner.config import Config
 from runner.errors import WebServerCancelled
 from runner.events import RunError
-from runner.json_types import JSONObject
 from runner.project import Project, ProjectIndex
-from runner.protocol import FinishedOutcome, ScenarioOutcomeKind
+from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
 from runner.run_result import RunResult
 from runner.run_signals import RunStopper, install_signal_handlers
 from runner.rundir import (

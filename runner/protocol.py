@@ -16,8 +16,9 @@ they do not know but reject what they misread:
 * new event kinds that 0.5.0 does not list (``command:applied``,
   ``command:rejected``, ``command:result``, ``step:skipped``);
 * Python conveniences that 0.5.0 only states in prose (``ADAPTER_NAME``,
-  ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names), and
-  the runner's narrower outcomes (``FinishedOutcome``, ``ScenarioOutcomeKind``).
+  ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names), the
+  runner's narrower outcomes (``FinishedOutcome``, ``ScenarioOutcomeKind``), and
+  ``JSONObject``, what a reader holds before it has narrowed a file's values.
 
 Nothing of 0.5.0 is renamed or narrowed. The module depends on the standard
 library only and never reads the protocol package itself at run time.
@@ -78,6 +79,7 @@ __all__ = [
     "FailureError",
     "FinishedOutcome",
     "HelperMeta",
+    "JSONObject",
     "LastFailure",
     "LockFile",
     "Matcher",
@@ -149,6 +151,15 @@ DEBUGGER_FILE = "unotest/.debugger.json"
 ENV_FILE = "unotest/.env"
 RUN_MANIFEST_FILE = "manifest.json"
 TERMINAL_WS_EVENT = "terminal"
+
+# ---------------------------------------------------------------------------
+# JSON read back (not a 0.5.0 name)
+# ---------------------------------------------------------------------------
+
+JSONObject: TypeAlias = dict[str, object]
+"""A JSON object whose shape no type here pins: a ``steps.jsonl`` line, a manifest or a
+worker's message as read back (checked only to be an object), or one we build that has
+no protocol shape. Its values are narrowed with ``isinstance`` where they are read."""
 
 # ---------------------------------------------------------------------------
 # Literal aliases

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
-from runner.json_types import JSONObject
 from runner.project import Project
+from runner.protocol import JSONObject
 from runner.rundir import append_line, read_proc_stat
 
 __all__ = ["find_run_dir", "list_runs", "read_events", "run_meta", "send_command"]

@@ -33,8 +33,8 @@ from runner import events
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
-from runner.json_types import JSONObject
 from runner.project import Project, ProjectIndex
+from runner.protocol import JSONObject
 from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import ScenarioRun, quiet_driver_loss

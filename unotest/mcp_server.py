@@ -34,9 +34,9 @@ from runner import protocol
 from runner.debug_commands import NAMES, RESUMING, unknown_command
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
-from runner.json_types import JSONObject
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from runner.protocol import JSONObject
 from runner.rundir import atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker

@@ -24,8 +24,8 @@ from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, 
 from runner.config import load_config
 from runner.errors import ConfigError, UsageError
 from runner.events import run_error
-from runner.json_types import JSONObject
 from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
+from runner.protocol import JSONObject
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
