@@ -313,7 +313,9 @@ class ScenarioItem(pytest.Function):
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScenarioFailed):
             return _failure_repr(self.config.stash[STATE].project, excinfo.value.result)
-        return super().repr_failure(excinfo, style)  # type: ignore[call-arg]
+        # pytest.Function.repr_failure takes no style (passing one was a TypeError that
+        # hid any other failure, e.g. PlaywrightInternalsChanged, behind pytest's own)
+        return super().repr_failure(excinfo)
 
 
 def run_scenario(page: SyncPage, base_url: str | None, request: pytest.FixtureRequest) -> None:
