@@ -36,6 +36,7 @@ from runner.text import did_you_mean
 __all__ = [
     "CONFIG_FILE",
     "Config",
+    "DebugConfig",
     "Timeouts",
     "WebServerConfig",
     "load_config",
@@ -67,10 +68,12 @@ _TOP_KEYS = (
     "executablePath",
     "wsEndpoint",
     "webServer",
+    "debug",
 )
 _VIEWPORT_KEYS = ("width", "height")
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
 _WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd")
+_DEBUG_KEYS = ("idleTimeout",)
 
 _HEADED_ON = ("1", "true", "yes", "on")
 _HEADED_OFF = ("", "0", "false", "no", "off")
@@ -102,6 +105,14 @@ class WebServerConfig:
 
 
 @dataclass(frozen=True)
+class DebugConfig:
+    """The ``debug:`` section. ``idle_timeout``: milliseconds a paused run without a
+    terminal prompt waits for a command before it ends ``aborted`` (0: it waits forever)."""
+
+    idle_timeout: int = 30 * 60 * 1000
+
+
+@dataclass(frozen=True)
 class Config:
     """The validated configuration; ``warnings`` holds what was ignored (unknown keys)."""
 
@@ -116,6 +127,7 @@ class Config:
     executable_path: str | None = None
     ws_endpoint: str | None = None
     web_server: WebServerConfig | None = None
+    debug: DebugConfig = DebugConfig()
     warnings: tuple[str, ...] = ()
 
 
@@ -401,6 +413,7 @@ class _Validator:
                 else None
             ),
             web_server=self.web_server(top["webServer"]) if given("webServer") else None,
+            debug=self.debug(top["debug"]) if "debug" in top else default.debug,
         )
 
     def viewport(self, value: object) -> tuple[int, int]:
@@ -435,6 +448,25 @@ class _Validator:
             if key in section
         }
         return Timeouts(**values)
+
+    def debug(self, value: object) -> DebugConfig:
+        section = self.mapping(
+            value, "debug", _DEBUG_KEYS, "a mapping with 'idleTimeout' in milliseconds"
+        )
+        if "idleTimeout" not in section:
+            return DebugConfig()
+        idle = section["idleTimeout"]
+        expected = "a number of milliseconds, 0 or more (0: a paused run waits forever)"
+        if (
+            isinstance(idle, bool)
+            or not isinstance(idle, int | float)
+            or not math.isfinite(idle)
+            or idle < 0
+        ):
+            self.error("debug.idleTimeout", expected, idle)
+        if idle > MAX_TIMEOUT_MS:
+            self.error("debug.idleTimeout", f"{expected} up to {MAX_TIMEOUT_MS}", idle)
+        return DebugConfig(idle_timeout=math.ceil(idle))
 
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))
