@@ -9,6 +9,9 @@ A line that fails in ``on_line`` is reported and the lines after it are still
 delivered; a line longer than ``MAX_PENDING_BYTES`` is handed over once, cut, (the
 consumer rejects it as too long) and the rest of it, up to its ``\\n``, is dropped
 instead of being taken for a command of its own.
+
+The same thread watches the run's owner, when it has one (:class:`OwnerWatch`: the MCP
+server that started it), and says once when the owner is gone.
 """
 
 from __future__ import annotations
@@ -16,18 +19,60 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-__all__ = ["CommandFeed"]
+__all__ = ["OWNER_ENV", "CommandFeed", "OwnerWatch"]
 
 POLL_SECONDS = 0.004
+OWNER_ENV = "UNOTEST_OWNER_PID"
+OWNER_POLL_SECONDS = 0.25
 MAX_PENDING_BYTES = 8 * 1024 * 1024
 READ_CHUNK_BYTES = 1024 * 1024
 
 
 def _stderr(text: str) -> None:
     print(f"unotest: {text}", file=sys.stderr, flush=True)
+
+
+class OwnerWatch:
+    """The process that started this one and wants it to end with it: ``unotest mcp``
+    names itself (its pid) in ``UNOTEST_OWNER_PID`` in the environment of the runs it
+    starts without ``detach``.
+
+    What is watched is this process's *parent*: when the owner ends, however it ends
+    (``kill -9`` included), the kernel gives its children another parent at once. So
+    there is no pid that could be reused to fool the watch and nothing to poll but
+    ``getppid()``. Processes that only inherit the variable (a collection's workers, a
+    webServer, the browser) have another parent and watch nothing.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> OwnerWatch | None:
+        text = environ.get(OWNER_ENV, "").strip()
+        if not text.isdigit() or int(text) <= 1:
+            return None
+        pid = int(text)
+        if os.getppid() == pid or not _alive(pid):
+            return cls(pid)  # ours; or the owner died before we looked: gone already
+        return None  # inherited from a process the owner started (a worker's scenario)
+
+    def gone(self) -> bool:
+        return os.getppid() != self.pid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class CommandFeed:
@@ -37,11 +82,16 @@ class CommandFeed:
         on_line: Callable[[bytes], None],
         poll: float = POLL_SECONDS,
         warn: Callable[[str], None] = _stderr,
+        owner: OwnerWatch | None = None,
+        on_owner_gone: Callable[[], None] = lambda: None,
     ) -> None:
         self.path = path
         self.on_line = on_line
         self.poll = poll
         self.warn = warn
+        self.owner = owner
+        self.on_owner_gone = on_owner_gone
+        self._owner_checked = 0.0
         self._offset = 0
         self._pending = b""
         self._identity: tuple[int, int] | None = None
@@ -65,7 +115,22 @@ class CommandFeed:
                 pass  # the run directory may be going away at the very end
             except Exception as err:  # never let the feed die: later commands must land
                 self.warn(f"commands.jsonl: {type(err).__name__}: {err}")
+            self._check_owner()
             self._stop.wait(self.poll)
+
+    def _check_owner(self) -> None:
+        """Every quarter second, whether the owner is gone; ``on_owner_gone`` once."""
+        owner = self.owner
+        now = time.monotonic()
+        if owner is None or now - self._owner_checked < OWNER_POLL_SECONDS:
+            return
+        self._owner_checked = now
+        if owner.gone():
+            self.owner = None
+            try:
+                self.on_owner_gone()
+            except Exception as err:
+                self.warn(f"ending the run for its owner failed: {type(err).__name__}: {err}")
 
     def read_new(self) -> None:
         """Hand every complete new line to ``on_line``; keep a partial tail for later."""

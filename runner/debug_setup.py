@@ -1,11 +1,18 @@
 """The debugger's wiring for one run, in two steps because a bad ``--break`` must fail
 before the run directory exists (nothing half-made is left behind), while the
 controller, the command feed and the terminal prompt need that directory.
+
+Who shows a pause: the terminal prompt when stdin is a TTY (``--debug``), otherwise a
+one-line announcement on stderr; and only without the prompt does a pause that no
+command reaches end the run after ``debug.idleTimeout`` (a person at the prompt is
+there). A run whose owner (``unotest mcp``) names itself in the environment ends when
+that owner does.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +22,10 @@ from dsl.interpreter import FunctionRef
 from dsl.scenario import ScenarioFile
 from runner import protocol
 from runner.bridge import LoopBridge
-from runner.command_feed import CommandFeed
+from runner.command_feed import CommandFeed, OwnerWatch
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
 from runner.errors import UsageError
-from runner.prompt import TerminalPrompt
+from runner.prompt import PauseAnnouncer, TerminalPrompt
 from runner.reporter import StepReporter, render_var
 from runner.rundir import RunDirectory
 from runner.secrets import SecretMasker
@@ -26,6 +33,11 @@ from runner.secrets import SecretMasker
 __all__ = ["DebugOptions", "prepare_breakpoints", "start_debugger"]
 
 _HELPERS_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+OWNER_GONE_ID = "unotest-owner-gone"
+OWNER_GONE = (
+    "the MCP session that started this run has closed: aborting it "
+    "(a run started with detach: true outlives its session)"
+)
 
 
 @dataclass(frozen=True)
@@ -98,9 +110,15 @@ def start_debugger(
     bridge: LoopBridge,
     masker: SecretMasker,
     warn: Callable[[str], None],
+    idle_timeout_ms: int,
 ) -> CommandFeed:
     """Commands are always read (a viewer may pause or abort any run); breakpoints
-    and pauses on failure only with ``--debug``. The feed is running: stop it."""
+    and pauses on failure only with ``--debug``. The feed is running: stop it.
+
+    ``idle_timeout_ms`` (``debug.idleTimeout``, 0: never) ends a pause without a
+    prompt that no command reaches."""
+    prompt = debug is not None and debug.prompt
+    idle_s = idle_timeout_ms / 1000 if idle_timeout_ms > 0 and not prompt else None
     render = functools.partial(render_var, mask=masker.mask)
     controller = DebugController(
         emit=rundir.append,
@@ -111,11 +129,19 @@ def start_debugger(
         file_keys=file_keys,
         warn=warn,
         step_first=debug is not None and debug.step_first,
+        idle_timeout_s=idle_s,
     )
     reporter.debugger = controller
     reporter.pause_on_failure = debug is not None
-    feed = CommandFeed(rundir.path / protocol.COMMANDS_FILE, controller.submit_line)
+    feed = CommandFeed(
+        rundir.path / protocol.COMMANDS_FILE,
+        controller.submit_line,
+        owner=OwnerWatch.from_environ(os.environ),
+        on_owner_gone=lambda: controller.end(OWNER_GONE_ID, OWNER_GONE),
+    )
     feed.start()
-    if debug is not None and debug.prompt:
+    if prompt:
         TerminalPrompt(controller, render, mask=masker.mask).start()
+    else:
+        controller.listeners.append(PauseAnnouncer(rundir.run_id, warn, idle_s))
     return feed

@@ -15,6 +15,12 @@ here whose docstring is its help. Commands valid at any time are applied at once
 the thread that read them; the others wait for the paused scenario thread, which
 applies them one by one. Every command is acknowledged in steps.jsonl by
 ``command:applied`` or ``command:rejected`` (and ``command:result`` for ``eval``).
+
+The runner may end a run on its own account through :meth:`DebugController.end`: a
+pause that no command came to for ``idle_timeout_s`` (``debug.idleTimeout``, when no
+terminal prompt runs), or the MCP session that started the run closing. That is an
+``abort`` with an id of the runner's (``unotest-idle-timeout``,
+``unotest-owner-gone``), acknowledged like any other, and said on stderr.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ __all__ = [
     "DebugController",
     "DebugListener",
     "StopInfo",
+    "format_duration",
     "load_breakpoints_file",
     "statement_starts",
 ]
@@ -55,6 +62,7 @@ STATE_OF_REASON: dict[PauseReason, protocol.RuntimeState] = {
     "failure": "paused-failure",
 }
 MAX_COMMAND_BYTES = 1024 * 1024
+IDLE_TIMEOUT_ID = "unotest-idle-timeout"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +220,8 @@ class DebugController:
     warn: Callable[[str], None] = lambda text: print(f"unotest: {text}", file=sys.stderr)
     step_first: bool = False
     listeners: list[DebugListener] = field(default_factory=list)
+    idle_timeout_s: float | None = None
+    """A pause that no command reaches for this long ends the run (None: never)."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -224,11 +234,13 @@ class DebugController:
         self._reported_failures: list[ScriptError] = []
         self.paused_seconds = 0.0
         self._pause_started: float | None = None
+        self._last_command = time.monotonic()
 
     # --- commands, from any thread --------------------------------------------------
 
     def submit_line(self, raw: bytes) -> None:
         """One line of commands.jsonl: parse, check, then apply or queue."""
+        self._touch()
         try:
             if len(raw) > MAX_COMMAND_BYTES:
                 raise CommandError(f"command line of {len(raw):,} bytes is too long")
@@ -243,6 +255,7 @@ class DebugController:
         self.submit_data(data)
 
     def submit_data(self, data: object, source: str = "file") -> None:
+        self._touch()
         if not isinstance(data, dict):
             self.warn("commands.jsonl: a command is a JSON object with id and cmd")
             self.emit(events.command_rejected("a command is a JSON object with id and cmd"))
@@ -279,6 +292,22 @@ class DebugController:
                 self._queue.put(command)
                 return
         self._reject(command, f"'{command.cmd}' needs a paused run; send 'pause' first")
+
+    def _touch(self) -> None:
+        """Someone sent a command (any, even a rejected one): the idle clock restarts."""
+        with self._lock:
+            self._last_command = time.monotonic()
+
+    def end(self, ident: str, why: str) -> None:
+        """End the run as ``aborted`` on the runner's own account (an idle pause, the
+        MCP session gone): ``why`` on stderr, then an ``abort`` with ``ident`` applied
+        as if it had been sent. Only the first ending counts."""
+        with self._lock:
+            if self._aborted:
+                return
+            self._aborted = True
+        self.warn(why)
+        self.do_abort(Command("abort", ident, source="runner"))
 
     def _dispatch(self, command: Command) -> bool:
         """pdb's ``onecmd``: the command's ``do_*`` method; True when it resumed the run.
@@ -481,10 +510,11 @@ class DebugController:
         with self._lock:
             self._paused = _Pause(step, reason)
             self._pause_started = time.monotonic()
+        self._touch()  # the idle clock starts with the pause
         self._announce(step, reason)
         try:
             while True:
-                command = self._queue.get()
+                command = self._next_command(step)
                 if command is None or self._aborted:
                     raise Interrupt("aborted")
                 if self._dispatch(command):
@@ -502,6 +532,28 @@ class DebugController:
             # the next, unrelated pause unasked. Under the lock nothing can slip in.
             for command in stale:
                 self._reject(command, "the run resumed before this command was applied")
+
+    def _next_command(self, step: Step) -> Command | None:
+        """The next queued command; None once the run is aborted, by a command or by
+        the idle timeout (which aborts it here)."""
+        idle = self.idle_timeout_s
+        while idle is not None:
+            with self._lock:
+                remaining = self._last_command + idle - time.monotonic()
+            if remaining <= 0:
+                where = f"{step.file}:{step.line}:{step.col}"
+                self.end(
+                    IDLE_TIMEOUT_ID,
+                    f"the run was paused at {where} for {format_duration(idle)} without a "
+                    "command (debug.idleTimeout in unotest.config.yaml; 0 waits forever): "
+                    "aborting it",
+                )
+                return None
+            try:
+                return self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue  # a command may have come meanwhile without resuming: look again
+        return self._queue.get()
 
     def _announce(self, step: Step, reason: PauseReason) -> None:
         # runtime.json first: a reader that sees ``paused`` and reads the state must
@@ -566,3 +618,13 @@ class DebugController:
     @property
     def current_pause(self) -> _Pause | None:
         return self._paused
+
+
+def format_duration(seconds: float) -> str:
+    """``1800`` → ``30 min``, ``2`` → ``2 s``, ``0.25`` → ``250 ms``: as people say it."""
+    ms = round(seconds * 1000)
+    if ms >= 60_000 and ms % 60_000 == 0:
+        return f"{ms // 60_000} min"
+    if ms >= 1000 and ms % 1000 == 0:
+        return f"{ms // 1000} s"
+    return f"{ms} ms"

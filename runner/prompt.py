@@ -5,7 +5,9 @@ acknowledged in steps.jsonl like any other command) and shows what happens. The 
 it knows are the debugger's vocabulary (:mod:`runner.debug_commands`), whose help is
 the docstring of the debugger's ``do_*`` method, plus a few that only look at the pause
 (``vars``, ``where``, ``list``, ``help``): those are ``do_*`` methods here, as in pdb.
-It runs only when stdin is a TTY: without one, nothing ever blocks on stdin.
+It runs only when stdin is a TTY: without one, nothing ever blocks on stdin, and
+:class:`PauseAnnouncer` says in one line on stderr that the run waits and how to resume
+it, so that a CI log or an agent reading the output learns it.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from dsl.interpreter import Step
 from dsl.values import Value
 from runner import protocol
 from runner.debug_commands import COMMANDS, Command, CommandSpec, lookup, parse_words
-from runner.debugger import DebugController, DebugListener
+from runner.debugger import DebugController, DebugListener, PauseReason, format_duration
 from runner.errors import UsageError
 
-__all__ = ["TerminalPrompt"]
+__all__ = ["PauseAnnouncer", "TerminalPrompt"]
 
 PROMPT = "(unotest) "
 _LOCAL = {
@@ -40,6 +42,29 @@ _LOCAL = {
 }
 """The prompt's own words: they read the pause and send nothing."""
 _OPERATOR_START = tuple("=+-*/%<>!&|?.([,")
+
+
+class PauseAnnouncer(DebugListener):
+    """Without a terminal prompt, each pause is one line through ``say`` (stderr):
+    where, why, the run id and the two ways to resume, and the idle timeout if any."""
+
+    def __init__(
+        self, run_id: str, say: Callable[[str], None], idle_timeout_s: float | None
+    ) -> None:
+        self.run_id = run_id
+        self.say = say
+        self.idle_timeout_s = idle_timeout_s
+
+    def paused(self, step: Step, reason: PauseReason) -> None:
+        where = f"{step.file}:{step.line}:{step.col}"
+        idle = self.idle_timeout_s
+        limit = f" (aborted after {format_duration(idle)} without a command)" if idle else ""
+        # A listener must not raise: stderr gone away does not stop the run.
+        with contextlib.suppress(OSError, ValueError):
+            self.say(
+                f"paused ({reason}) at {where} in run {self.run_id}; to resume: "
+                f"unotest dbg {self.run_id} continue, or the viewer{limit}"
+            )
 
 
 class TerminalPrompt(DebugListener):
@@ -81,7 +106,7 @@ class TerminalPrompt(DebugListener):
 
     # --- listener --------------------------------------------------------------------
 
-    def paused(self, step: Step, reason: str) -> None:
+    def paused(self, step: Step, reason: PauseReason) -> None:
         where = f"{step.file}:{step.line}:{step.col}"
         self.say(f"\n⏸  paused ({reason}) at {where}")
         self._list(step, 2)

@@ -146,6 +146,7 @@ class ScenarioRun:
             bridge=bridge,
             masker=self.masker,
             warn=self._warn,
+            idle_timeout_ms=self.config.debug.idle_timeout,
         )
         rundir.append(events.run_started(rundir.run_id, self.scenario.name))
         reporter.write_final_runtime("starting")
