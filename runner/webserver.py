@@ -2,7 +2,8 @@
 
 Follows Playwright Test's webServer: the URL counts as up when it answers with a
 status from 200 to 403 (a 404 at ``/`` is retried at ``/index.html``); a connection
-that is refused or times out does not count. An answering URL is reused with
+that is refused or times out does not count; a wait that ends without an answer names
+the last one it got (``HTTP 404``, ``connection refused``). An answering URL is reused with
 ``reuseExistingServer`` and is an error without it. The command runs through
 ``/bin/sh -c`` in its own session (process group), so that stopping it also stops
 whatever it started (``npm run dev`` → node …).
@@ -30,7 +31,7 @@ from runner.errors import WebServerCancelled, WebServerError
 if TYPE_CHECKING:
     from runner.config import WebServerConfig
 
-__all__ = ["WebServer", "WebServerError", "url_answers"]
+__all__ = ["WebServer", "WebServerError", "probe", "url_answers"]
 
 DEFAULT_TIMEOUT_MS = 60_000
 POLL_INTERVAL_S = 0.1
@@ -48,12 +49,8 @@ _WATCHDOG = (
 )
 
 
-
-
-
-
-def _status(url: str, timeout: float) -> int | None:
-    """The HTTP status of a GET of ``url``, or None when nothing answers.
+def _probe(url: str, timeout: float) -> int | str:
+    """The HTTP status of a GET of ``url``, or why nothing answered ("connection refused").
 
     http.client rather than urllib: no proxies from the environment, no redirects
     followed (a 3xx counts as an answer, as in Playwright), any certificate accepted.
@@ -61,7 +58,7 @@ def _status(url: str, timeout: float) -> int | None:
     parts = urlsplit(url)
     host = parts.hostname
     if not host:
-        return None
+        return "no host in the URL"
     conn: http.client.HTTPConnection
     if parts.scheme == "https":
         context = ssl.create_default_context()
@@ -76,19 +73,36 @@ def _status(url: str, timeout: float) -> int | None:
     try:
         conn.request("GET", path, headers={"Accept": "*/*"})
         return conn.getresponse().status
-    except (OSError, http.client.HTTPException):
-        return None
+    except TimeoutError:
+        return "no answer (timed out)"
+    except OSError as err:
+        return (err.strerror or str(err) or type(err).__name__).lower()
+    except http.client.HTTPException as err:
+        return f"not an HTTP answer ({str(err) or type(err).__name__})"
     finally:
         conn.close()
 
 
-def url_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
-    """True when ``url`` is up in Playwright Test's sense (status 200-403)."""
-    status = _status(url, timeout)
+def probe(url: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
+    """Whether ``url`` is up in Playwright Test's sense (status 200-403; a 404 at ``/``
+    is tried again at ``/index.html``), and what it answered: ``HTTP 404``,
+    ``connection refused``, …"""
+    status = _probe(url, timeout)
     parts = urlsplit(url)
     if status == 404 and parts.path in ("", "/"):
-        status = _status(urlunsplit(parts._replace(path="/index.html")), timeout)
-    return status is not None and 200 <= status < 404
+        fallback = _probe(urlunsplit(parts._replace(path="/index.html")), timeout)
+        if isinstance(fallback, int) and 200 <= fallback < 404:
+            return True, f"HTTP {fallback} at /index.html"
+        said = f"HTTP {fallback}" if isinstance(fallback, int) else fallback
+        return False, f"HTTP 404, and {said} at /index.html"
+    if isinstance(status, int):
+        return 200 <= status < 404, f"HTTP {status}"
+    return False, status
+
+
+def url_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """True when ``url`` is up in Playwright Test's sense (status 200-403)."""
+    return probe(url, timeout)[0]
 
 
 def _no_log(_message: str) -> None:
@@ -237,7 +251,8 @@ class WebServer:
         deadline = started + limit_ms / 1000
         while True:
             remaining = deadline - time.monotonic()
-            if url_answers(self.url, timeout=max(0.05, min(PROBE_TIMEOUT_S, remaining))):
+            up, last = probe(self.url, timeout=max(0.05, min(PROBE_TIMEOUT_S, remaining)))
+            if up:
                 elapsed = int((time.monotonic() - started) * 1000)
                 self._log(f"webServer: {self.url} answered after {elapsed} ms")
                 return
@@ -248,13 +263,14 @@ class WebServer:
                 self._join_reader()
                 raise WebServerError(
                     f"webServer {self.command!r} exited with code {code} before {self.url} "
-                    f"answered{self._last_output_suffix()}"
+                    f"answered (last: {last}){self._last_output_suffix()}"
                 )
             if time.monotonic() >= deadline:
                 self.stop()
                 raise WebServerError(
                     f"webServer {self.command!r} did not answer at {self.url} within "
-                    f"{limit_ms} ms{self._last_output_suffix()}"
+                    f"{limit_ms} ms with a success status (200-403; last: {last})"
+                    f"{self._last_output_suffix()}"
                 )
             pause = min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic()))
             if cancel is not None:
