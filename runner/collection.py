@@ -13,6 +13,10 @@ later forces the stop: the workers are killed, and the orchestrator ends their
 scenarios' run directories in their place (``run:finished`` ``aborted`` and a final
 runtime.json), kills the webServer's process group and exits, so that no directory
 is left looking alive and no process outlives the collection.
+
+A collection started by ``unotest mcp`` without ``detach`` watches that server (its
+parent, :class:`runner.command_feed.OwnerWatch`) and aborts itself, as on SIGTERM,
+when the server is gone.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import TextIO, cast
 
 from runner import events, protocol
 from runner import worker_messages as messages
+from runner.command_feed import OWNER_POLL_SECONDS, OwnerWatch
 from runner.config import Config
 from runner.errors import WebServerCancelled
 from runner.events import RunError
@@ -168,7 +173,13 @@ class CollectionRun:
         rundir.start_heartbeat()
         install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
         rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
-        await self._run_scenarios()
+        owner = OwnerWatch.from_environ(os.environ)
+        watch = asyncio.ensure_future(self._watch_owner(owner)) if owner is not None else None
+        try:
+            await self._run_scenarios()
+        finally:
+            if watch is not None:
+                watch.cancel()
         for name in self.pending:
             self._record(ScenarioOutcome(name, "skipped", note="not started"))
         ordered = [self.results[name] for name in self.scenarios if name in self.results]
@@ -202,6 +213,19 @@ class CollectionRun:
         finally:
             if web_server is not None:
                 await asyncio.to_thread(web_server.stop)
+
+    async def _watch_owner(self, owner: OwnerWatch) -> None:
+        """The MCP session that started the collection closed: abort it as SIGTERM does."""
+        while not owner.gone():
+            await asyncio.sleep(OWNER_POLL_SECONDS)
+        if not self.stopper.stopped:
+            print(
+                "unotest: the MCP session that started this collection has closed: aborting "
+                "it (a run started with detach: true outlives its session)",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.stopper.request("SIGTERM")
 
     def _outcome(self, ordered: list[ScenarioOutcome]) -> FinishedOutcome:
         if self.signal_name is not None:

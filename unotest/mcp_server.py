@@ -8,11 +8,20 @@ as the run's first event is written, and the agent follows it with ``get_run``,
 ``unotest runs`` / ``inspect`` / ``dbg``. Every tool validates names against the
 project (no path escapes), bounds what it returns, masks secrets, and reports a
 problem as a tool error: a bad call never ends the server.
+
+The runs a session starts end with it, unless started with ``detach``. Two ways, so
+that neither a clean end nor a killed server leaves a paused browser behind: when the
+session closes (the client disconnects, the server exits) the server aborts each of
+its runs still going (an ``abort`` in commands.jsonl, SIGTERM to a collection) and
+gives them a moment to end; and each run watches its parent, this server, itself
+(``UNOTEST_OWNER_PID``, see :class:`runner.command_feed.OwnerWatch`), so a server
+killed with SIGKILL still takes its runs with it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -20,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, NotRequired, TypedDict
 
@@ -31,13 +42,14 @@ from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import load_helper, load_scenario
 from runner import protocol
+from runner.command_feed import OWNER_ENV
 from runner.debug_commands import NAMES, RESUMING, unknown_command
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.protocol import JSONObject
-from runner.rundir import atomic_write
+from runner.rundir import append_line, atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
 
@@ -48,6 +60,10 @@ MAX_EVENTS = 200
 MAX_TAIL = 4_000
 START_TIMEOUT_S = 60.0
 RESUME_TIMEOUT_S = 2.0
+# The SDK's stdio client waits 2 s for the server to exit once it closes the session,
+# then kills it: the runs get most of that to end on their own (their own watch of
+# this server ends whatever is left).
+END_GRACE_S = 1.5
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -89,9 +105,19 @@ class BreakpointsSet(TypedDict):
     notes: NotRequired[list[str]]
 
 
+@dataclass
+class _OwnedRun:
+    """A run this session started without ``detach``: it ends with the session."""
+
+    process: subprocess.Popen[bytes]
+    run_dir: Path
+    kind: Literal["scenario", "collection"]
+
+
 class _Tools:
     def __init__(self, root: Path) -> None:
         self.project = Project(root)
+        self.owned: list[_OwnedRun] = []
 
     # --- shared -------------------------------------------------------------------
 
@@ -192,7 +218,7 @@ class _Tools:
     # --- runs ------------------------------------------------------------------------
 
     async def run_scenario(
-        self, name: str, debug: bool, breakpoints: list[str], step: bool
+        self, name: str, debug: bool, breakpoints: list[str], step: bool, detach: bool = False
     ) -> StartedRun:
         index = self.index()
         self.scenario_path(index, name)
@@ -203,27 +229,38 @@ class _Tools:
             args += ["--break", str(text)]
         if step:
             args.append("--step")
-        return await self.start(args, "scenario")
+        return await self.start(args, "scenario", detach)
 
-    async def run_collection(self, name: str, workers: int, bail: bool) -> StartedRun:
+    async def run_collection(
+        self, name: str, workers: int, bail: bool, detach: bool = False
+    ) -> StartedRun:
         index = self.index()
         if name not in index.collections:
             raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
         args = ["collection", name, "--workers", str(max(1, min(int(workers), 16)))]
         if bail:
             args.append("--bail")
-        return await self.start(args, "collection")
+        return await self.start(args, "collection", detach)
 
-    async def start(self, args: list[str], kind: Literal["scenario", "collection"]) -> StartedRun:
+    async def start(
+        self, args: list[str], kind: Literal["scenario", "collection"], detach: bool = False
+    ) -> StartedRun:
         with tempfile.TemporaryFile() as errors:
-            return await self._start(args, kind, errors)
+            return await self._start(args, kind, errors, detach)
 
     async def _start(
-        self, args: list[str], kind: Literal["scenario", "collection"], errors: IO[bytes]
+        self,
+        args: list[str],
+        kind: Literal["scenario", "collection"],
+        errors: IO[bytes],
+        detach: bool,
     ) -> StartedRun:
         script = Path(sys.executable).with_name("unotest")
         command = [str(script)] if script.exists() else [sys.executable, "-m", "unotest"]
         env = {**os.environ, "UNOTEST_OUTPUT_TO_RUN_DIR": "1", "PYTHONSAFEPATH": "1"}
+        env.pop(OWNER_ENV, None)
+        if not detach:
+            env[OWNER_ENV] = str(os.getpid())  # the run ends when this process does
         process = subprocess.Popen(
             [*command, *args, "--root", str(self.project.root)],
             cwd=self.project.root,
@@ -240,6 +277,8 @@ class _Tools:
             if run_dir is not None and any(
                 e.get("kind") == first_event for e in read_events(run_dir / protocol.STEPS_FILE)
             ):
+                if not detach:
+                    self.owned.append(_OwnedRun(process, run_dir, kind))
                 return {
                     "runId": run_dir.name,
                     "runDir": self.project.relative(run_dir),
@@ -254,6 +293,32 @@ class _Tools:
             await asyncio.sleep(0.05)
         await _stop_group(process)
         raise ToolError(f"the run did not start within {START_TIMEOUT_S:g} s")
+
+    def end_owned_runs(self) -> list[str]:
+        """The session closes: abort every run it started without ``detach`` that still
+        goes, wait a little for them to end, SIGTERM what is left. The ids it aborted.
+
+        Synchronous on purpose: it runs while the server shuts down, where an ``await``
+        could be cancelled half-way."""
+        going = [run for run in self.owned if run.process.poll() is None]
+        self.owned = []
+        for run in going:
+            if run.kind == "scenario":
+                ident = f"mcp-session-closed-{uuid.uuid4().hex[:8]}"
+                line = json.dumps({"id": ident, "cmd": "abort"}) + "\n"
+                with contextlib.suppress(OSError):
+                    append_line(run.run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
+            else:  # a collection has no commands.jsonl: SIGTERM is how it is aborted
+                with contextlib.suppress(OSError):
+                    os.kill(run.process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + END_GRACE_S
+        while any(run.process.poll() is None for run in going) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for run in going:
+            if run.process.poll() is None:
+                with contextlib.suppress(OSError):
+                    os.killpg(run.process.pid, signal.SIGTERM)
+        return [run.run_dir.name for run in going]
 
     def _run_dir_of(self, pid: int) -> Path | None:
         runs = self.project.runs_dir
@@ -524,8 +589,24 @@ def _diag(d: Diagnostic) -> JSONObject:
 def build_server(root: Path) -> MCPServer:
     """The server with every tool registered; the docstrings are the tools' descriptions."""
     tools = _Tools(root)
+
+    @contextlib.asynccontextmanager
+    async def session(_server: MCPServer) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            ended = tools.end_owned_runs()
+            if ended:
+                print(
+                    f"unotest mcp: the session closed; aborted the runs it started: "
+                    f"{', '.join(ended)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
     server: MCPServer = MCPServer(
         "unotest",
+        lifespan=session,
         instructions=(
             "unotest runs browser end-to-end scenarios statement by statement. Loop: "
             "list_scenarios → read_scenario → run_scenario (debug/breakpoints) → "
@@ -560,16 +641,24 @@ def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
 def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool(structured_output=False)
     async def run_scenario(
-        name: str, debug: bool = False, breakpoints: list[str] | None = None, step: bool = False
+        name: str,
+        debug: bool = False,
+        breakpoints: list[str] | None = None,
+        step: bool = False,
+        detach: bool = False,
     ) -> StartedRun:
         """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started.
-        `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first."""
-        return await tools.run_scenario(name, debug, breakpoints or [], step)
+        `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first.
+        The run is aborted when this MCP session closes, unless `detach` is true."""
+        return await tools.run_scenario(name, debug, breakpoints or [], step, detach)
 
     @server.tool(structured_output=False)
-    async def run_collection(name: str, workers: int = 1, bail: bool = False) -> StartedRun:
-        """Start `unotest collection NAME` as a subprocess; returns the collection runId."""
-        return await tools.run_collection(name, workers, bail)
+    async def run_collection(
+        name: str, workers: int = 1, bail: bool = False, detach: bool = False
+    ) -> StartedRun:
+        """Start `unotest collection NAME` as a subprocess; returns the collection runId.
+        The run is aborted when this MCP session closes, unless `detach` is true."""
+        return await tools.run_collection(name, workers, bail, detach)
 
     @server.tool(structured_output=False)
     def get_run(run_id: str) -> JSONObject:
