@@ -95,9 +95,14 @@ def collection_command(args: argparse.Namespace) -> int:
     on_event = _event_printer(out) if show_list else _no_event
     if show_list:
         shard_text = f", shard {args.shard}" if sharding else ""
+        # Every scenario the summary will count, those that cannot run said apart.
+        listed = len(names) + len(skipped) + len(broken)
+        unrun = [f"{len(skipped)} not found"] if skipped else []
+        unrun += [f"{len(broken)} with errors"] if broken else []
+        unrun_text = f" ({', '.join(unrun)})" if unrun else ""
         print(
-            f"unotest collection {args.name}: {len(names)} scenario(s), "
-            f"{min(args.workers, max(len(names), 1))} worker(s){shard_text}",
+            f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
+            f"{unrun_text}, {min(args.workers, max(len(names), 1))} worker(s){shard_text}",
             file=out,
         )
     started = time.time()
