@@ -9,13 +9,16 @@ Playwright's exceptions are translated here, at the boundary, into the language'
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import datetime
 import math
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
-from urllib.parse import urljoin
+from urllib.parse import ParseResult, urljoin
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, expect
@@ -23,23 +26,27 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from dsl.errors import BuiltinError
 from dsl.interpreter import Builtin
-from dsl.values import RegexValue, Value, render, type_name
+from dsl.values import HostValue, RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
 from runner.locators import (
     LocatorValue,
     SmartTarget,
     TextMatcher,
+    class_matcher,
+    class_pattern,
+    contains_pattern,
     describe_candidates,
     matcher_arg,
     role_locator,
     show_matcher,
+    show_matchers,
     to_pattern,
 )
 from runner.signatures import BROWSER_SIGNATURES
 
 if TYPE_CHECKING:
     # what expect() returns; playwright.async_api does not list them in its __all__
-    from playwright.async_api._generated import LocatorAssertions, PageAssertions
+    from playwright.async_api._generated import PageAssertions
 
 __all__ = ["BrowserBuiltins", "Timeouts"]
 
@@ -137,9 +144,12 @@ class BrowserBuiltins:
             "count": self.count,
             "is_visible": self.is_visible,
             "url": lambda: self.page.url,
-            "expect_hidden": self.expect_hidden,
-            "expect_count": self.expect_count,
-            "expect_attr": self.expect_attr,
+            "evaluate": self.evaluate,
+            "dispatch_event": self.dispatch_event,
+            "expect_hidden": lambda v: self._expect_hidden("expect_hidden", v, "to be hidden"),
+            "expect_not_visible": lambda v: self._expect_hidden(
+                "expect_not_visible", v, "not to be visible"
+            ),
             "expect_url": self.expect_url,
             "expect_title": self.expect_title,
             "screenshot": self.screenshot,
@@ -150,12 +160,15 @@ class BrowserBuiltins:
             impls[name] = self._history_move(name, method)
         for name, (method, for_input, is_query) in _LOCATOR_CALLS.items():
             impls[name] = self._locator_call(name, method, for_input, is_query)
-        for name, (wanted, method, received) in _STATE_EXPECTATIONS.items():
-            impls[name] = self._state_expectation(name, wanted, method, received)
-        for name, (wanted, method, parse, received, for_input) in _MATCHER_EXPECTATIONS.items():
-            impls[name] = self._matcher_expectation(
-                name, wanted, method, parse, received, for_input
-            )
+        for name, (wanted, method, received, negated) in _STATE_EXPECTATIONS.items():
+            impls[name] = self._state_expectation(name, wanted, method, received, negated)
+        for negated, prefix in ((False, "expect_"), (True, "expect_not_")):
+            for kind, matcher_kind in _MATCHER_KINDS.items():
+                impls[prefix + kind] = self._matcher_expectation(
+                    prefix + kind, matcher_kind, negated
+                )
+            impls[prefix + "count"] = self._count_expectation(prefix + "count", negated)
+            impls[prefix + "attr"] = self._attr_expectation(prefix + "attr", negated)
         return {
             name: Builtin(name, impls[name], low, high)
             for name, (low, high) in BROWSER_SIGNATURES.items()
@@ -321,6 +334,12 @@ class BrowserBuiltins:
     # --- navigation and actions ------------------------------------------------------
 
     def goto(self, value: Value) -> Value:
+        if isinstance(value, str) and _is_javascript_url(value):
+            raise BuiltinError(
+                "TypeError",
+                "goto() does not run javascript: URLs; run code in the page with "
+                "evaluate(js), which returns its result",
+            )
         url = self._url(value)
         return self._navigate("goto", lambda page: page.goto(url, timeout=self.timeouts.navigation))
 
@@ -431,6 +450,23 @@ class BrowserBuiltins:
 
         return self._act("drag", value, do)
 
+    def dispatch_event(self, value: Value, event_type: Value, init: Value = None) -> Value:
+        """Playwright's ``dispatch_event``: the event is made and sent to the element
+        whatever its state (no actionability checks), ``init`` as its properties."""
+        kind = _string("dispatch_event", event_type, 'an event type such as "click"')
+        if init is not None and not isinstance(init, dict):
+            raise BuiltinError(
+                "TypeError",
+                f"dispatch_event() takes the event's properties as an object, "
+                f"got {type_name(init)}",
+            )
+        properties = _page_arg("dispatch_event", init)
+        return self._act(
+            "dispatch_event",
+            value,
+            lambda loc: loc.dispatch_event(kind, properties, timeout=self.timeouts.action),
+        )
+
     # --- waits -----------------------------------------------------------------------
 
     def wait(self, ms: Value) -> Value:
@@ -516,67 +552,147 @@ class BrowserBuiltins:
 
         return self._run("is_visible", run())
 
+    # --- the page's own JavaScript ------------------------------------------------------
+
+    def evaluate(self, *args: Value) -> Value:
+        """``evaluate(js, arg?)`` in the page, ``evaluate(locator, js, arg?)`` on the
+        element: Playwright's ``evaluate`` (a function is called with the argument, after
+        the element; anything else is evaluated as an expression; a promise is awaited),
+        the answer as a scenario value. The target must be a Locator: a string first
+        argument is the script."""
+        if args and isinstance(args[0], LocatorValue):
+            if len(args) < 2:
+                raise BuiltinError(
+                    "TypeError", "evaluate(locator, js, arg?) needs the JavaScript to run"
+                )
+            script = _string("evaluate", args[1], "the JavaScript to run")
+            arg = _page_arg("evaluate", args[2] if len(args) > 2 else None)
+            shown = args[0].render()
+            return self._query(
+                "evaluate", args[0], lambda loc: self._on_element(loc, shown, script, arg)
+            )
+        if len(args) > 2:
+            raise BuiltinError(
+                "TypeError",
+                "evaluate() takes (js, arg?) in the page or (locator, js, arg?) on an element, "
+                f"whose target is a Locator (got {type_name(args[0])})",
+            )
+        script = _string("evaluate", args[0], "the JavaScript to run (or a Locator, then it)")
+        arg = _page_arg("evaluate", args[1] if len(args) > 1 else None)
+        self.touched_page = True
+
+        async def run() -> Value:
+            return await self._script("evaluate", self.page.evaluate(script, arg))
+
+        return self.bridge.call(run())
+
+    async def _on_element(self, locator: Locator, shown: str, script: str, arg: object) -> Value:
+        # Locator.evaluate waits for the element (strictly) with no timeout of its own for
+        # the script; the element is waited for first, with the action timeout, and the
+        # script then gets a timeout of its own.
+        handle = await locator.element_handle(timeout=self.timeouts.action)
+        try:
+            return await self._script(f"evaluate on {shown}", handle.evaluate(script, arg))
+        finally:
+            with contextlib.suppress(PlaywrightError):  # the page is gone, and the handle
+                await handle.dispose()
+
+    async def _script(self, what: str, evaluation: Awaitable[object]) -> Value:
+        """A script's answer, within the action timeout (Playwright's evaluate has none,
+        and a step must end); an exception thrown in the page becomes an ``Error``."""
+        waited = self.timeouts.action
+        try:
+            result = await asyncio.wait_for(evaluation, waited / 1000)
+        except PlaywrightError as err:
+            raise BuiltinError("Error", f"{what}: {_script_error(err)}") from None
+        except TimeoutError:
+            raise BuiltinError(
+                "TimeoutError", f"{what}: the script did not finish within {int(waited)} ms"
+            ) from None
+        return _from_page(result)
+
     # --- assertions ------------------------------------------------------------------------
+
+    async def _expected(self, target: Target, wanted: str) -> Locator:
+        """What an expectation on one element checks: a Locator as written; a string's
+        one visible element (finding none is the expectation failing)."""
+        if isinstance(target, LocatorValue):
+            return target.build(self.page)
+        try:
+            return await target.resolve(self.page, self.timeouts.expect)
+        except BuiltinError as err:
+            if err.name == "LocatorError" and "no visible element" in err.message:
+                raise BuiltinError(
+                    "AssertionError", f"expected {target.render()} {wanted}, but {err.message}"
+                ) from None
+            raise
 
     def _expect(
         self,
         fn: str,
         value: Value,
         wanted: str,
-        check: Callable[[LocatorAssertions], Awaitable[None]],
+        check: Callable[[Locator], Awaitable[None]],
         received: Callable[[Locator], Awaitable[str]] | None = None,
+        *,
         for_input: bool = False,
+        negated: bool = False,
+        every: bool = False,
     ) -> Value:
+        """One retrying Playwright assertion on what ``value`` names; ``every``: on all
+        the elements it matches (a string: every visible match), not on exactly one."""
         target = _target(fn, value, for_input)
         self.touched_page = True
 
         async def run() -> None:
-            if isinstance(target, SmartTarget):
-                try:
-                    locator = await target.resolve(self.page, self.timeouts.expect)
-                except BuiltinError as err:
-                    if err.name == "LocatorError" and "no visible element" in err.message:
-                        raise BuiltinError(
-                            "AssertionError",
-                            f"expected {target.render()} {wanted}, but {err.message}",
-                        ) from None
-                    raise
-            else:
-                locator = await self._locate(fn, target, wait=False)
+            locator = self._counted(target) if every else await self._expected(target, wanted)
             try:
-                await check(expect(locator))
+                await check(locator)
             except AssertionError as err:
                 if _STRICT.search(str(err)):
                     # Playwright reports strict mode as a failed expectation; it is
                     # a locator matching too much, as for actions.
                     raise await self._translate_action_error(fn, target, locator, err) from None
-                got = ""
-                if received is not None:
-                    got = await _safe(received(locator))
-                else:
-                    got = await _state(locator)
-                raise BuiltinError(
-                    "AssertionError",
-                    f"expected {self._describe(target)} {wanted}, received {got}",
-                ) from None
+                got = await _safe(received(locator)) if received else await _state(locator)
+                raise await self._unmet(target, locator, wanted, got, negated, every) from None
             except PlaywrightError as err:
                 raise await self._translate_action_error(fn, target, locator, err) from None
 
         self.bridge.call(run())
         return None
 
-    def expect_hidden(self, value: Value) -> Value:
+    async def _unmet(
+        self, target: Target, locator: Locator, wanted: str, got: str, negated: bool, every: bool
+    ) -> BuiltinError:
+        """The failure of an expectation: what was wanted, what was there instead (for a
+        negated one, what was still there)."""
+        shown = target.render()
+        if not negated:
+            return BuiltinError("AssertionError", f"expected {shown} {wanted}, received {got}")
+        if not every and await _count(locator) == 0:
+            return BuiltinError(
+                "AssertionError",
+                f"expected {shown} {wanted}, but no element matched: a negated expectation "
+                "needs the element, as Playwright's not does (expect_hidden waits for it to go)",
+            )
+        return BuiltinError(
+            "AssertionError",
+            f"expected {shown} {wanted}, still received {got} after "
+            f"{int(self.timeouts.expect)} ms",
+        )
+
+    def _expect_hidden(self, fn: str, value: Value, wanted: str) -> Value:
         """A Locator as Playwright's ``to_be_hidden``; a string when no strategy finds
         a visible element. A string is looked up by every strategy at once, so a hidden
         field and its ``<label>`` are two matches, and strict mode would fail although
-        nothing is shown."""
-        target = _target("expect_hidden", value)
+        nothing is shown. ``expect_not_visible`` is this too."""
+        target = _target(fn, value)
         if isinstance(target, LocatorValue):
             return self._expect(
-                "expect_hidden",
+                fn,
                 value,
-                "to be hidden",
-                lambda e: e.to_be_hidden(timeout=self.timeouts.expect),
+                wanted,
+                lambda loc: expect(loc).to_be_hidden(timeout=self.timeouts.expect),
             )
 
         async def run() -> None:
@@ -587,11 +703,11 @@ class BrowserBuiltins:
                 count = await visible.count()
                 raise BuiltinError(
                     "AssertionError",
-                    f"expected {target.render()} to be hidden, received {count} visible "
+                    f"expected {target.render()} {wanted}, received {count} visible "
                     f"element(s) ({await describe_candidates(visible, count)})",
                 ) from None
 
-        return self._run("expect_hidden", run())
+        return self._run(fn, run())
 
     def _state_expectation(
         self,
@@ -599,6 +715,7 @@ class BrowserBuiltins:
         wanted: str,
         method: str,
         received: Callable[[Locator], Awaitable[str]] | None,
+        negated: bool,
     ) -> Callable[[Value], Value]:
         """``expect_checked`` and its kind: one Playwright state assertion each."""
 
@@ -607,73 +724,95 @@ class BrowserBuiltins:
                 fn,
                 value,
                 wanted,
-                lambda e: getattr(e, method)(timeout=self.timeouts.expect),
+                lambda loc: _assertion(loc, method)(timeout=self.timeouts.expect),
                 received=received,
+                negated=negated,
             )
 
         return check
 
     def _matcher_expectation(
-        self,
-        fn: str,
-        wanted: str,
-        method: str,
-        parse: Callable[[str, Value], TextMatcher],
-        received: Callable[[Locator], Awaitable[str]],
-        for_input: bool,
+        self, fn: str, kind: _MatcherKind, negated: bool
     ) -> Callable[[Value, Value], Value]:
-        """``expect_text`` and its kind: one Playwright assertion with a matcher each."""
+        """``expect_text`` and its kind, and their ``expect_not_`` twins: a matcher checks
+        the one element; an array of them checks every element, in order, atomically."""
+        wanted = ("not " if negated else "") + kind.wanted
 
         def check(value: Value, expected: Value) -> Value:
-            m = parse(fn, expected)
+            timeout = self.timeouts.expect
+            if isinstance(expected, list):
+                matchers = _matcher_items(fn, expected, kind.parse)
+                return self._expect(
+                    fn,
+                    value,
+                    f"{wanted} {show_matchers(matchers)}",
+                    lambda loc: kind.every(loc, matchers, negated, timeout),
+                    received=kind.received_all,
+                    for_input=kind.for_input,
+                    negated=negated,
+                    every=True,
+                )
+            m = kind.parse(fn, expected)
             return self._expect(
                 fn,
                 value,
                 f"{wanted} {show_matcher(m)}",
-                lambda e: getattr(e, method)(m, timeout=self.timeouts.expect),
-                received=received,
-                for_input=for_input,
+                lambda loc: kind.one(loc, m, negated, timeout),
+                received=kind.received,
+                for_input=kind.for_input,
+                negated=negated,
             )
 
         return check
 
-    def expect_count(self, value: Value, n: Value) -> Value:
-        if not isinstance(n, float | int) or isinstance(n, bool) or not float(n).is_integer():
-            raise BuiltinError("TypeError", f"expect_count() needs a whole number, got {render(n)}")
-        wanted = int(n)
-        target = _target("expect_count", value)
-        self.touched_page = True
+    def _count_expectation(self, fn: str, negated: bool) -> Callable[[Value, Value], Value]:
+        """``expect_count`` and ``expect_not_count``: what :meth:`_counted` finds."""
 
-        async def run() -> None:
-            locator = self._counted(target)
-            try:
-                await expect(locator).to_have_count(wanted, timeout=self.timeouts.expect)
-            except AssertionError:
-                got = await locator.count()
-                raise BuiltinError(
-                    "AssertionError",
-                    f"expected {self._describe(target)} to match {wanted} element(s), "
-                    f"received {got}",
-                ) from None
+        def check(value: Value, n: Value) -> Value:
+            if not isinstance(n, float | int) or isinstance(n, bool) or not float(n).is_integer():
+                raise BuiltinError("TypeError", f"{fn}() needs a whole number, got {render(n)}")
+            wanted = int(n)
 
-        self.bridge.call(run())
-        return None
+            async def got(locator: Locator) -> str:
+                return str(await locator.count())
 
-    def expect_attr(self, value: Value, name: Value, matcher: Value) -> Value:
-        attribute = _string("expect_attr", name, "an attribute name")
-        m = matcher_arg("expect_attr", matcher)
+            return self._expect(
+                fn,
+                value,
+                f"{'not ' if negated else ''}to match {wanted} element(s)",
+                lambda loc: _assertion(loc, "to_have_count", negated)(
+                    wanted, timeout=self.timeouts.expect
+                ),
+                received=got,
+                negated=negated,
+                every=True,
+            )
 
-        async def got(loc: Locator) -> str:
-            result = await loc.get_attribute(attribute, timeout=500)
-            return "no such attribute" if result is None else show_matcher(result)
+        return check
 
-        return self._expect(
-            "expect_attr",
-            value,
-            f"to have {attribute}={show_matcher(m)}",
-            lambda e: e.to_have_attribute(attribute, m, timeout=self.timeouts.expect),
-            received=got,
-        )
+    def _attr_expectation(self, fn: str, negated: bool) -> Callable[[Value, Value, Value], Value]:
+        """``expect_attr`` and ``expect_not_attr``."""
+
+        def check(value: Value, name: Value, matcher: Value) -> Value:
+            attribute = _string(fn, name, "an attribute name")
+            m = matcher_arg(fn, matcher)
+
+            async def got(loc: Locator) -> str:
+                result = await loc.get_attribute(attribute, timeout=500)
+                return "no such attribute" if result is None else show_matcher(result)
+
+            return self._expect(
+                fn,
+                value,
+                f"{'not ' if negated else ''}to have {attribute}={show_matcher(m)}",
+                lambda loc: _assertion(loc, "to_have_attribute", negated)(
+                    attribute, m, timeout=self.timeouts.expect
+                ),
+                received=got,
+                negated=negated,
+            )
+
+        return check
 
     def expect_url(self, matcher: Value) -> Value:
         m = self._url_matcher("expect_url", matcher, in_browser=True)
@@ -774,6 +913,279 @@ async def _state(locator: Locator) -> str:
     return f"{count} element(s), the first {'visible' if visible else 'hidden'}"
 
 
+async def _count(locator: Locator) -> int:
+    try:
+        return await locator.count()
+    except PlaywrightError:
+        return -1
+
+
+def _assertion(
+    locator: Locator, method: str, negated: bool = False
+) -> Callable[..., Awaitable[None]]:
+    """``expect(locator).method``, or its ``not_`` twin when ``negated``."""
+    name = ("not_" if negated else "") + method
+    return cast(Callable[..., Awaitable[None]], getattr(expect(locator), name))
+
+
+# --- matcher expectations: one element, or every element in order -----------------------
+
+
+def _text_matcher(fn: str, value: Value) -> TextMatcher:
+    if isinstance(value, str | RegexValue):
+        return matcher_arg(fn, value)
+    raise BuiltinError(
+        "TypeError", f"{fn}() needs a string, a regex or an array of them, got {type_name(value)}"
+    )
+
+
+def _contained(fn: str, value: Value) -> TextMatcher:
+    if isinstance(value, str):
+        return value
+    raise BuiltinError(
+        "TypeError", f"{fn}() needs a string or an array of strings, got {type_name(value)}"
+    )
+
+
+def _matcher_items(
+    fn: str, items: list[Value], parse: Callable[[str, Value], TextMatcher]
+) -> list[TextMatcher]:
+    matchers = []
+    for i, item in enumerate(items):
+        try:
+            matchers.append(parse(fn, item))
+        except BuiltinError as err:
+            raise BuiltinError(err.name, f"{err.message} (at index {i} of the array)") from None
+    return matchers
+
+
+def _one(method: str) -> Callable[[Locator, TextMatcher, bool, float], Awaitable[None]]:
+    """The one-element form: Playwright's ``method`` (or ``not_method``) with the matcher."""
+
+    def one(locator: Locator, m: TextMatcher, negated: bool, timeout: float) -> Awaitable[None]:
+        return _assertion(locator, method, negated)(m, timeout=timeout)
+
+    return one
+
+
+async def _one_class(locator: Locator, m: TextMatcher, negated: bool, timeout: float) -> None:
+    # Class names: the class list contains them; a regex: searched in the attribute.
+    method = "to_contain_class" if isinstance(m, str) else "to_have_class"
+    await _assertion(locator, method, negated)(m, timeout=timeout)
+
+
+async def _every_text(
+    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
+) -> None:
+    await _assertion(locator, "to_have_text", negated)(matchers, timeout=timeout)
+
+
+async def _every_contained(
+    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
+) -> None:
+    # Playwright's array to_contain_text matches a subsequence of the elements; here
+    # every element is matched in order, so each string becomes a search of to_have_text.
+    patterns = [contains_pattern(m) if isinstance(m, str) else m for m in matchers]
+    await _assertion(locator, "to_have_text", negated)(patterns, timeout=timeout)
+
+
+async def _every_class(
+    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
+) -> None:
+    if all(isinstance(m, str) for m in matchers):
+        await _assertion(locator, "to_contain_class", negated)(matchers, timeout=timeout)
+        return
+    patterns = [class_pattern(m) if isinstance(m, str) else m for m in matchers]
+    await _assertion(locator, "to_have_class", negated)(patterns, timeout=timeout)
+
+
+_VALUES = (
+    "els => els.map(e => ['INPUT', 'TEXTAREA', 'SELECT'].includes(e.tagName) ? e.value : null)"
+)
+_VALUES_MATCH = f"""(els, wanted) => {{
+  const values = ({_VALUES})(els);
+  return values.length === wanted.length && values.every((v, i) => v !== null
+    && (typeof wanted[i] === 'string' ? v === wanted[i] : wanted[i].test(v)));
+}}"""
+# Playwright's expect polls after 100, 250, 500 ms, then every second.
+_POLL_PAUSES = (0.1, 0.25, 0.5, 1.0)
+
+
+async def _every_value(
+    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
+) -> None:
+    """Playwright has no array form of ``to_have_value``: every value is read and
+    matched in one evaluation (so the check is atomic), retried as its expect retries.
+    Regexes travel to the page as JavaScript ones, as Playwright's own matchers do."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout / 1000
+    attempt = 0
+    while True:
+        try:
+            if await locator.evaluate_all(_VALUES_MATCH, matchers) != negated:
+                return
+        except PlaywrightError as err:
+            if "context was destroyed" not in str(err):
+                raise
+            # a navigation in between: read the new page's values next time
+        left = deadline - loop.time()
+        if left <= 0:
+            raise AssertionError("the values did not match")
+        await asyncio.sleep(min(_POLL_PAUSES[min(attempt, len(_POLL_PAUSES) - 1)], left))
+        attempt += 1
+
+
+async def _every_of(locator: Locator, script: str) -> str:
+    return render(_from_page(await locator.evaluate_all(script)))
+
+
+async def _texts(locator: Locator) -> str:
+    texts: list[Value] = [" ".join(t.split()) for t in await locator.all_inner_texts()]
+    return render(texts)
+
+
+async def _values(locator: Locator) -> str:
+    return await _every_of(locator, _VALUES)
+
+
+async def _classes(locator: Locator) -> str:
+    return await _every_of(locator, "els => els.map(e => e.getAttribute('class'))")
+
+
+async def _class_attr(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    found = await locator.first.get_attribute("class", timeout=500)
+    return "no class attribute" if found is None else show_matcher(found)
+
+
+@dataclass(frozen=True)
+class _MatcherKind:
+    """One kind of matcher expectation, for ``expect_<kind>`` and ``expect_not_<kind>``."""
+
+    wanted: str  # in words: "to have text"
+    parse: Callable[[str, Value], TextMatcher]  # one matcher (or one item of an array)
+    one: Callable[[Locator, TextMatcher, bool, float], Awaitable[None]]
+    every: Callable[[Locator, list[TextMatcher], bool, float], Awaitable[None]]
+    received: Callable[[Locator], Awaitable[str]]  # what the one element has instead
+    received_all: Callable[[Locator], Awaitable[str]]  # what every element has instead
+    for_input: bool = False  # a string target is looked up as a form field first
+
+
+_MATCHER_KINDS = {
+    "text": _MatcherKind(
+        "to have text", _text_matcher, _one("to_have_text"), _every_text, _text, _texts
+    ),
+    "contains": _MatcherKind(
+        "to contain text", _contained, _one("to_contain_text"), _every_contained, _text, _texts
+    ),
+    "value": _MatcherKind(
+        "to have value", _text_matcher, _one("to_have_value"), _every_value, _value, _values, True
+    ),
+    "class": _MatcherKind(
+        "to have class", class_matcher, _one_class, _every_class, _class_attr, _classes
+    ),
+}
+
+
+# --- values crossing into and out of the page ---------------------------------------------
+
+MAX_PAGE_DEPTH = 200
+MAX_PAGE_ITEMS = 1_000_000
+
+
+def _page_arg(fn: str, value: Value, active: frozenset[int] = frozenset()) -> object:
+    """A scenario value as Playwright serialises an argument into the page."""
+    if value is None or isinstance(value, str | bool | float | int):
+        return value
+    if isinstance(value, RegexValue):
+        return to_pattern(value)  # a RegExp in the page
+    if isinstance(value, list | dict):
+        if id(value) in active:
+            raise BuiltinError("TypeError", f"{fn}() cannot pass a value that contains itself")
+        inside = active | {id(value)}
+        if isinstance(value, list):
+            return [_page_arg(fn, item, inside) for item in value]
+        return {key: _page_arg(fn, item, inside) for key, item in value.items()}
+    assert isinstance(value, HostValue)
+    raise BuiltinError(
+        "TypeError",
+        f"{fn}() passes only data into the page (strings, numbers, booleans, null, arrays, "
+        f"objects, regexes), got {type_name(value)}",
+    )
+
+
+def _from_page(data: object) -> Value:
+    """What an evaluation answered, as a scenario value: its JSON value (a Date as its
+    ISO text, a URL as its href, an Error as ``{name, message}``, a Map, Set or RegExp as
+    ``{}``, as ``JSON.stringify`` writes them; a DOM node stays Playwright's
+    ``"ref: <Node>"``)."""
+    return _PageValues().convert(data, 0)
+
+
+class _PageValues:
+    """One conversion: the values seen so far (a cycle is refused, a result may not
+    explode through shared parts) and the arrays and objects open around the current one."""
+
+    def __init__(self) -> None:
+        self.left = MAX_PAGE_ITEMS
+        self.open: set[int] = set()
+
+    def convert(self, data: object, depth: int) -> Value:
+        self.left -= 1
+        if self.left < 0:
+            raise BuiltinError(
+                "RangeError", f"evaluate(): the result holds more than {MAX_PAGE_ITEMS:,} values"
+            )
+        if data is None or isinstance(data, str | bool):
+            return data
+        if isinstance(data, int | float):
+            return float(data)
+        if isinstance(data, datetime.datetime):
+            utc = data.astimezone(datetime.UTC)
+            return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+        if isinstance(data, ParseResult):
+            return data.geturl()
+        if isinstance(data, PlaywrightError):
+            return {"name": data.name or "Error", "message": data.message}
+        if isinstance(data, list | dict):
+            return self._container(data, depth)
+        return {}  # a RegExp: JSON.stringify writes {}
+
+    def _container(self, data: list[object] | dict[object, object], depth: int) -> Value:
+        if id(data) in self.open:
+            raise BuiltinError(
+                "TypeError", "evaluate(): the result contains itself, which JSON cannot hold"
+            )
+        if depth >= MAX_PAGE_DEPTH:
+            raise BuiltinError(
+                "RangeError", f"evaluate(): the result is nested deeper than {MAX_PAGE_DEPTH}"
+            )
+        self.open.add(id(data))
+        try:
+            if isinstance(data, list):
+                return [self.convert(item, depth + 1) for item in data]
+            return {str(key): self.convert(item, depth + 1) for key, item in data.items()}
+        finally:
+            self.open.discard(id(data))
+
+
+_EVALUATE_PREFIX = re.compile(r"^\w+\.evaluate(?:_all)?: ")
+
+
+def _script_error(err: PlaywrightError) -> str:
+    """A script's exception as ``TypeError: x is not a function``, without Playwright's
+    ``Page.evaluate:`` and the stack of its own wrapper."""
+    return _EVALUATE_PREFIX.sub("", _first_line(err))
+
+
+def _is_javascript_url(url: str) -> bool:
+    """``javascript:`` as a browser reads it: leading spaces and controls dropped, tabs
+    and line breaks anywhere ignored, any case."""
+    cleaned = re.sub(r"[\t\n\r]", "", url).lstrip("".join(map(chr, range(0x21))))
+    return cleaned.lower().startswith("javascript:")
+
+
 _MATCHER_LOCATORS = ("text", "label", "placeholder", "alt")
 _HISTORY_MOVES = {"reload": "reload", "back": "go_back", "forward": "go_forward"}
 _LOCATOR_CALLS: dict[str, tuple[str, bool, bool]] = {
@@ -783,6 +1195,7 @@ _LOCATOR_CALLS: dict[str, tuple[str, bool, bool]] = {
     "uncheck": ("uncheck", False, False),
     "hover": ("hover", False, False),
     "focus": ("focus", False, False),
+    "blur": ("blur", False, False),
     "scroll_to": ("scroll_into_view_if_needed", False, False),
     "text_of": ("inner_text", False, True),
     "value_of": ("input_value", True, True),
@@ -790,21 +1203,19 @@ _LOCATOR_CALLS: dict[str, tuple[str, bool, bool]] = {
     "is_enabled": ("is_enabled", False, True),
 }
 # built-in: (the wanted state in words, the Playwright assertion, what was received
-# instead; None says how many elements matched and whether the first is visible)
-_STATE_EXPECTATIONS: dict[str, tuple[str, str, Callable[[Locator], Awaitable[str]] | None]] = {
-    "expect_visible": ("to be visible", "to_be_visible", None),
-    "expect_checked": ("to be checked", "to_be_checked", _checked_state),
-    "expect_unchecked": ("to be unchecked", "not_to_be_checked", _checked_state),
-    "expect_enabled": ("to be enabled", "to_be_enabled", _enabled_state),
-    "expect_disabled": ("to be disabled", "to_be_disabled", _enabled_state),
-}
-# built-in: (the wanted text in words, the Playwright assertion, how the argument is
-# read, what was received instead, the target is an input)
-_MATCHER_EXPECTATIONS: dict[
-    str,
-    tuple[str, str, Callable[[str, Value], TextMatcher], Callable[[Locator], Awaitable[str]], bool],
+# instead (None: how many elements matched and whether the first is visible), negated:
+# a failure says what was still there and a missing element is named as such)
+_STATE_EXPECTATIONS: dict[
+    str, tuple[str, str, Callable[[Locator], Awaitable[str]] | None, bool]
 ] = {
-    "expect_text": ("to have text", "to_have_text", matcher_arg, _text, False),
-    "expect_contains": ("to contain text", "to_contain_text", _string, _text, False),
-    "expect_value": ("to have value", "to_have_value", matcher_arg, _value, True),
+    "expect_visible": ("to be visible", "to_be_visible", None, False),
+    "expect_not_hidden": ("not to be hidden", "to_be_visible", None, False),
+    "expect_checked": ("to be checked", "to_be_checked", _checked_state, False),
+    "expect_not_checked": ("not to be checked", "not_to_be_checked", _checked_state, True),
+    "expect_unchecked": ("to be unchecked", "not_to_be_checked", _checked_state, False),
+    "expect_not_unchecked": ("not to be unchecked", "to_be_checked", _checked_state, True),
+    "expect_enabled": ("to be enabled", "to_be_enabled", _enabled_state, False),
+    "expect_not_enabled": ("not to be enabled", "not_to_be_enabled", _enabled_state, True),
+    "expect_disabled": ("to be disabled", "to_be_disabled", _enabled_state, False),
+    "expect_not_disabled": ("not to be disabled", "not_to_be_disabled", _enabled_state, True),
 }

@@ -29,8 +29,12 @@ __all__ = [
     "LocatorValue",
     "SmartTarget",
     "TextMatcher",
+    "class_matcher",
+    "class_pattern",
+    "contains_pattern",
     "matcher_arg",
     "show_matcher",
+    "show_matchers",
     "show_pattern",
     "to_pattern",
 ]
@@ -74,6 +78,46 @@ def matcher_arg(fn: str, value: Value) -> TextMatcher:
     if isinstance(value, RegexValue):
         return to_pattern(value)
     raise BuiltinError("TypeError", f"{fn}() needs a string or a regex, got {type_name(value)}")
+
+
+def class_matcher(fn: str, value: Value) -> TextMatcher:
+    """``expect_class``'s matcher: class names (normalised: one space between them) or a
+    regex. An array is read item by item by the caller."""
+    if isinstance(value, str):
+        names = value.split()
+        if not names:
+            raise BuiltinError("TypeError", f"{fn}() needs a class name, got an empty string")
+        return " ".join(names)
+    if isinstance(value, RegexValue):
+        return to_pattern(value)
+    raise BuiltinError(
+        "TypeError",
+        f"{fn}() needs a class name, a regex or an array of them, got {type_name(value)}",
+    )
+
+
+def class_pattern(names: str) -> re.Pattern[str]:
+    """A regex that finds every class of ``names`` in a class attribute, in any order
+    (what Playwright's ``to_contain_class`` checks), for a list mixing names and regexes.
+
+    Playwright sends the source to the browser: ``re.escape`` writes only escapes that
+    JavaScript reads the same way outside its ``u`` mode, which Playwright never sets.
+    """
+    return re.compile(
+        "^" + "".join(rf"(?=[\s\S]*(?:^|\s){re.escape(name)}(?:\s|$))" for name in names.split())
+    )
+
+
+def contains_pattern(text: str) -> re.Pattern[str]:
+    """A regex that finds ``text`` in an element's text as ``to_contain_text`` does:
+    whitespace normalised (a run of it in ``text`` matches any run on the page). An
+    empty text is ``(?:)``: Playwright would read an empty source as no regex at all."""
+    return re.compile(r"\s+".join(re.escape(word) for word in text.split()) or "(?:)")
+
+
+def show_matchers(matchers: list[TextMatcher]) -> str:
+    """An array of matchers as the scenario wrote it: ``["a", /b/i]``."""
+    return "[" + ", ".join(show_matcher(m) for m in matchers) + "]"
 
 
 def show_pattern(pattern: re.Pattern[str]) -> str:
@@ -187,6 +231,13 @@ class LocatorValue(HostValue):
                 )
             text = matcher_arg("filter", has_text) if has_text is not None else None
             return self.then("filter", text, has)
+        if name == "evaluate":
+            # Playwright's locator.evaluate(js): here, as for every built-in, the target
+            # comes first (language.md, "Built-ins of issue 13").
+            raise BuiltinError(
+                "TypeError",
+                "a Locator has no method .evaluate(): write evaluate(locator, js, arg?)",
+            )
         raise KeyError(name)
 
     def build(self, page: Page) -> Locator:

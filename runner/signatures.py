@@ -3,7 +3,8 @@
 Declared apart from their Playwright implementations so that ``unotest check`` can
 flag unknown calls and wrong argument counts without importing Playwright.
 ``title`` is both a locator (``title("Close")``) and the page-title query
-(``title()``), hence 0 to 1 arguments.
+(``title()``), hence 0 to 1 arguments; ``evaluate`` is ``evaluate(js, arg?)`` in the
+page and ``evaluate(locator, js, arg?)`` on an element, hence 1 to 3.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "select": (2, 2),
     "hover": (1, 1),
     "focus": (1, 1),
+    "blur": (1, 1),
+    "dispatch_event": (2, 3),
     "upload": (2, 2),
     "scroll_to": (1, 1),
     "drag": (2, 2),
@@ -54,6 +57,8 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "is_checked": (1, 1),
     "is_enabled": (1, 1),
     "url": (0, 0),
+    # the page's own JavaScript
+    "evaluate": (1, 3),
     # retrying assertions
     "expect_visible": (1, 1),
     "expect_hidden": (1, 1),
@@ -66,8 +71,22 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "expect_enabled": (1, 1),
     "expect_disabled": (1, 1),
     "expect_attr": (3, 3),
+    "expect_class": (2, 2),
     "expect_url": (1, 1),
     "expect_title": (1, 1),
+    # their negations, retrying until the opposite holds
+    "expect_not_visible": (1, 1),
+    "expect_not_hidden": (1, 1),
+    "expect_not_text": (2, 2),
+    "expect_not_contains": (2, 2),
+    "expect_not_value": (2, 2),
+    "expect_not_count": (2, 2),
+    "expect_not_checked": (1, 1),
+    "expect_not_unchecked": (1, 1),
+    "expect_not_enabled": (1, 1),
+    "expect_not_disabled": (1, 1),
+    "expect_not_attr": (3, 3),
+    "expect_not_class": (2, 2),
     # output
     "screenshot": (0, 1),
 }
