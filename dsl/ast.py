@@ -303,11 +303,16 @@ class FunctionDecl:
 
 @dataclass(frozen=True, slots=True)
 class Program:
-    """One parsed file: its functions in source order, and the source for step texts."""
+    """One parsed file: its functions in source order, and the source for step texts.
+
+    ``consts`` are the file's top-level ``const`` declarations (only helper files may
+    keep them: :mod:`dsl.scenario` says so); they are not steps.
+    """
 
     file: str
     source: str
     functions: tuple[FunctionDecl, ...]
+    consts: tuple[VarDecl, ...] = ()
 
     def statement_text(self, stmt: Stmt, limit: int = 200) -> str:
         """The text a step shows: the header for compound statements, cut to ``limit``."""

@@ -9,11 +9,12 @@ constants, ``break``/``continue`` outside a loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from dsl import ast
 from dsl.errors import ScenarioSyntaxError, suggestion
+from dsl.interpreter import HOOK_NAMES
 
 __all__ = ["Arity", "Diagnostic", "check_program"]
 
@@ -77,8 +78,12 @@ class _Checker:
         program: ast.Program,
         helpers: Mapping[str, Arity],
         builtins: Mapping[str, Arity],
+        consts: Collection[str] = (),
     ) -> None:
         self.program = program
+        self.globals = _Scope(None)
+        for name in consts:
+            self.globals.declare(name, "const")
         self.locals: dict[str, Arity] = {
             f.name: (len(f.params), len(f.params)) for f in program.functions
         }
@@ -95,7 +100,7 @@ class _Checker:
         self.found.append(Diagnostic(self.program.file, span.line, span.col, message, line))
 
     def function(self, fn: ast.FunctionDecl) -> None:
-        scope = _Scope(None)
+        scope = _Scope(self.globals)
         scope.names.update(fn.params)
         self.loop_depth = 0
         self.statements(fn.body.body, scope)
@@ -188,24 +193,13 @@ class _Checker:
             node = stack.pop()
             if isinstance(node, ast.Identifier):
                 if scope.lookup(node.name) is None:
-                    hint = suggestion(node.name, scope.all_names())
-                    if (
-                        node.name in self.locals
-                        or node.name in self.helpers
-                        or node.name in self.builtins
-                    ):
-                        self.report(
-                            node.span,
-                            f"TypeError: '{node.name}' is a function: call it as {node.name}(...)",
-                        )
-                    else:
-                        self.report(
-                            node.span, f"ReferenceError: '{node.name}' is not defined{hint}"
-                        )
+                    self.name_as_value(node, scope)
             elif isinstance(node, ast.Call):
                 stack.extend(reversed(node.args))
                 if isinstance(node.callee, ast.Identifier):
                     self.call(node, node.callee, scope)
+                    if node.callee.name == "expect_poll" and node.args:
+                        self.polled(node.args[0], scope)
                 else:
                     stack.append(node.callee)
             elif isinstance(node, ast.Member):
@@ -225,8 +219,63 @@ class _Checker:
             elif isinstance(node, ast.TemplateLit):
                 stack.extend(reversed(node.exprs))
 
+    def function_arity(self, name: str) -> Arity | None:
+        """The arity of the file-local function or helper ``name`` (hooks are neither)."""
+        if name in HOOK_NAMES:
+            return None
+        return self.locals.get(name) or self.helpers.get(name)
+
+    def name_as_value(self, node: ast.Identifier, scope: _Scope) -> None:
+        """A name that is no variable: a function of the file or a helper is a value."""
+        name = node.name
+        if self.function_arity(name) is not None:
+            return
+        if name in HOOK_NAMES:
+            self.report(
+                node.span,
+                f"TypeError: '{name}' is a hook: unotest runs it around each test, "
+                "it is not a value",
+            )
+        elif name in self.builtins:
+            self.report(
+                node.span,
+                f"TypeError: '{name}' is a built-in: call it as {name}(...); only functions "
+                "of the scenario's file and of helpers are values",
+            )
+        else:
+            hint = suggestion(name, scope.all_names())
+            self.report(node.span, f"ReferenceError: '{name}' is not defined{hint}")
+
+    def polled(self, arg: ast.Expr, scope: _Scope) -> None:
+        """expect_poll's function: passed by name, and callable without arguments."""
+        if isinstance(arg, ast.Call) and isinstance(arg.callee, ast.Identifier):
+            fn = arg.callee.name
+            if self.function_arity(fn) is not None and scope.lookup(fn) is None:
+                self.report(
+                    arg.span,
+                    f"TypeError: expect_poll() takes the function itself: write "
+                    f"expect_poll({fn}, ...) without the ()",
+                )
+            return
+        if not isinstance(arg, ast.Identifier) or scope.lookup(arg.name) is not None:
+            return
+        arity = self.function_arity(arg.name)
+        if arity is not None and arity[0] > 0:
+            self.report(
+                arg.span,
+                f"TypeError: expect_poll() calls {arg.name}() without arguments, but it takes "
+                f"{arity[0]}: poll a function without parameters",
+            )
+
     def call(self, node: ast.Call, callee: ast.Identifier, scope: _Scope) -> None:
         name = callee.name
+        if name in HOOK_NAMES:
+            self.report(
+                callee.span,
+                f"TypeError: {name}() is a hook: unotest runs it around each test, "
+                "it cannot be called",
+            )
+            return
         arity = self.locals.get(name) or self.helpers.get(name) or self.builtins.get(name)
         if arity is None:
             if scope.lookup(name) is not None:
@@ -258,9 +307,11 @@ def check_program(
     program: ast.Program,
     helpers: Mapping[str, Arity],
     builtins: Mapping[str, Arity],
+    consts: Collection[str] = (),
 ) -> list[Diagnostic]:
-    """Every static problem of one parsed file, in source order."""
-    checker = _Checker(program, helpers, builtins)
+    """Every static problem of one parsed file, in source order; ``consts`` are the
+    names of the helper files' consts, which every function sees."""
+    checker = _Checker(program, helpers, builtins, consts)
     for fn in program.functions:
         checker.function(fn)
     return sorted(checker.found, key=lambda d: (d.line, d.col))

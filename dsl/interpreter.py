@@ -38,6 +38,7 @@ from dsl.values import (
     RegexValue,
     Value,
     format_number,
+    is_frozen,
     render,
     strict_equal,
     to_display,
@@ -46,16 +47,20 @@ from dsl.values import (
 )
 
 __all__ = [
+    "HOOK_NAMES",
     "MAX_CALL_DEPTH",
     "Builtin",
     "Directive",
     "FunctionRef",
+    "FunctionValue",
     "Interpreter",
     "StatementHook",
     "Step",
 ]
 
 MAX_CALL_DEPTH = 200
+HOOK_NAMES = ("before_each", "after_each")
+"""Functions the runner calls around each test; no scenario calls them or names them."""
 _PYTHON_RECURSION_LIMIT = 10_000
 
 
@@ -75,6 +80,40 @@ class FunctionRef:
 
     decl: ast.FunctionDecl
     program: ast.Program
+
+
+class FunctionValue(HostValue):
+    """A function of the scenario's file or of a helper, named without calling it.
+
+    ``expect_poll(count_items, 3)``: the bare name is this value. It renders as
+    ``<function count_items>``, ``==`` is identity (the same declaration), it has no
+    properties or methods, and only a built-in that takes a function calls it (through
+    :meth:`call`, as an ordinary call of the scenario: its statements are steps).
+    """
+
+    type_name = "function"
+
+    def __init__(self, ref: FunctionRef, interpreter: Interpreter) -> None:
+        self.ref = ref
+        self._interpreter = interpreter
+
+    @property
+    def name(self) -> str:
+        return self.ref.decl.name
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return self.ref.decl.params
+
+    def render(self) -> str:
+        return f"<function {self.name}>"
+
+    def same_as(self, other: HostValue) -> bool:
+        return isinstance(other, FunctionValue) and other.ref.decl is self.ref.decl
+
+    def call(self, args: list[Value]) -> Value:
+        """Call the function from the statement now running (a built-in's caller)."""
+        return self._interpreter.call_value(self, args)
 
 
 class Directive(enum.Enum):
@@ -168,7 +207,8 @@ class Step:
         """Every variable visible here; inner declarations shadow outer ones."""
         chain: list[_Scope] = []
         scope: _Scope | None = self._scope
-        while scope is not None:
+        # The helpers' consts are left out: the same for every step, read in their files.
+        while scope is not None and scope is not self._interp._globals:
             chain.append(scope)
             scope = scope.parent
         merged: dict[str, Value] = {}
@@ -202,9 +242,15 @@ class Interpreter:
         helpers: Mapping[str, FunctionRef] | None = None,
         hook: StatementHook | None = None,
         max_call_depth: int = MAX_CALL_DEPTH,
+        consts: Mapping[str, Value] | None = None,
     ) -> None:
+        """``consts`` are the helper files' top-level consts (frozen values): every
+        function sees them, below its own variables."""
         self.builtins = builtins
         self.helpers = helpers or {}
+        self._globals = _Scope(None)
+        self._globals.vars.update(consts or {})
+        self._globals.consts = set(self._globals.vars)
         self.hook = hook
         self.max_call_depth = max_call_depth
         self._frames: list[_Frame] = []
@@ -542,7 +588,7 @@ class Interpreter:
                 program=caller,
             )
         frame = _Frame(decl.name, ref.program, None)
-        scope = _Scope(None)
+        scope = _Scope(self._globals)
         scope.vars.update(zip(decl.params, args, strict=True))
         self._frames.append(frame)
         try:
@@ -556,37 +602,68 @@ class Interpreter:
             self._frames.pop()
         return None
 
+    def call_value(self, fn: FunctionValue, args: list[Value]) -> Value:
+        """Call a function value from the statement now running (see FunctionValue)."""
+        frame = self._frames[-1] if self._frames else None
+        if frame is None or frame.stmt is None:
+            return self._invoke(fn.ref, args, fn.ref.decl.name_span, fn.ref.program)
+        return self._invoke(fn.ref, args, frame.stmt.span, frame.program)
+
+    def _user_function(self, name: str) -> FunctionRef | None:
+        """The file-local function or helper ``name`` (in that order), hooks excepted."""
+        if name in HOOK_NAMES:
+            return None
+        program = self._frames[-1].program
+        local = next((f for f in program.functions if f.name == name), None)
+        return FunctionRef(local, program) if local is not None else self.helpers.get(name)
+
     def _call(self, node: ast.Call, scope: _Scope) -> Value:
         callee = node.callee
         if isinstance(callee, ast.Member):
-            target = self._value(callee.obj, scope)
-            args = [self._value(arg, scope) for arg in node.args]
-            try:
-                return call_method(target, callee.name, args)
-            except BuiltinError as err:
-                raise self._error(err.name, err.message, callee.name_span) from None
-            except (ScriptError, Interrupt):
-                raise
-            except Exception as err:
-                raise self._error(
-                    "Error", f"{type(err).__name__}: {err}", callee.name_span
-                ) from None
+            return self._call_method(callee, node, scope)
         if not isinstance(callee, ast.Identifier):
             raise self._error("TypeError", "only named functions can be called", node.span)
         name = callee.name
-        program = self._frames[-1].program
-        local = next((f for f in program.functions if f.name == name), None)
-        ref = FunctionRef(local, program) if local is not None else self.helpers.get(name)
+        if name in HOOK_NAMES:
+            raise self._error(
+                "TypeError",
+                f"{name}() is a hook: unotest runs it around each test, it cannot be called",
+                callee.span,
+            )
+        ref = self._user_function(name)
         if ref is not None:
             args = [self._value(arg, scope) for arg in node.args]
-            return self._invoke(ref, args, callee.span, program)
+            return self._invoke(ref, args, callee.span, self._frames[-1].program)
         builtin = self.builtins.get(name)
         if builtin is None:
-            if scope.find(name) is not None:
+            owner = scope.find(name)
+            if owner is not None:
+                held = owner.vars[name]
+                hint = (
+                    f" (it holds {held.render()}: call {held.name}(...) by its name)"
+                    if isinstance(held, FunctionValue)
+                    else ""
+                )
                 raise self._error(
-                    "TypeError", f"'{name}' is a variable, not a function", callee.span
+                    "TypeError", f"'{name}' is a variable, not a function{hint}", callee.span
                 )
             raise self._reference_error(name, callee.span, scope, calling=True)
+        return self._call_builtin(name, builtin, node, scope)
+
+    def _call_method(self, callee: ast.Member, node: ast.Call, scope: _Scope) -> Value:
+        target = self._value(callee.obj, scope)
+        args = [self._value(arg, scope) for arg in node.args]
+        try:
+            return call_method(target, callee.name, args)
+        except BuiltinError as err:
+            raise self._error(err.name, err.message, callee.name_span) from None
+        except (ScriptError, Interrupt):
+            raise
+        except Exception as err:
+            raise self._error("Error", f"{type(err).__name__}: {err}", callee.name_span) from None
+
+    def _call_builtin(self, name: str, builtin: Builtin, node: ast.Call, scope: _Scope) -> Value:
+        callee = node.callee
         args = [self._value(arg, scope) for arg in node.args]
         if len(args) < builtin.min_args or (
             builtin.max_args is not None and len(args) > builtin.max_args
@@ -636,9 +713,25 @@ class Interpreter:
 
     def _identifier(self, node: ast.Identifier, scope: _Scope) -> Value:
         owner = scope.find(node.name)
-        if owner is None:
-            raise self._reference_error(node.name, node.span, scope)
-        return owner.vars[node.name]
+        if owner is not None:
+            return owner.vars[node.name]
+        ref = self._user_function(node.name)
+        if ref is not None:
+            return FunctionValue(ref, self)
+        if node.name in HOOK_NAMES:
+            raise self._error(
+                "TypeError",
+                f"'{node.name}' is a hook: unotest runs it around each test, it is not a value",
+                node.span,
+            )
+        if node.name in self.builtins:
+            raise self._error(
+                "TypeError",
+                f"'{node.name}' is a built-in: call it as {node.name}(...); only functions "
+                "of the scenario's file and of helpers are values",
+                node.span,
+            )
+        raise self._reference_error(node.name, node.span, scope)
 
     def _member(self, node: ast.Member, scope: _Scope) -> Value:
         obj = self._value(node.obj, scope)
@@ -680,6 +773,17 @@ class Interpreter:
         raise self._error("TypeError", f"{type_name(obj)} cannot be indexed", span)
 
     def _write_slot(self, obj: Value, key: Value, value: Value, span: ast.Span) -> None:
+        if is_frozen(obj):
+            raise self._error(
+                "TypeError",
+                f"cannot set {_key_text(key)}: this {type_name(obj)} is a helper const, frozen "
+                + (
+                    "(copy it with .slice() to change the copy)"
+                    if isinstance(obj, list)
+                    else "(build a new object to change it)"
+                ),
+                span,
+            )
         if isinstance(obj, dict):
             obj[self._object_key(key, span)] = value
             return
@@ -839,7 +943,7 @@ class Interpreter:
             candidates.update(s.vars)
             s = s.parent
         if calling:
-            candidates = set(self.builtins) | set(self.helpers)
+            candidates = set(self.builtins) | (set(self.helpers) - set(HOOK_NAMES))
             candidates.update(f.name for f in self._frames[-1].program.functions)
         hint = suggestion(name, candidates)
         if assigning:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from dsl.errors import BuiltinError, arity_text
-from dsl.values import HostValue, RegexValue, Value, strict_equal, to_display, type_name
+from dsl.values import FrozenList, HostValue, RegexValue, Value, strict_equal, to_display, type_name
 
 __all__ = ["ARRAY_METHODS", "STRING_METHODS", "call_method", "get_property"]
 
@@ -309,6 +309,11 @@ def _a_includes(a: list[Value], args: list[Value]) -> Value:
 
 
 def _a_push(a: list[Value], args: list[Value]) -> Value:
+    if isinstance(a, FrozenList):
+        raise _type_error(
+            "cannot push onto this array: it is a helper const, frozen "
+            "(copy it with .slice() and push onto the copy)"
+        )
     a.extend(args)
     return float(len(a))
 

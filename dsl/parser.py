@@ -219,19 +219,28 @@ class _Builder(Transformer[Token, Any]):
 
     # --- file structure ----------------------------------------------------------
 
-    def start(self, children: list[Any]) -> tuple[ast.FunctionDecl, ...]:
-        return tuple(c for c in children if isinstance(c, ast.FunctionDecl))
+    def start(
+        self, children: list[Any]
+    ) -> tuple[tuple[ast.FunctionDecl, ...], tuple[ast.VarDecl, ...]]:
+        consts = [c for c in children if isinstance(c, ast.VarDecl)]
+        _check_separated(list[ast.Stmt](consts))
+        return tuple(c for c in children if isinstance(c, ast.FunctionDecl)), tuple(consts)
 
-    def top_statement(self, children: list[Any]) -> None:
+    def top_statement(self, children: list[Any]) -> ast.VarDecl | None:
+        """A top-level ``const`` is kept (whether the file may hold one, and what it may
+        hold, are file-level rules: dsl/scenario.py); any other statement is an error."""
         stmt = children[0] if children else None
+        if isinstance(stmt, ast.VarDecl) and stmt.kind == "const":
+            return stmt
         if stmt is not None:
             file, _ = _context.stack[-1]
             where = (
                 "put scenario code in 'function test_<name>() { ... }'"
                 if file.endswith(".test.js")
-                else "a helper file holds only function declarations"
+                else "a helper file holds only function declarations and top-level consts"
             )
             _fail(f"statements must be inside a function: {where}", stmt)
+        return None
 
     def nested_function(self, children: list[Any]) -> NoReturn:
         """Say which block the function is in: usually a '}' is missing above it."""
@@ -550,8 +559,8 @@ def _parse_slice(source: str, file: str, start: int, end: int, rule: str) -> Any
 def parse_program(source: str, file: str) -> ast.Program:
     """Parse a whole scenario or helper file into its functions."""
     _check_depth_cheaply(source, file)
-    functions = _parse_slice(source, file, 0, len(source), "start")
-    return ast.Program(file, source, functions)
+    functions, consts = _parse_slice(source, file, 0, len(source), "start")
+    return ast.Program(file, source, functions, consts)
 
 
 def parse_expression(source: str, file: str = "<expr>") -> ast.Expr:

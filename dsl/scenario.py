@@ -2,7 +2,9 @@
 
 Kept apart from the parser because these rules are about files (language.md §1):
 the three header lines, exactly one ``test_*`` function, helpers that are only
-``snake_case`` functions and never shadow a built-in or each other.
+``snake_case`` functions and never shadow a built-in or each other, hooks
+(``before_each``/``after_each``) without parameters, and helper consts that hold
+literals and shadow nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from dataclasses import dataclass
 
 from dsl import ast
 from dsl.errors import ScenarioSyntaxError
-from dsl.interpreter import FunctionRef
+from dsl.interpreter import HOOK_NAMES, FunctionRef
 from dsl.parser import parse_program
+from dsl.values import RegexValue, Value, freeze
 
 __all__ = [
+    "HOOK_NAMES",
+    "HelperConst",
     "HelperFile",
+    "HelperTable",
     "ScenarioFile",
     "ScenarioHeader",
     "build_helper_table",
@@ -30,6 +36,16 @@ _ID_LINE = re.compile(r"// id-([a-z0-9]+(?:-[a-z0-9]+)*)[ \t]*\Z")
 _TITLE_LINE = re.compile(r"//[ \t]*(\S.*?)[ \t]*\Z")
 _COLOR_LINE = re.compile(r"// (#[0-9a-fA-F]{6})[ \t]*\Z")
 _HELPER_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*\Z")
+_CONST_NAME = re.compile(r"(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\Z")
+# Names of hooks in other test runners: a function so named would silently never run.
+_HOOK_LOOKALIKES = {
+    "beforeEach": "before_each",
+    "afterEach": "after_each",
+    "before_all": None,
+    "after_all": None,
+    "beforeAll": None,
+    "afterAll": None,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +68,52 @@ class ScenarioFile:
     def file(self) -> str:
         return self.program.file
 
+    def hook(self, name: str) -> FunctionRef | None:
+        """This file's ``before_each`` or ``after_each``, if it declares one."""
+        decl = next((fn for fn in self.program.functions if fn.name == name), None)
+        return FunctionRef(decl, self.program) if decl is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class HelperConst:
+    """A helper file's top-level ``const``: its frozen value and where it is declared."""
+
+    name: str
+    value: Value
+    file: str
+    name_span: ast.Span
+
+    @property
+    def line(self) -> int:
+        return self.name_span.line
+
 
 @dataclass(frozen=True, slots=True)
 class HelperFile:
     name: str
     program: ast.Program
+    consts: tuple[HelperConst, ...] = ()
 
     @property
     def file(self) -> str:
         return self.program.file
+
+
+class HelperTable(dict[str, FunctionRef]):
+    """Every helper function by name, the project's hooks among them (under their own
+    names, ``before_each`` and ``after_each``: no scenario can call those), and the
+    helper files' consts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.consts: dict[str, HelperConst] = {}
+
+    def const_values(self) -> dict[str, Value]:
+        return {name: const.value for name, const in self.consts.items()}
+
+    def hook(self, name: str) -> FunctionRef | None:
+        """The project-wide ``before_each`` or ``after_each``, if a helper declares one."""
+        return self.get(name) if name in HOOK_NAMES else None
 
 
 def _header_error(file: str, line_no: int, line: str, expected: str) -> ScenarioSyntaxError:
@@ -91,6 +144,26 @@ def parse_header(source: str, file: str) -> ScenarioHeader:
     return ScenarioHeader(id_match.group(1), title_match.group(1), color_match.group(1))
 
 
+def _check_hooks(program: ast.Program) -> None:
+    """Hooks take no parameters; the names of other runners' hooks are refused."""
+    for fn in program.functions:
+        if fn.name in HOOK_NAMES and fn.params:
+            raise _at(
+                program,
+                fn.name_span,
+                f"{fn.name}() is a hook and takes no parameters: unotest calls it around each test",
+            )
+        if fn.name in _HOOK_LOOKALIKES:
+            meant = _HOOK_LOOKALIKES[fn.name]
+            hint = (
+                f"name it {meant}()"
+                if meant
+                else "unotest runs before_each() and after_each() around each test, "
+                "and has no hooks around a whole file"
+            )
+            raise _at(program, fn.name_span, f"'{fn.name}' would never run: {hint}")
+
+
 def _duplicate_functions(program: ast.Program) -> None:
     seen: dict[str, ast.FunctionDecl] = {}
     for fn in program.functions:
@@ -115,7 +188,16 @@ def load_scenario(source: str, file: str, name: str) -> ScenarioFile:
     """Parse a ``.test.js`` file; every problem is a ScenarioSyntaxError."""
     header = parse_header(source, file)
     program = parse_program(source, file)
+    if program.consts:
+        raise _at(
+            program,
+            program.consts[0].span,
+            "a scenario keeps its code inside functions: declare this const inside one, or "
+            "move it to a helper file (unotest/e2e/_helpers/), where top-level consts are "
+            "shared with every scenario",
+        )
     _duplicate_functions(program)
+    _check_hooks(program)
     tests = [fn for fn in program.functions if fn.name.startswith("test_")]
     if not tests:
         end_line = source.count("\n") + 1
@@ -138,9 +220,11 @@ def load_scenario(source: str, file: str, name: str) -> ScenarioFile:
 
 
 def load_helper(source: str, file: str, name: str, builtin_names: Collection[str]) -> HelperFile:
-    """Parse a helper file: ``snake_case`` functions only, none named like a built-in."""
+    """Parse a helper file: ``snake_case`` functions and literal consts, none named like
+    a built-in; hooks (``before_each``/``after_each``) here are the project's."""
     program = parse_program(source, file)
     _duplicate_functions(program)
+    _check_hooks(program)
     for fn in program.functions:
         if not _HELPER_NAME.match(fn.name):
             raise _at(
@@ -152,28 +236,102 @@ def load_helper(source: str, file: str, name: str, builtin_names: Collection[str
             raise _at(
                 program, fn.name_span, f"helper '{fn.name}' would shadow the built-in {fn.name}()"
             )
-    return HelperFile(name, program)
+    return HelperFile(name, program, _helper_consts(program, builtin_names))
+
+
+def _helper_consts(program: ast.Program, builtin_names: Collection[str]) -> tuple[HelperConst, ...]:
+    """The file's top-level consts, checked and frozen."""
+    consts: list[HelperConst] = []
+    seen = {fn.name: f"line {fn.name_span.line}, a function" for fn in program.functions}
+    for decl in program.consts:
+        at = _name_span(program, decl)
+        what = f"helper const '{decl.name}'"
+        if not _CONST_NAME.match(decl.name):
+            raise _at(program, at, f"{what} must be snake_case or UPPER_SNAKE_CASE")
+        if decl.name in HOOK_NAMES:
+            raise _at(program, at, f"'{decl.name}' is the name of a hook, not of a const")
+        if decl.name in builtin_names:
+            raise _at(program, at, f"{what} would shadow the built-in {decl.name}()")
+        if decl.name in seen:
+            raise _at(program, at, f"'{decl.name}' is already declared ({seen[decl.name]})")
+        seen[decl.name] = f"line {at.line}"
+        assert decl.init is not None  # the parser refuses a const without a value
+        value = freeze(_literal(program, decl.init))
+        consts.append(HelperConst(decl.name, value, program.file, at))
+    return tuple(consts)
+
+
+def _name_span(program: ast.Program, decl: ast.VarDecl) -> ast.Span:
+    """Where the declared name stands (after ``const``)."""
+    start = program.source.index(decl.name, decl.span.start + len(decl.kind))
+    line = program.source.count("\n", 0, start) + 1
+    col = start - (program.source.rfind("\n", 0, start) + 1)
+    return ast.Span(line, col, line, col + len(decl.name), start, start + len(decl.name))
+
+
+def _literal(program: ast.Program, node: ast.Expr) -> Value:
+    """The value of a literal, or a syntax error at the first part that is not one."""
+    if isinstance(node, ast.NumberLit | ast.StringLit | ast.BoolLit):
+        return node.value
+    if isinstance(node, ast.NullLit):
+        return None
+    if isinstance(node, ast.Unary) and node.op in "-+" and isinstance(node.operand, ast.NumberLit):
+        return -node.operand.value if node.op == "-" else node.operand.value
+    if isinstance(node, ast.TemplateLit) and not node.exprs:
+        return node.quasis[0]
+    if isinstance(node, ast.RegexLit):
+        return RegexValue(node.source, node.flags, node.pattern)
+    if isinstance(node, ast.ArrayLit):
+        return [_literal(program, item) for item in node.elements]
+    if isinstance(node, ast.ObjectLit):
+        return {prop.key: _literal(program, prop.value) for prop in node.properties}
+    raise _at(
+        program,
+        node.span,
+        "a helper const holds a literal: a number, a string, true, false, null, a regex, or "
+        "an array or object of those; compute other values inside a function",
+    )
 
 
 def build_helper_table(
     helpers: Iterable[HelperFile],
-) -> tuple[dict[str, FunctionRef], list[ScenarioSyntaxError]]:
-    """Every helper function by name; a name declared in two files is an error naming both."""
-    table: dict[str, FunctionRef] = {}
+) -> tuple[HelperTable, list[ScenarioSyntaxError]]:
+    """Every helper function, project hook and helper const by name; a name declared in
+    two files (or a const named like a helper function) is an error naming both places."""
+    table = HelperTable()
     errors: list[ScenarioSyntaxError] = []
     for helper in helpers:
         for fn in helper.program.functions:
-            first = table.get(fn.name)
-            if first is not None:
-                where = f"{first.program.file}:{first.decl.name_span.line}"
-                errors.append(
-                    _at(
-                        helper.program,
-                        fn.name_span,
-                        f"helper '{fn.name}' is declared in two files: {where} and "
-                        f"{helper.file}:{fn.name_span.line}",
-                    )
-                )
+            kind = "project hook" if fn.name in HOOK_NAMES else "helper"
+            problem = _taken(table, kind, fn.name, f"{helper.file}:{fn.name_span.line}")
+            if problem is not None:
+                errors.append(_at(helper.program, fn.name_span, problem))
                 continue
             table[fn.name] = FunctionRef(fn, helper.program)
+        for const in helper.consts:
+            problem = _taken(table, "helper const", const.name, f"{const.file}:{const.line}")
+            if problem is not None:
+                errors.append(_at(helper.program, const.name_span, problem))
+                continue
+            table.consts[const.name] = const
     return table, errors
+
+
+def _taken(table: HelperTable, kind: str, name: str, here: str) -> str | None:
+    """Why the ``kind`` declared at ``here`` cannot have ``name`` (already in the table)."""
+    ref = table.get(name)
+    const = table.consts.get(name)
+    if ref is not None:
+        first, first_kind = f"{ref.program.file}:{ref.decl.name_span.line}", "helper"
+    elif const is not None:
+        first, first_kind = f"{const.file}:{const.line}", "helper const"
+    else:
+        return None
+    if kind == "project hook":
+        return (
+            f"project hook '{name}' is declared in two helper files: {first} and {here}; "
+            "a project has at most one"
+        )
+    if kind == first_kind:
+        return f"{kind} '{name}' is declared in two files: {first} and {here}"
+    return f"'{name}' names both a {first_kind} ({first}) and a {kind} ({here})"

@@ -58,6 +58,35 @@ Value: TypeAlias = (
 )
 
 
+class FrozenList(list[Value]):
+    """An array of a helper file's top-level ``const``: read like any array, never changed.
+
+    Assigning an element or ``push`` is a ``TypeError`` (the interpreter and
+    :mod:`dsl.methods` check for it); copies (``slice()``) are ordinary arrays.
+    """
+
+    __slots__ = ()
+
+
+class FrozenDict(dict[str, Value]):
+    """An object of a helper file's top-level ``const``: read like any object, never changed."""
+
+    __slots__ = ()
+
+
+def is_frozen(value: Value) -> bool:
+    return isinstance(value, FrozenList | FrozenDict)
+
+
+def freeze(value: Value) -> Value:
+    """A deep, frozen copy: arrays and objects at any depth become Frozen ones."""
+    if isinstance(value, list):
+        return FrozenList(freeze(item) for item in value)
+    if isinstance(value, dict):
+        return FrozenDict((key, freeze(item)) for key, item in value.items())
+    return value
+
+
 def type_name(value: Value) -> str:
     """The name a scenario author knows: ``string``, ``number``, ``array``, ..."""
     if value is None:

@@ -22,6 +22,7 @@ from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import FunctionRef
 from dsl.scenario import (
     HelperFile,
+    HelperTable,
     ScenarioFile,
     ScenarioHeader,
     build_helper_table,
@@ -125,7 +126,8 @@ class ProjectIndex:
     scenarios: dict[str, ScenarioFile] = field(default_factory=dict)
     scenario_metas: list[protocol.ScenarioMeta] = field(default_factory=list)
     helpers: list[HelperFile] = field(default_factory=list)
-    helper_table: dict[str, FunctionRef] = field(default_factory=dict)
+    helper_table: HelperTable = field(default_factory=HelperTable)
+    """Helper functions, the project's hooks and the helper files' consts."""
     collections: dict[str, CollectionEntry] = field(default_factory=dict)
     errors: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -298,11 +300,14 @@ class ProjectIndex:
 
     def _check_programs(self) -> None:
         helper_arities = arity_table(self.helper_table)
+        consts = self.helper_table.consts
         programs = [h.program for h in self.helpers]
         programs += [s.program for s in self.scenarios.values()]
         programs += [s.program for s in self.unlisted]
         for program in programs:
-            self.errors.extend(check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES))
+            self.errors.extend(
+                check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES, consts)
+            )
 
     # --- lookups ---------------------------------------------------------------
 

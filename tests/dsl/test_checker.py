@@ -24,12 +24,14 @@ BUILTINS: dict[str, Arity] = {
     "now": (0, 0),
     "fail": (1, 1),
     "str": (1, 1),
+    "expect_poll": (2, 3),
 }
 HELPERS: dict[str, Arity] = {"sign_in": (2, 2), "open_menu": (0, 1)}
+CONSTS = frozenset({"TODO_ITEMS"})
 
 
 def check(source: str, file: str = "c.test.js") -> list[Diagnostic]:
-    return check_program(parse_program(source, file), HELPERS, BUILTINS)
+    return check_program(parse_program(source, file), HELPERS, BUILTINS, CONSTS)
 
 
 def check_body(body: str) -> list[Diagnostic]:
@@ -225,10 +227,74 @@ def test_a_variable_called_as_a_function() -> None:
     assert (diag.line, diag.col) == (3, 2)
 
 
-def test_a_function_used_as_a_value() -> None:
-    assert messages("  let f = click\n  log(sign_in)") == [
-        "TypeError: 'click' is a function: call it as click(...)",
-        "TypeError: 'sign_in' is a function: call it as sign_in(...)",
+def test_a_built_in_is_not_a_value_but_a_helper_or_local_function_is() -> None:
+    assert messages("  let f = click\n  log(sign_in)\n  log(test_main)") == [
+        "TypeError: 'click' is a built-in: call it as click(...); only functions of the "
+        "scenario's file and of helpers are values",
+    ]
+
+
+def test_hooks_are_neither_called_nor_values() -> None:
+    source = (
+        "function before_each() {\n}\n"
+        "function test_main() {\n  before_each()\n  log(after_each)\n  log(before_each)\n}\n"
+    )
+    found = check(source)
+    assert [(d.line, d.col, d.message) for d in found] == [
+        (
+            4,
+            2,
+            "TypeError: before_each() is a hook: unotest runs it around each test, "
+            "it cannot be called",
+        ),
+        (
+            5,
+            6,
+            "TypeError: 'after_each' is a hook: unotest runs it around each test, "
+            "it is not a value",
+        ),
+        (
+            6,
+            6,
+            "TypeError: 'before_each' is a hook: unotest runs it around each test, "
+            "it is not a value",
+        ),
+    ]
+
+
+def test_expect_poll_takes_a_function_without_parameters_by_name() -> None:
+    source = (
+        "function count() {\n  return 1\n}\n"
+        "function test_main() {\n"
+        "  expect_poll(count, 1)\n"
+        "  expect_poll(count(), 1)\n"
+        "  expect_poll(sign_in, 1)\n"
+        "  let count2 = count\n"
+        "  expect_poll(count2, 1, { timeout: 10 })\n"
+        "}\n"
+    )
+    assert [(d.line, d.col, d.message) for d in check(source)] == [
+        (
+            6,
+            14,
+            "TypeError: expect_poll() takes the function itself: write "
+            "expect_poll(count, ...) without the ()",
+        ),
+        (
+            7,
+            14,
+            "TypeError: expect_poll() calls sign_in() without arguments, but it takes 2: "
+            "poll a function without parameters",
+        ),
+    ]
+
+
+def test_helper_consts_are_seen_everywhere_and_cannot_be_reassigned() -> None:
+    source = "function test_main() {\n  log(ITEMS)\n  ITEMS = []\n  log(OTHER)\n}\n"
+    found = check_program(parse_program(source, "c.test.js"), HELPERS, BUILTINS, {"ITEMS"})
+    assert [(d.line, d.col, d.message) for d in found] == [
+        (3, 2, "TypeError: 'ITEMS' is a const and cannot be reassigned"),
+        (4, 6, "ReferenceError: 'OTHER' is not defined"),
     ]
 
 

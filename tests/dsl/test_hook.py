@@ -201,3 +201,52 @@ def test_helpers_resolve_after_local_functions_and_before_builtins() -> None:
         "m.js",
     )
     assert Interpreter(builtins, helpers).run(local, "test_main") == "local"
+
+
+POLLED = """\
+function test_main() {
+  expect_poll(count, 2)
+  log(LIMIT)
+}
+function count() {
+  calls.n += 1
+  return calls.n
+}
+"""
+
+
+def test_a_polled_function_runs_as_ordinary_steps_one_level_deeper() -> None:
+    """expect_poll's calls are steps of the function (the debugger can step into them);
+    the helpers' consts are visible but not among a step's variables."""
+    program = parse_program(POLLED.replace("calls.n", "COUNTER.n"), "e2e/poll.test.js")
+    recorder = Recorder()
+    logs: list[str] = []
+    slept: list[float] = []
+    builtins = make_pure_builtins(
+        PureServices(env=lambda name: None, log=logs.append, sleep=slept.append)
+    )
+    interp = Interpreter(builtins, hook=recorder, consts={"LIMIT": 3.0, "COUNTER": {"n": 0.0}})
+    interp.run(program, "test_main")
+    befores = [(line, depth) for kind, line, _, depth, _ in recorder.events if kind == "before"]
+    assert befores == [(2, 0), (6, 1), (7, 1), (6, 1), (7, 1), (3, 0)]
+    assert slept == [0.1]  # one wait, the first of Playwright's intervals
+    assert recorder.frames[1] == (
+        ("test_main", "e2e/poll.test.js", 2),
+        ("count", "e2e/poll.test.js", 6),
+    )
+    assert logs == ["3"]
+    assert all("LIMIT" not in snapshot for snapshot in recorder.snapshots)
+
+
+def test_an_interrupt_during_the_poll_wait_ends_the_poll() -> None:
+    program = parse_program(POLLED.replace("calls.n", "COUNTER.n"), "e2e/poll.test.js")
+
+    def interrupted(seconds: float) -> None:
+        raise Interrupt("aborted")
+
+    builtins = make_pure_builtins(
+        PureServices(env=lambda name: None, log=lambda line: None, sleep=interrupted)
+    )
+    interp = Interpreter(builtins, consts={"LIMIT": 3.0, "COUNTER": {"n": -5.0}})
+    with pytest.raises(Interrupt):
+        interp.run(program, "test_main")

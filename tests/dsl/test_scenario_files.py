@@ -16,6 +16,7 @@ from dsl.scenario import (
     load_scenario,
     parse_header,
 )
+from dsl.values import is_frozen
 
 HEADER = "// id-smoke-welcome\n// Welcome page greets a new visitor\n// #4f46e5\n"
 BODY = 'function test_welcome() {\n  goto("/")\n}\n'
@@ -162,3 +163,39 @@ def test_every_duplicate_helper_is_reported_with_both_files() -> None:
 def test_duplicate_function_in_one_helper_file() -> None:
     with pytest.raises(ScenarioSyntaxError, match="already declared at line 1"):
         load_helper("function a() {\n}\nfunction a() {\n}\n", "_helpers/h.js", "h", ())
+
+
+# --- hooks and helper consts ---------------------------------------------------------------
+
+
+def test_hooks_of_a_scenario_and_of_the_project() -> None:
+    scenario = load_scenario(
+        HEADER + "function after_each() {\n}\nfunction test_a() {\n}\n", "s.test.js", "s"
+    )
+    assert scenario.hook("before_each") is None
+    after = scenario.hook("after_each")
+    assert after is not None and after.program is scenario.program
+    hooks = load_helper(
+        "function before_each() {\n}\nfunction sign_in() {\n}\n", "_helpers/h.js", "h", ()
+    )
+    table, errors = build_helper_table([hooks])
+    assert errors == []
+    project_before = table.hook("before_each")
+    assert project_before is not None and project_before.program is hooks.program
+    assert table.hook("after_each") is None and table.hook("sign_in") is None
+
+
+def test_helper_consts_are_frozen_literals_in_the_table() -> None:
+    helper = load_helper(
+        'const ITEMS = ["a", { k: [1, -2] }]\nconst limit = 3\nfunction f() {\n}\n',
+        "_helpers/data.js",
+        "data",
+        (),
+    )
+    table, errors = build_helper_table([helper])
+    assert errors == []
+    assert table.const_values() == {"ITEMS": ["a", {"k": [1.0, -2.0]}], "limit": 3.0}
+    items = table.consts["ITEMS"]
+    assert (items.file, items.line, items.name_span.col) == ("_helpers/data.js", 1, 6)
+    assert is_frozen(items.value) and is_frozen(items.value[1])  # type: ignore[index]
+    assert sorted(table) == ["f"]

@@ -1,5 +1,5 @@
-const BASE = "/shop"
+let base = "/shop"
 
 function open_shop() {
-  goto(BASE)
+  goto(base)
 }

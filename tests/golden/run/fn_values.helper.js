@@ -1,0 +1,3 @@
+function helper_fn() {
+  return 1
+}

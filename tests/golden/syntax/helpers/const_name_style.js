@@ -1,0 +1,1 @@
+const todoItems = ["a", "b"]

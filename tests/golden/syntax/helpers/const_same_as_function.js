@@ -1,0 +1,5 @@
+function open_shop() {
+  goto("/shop")
+}
+
+const open_shop = "/shop"

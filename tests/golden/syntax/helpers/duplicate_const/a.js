@@ -1,0 +1,5 @@
+const ITEMS = ["a"]
+
+function add_item(name) {
+  fill("Item", name)
+}

@@ -1,0 +1,3 @@
+
+const ITEMS = ["b"]
+const add_item = 3

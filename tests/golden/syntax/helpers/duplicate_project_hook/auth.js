@@ -1,0 +1,7 @@
+function before_each() {
+  goto("/login")
+}
+
+function after_each() {
+  goto("/logout")
+}

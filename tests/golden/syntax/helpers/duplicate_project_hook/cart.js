@@ -1,0 +1,7 @@
+function empty_cart() {
+  click("Empty")
+}
+
+function before_each() {
+  goto("/cart")
+}

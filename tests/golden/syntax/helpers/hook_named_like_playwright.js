@@ -1,0 +1,3 @@
+function after_all() {
+  goto("/")
+}

@@ -1,0 +1,3 @@
+function before_each(page) {
+  goto("/")
+}
