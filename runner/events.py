@@ -22,6 +22,7 @@ __all__ = [
     "RunError",
     "StepsLine",
     "call_stack",
+    "chain_frame",
     "collection_run_finished",
     "collection_run_started",
     "collection_scenario_finished",
@@ -76,12 +77,30 @@ def step_started(
     }
 
 
-def step_ok(duration_ms: float) -> protocol.StepOkEvent:
-    return {"kind": "step:ok", "durationMs": duration_ms, "t": now_ms()}
+def step_ok(duration_ms: float, paused_ms: float = 0.0) -> protocol.StepOkEvent:
+    """``durationMs`` leaves out the time spent paused, ``pausedMs`` (written only
+    when there was some)."""
+    event: protocol.StepOkEvent = {"kind": "step:ok", "durationMs": duration_ms, "t": now_ms()}
+    if paused_ms > 0:
+        event["pausedMs"] = paused_ms
+    return event
 
 
-def step_fail(message: str, name: str) -> protocol.StepFailEvent:
-    return {"kind": "step:fail", "error": message, "errorName": name, "t": now_ms()}
+def step_fail(
+    message: str, name: str, *, caught: bool = False, paused_ms: float = 0.0
+) -> protocol.StepFailEvent:
+    """``caught``: a ``try`` of the scenario catches the error (written only when true)."""
+    event: protocol.StepFailEvent = {
+        "kind": "step:fail",
+        "error": message,
+        "errorName": name,
+        "t": now_ms(),
+    }
+    if caught:
+        event["caught"] = True
+    if paused_ms > 0:
+        event["pausedMs"] = paused_ms
+    return event
 
 
 def step_skipped(line: int, col: int) -> protocol.StepSkippedEvent:
@@ -109,6 +128,11 @@ def call_stack(frames: Sequence[CallFrame]) -> list[protocol.CallFrame]:
     """The interpreter's frames (outermost first) as the protocol's ``callStack``: the
     helper calls only, the test function itself is not one."""
     return [{"fn": f.fn, "file": f.file, "line": f.line} for f in frames[1:]]
+
+
+def chain_frame(file: str, line: int, col: int, fn: str) -> protocol.ChainFrame:
+    """One place of a failure's chain (see :class:`runner.protocol.ChainFrame`)."""
+    return {"file": file, "line": line, "col": col, "fn": fn}
 
 
 def paused(
@@ -219,8 +243,27 @@ def collection_run_finished(outcome: protocol.RunOutcome) -> protocol.Collection
 # --- runtime.json ------------------------------------------------------------------------
 
 
-def last_failure(line: int, col: int, message: str, name: str) -> protocol.LastFailure:
-    return {"line": line, "col": col, "error": {"message": message, "name": name}}
+def last_failure(
+    line: int,
+    col: int,
+    message: str,
+    name: str,
+    *,
+    file: str | None = None,
+    stack: Sequence[protocol.ChainFrame] = (),
+) -> protocol.LastFailure:
+    """``line``/``col`` in ``file`` are where the error happened; ``stack`` is its chain
+    from the scenario's own statement (both additive, left out when unknown)."""
+    failure: protocol.LastFailure = {
+        "line": line,
+        "col": col,
+        "error": {"message": message, "name": name},
+    }
+    if file is not None:
+        failure["file"] = file
+    if stack:
+        failure["stack"] = list(stack)
+    return failure
 
 
 def runtime_state(
@@ -263,8 +306,12 @@ def runtime_state(
 class RunError(TypedDict):
     """What a failed run reports about its error (ours; error.json holds it whole).
 
-    ``step*``/``callStack``/``vars`` exist when the failure happened at a step the
-    reporter saw; ``url``/``title`` when a page was open.
+    ``file``/``line``/``col`` are where the error happened (a helper's line when it
+    failed in one); ``at`` is the scenario's own statement that led there and
+    ``chain`` every place from ``at`` down to ``file:line:col`` (outermost first, see
+    :class:`runner.protocol.ChainFrame`). ``step*``/``callStack``/``vars`` exist when
+    the failure happened at a step the reporter saw; ``url``/``title`` when a page was
+    open.
     """
 
     error: str
@@ -279,6 +326,8 @@ class RunError(TypedDict):
     stepCol: NotRequired[int]
     callStack: NotRequired[list[protocol.CallFrame]]
     vars: NotRequired[dict[str, str]]
+    at: NotRequired[protocol.ChainFrame]
+    chain: NotRequired[list[protocol.ChainFrame]]
     url: NotRequired[str]
     title: NotRequired[str]
 
@@ -319,12 +368,17 @@ def run_error(
     scenario: str | None = None,
     where: tuple[str | None, int | None, int | None] | None = None,
     at_step: FailedStep | None = None,
+    chain: Sequence[protocol.ChainFrame] = (),
 ) -> RunError:
     """The one builder of a run's error record (``RunResult.error``, error.json, a
-    worker's report); ``where`` is ``(file, line, col)`` of the error itself."""
+    worker's report); ``where`` is ``(file, line, col)`` of the error itself, ``chain``
+    the places from the scenario's own statement down to it."""
     error: RunError = {"error": message, "errorName": name}
     if where is not None:
         error["file"], error["line"], error["col"] = where
+    if chain:
+        error["at"] = chain[0]
+        error["chain"] = list(chain)
     if scenario is not None:
         error["scenario"] = scenario
     if at_step is not None:

@@ -60,6 +60,7 @@ __all__ = [
     "BreakpointEntry",
     "BreakpointsFile",
     "CallFrame",
+    "ChainFrame",
     "CollectionMeta",
     "CollectionRunArtifact",
     "CollectionRunFinishedEvent",
@@ -277,15 +278,25 @@ class StepStartedEvent(RunArtifactBase):
 
 
 class StepOkEvent(RunArtifactBase):
+    """``pausedMs`` is ours: the time the debugger held the run while this step was
+    open (a failure pause, or pauses inside a call), left out of ``durationMs``."""
+
     kind: Literal["step:ok"]
     durationMs: float
+    pausedMs: NotRequired[float]
 
 
 class StepFailEvent(RunArtifactBase):
+    """``caught``/``pausedMs`` are ours: ``caught`` is true when a ``try`` of the
+    scenario catches the error (then it is not the run's failure); ``pausedMs`` as on
+    ``step:ok``."""
+
     kind: Literal["step:fail"]
     error: str
     errorName: NotRequired[str]
     trace: NotRequired[str]
+    caught: NotRequired[bool]
+    pausedMs: NotRequired[float]
 
 
 class ScreenshotEvent(RunArtifactBase):
@@ -305,6 +316,18 @@ class CallFrame(TypedDict):
     fn: str
     file: str
     line: int
+
+
+class ChainFrame(TypedDict):
+    """Ours: one place of a failure's chain, outermost first. The first is the
+    scenario's own statement, each next one the statement running in the function it
+    called, the last one where the error happened; ``fn`` is the function that holds
+    the place (the test function for the first)."""
+
+    file: str
+    line: int
+    col: int
+    fn: str
 
 
 class PauseSnapshot(TypedDict):
@@ -468,11 +491,18 @@ class FailureError(TypedDict):
 
 
 class LastFailure(TypedDict):
-    """Anonymous in 0.5.0 (``RuntimeStateFile.lastFailure``)."""
+    """Anonymous in 0.5.0 (``RuntimeStateFile.lastFailure``).
+
+    ``file``/``stack`` are ours: ``line``/``col`` are where the error happened, in
+    ``file`` (a helper's, when it failed in one); ``stack`` is the failure's chain from
+    the scenario's own statement down to that place.
+    """
 
     line: int
     col: int
     error: FailureError
+    file: NotRequired[str]
+    stack: NotRequired[list[ChainFrame]]
 
 
 class PageInfo(TypedDict):
