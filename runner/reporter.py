@@ -3,7 +3,14 @@
 One listener, called by the interpreter around every step (in the scenario's
 thread), turns each step into the protocol's ``step:started`` / ``step:ok`` /
 ``step:fail`` lines, rewrites runtime.json, and prints the step for a person. It
-also remembers where the first uncaught failure happened, for the bundle.
+also remembers where each uncaught failure happened first (the innermost step) and
+its chain, the open steps from the scenario's own statement down to it, for the
+run's error, the bundle and ``lastFailure``.
+
+A step that fails inside a ``try`` that catches the error (``Step.caught``) is
+written ``step:fail`` with ``caught: true`` and printed with its own mark; it is
+never a failure of the run. Durations leave out the time the debugger held the run
+while the step was open (``pausedMs``).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from dsl.values import HostValue, RegexValue, Value, to_json_data
 from runner import events, protocol
 from runner.bridge import LoopBridge
 from runner.debugger import DebugController
+from runner.project import SCENARIO_SUFFIX
 from runner.rundir import RunDirectory
 from runner.secrets import MASK_MARGIN, cut_masked
 
@@ -28,6 +36,8 @@ __all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
 
 MAX_VAR_CHARS = 4096
 MAX_TEXT = 200
+E2E_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+MARK_OK, MARK_FAIL, MARK_CAUGHT, MARK_SKIPPED, MARK_RUNNING = "✓", "✗", "○", "↷", "…"
 
 
 def render_var(value: Value, mask: Callable[[str], str] | None = None) -> str:
@@ -99,6 +109,7 @@ class FailurePoint:
     text: str
     call_stack: list[protocol.CallFrame]
     variables: dict[str, str]
+    chain: list[protocol.ChainFrame] = field(default_factory=list)
 
 
 @dataclass
@@ -113,6 +124,12 @@ class _Open:
     step: Step | None = None
     call_stack: list[protocol.CallFrame] = field(default_factory=list)
     mask: Callable[[str], str] | None = None
+    chain: tuple[protocol.ChainFrame, ...] = ()
+    """The open steps from the scenario's own statement down to this one."""
+    paused_before: float = 0.0
+    """The debugger's paused seconds when the step opened."""
+    announced: bool = False
+    """Its start line is printed (off a terminal: when its first child starts)."""
 
     def variables(self) -> dict[str, str]:
         """The step's variables now (its scope outlives the unwinding; its frames do not),
@@ -122,7 +139,11 @@ class _Open:
 
 @dataclass
 class StepReporter:
-    """The interpreter hook of ``unotest e2e``."""
+    """The interpreter hook of ``unotest e2e``.
+
+    ``scenario_file`` is the project-relative path of the scenario's file (by default
+    the one its name gives): the console names the file of every step outside it.
+    """
 
     rundir: RunDirectory
     run_id: str
@@ -137,6 +158,7 @@ class StepReporter:
     last_failure: protocol.LastFailure | None = None
     debugger: DebugController | None = None
     pause_on_failure: bool = False
+    scenario_file: str | None = None
 
     # --- hook -----------------------------------------------------------------------
 
@@ -157,66 +179,43 @@ class StepReporter:
             and debugger.before(step) is Directive.SKIP
         ):
             return Directive.SKIP
-        index = self.step_count
-        self.step_count += 1
-        text = self._step_text(step)
-        self.open.append(
-            _Open(
-                index,
-                time.perf_counter(),
-                text,
-                step.depth,
-                step.line,
-                step.col,
-                step.file,
-                step,
-                self._call_stack(step),
-                self.console.mask,
-            )
+        opened = self._open_step(step)
+        self.rundir.append(
+            events.step_started(step.line, step.col, opened.text, step.file, step.depth)
         )
-        self.rundir.append(events.step_started(step.line, step.col, text, step.file, step.depth))
+        self._announce_callers()
         self.bridge.check()
         self.write_runtime("running", step)
-        self.console.running(self._line("…", step.depth, step.line, step.col, text, None))
+        self.console.running(self._console_line(MARK_RUNNING, opened))
         return Directive.PROCEED
 
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
         directive = Directive.PROCEED
-        if error is not None and self.debugger is not None and self.pause_on_failure:
-            self.last_failure = self._last_failure(error)
-            directive = self.debugger.after_failure(step, error)
-            if directive is Directive.SKIP:
-                opened = self.open.pop()
-                self.rundir.append(events.step_skipped(step.line, step.col))
-                self.console.finish(
-                    self._line("↷", opened.depth, opened.line, opened.col, opened.text, None)
-                )
-                self.write_runtime("running", step)
-                return directive
-        opened = self.open.pop()
-        duration = round((time.perf_counter() - opened.started) * 1000, 1)
+        opened = self.open[-1]
+        caught = error is not None and step.caught
+        if error is not None and not caught:
+            self.last_failure = self._last_failure(self._record_failure(opened, step, error))
+            if self.debugger is not None and self.pause_on_failure:
+                directive = self.debugger.after_failure(step, error)
+                if directive is Directive.SKIP:
+                    self.open.pop()
+                    self.rundir.append(events.step_skipped(step.line, step.col))
+                    self.console.finish(self._console_line(MARK_SKIPPED, opened))
+                    self.write_runtime("running", step)
+                    return directive
+        self.open.pop()
+        duration, paused = self._timing(opened)
         if error is None:
-            self.rundir.append(events.step_ok(duration))
-            self.console.finish(
-                self._line("✓", opened.depth, opened.line, opened.col, opened.text, duration)
-            )
+            self.rundir.append(events.step_ok(duration, paused))
+            self.console.finish(self._console_line(MARK_OK, opened, duration, paused))
         else:
-            self.rundir.append(events.step_fail(self._message(error.message), error.name))
-            self.console.finish(
-                self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
+            message = self._message(error.message)
+            self.rundir.append(
+                events.step_fail(message, error.name, caught=caught, paused_ms=paused)
             )
-            if id(error) not in self.failures:
-                self.failures[id(error)] = FailurePoint(
-                    error,
-                    opened.index,
-                    opened.line,
-                    opened.col,
-                    opened.file,
-                    opened.text,
-                    self._call_stack(step),
-                    self._vars(step, self.console.mask),
-                )
-            self.last_failure = self._last_failure(error)
+            mark = MARK_CAUGHT if caught else MARK_FAIL
+            note = f"caught {error.name}" if caught else ""
+            self.console.finish(self._console_line(mark, opened, duration, paused, note))
         self.write_runtime("running", step)
         return directive
 
@@ -226,14 +225,84 @@ class StepReporter:
         """Steps still open when the run was interrupted end as failed, innermost first."""
         while self.open:
             opened = self.open.pop()
-            duration = round((time.perf_counter() - opened.started) * 1000, 1)
-            self.rundir.append(events.step_fail(self._message(message), name))
-            self.console.finish(
-                self._line("✗", opened.depth, opened.line, opened.col, opened.text, duration)
-            )
+            duration, paused = self._timing(opened)
+            self.rundir.append(events.step_fail(self._message(message), name, paused_ms=paused))
+            self.console.finish(self._console_line(MARK_FAIL, opened, duration, paused))
 
     def failure_for(self, error: ScriptError) -> FailurePoint | None:
         return self.failures.get(id(error))
+
+    # --- steps ------------------------------------------------------------------------
+
+    def _open_step(self, step: Step) -> _Open:
+        """The step's record: its text, its place in the chain of open steps, and the
+        debugger's paused time so far (what its duration will leave out)."""
+        index = self.step_count
+        self.step_count += 1
+        frames = step.frames()
+        own = events.chain_frame(
+            step.file, step.line, step.col, frames[-1].fn if frames else self.test_fn
+        )
+        caller = self.open[-1] if self.open and self.open[-1].depth < step.depth else None
+        opened = _Open(
+            index,
+            time.perf_counter(),
+            self._step_text(step),
+            step.depth,
+            step.line,
+            step.col,
+            step.file,
+            step,
+            events.call_stack(frames),
+            self.console.mask,
+            chain=(*caller.chain, own) if caller is not None else (own,),
+            paused_before=self._paused_seconds(),
+        )
+        self.open.append(opened)
+        return opened
+
+    def _record_failure(self, opened: _Open, step: Step, error: ScriptError) -> FailurePoint:
+        """Where ``error`` was first seen: the innermost step (the steps that called it
+        fail with the same error after it and keep this record)."""
+        point = self.failures.get(id(error))
+        if point is not None:
+            return point
+        *callers, own = opened.chain
+        if error.file == opened.file:
+            own = events.chain_frame(error.file, error.line, error.col, own["fn"])
+        point = FailurePoint(
+            error,
+            opened.index,
+            opened.line,
+            opened.col,
+            opened.file,
+            opened.text,
+            self._call_stack(step),
+            self._vars(step, self.console.mask),
+            [*callers, own],
+        )
+        self.failures[id(error)] = point
+        return point
+
+    def _paused_seconds(self) -> float:
+        return self.debugger.paused_for() if self.debugger is not None else 0.0
+
+    def _timing(self, opened: _Open) -> tuple[float, float]:
+        """``(durationMs, pausedMs)``: the time the step was open, less the time the
+        debugger held the run meanwhile (a failure pause, pauses in the steps it called)."""
+        paused = max(0.0, self._paused_seconds() - opened.paused_before)
+        total = time.perf_counter() - opened.started
+        return round(max(0.0, total - paused) * 1000, 1), round(paused * 1000, 1)
+
+    def _announce_callers(self) -> None:
+        """Off a terminal a step's line is printed when it ends, after the steps it
+        called: the callers of the step just opened say first that they started."""
+        if self.console.live:
+            return
+        for caller in self.open[:-1]:
+            if not caller.announced:
+                caller.announced = True
+                self.console.line(self._console_line(MARK_RUNNING, caller))
 
     # --- runtime.json -----------------------------------------------------------------
 
@@ -264,8 +333,18 @@ class StepReporter:
         """
         return cut_masked(message, MAX_VAR_CHARS, self.console.mask)
 
-    def _last_failure(self, error: ScriptError) -> protocol.LastFailure:
-        return events.last_failure(error.line, error.col, self._message(error.message), error.name)
+    def _last_failure(self, point: FailurePoint) -> protocol.LastFailure:
+        """runtime.json's ``lastFailure``: where the error happened, in its file, and
+        its chain from the scenario's own statement."""
+        error = point.error
+        return events.last_failure(
+            error.line,
+            error.col,
+            self._message(error.message),
+            error.name,
+            file=error.file,
+            stack=point.chain,
+        )
 
     def write_runtime(
         self, state: protocol.RuntimeState, step: Step | None = None, *, page: bool = True
@@ -309,13 +388,43 @@ class StepReporter:
 
     # --- console ------------------------------------------------------------------------
 
+    def _console_line(
+        self,
+        mark: str,
+        opened: _Open,
+        duration: float | None = None,
+        paused: float = 0.0,
+        note: str = "",
+    ) -> str:
+        """A step for a person; a step outside the scenario's file names its file."""
+        home = self.scenario_file or f"{E2E_PREFIX}{self.scenario}{SCENARIO_SUFFIX}"
+        where = f"{opened.line}:{opened.col}"
+        if opened.file != home:
+            where = f"{opened.file.removeprefix(E2E_PREFIX)}:{where}"
+        return self._line(mark, opened.depth, where, opened.text, duration, paused, note)
+
     @staticmethod
-    def _line(mark: str, depth: int, line: int, col: int, text: str, duration: float | None) -> str:
+    def _line(
+        mark: str,
+        depth: int,
+        where: str,
+        text: str,
+        duration: float | None,
+        paused: float = 0.0,
+        note: str = "",
+    ) -> str:
+        """``  ✓ 3:2  click("Save")  (12 ms)``, indented by depth; the parenthesis adds
+        a note (``caught TimeoutError``) and the time spent paused, when there are."""
         shown = " ".join(text.split())
         if len(shown) > 100:
             shown = shown[:99] + "…"
-        timing = f"  ({_ms(duration)})" if duration is not None else ""
-        return f"  {'  ' * depth}{mark} {line}:{col}  {shown}{timing}"
+        parts = [note] if note else []
+        if duration is not None:
+            parts.append(_ms(duration))
+        if paused > 0:
+            parts.append(f"paused {_ms(paused)}")
+        timing = f"  ({', '.join(parts)})" if parts else ""
+        return f"  {'  ' * depth}{mark} {where}  {shown}{timing}"
 
 
 def _ms(duration: float) -> str:

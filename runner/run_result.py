@@ -9,13 +9,13 @@ browser: the orchestrator reads its workers' results without loading Playwright.
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
 
 from runner import events
 from runner.events import RunError
-from runner.protocol import CallFrame, FinishedOutcome
+from runner.protocol import CallFrame, ChainFrame, FinishedOutcome
 
 if TYPE_CHECKING:
     from dsl.errors import ScriptError
@@ -25,6 +25,9 @@ __all__ = [
     "RunResult",
     "RunResultJSON",
     "SeenFailure",
+    "chain_text",
+    "error_chain",
+    "error_location",
     "internal_error_message",
     "script_error_info",
     "summary_lines",
@@ -138,6 +141,8 @@ class SeenFailure(Protocol):
     def call_stack(self) -> list[CallFrame]: ...
     @property
     def variables(self) -> dict[str, str]: ...
+    @property
+    def chain(self) -> list[ChainFrame]: ...
 
 
 class OpenStep(Protocol):
@@ -155,15 +160,19 @@ class OpenStep(Protocol):
     def text(self) -> str: ...
     @property
     def call_stack(self) -> list[CallFrame]: ...
+    @property
+    def chain(self) -> tuple[ChainFrame, ...]: ...
     def variables(self) -> dict[str, str]: ...
 
 
 def script_error_info(err: ScriptError, failure: SeenFailure | None, scenario: str) -> RunError:
-    """A script error, placed at the innermost step that reported it when there is one."""
+    """A script error, placed at the innermost step that reported it when there is one,
+    with the chain that step saw (an error no step saw has its own place only)."""
     return events.run_error(
         err.message,
         err.name,
         where=(err.file, err.line, err.col),
+        chain=failure.chain if failure is not None else (),
         scenario=scenario,
         at_step=None
         if failure is None
@@ -186,6 +195,7 @@ def timeout_error_info(message: str, scenario: str, step: OpenStep | None) -> Ru
         message,
         "TimeoutError",
         where=(step.file, step.line, step.col),
+        chain=step.chain,
         scenario=scenario,
         at_step=events.failed_step(
             step.text, step.index, step.line, step.col, step.call_stack, step.variables()
@@ -198,7 +208,47 @@ def internal_error_message(exc: BaseException | None) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-# --- what a person reads at the end ------------------------------------------------------
+# --- what a person reads ------------------------------------------------------------------
+
+
+def chain_text(chain: Sequence[ChainFrame]) -> str:
+    """``a.test.js:12:2 → _helpers/b.js:45:2 check_items``: each place, with the
+    function that holds it after the first (the scenario's own statement)."""
+    return " → ".join(
+        f"{f['file']}:{f['line']}:{f['col']}" + (f" {f['fn']}" if i and f["fn"] else "")
+        for i, f in enumerate(chain)
+    )
+
+
+def error_chain(error: Mapping[str, object]) -> list[ChainFrame]:
+    """The ``chain`` of an error record read back (a worker's report, error.json):
+    only well-formed places, none when the record has none."""
+    chain = error.get("chain")
+    if not isinstance(chain, list):
+        return []
+    return [
+        events.chain_frame(f["file"], f["line"], f["col"], str(f.get("fn") or ""))
+        for f in chain
+        if isinstance(f, dict)
+        and isinstance(f.get("file"), str)
+        and _is_int(f.get("line"))
+        and _is_int(f.get("col"))
+    ]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def error_location(error: Mapping[str, object]) -> str | None:
+    """Where an error record says the failure is, as every report writes it: its chain
+    (the scenario's own line first), else ``file:line:col``, else ``None``."""
+    chain = error_chain(error)
+    if chain:
+        return chain_text(chain)
+    if error.get("file") is None:
+        return None
+    return f"{error['file']}:{error['line']}:{error['col']}"
 
 
 def summary_lines(result: RunResult) -> list[str]:
@@ -208,9 +258,8 @@ def summary_lines(result: RunResult) -> list[str]:
     if result.outcome == "aborted":
         return [f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)"]
     error: Mapping[str, object] = result.error or {}
-    where = ""
-    if "file" in error:
-        where = f"{error['file']}:{error['line']}:{error['col']}: "
+    location = error_location(error)
+    where = f"{location}: " if location else ""
     lines = [
         f"\nfailed  {result.scenario}",
         f"  {where}{error.get('errorName', 'Error')}: {error.get('error', '')}",

@@ -509,7 +509,7 @@ def test_passing_failing_and_json_runs(
         'screenshot("home")',
         "expect_equal(total, 3)",
     ):
-        pattern = rf"\s+✓ \d+:\d+  {re.escape(text)}  \(\d+(\.\d+)? m?s\)"
+        pattern = rf"\s+✓ (_helpers/site\.js:)?\d+:\d+  {re.escape(text)}  \(\d+(\.\d+)? m?s\)"
         assert any(re.fullmatch(pattern, line) for line in lines), (text, passing.stdout)
     assert "total is 3" in lines
     assert re.search(r"^passed  flows/passing: 7 steps in \d+\.\d\d s$", passing.stdout, re.M)
@@ -538,10 +538,15 @@ def test_passing_failing_and_json_runs(
     assert failing.code == 1, failing
     where = f"{HELPER_FILE}:{CHECK_HEADING_LINE}:2"
     message = 'expected <Locator css="h1"> to have text "Goodbye", received "Lifecycle home"'
-    assert f"  {where}: AssertionError: {message}" in failing.stdout
+    # the scenario's own line first, then the helper where it failed
+    chain = f"unotest/e2e/flows/failing.test.js:7:2 → {where} check_heading"
+    failing_fn = "test_failing"
+    assert f"  {chain}: AssertionError: {message}" in failing.stdout
     assert '  step: expect_text(css("h1"), expected)' in failing.stdout
     assert re.search(r"^failed  flows/failing$", failing.stdout, re.M)
-    assert re.search(r"✗ 9:2  expect_text\(css\(\"h1\"\), expected\)", failing.stdout)
+    assert re.search(
+        r"✗ _helpers/site\.js:9:2  expect_text\(css\(\"h1\"\), expected\)", failing.stdout
+    )
 
     run = run_dir_of(project, failing.pid)
     events = check_run_dir(
@@ -570,6 +575,11 @@ def test_passing_failing_and_json_runs(
         "line": CHECK_HEADING_LINE,
         "col": 2,
         "error": {"message": message, "name": "AssertionError"},
+        "file": HELPER_FILE,
+        "stack": [
+            {"file": "unotest/e2e/flows/failing.test.js", "line": 7, "col": 2, "fn": failing_fn},
+            {"file": HELPER_FILE, "line": CHECK_HEADING_LINE, "col": 2, "fn": "check_heading"},
+        ],
     }
 
     bundle = bundle_of(project, events)

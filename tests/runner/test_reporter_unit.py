@@ -58,6 +58,7 @@ class FakeStep:
     depth: int = 0
     chain: tuple[CallFrame, ...] = (CallFrame("test_shop", FILE, 1),)
     scope: dict[str, Value] = field(default_factory=dict)
+    caught: bool = False
 
     def frames(self) -> tuple[CallFrame, ...]:
         return self.chain
@@ -193,15 +194,23 @@ def test_a_failing_step_records_where_the_error_happened(
     )
     assert point.call_stack == [{"fn": "sign_in", "file": HELPER, "line": 2}]
     assert point.variables == {"user": '"bob"'}
+    chain = [
+        {"file": FILE, "line": 4, "col": 2, "fn": "test_shop"},
+        {"file": HELPER, "line": 2, "col": 2, "fn": "sign_in"},
+    ]
+    assert point.chain == chain
     assert h.runtime()["lastFailure"] == {
         "line": 2,
         "col": 2,
         "error": {"message": 'expected "Hi"', "name": "AssertionError"},
+        "file": HELPER,
+        "stack": chain,
     }
     lines = h.stream.getvalue().splitlines()
-    assert [line.split()[0] for line in lines] == ["✗", "✗"]
-    assert lines[0].startswith("    ✗ 2:2  ")  # indented by its depth
-    assert lines[1].startswith("  ✗ 4:2  ")
+    assert [line.split()[0] for line in lines] == ["…", "✗", "✗"]
+    assert lines[0].startswith("  … 4:2  sign_in()")  # off a terminal: the call first
+    assert lines[1].startswith("    ✗ _helpers/sign_in.js:2:2  ")  # by its depth, its file
+    assert lines[2].startswith("  ✗ 4:2  ")
 
 
 # --- masking and bounds ---------------------------------------------------------------------
@@ -285,9 +294,9 @@ def test_console_lines_collapse_whitespace_shorten_to_100_and_show_seconds(
     make: Callable[..., Harness],
 ) -> None:
     h = make()
-    assert StepReporter._line("✓", 0, 3, 2, "a\n   b\tc", 12.4) == "  ✓ 3:2  a b c  (12 ms)"
-    assert StepReporter._line("✗", 2, 3, 2, "x", 1500) == "      ✗ 3:2  x  (1.50 s)"
-    assert StepReporter._line("…", 0, 1, 0, "y" * 150, None) == "  … 1:0  " + "y" * 99 + "…"
+    assert StepReporter._line("✓", 0, "3:2", "a\n   b\tc", 12.4) == "  ✓ 3:2  a b c  (12 ms)"
+    assert StepReporter._line("✗", 2, "3:2", "x", 1500) == "      ✗ 3:2  x  (1.50 s)"
+    assert StepReporter._line("…", 0, "1:0", "y" * 150, None) == "  … 1:0  " + "y" * 99 + "…"
     step = h.step("z" * 150, 4)
     h.reporter.before_statement(step)  # type: ignore[arg-type]
     h.reporter.after_statement(step, None)  # type: ignore[arg-type]
@@ -363,7 +372,11 @@ def test_an_interrupt_is_raised_after_the_step_is_opened_and_closes_as_failed(
     assert [(e["kind"], e["errorName"]) for e in fails] == [("step:fail", "TimeoutError")] * 2
     assert h.reporter.open == []
     lines = h.stream.getvalue().splitlines()
-    assert [line.strip().split()[:2] for line in lines] == [["✗", "8:2"], ["✗", "3:2"]]
+    assert [line.strip().split()[:2] for line in lines] == [
+        ["…", "3:2"],  # off a terminal, the call says it started before its step ends
+        ["✗", "8:2"],
+        ["✗", "3:2"],
+    ]
 
 
 def test_runtime_json_carries_the_page_inside_a_step_and_never_asks_outside_one(

@@ -170,6 +170,10 @@ class _Step:
     file = "unotest/e2e/a.test.js"
     text = "while (true)"
     call_stack: ClassVar[list[protocol.CallFrame]] = [{"fn": "helper", "file": "h.js", "line": 2}]
+    chain: ClassVar[tuple[protocol.ChainFrame, ...]] = (
+        {"file": "unotest/e2e/a.test.js", "line": 5, "col": 2, "fn": "test_a"},
+        {"file": "unotest/e2e/a.test.js", "line": 8, "col": 2, "fn": "helper"},
+    )
 
     def variables(self) -> dict[str, str]:
         return {"n": "41"}
@@ -184,6 +188,8 @@ def test_timeout_error_info_is_placed_at_the_step_it_stopped() -> None:
         "file",
         "line",
         "col",
+        "at",
+        "chain",
         "scenario",
         "step",
         "stepIndex",
@@ -194,6 +200,7 @@ def test_timeout_error_info_is_placed_at_the_step_it_stopped() -> None:
     ]
     assert (info["file"], info["line"], info["col"]) == ("unotest/e2e/a.test.js", 8, 2)
     assert (info["stepLine"], info["stepCol"]) == (8, 2)
+    assert info["chain"] == list(_Step.chain) and info["at"] == _Step.chain[0]
     assert info["errorName"] == "TimeoutError" and info["stepIndex"] == 3
     assert info["vars"] == {"n": "41"}
     assert timeout_error_info("too long", "a", None) == {
