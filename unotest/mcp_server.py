@@ -49,6 +49,7 @@ from runner.errors import UnotestError
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.protocol import JSONObject
+from runner.run_result import error_location
 from runner.rundir import append_line, atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
@@ -470,7 +471,8 @@ class _Tools:
         events = read_events(run_dir / protocol.STEPS_FILE)
         written = [e for e in events if e.get("kind") == "failure-bundle:written"]
         if not written:
-            fails = [e for e in events if e.get("kind") == "step:fail"]
+            # A step whose error a ``try`` caught is no failure of the run.
+            fails = [e for e in events if e.get("kind") == "step:fail" and not e.get("caught")]
             if not fails:
                 raise ToolError(f"run {run_id} has no failure")
             return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
@@ -485,6 +487,8 @@ class _Tools:
         if (bundle / "page.aria.yaml").is_file():
             aria = (bundle / "page.aria.yaml").read_text(encoding="utf-8", errors="replace")
         report = {
+            # The scenario's own line first, then each helper down to where it failed.
+            "location": error_location(error) if isinstance(error, dict) else None,
             "error": error,
             "bundlePath": written[-1]["bundlePath"],
             "consoleErrors": [m for m in console if m.get("type") in ("error", "pageerror")][-30:],

@@ -38,7 +38,7 @@ from runner.errors import ScenarioFailed
 from unotest.pytest_state import STATE, PluginState
 
 if TYPE_CHECKING:
-    from _pytest._code.code import ExceptionChainRepr, TerminalRepr, TracebackStyle
+    from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr, TracebackStyle
     from playwright.sync_api import Page as SyncPage
 
     from runner.project import Project
@@ -374,51 +374,59 @@ def _scenario_failed(result: RunResult) -> ScenarioFailed:
 def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
     """pytest's own failure representation, so the terminal, ``--junitxml``, the
     short summary and pytest-xdist (which serializes it) all show it as for a
-    Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``."""
-    from _pytest._code.code import (
-        ExceptionChainRepr,
-        ReprEntry,
-        ReprFileLocation,
-        ReprTraceback,
-    )
+    Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``.
+
+    A failure inside a helper is a traceback of one entry per place of its chain, as
+    Python's are: the scenario's own line first, then each helper down to the one
+    that failed, which carries the ``E`` lines.
+    """
+    from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceback
+
+    from runner.run_result import chain_text, error_chain
 
     error: Mapping[str, object] = result.error or {}
     name = str(error.get("errorName", "Error"))
     message = str(error.get("error", f"the scenario was {result.outcome}"))
     file, line, col = error.get("file"), error.get("line"), error.get("col")
-    lines: list[str] = []
-    if isinstance(file, str) and file and isinstance(line, int):
-        lines.extend(_source_window(project.root / file, line, col))
     message_lines = message.splitlines() or [""]
-    lines.append(f"E   {name}: {message_lines[0]}")
-    lines.extend(f"E   {rest}" for rest in message_lines[1:])
-    stack = error.get("callStack")
-    if isinstance(stack, list) and len(stack) > 1:
-        lines.append(
-            "E   call stack: "
-            + " <- ".join(
-                f"{frame.get('fn')} ({frame.get('file')}:{frame.get('line')})"
-                if isinstance(frame, dict)
-                else str(frame)
-                for frame in reversed(stack)
-            )
-        )
+    chain = error_chain(error)
+    e_lines = [f"E   {name}: {message_lines[0]}", *(f"E   {rest}" for rest in message_lines[1:])]
+    if len(chain) > 1:
+        e_lines.append(f"E   at {chain_text(chain)}")
+    callers = [
+        _repr_entry(project, f["file"], f["line"], f["col"], f"in {f['fn']}" if i else "", [])
+        for i, f in enumerate(chain[:-1])
+    ]
     if isinstance(file, str) and file and isinstance(line, int):
-        # ReprFileLocation prints "path:lineno: message"; the column rides in the
-        # lineno slot so the line reads file:line:col like every unotest message.
-        location = ReprFileLocation(f"{file}:{line}", col if isinstance(col, int) else 0, name)
+        at = col if isinstance(col, int) else 0
+        entries = [*callers, _repr_entry(project, file, line, at, name, e_lines)]
         crash = ReprFileLocation(str(file), line, f"{name}: {message_lines[0]}")
     else:
-        location = ReprFileLocation(result.scenario, 0, name)
+        entries = [_repr_entry(project, result.scenario, 0, None, name, e_lines)]
         crash = ReprFileLocation(result.scenario, 0, f"{name}: {message_lines[0]}")
-    entry = ReprEntry(lines, None, None, location, "long")
-    chain = ExceptionChainRepr([(ReprTraceback([entry], None, "long"), crash, None)])
+    chained = ExceptionChainRepr([(ReprTraceback(entries, None, "long"), crash, None)])
     details = []
     if result.bundle_path:
         details.append(f"failure bundle: {result.bundle_path}")
     details.append(f"run directory: {result.run_dir}")
-    chain.addsection("unotest", "\n".join(details))
-    return chain
+    chained.addsection("unotest", "\n".join(details))
+    return chained
+
+
+def _repr_entry(
+    project: Project, file: str, line: int, col: int | None, label: str, e_lines: list[str]
+) -> ReprEntry:
+    """One traceback entry: the source up to ``line`` (none for a place without a
+    line), the ``E`` lines, and ``file:line:col: label`` (the column rides in pytest's
+    lineno slot so the line reads like every unotest message)."""
+    from _pytest._code.code import ReprEntry, ReprFileLocation
+
+    lines = _source_window(project.root / file, line, col) if line > 0 else []
+    if line > 0:
+        location = ReprFileLocation(f"{file}:{line}", col or 0, label)
+    else:
+        location = ReprFileLocation(file, 0, label)
+    return ReprEntry([*lines, *e_lines], None, None, location, "long")
 
 
 def _source_window(path: Path, line: int, col: object) -> list[str]:

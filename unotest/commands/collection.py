@@ -26,6 +26,7 @@ from runner.errors import ConfigError, UsageError
 from runner.events import run_error
 from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
 from runner.protocol import JSONObject
+from runner.run_result import error_chain, error_location
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
@@ -300,11 +301,16 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
     error: Mapping[str, object] = scenario.error or {}
     if scenario.outcome in ("failed", "interrupted"):
         message = _message(scenario)
+        location = _location(error)
         node = ET.SubElement(
-            case, "failure", message=message, type=str(error.get("errorName", scenario.outcome))
+            case,
+            "failure",
+            # The place first, as CI shows the message alone: the scenario's own line,
+            # then each helper down to where it failed.
+            message=f"{location}: {message}" if location else message,
+            type=str(error.get("errorName", scenario.outcome)),
         )
         details = [message]
-        location = _location(error)
         if location:
             details.append(f"at {location}")
         if error.get("step"):
@@ -388,7 +394,8 @@ def _test_end(scenario: ScenarioOutcome, collection: str) -> JSONObject:
         "error_message": error.get("error")
         or (scenario.note if scenario.outcome != "completed" else None),
         "error_name": error.get("errorName"),
-        "location": _location(error),
+        "location": _place(error),
+        "chain": [dict(frame) for frame in error_chain(error)] or None,
         "bundle_path": scenario.bundle_path,
         "run_id": scenario.run_id,
         "worker": scenario.worker,
@@ -396,8 +403,15 @@ def _test_end(scenario: ScenarioOutcome, collection: str) -> JSONObject:
 
 
 def _location(error: Mapping[str, object]) -> str | None:
-    """``file:line:col`` of a scenario's error, as every report writes it."""
-    if "file" not in error:
+    """Where a scenario's error is, as the console and JUnit write it: its chain from
+    the scenario's own line (``file:line:col`` when it has none)."""
+    return error_location(error)
+
+
+def _place(error: Mapping[str, object]) -> str | None:
+    """``file:line:col`` of the error itself (the JSON report's ``location``, kept as it
+    was; its ``chain`` has the places from the scenario's own line)."""
+    if error.get("file") is None:
         return None
     return f"{error['file']}:{error['line']}:{error['col']}"
 

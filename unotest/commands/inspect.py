@@ -9,6 +9,7 @@ from pathlib import Path
 from runner import protocol
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
+from runner.run_result import chain_text, error_chain
 from runner.runs import find_run_dir
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK
@@ -59,13 +60,27 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(f"  {name:<{width}} = {shown}")
     failure = state.get("lastFailure")
     if failure:
-        error = failure.get("error", {})
-        name, message = error.get("name", "Error"), error.get("message", "")
-        print(f"failure   {failure['line']}:{failure['col']} {name}: {message}")
+        print(f"failure   {_failure_text(failure)}")
     breakpoints = state.get("breakpoints")
     if breakpoints:
         print("breaks    " + "; ".join(f"{f} {', '.join(p)}" for f, p in breakpoints.items()))
     return EXIT_OK
+
+
+def _failure_text(failure: dict[str, object]) -> str:
+    """``lastFailure`` in one line: its chain from the scenario's own line (or its
+    ``file:line:col``, or ``line:col`` from a runner that wrote neither), the error."""
+    error = failure.get("error")
+    error = error if isinstance(error, dict) else {}
+    name, message = error.get("name", "Error"), error.get("message", "")
+    chain = error_chain({"chain": failure.get("stack")})
+    if chain:
+        where = chain_text(chain)
+    elif failure.get("file"):
+        where = f"{failure['file']}:{failure['line']}:{failure['col']}"
+    else:
+        where = f"{failure.get('line')}:{failure.get('col')}"
+    return f"{where}: {name}: {message}"
 
 
 def _source_line(root: Path, file: str, line: int) -> str | None:
