@@ -822,3 +822,103 @@ def test_docs_name_every_advertised_tool(name: str, tmp_path: Path) -> None:
             if "default" in schema:
                 default = json.dumps(schema["default"])
                 assert default in section, f"{tool.name}.{parameter} default {default}"
+
+
+# ---------------------------------------------------------------------------
+# runs end with the session that started them, unless detached (issue 13)
+# ---------------------------------------------------------------------------
+
+
+def _events_of(run_dir: Path) -> list[dict[str, Any]]:
+    path = run_dir / "steps.jsonl"
+    lines = path.read_bytes().split(b"\n")[:-1] if path.exists() else []
+    return [json.loads(line) for line in lines]
+
+
+async def _until_finished(run_dir: Path, timeout: float = 30) -> list[dict[str, Any]]:
+    with anyio.fail_after(timeout):
+        while not any(e["kind"] == "run:finished" for e in _events_of(run_dir)):
+            await anyio.sleep(0.1)
+    return _events_of(run_dir)
+
+
+def _parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[1])
+
+
+def _ended_by(events: list[dict[str, Any]]) -> str:
+    """The id of the abort that ended a run, which must have ended ``aborted``."""
+    assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "aborted", events
+    aborts = [e for e in events if e["kind"] == "command:applied" and e["cmd"] == "abort"]
+    assert len(aborts) == 1, aborts
+    return str(aborts[0]["id"])
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="finds leftover processes through /proc")
+def test_runs_end_with_the_session_unless_started_detached(project: Path) -> None:
+    marker = uuid.uuid4().hex
+    started: dict[str, dict[str, Any]] = {}
+
+    async def first_session() -> None:
+        async with connect(project, marker) as agent:
+            for name, detach in (("owned", False), ("detached", True)):
+                started[name] = await agent.start(
+                    "run_scenario", name="smoke-welcome", breakpoints=["6"], detach=detach
+                )
+            for run in started.values():
+                await agent.wait(run["runId"], "paused")
+        # The session is closed (the server has exited): the owned run ended with it.
+        owned = await _until_finished(project / started["owned"]["runDir"])
+        assert _ended_by(owned).startswith("mcp-session-closed-"), owned
+        detached_dir = project / started["detached"]["runDir"]
+        await anyio.sleep(1.0)  # past the server's end and a few of the run's own checks
+        detached = _events_of(detached_dir)
+        assert detached[-1]["kind"] == "paused", detached
+        assert started["detached"]["pid"] in marked_processes(marker)
+        runtime = json.loads((detached_dir / "runtime.json").read_text())
+        assert runtime["state"] == "paused-breakpoint"
+
+    async def second_session() -> None:
+        async with connect(project, marker) as agent:
+            run_id = started["detached"]["runId"]
+            await agent.ok("debug", run_id=run_id, cmd="continue")
+            done = await agent.wait(run_id, "finished")
+            assert done["run"]["status"] == "passed"
+
+    try:
+        anyio.run(first_session)
+        anyio.run(second_session)
+    finally:
+        left = wait_for_no_leftovers(marker, 15)
+        for run in started.values():
+            stop_run(run["pid"], marker)
+    assert not left, f"processes left after the test: {left}"
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="finds the server and leftovers through /proc")
+def test_a_server_killed_with_sigkill_takes_its_runs_along(project: Path) -> None:
+    marker = uuid.uuid4().hex
+    started: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with connect(project, marker) as agent:
+            started.update(
+                await agent.start("run_scenario", name="smoke-welcome", breakpoints=["6"])
+            )
+            await agent.wait(started["runId"], "paused")
+            server = _parent_of(started["pid"])
+            assert server in marked_processes(marker) and server != os.getpid()
+            os.kill(server, signal.SIGKILL)  # no shutdown code of the server runs
+            events = await _until_finished(project / started["runDir"])
+            assert _ended_by(events) == "unotest-owner-gone", events
+
+    try:
+        anyio.run(session)
+        stderr = (project / started["runDir"] / "stderr.log").read_text()
+        assert "the MCP session that started this run has closed: aborting it" in stderr
+    finally:
+        left = wait_for_no_leftovers(marker, 15)
+        if "pid" in started:
+            stop_run(started["pid"], marker)
+    assert not left, f"processes left after the test: {left}"
