@@ -233,7 +233,7 @@ class LocatorValue(HostValue):
             return self.then("filter", text, has)
         if name == "evaluate":
             # Playwright's locator.evaluate(js): here, as for every built-in, the target
-            # comes first (language.md, "Built-ins of issue 13").
+            # comes first (docs/language.md, "Browser built-ins for ported suites").
             raise BuiltinError(
                 "TypeError",
                 "a Locator has no method .evaluate(): write evaluate(locator, js, arg?)",
