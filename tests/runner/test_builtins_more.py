@@ -628,6 +628,30 @@ def test_a_list_is_matched_atomically(live: Live, name: str) -> None:
     assert got.startswith(f"AssertionError: expected {target.render()} to have ")
 
 
+def test_string_targets_in_the_new_expectations(live: Live) -> None:
+    live.show(
+        '<button class="buy one">Buy</button><button class="buy two">Buy</button>'
+        '<label>Name <input value=ann></label><button style="display:none">Buy</button>'
+    )
+    # A list: every visible element a strategy finds, as expect_count counts them.
+    assert live.call("expect_text", "Buy", ["Buy", "Buy"]) is None
+    assert live.call("expect_class", "Buy", ["one", "two"]) is None
+    # One element: the smart match, strict as for actions.
+    assert live.call("expect_not_value", "Name", "bob") is None
+    assert live.error("expect_not_value", "Name", "ann") == (
+        'AssertionError: expected "Name" not to have value "ann", still received "ann" '
+        f"after {SHORT} ms"
+    )
+    assert live.error("expect_not_text", "Sell", "x").startswith(
+        'AssertionError: expected "Sell" not to have text "x", but no visible element '
+        'matches "Sell"'
+    )
+    assert live.error("expect_class", "Buy", "buy").startswith(
+        'LocatorError: "Buy" is ambiguous: role button/link/menuitem/tab/checkbox/radio/option '
+        'named "Buy" matches 2 visible elements'
+    )
+
+
 def test_list_items_are_checked(live: Live) -> None:
     live.show(LIST)
     assert live.error("expect_text", css("li"), ["a", 3.0]) == (
