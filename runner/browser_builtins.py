@@ -4,7 +4,11 @@ Each built-in is a plain function the interpreter calls from its thread; the wor
 happens in a coroutine on the runner's loop (:class:`runner.bridge.LoopBridge`).
 Playwright's exceptions are translated here, at the boundary, into the language's
 ``LocatorError`` / ``TimeoutError`` / ``AssertionError`` / ``NavigationError`` (as
-:class:`dsl.errors.BuiltinError`, which the interpreter places at the call site).
+:class:`dsl.errors.BuiltinError`, which the interpreter places at the call site); an
+exception thrown by an ``evaluate`` script is an ``Error`` in the script's own words.
+The built-ins added for ported suites (``evaluate``, the ``expect_not_*`` twins, list
+forms, ``expect_class``, ``dispatch_event``, ``blur``) are described, with their
+Playwright counterparts, in docs/language.md.
 """
 
 from __future__ import annotations
