@@ -181,7 +181,9 @@ class ScenarioThread:
         if step is None:
             return "failed", info, TimeoutFailure(0)
         # runtime.json's lastFailure: the timeout is this run's failure.
-        reporter.last_failure = events.last_failure(step.line, step.col, message, "TimeoutError")
+        reporter.last_failure = events.last_failure(
+            step.line, step.col, message, "TimeoutError", file=step.file, stack=step.chain
+        )
         return "failed", info, TimeoutFailure(step.index)
 
 
