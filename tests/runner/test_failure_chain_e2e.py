@@ -231,3 +231,32 @@ def test_a_failure_pause_is_written_as_paused_ms_not_duration(
     assert all(e["pausedMs"] > 0 for e in ends[-3:])
     failed_line = next(line for line in done.stdout.splitlines() if "✗ _helpers/todo.js:8" in line)
     assert ", paused " in failed_line, failed_line
+
+
+def test_a_timeout_inside_a_helper_names_its_chain(
+    tmp_path: Path, chromium_path: str, protocol_validate: Validate
+) -> None:
+    spin = "// Spins.\nfunction spin() {\n  let n = 0\n  while (true) {\n    n += 1\n  }\n}\n"
+    root = write_project(
+        tmp_path / "slow",
+        config_yaml(None, chromium=chromium_path, timeout={"scenario": 1500}),
+        {"slow": scenario_source("slow", "  let a = 1\n  spin()\n")},
+        helpers={"spin": spin},
+    )
+    done = Project(root, "").cli("e2e", "slow")
+
+    assert done.code == 1 and done.run_dir is not None, done
+    validate_run(done.run_dir, protocol_validate)
+    failure = json.loads((done.run_dir / "runtime.json").read_text())["lastFailure"]
+    assert failure["error"]["name"] == "TimeoutError"
+    assert failure["file"] == "unotest/e2e/_helpers/spin.js"
+    scenario_place, helper_place = failure["stack"]
+    assert scenario_place == {
+        "file": "unotest/e2e/slow.test.js",
+        "line": 6,
+        "col": 2,
+        "fn": "test_it",
+    }
+    assert (helper_place["file"], helper_place["fn"]) == ("unotest/e2e/_helpers/spin.js", "spin")
+    assert (helper_place["line"], helper_place["col"]) == (failure["line"], failure["col"])
+    assert "unotest/e2e/slow.test.js:6:2 → unotest/e2e/_helpers/spin.js:" in done.stdout
