@@ -1,0 +1,229 @@
+"""One run's page, and every call the browser built-ins make on it.
+
+The built-ins are split by what they do (actions and queries in
+:mod:`runner.browser_builtins`, expectations in :mod:`runner.expectations`, scripts in
+:mod:`runner.page_eval`), but they share one page, one set of timeouts and one
+translation of Playwright's errors. That shared part lives here, so each of those
+modules reaches the page the same way and a failure reads the same whichever built-in
+met it: a Playwright exception becomes the language's ``LocatorError`` /
+``TimeoutError`` / ``NavigationError`` / ``Error`` (as :class:`dsl.errors.BuiltinError`,
+which the interpreter places at the call site) here, at the boundary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+from urllib.parse import urljoin
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from dsl.errors import BuiltinError
+from dsl.values import RegexValue, Value, type_name
+from runner.bridge import LoopBridge
+from runner.locators import LocatorValue, SmartTarget, TextMatcher, describe_candidates, to_pattern
+
+__all__ = [
+    "STRICT_VIOLATION",
+    "PageCalls",
+    "Target",
+    "Timeouts",
+    "first_line",
+    "string_arg",
+    "target_of",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    action: float
+    expect: float
+    navigation: float
+
+
+Target = LocatorValue | SmartTarget
+
+
+def target_of(fn: str, value: Value, for_input: bool = False) -> Target:
+    if isinstance(value, LocatorValue):
+        return value
+    if isinstance(value, str):
+        return SmartTarget(value, for_input)
+    raise BuiltinError(
+        "TypeError", f"{fn}() needs a Locator or a string target, got {type_name(value)}"
+    )
+
+
+def string_arg(fn: str, value: Value, what: str = "a string") -> str:
+    if not isinstance(value, str):
+        raise BuiltinError("TypeError", f"{fn}() needs {what}, got {type_name(value)}")
+    return value
+
+
+def first_line(err: BaseException) -> str:
+    text = str(getattr(err, "message", None) or err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+STRICT_VIOLATION = re.compile(r"strict mode violation: .*? resolved to (\d+) elements")
+# Why an action kept waiting, from Playwright's call log ("- element is not enabled").
+_WAITING_BECAUSE = re.compile(
+    r"^\s*(?:-|\d+ ×)\s*(element is not \w+|element is outside of the viewport"
+    r"|did not find some options|.* intercepts pointer events|locator resolved to hidden .*)\s*$",
+    re.MULTILINE,
+)
+
+
+class PageCalls:
+    """The page of one run, its base URL and timeouts, and the calls made on it.
+
+    ``touched_page`` is set by every call that may have changed the page, so the run
+    knows when the title it shows must be read again.
+    """
+
+    def __init__(
+        self,
+        bridge: LoopBridge,
+        page_provider: Callable[[], Page],
+        timeouts: Timeouts,
+        base_url: str | None,
+    ) -> None:
+        self.bridge = bridge
+        self._page = page_provider
+        self.timeouts = timeouts
+        self.base_url = base_url
+        self.touched_page = False
+
+    @property
+    def page(self) -> Page:
+        return self._page()
+
+    def run(self, what: str, awaitable: Awaitable[T]) -> T:
+        self.touched_page = True
+
+        async def guarded() -> T:
+            try:
+                return await awaitable
+            except BuiltinError:
+                raise
+            except PlaywrightTimeoutError as err:
+                raise BuiltinError("TimeoutError", f"{what}: {first_line(err)}") from None
+            except PlaywrightError as err:
+                raise BuiltinError("Error", f"{what}: {first_line(err)}") from None
+
+        return self.bridge.call(guarded())
+
+    async def locate(self, fn: str, target: Target, wait: bool = True) -> Locator:
+        if isinstance(target, LocatorValue):
+            return target.build(self.page)
+        if wait:
+            return await target.resolve(self.page, self.timeouts.action)
+        return target.any_match(self.page)
+
+    def counted(self, target: Target) -> Locator:
+        """What a count looks at: a Locator as written; for a string, the visible elements
+        any strategy finds (a hidden field and its label would otherwise count twice)."""
+        if isinstance(target, LocatorValue):
+            return target.build(self.page)
+        return target.any_match(self.page).filter(visible=True)
+
+    async def translate_action_error(
+        self, fn: str, target: Target, locator: Locator, err: Exception
+    ) -> BuiltinError:
+        message = first_line(err)
+        shown = target.render()
+        strict = STRICT_VIOLATION.search(str(err))
+        count = int(strict.group(1)) if strict else None
+        if count is None and isinstance(err, PlaywrightTimeoutError):
+            try:
+                found = await locator.count()
+            except PlaywrightError:
+                found = -1
+            waited = int(self.timeouts.action)
+            if found == 0:
+                return BuiltinError(
+                    "LocatorError", f"{fn}: no element matches {shown} (waited {waited} ms)"
+                )
+            if found > 1:
+                # Every action is strict: on a slow page the timeout can come before
+                # Playwright reports the strict-mode violation, which is the real cause.
+                count = found
+            else:
+                # The first line only says "Timeout exceeded"; the call log says why
+                # (disabled, hidden, covered), which is what a person can act on.
+                reasons = _WAITING_BECAUSE.findall(str(err))
+                return BuiltinError(
+                    "TimeoutError",
+                    f"{fn} on {shown} timed out after {waited} ms: "
+                    + (reasons[-1] if reasons else message),
+                )
+        if count is not None:
+            listing = await describe_candidates(locator, count)
+            return BuiltinError(
+                "LocatorError",
+                f"{fn}: {shown} matches {count} elements ({listing}); "
+                "narrow it with .first(), .nth(i) or .filter()",
+            )
+        return BuiltinError("Error", f"{fn} on {shown}: {message}")
+
+    def act(
+        self,
+        fn: str,
+        value: Value,
+        action: Callable[[Locator], Awaitable[object]],
+        for_input: bool = False,
+    ) -> Value:
+        """An action is a query whose answer the scenario does not get."""
+
+        async def act(locator: Locator) -> Value:
+            await action(locator)
+            return None
+
+        self.query(fn, value, act, for_input)
+        return None
+
+    def query(
+        self,
+        fn: str,
+        value: Value,
+        query: Callable[[Locator], Awaitable[Value]],
+        for_input: bool = False,
+    ) -> Value:
+        """One call on the element a target names, waiting for it; errors in its words."""
+        target = target_of(fn, value, for_input)
+        self.touched_page = True
+
+        async def run() -> Value:
+            locator = await self.locate(fn, target)
+            try:
+                result = await query(locator)
+            except (PlaywrightTimeoutError, PlaywrightError) as err:
+                raise await self.translate_action_error(fn, target, locator, err) from None
+            return (
+                result if not isinstance(result, int) or isinstance(result, bool) else float(result)
+            )
+
+        return self.bridge.call(run())
+
+    def url(self, value: Value) -> str:
+        url = string_arg("goto", value, "a URL")
+        if self.base_url and not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", url):
+            return urljoin(self.base_url, url)
+        return url
+
+    def url_matcher(self, fn: str, value: Value, in_browser: bool = False) -> TextMatcher:
+        """A URL string joined to ``baseURL``, or a regex.
+
+        ``wait_for_url`` matches in Python (the translated pattern), but
+        ``expect(page).to_have_url`` sends the pattern to the browser as JavaScript,
+        where the translation's Python-only syntax (``\\Z`` for ``$``) would not match.
+        """
+        if isinstance(value, RegexValue):
+            return to_pattern(value) if in_browser else value.pattern
+        return self.url(string_arg(fn, value, "a URL or a regex"))
