@@ -60,6 +60,9 @@ class BrowserLifecycle:
         """The browser this run launched, until it is closed."""
         self.driven: Driven | None = None
         """How the scenario ended, once it has, while the launched browser closes."""
+        self.tracing = False
+        self.early_bundle: str | None = None
+        """The bundle :meth:`bundle_now` wrote (before ``after_each`` hooks ran)."""
 
     async def drive(
         self,
@@ -131,7 +134,10 @@ class BrowserLifecycle:
         self.page = page
         self.context = page.context
         self.recorder.attach(page)
+        self.tracing = tracing
         outcome, error_info, failure = await execute()
+        if self.bundle_attempted:  # bundle_now took it, before the after_each hooks
+            return outcome, error_info, self.early_bundle
         self.bundle_attempted = outcome == "failed" and failure is not None
         if failure is None or not self.bundle_attempted:
             return outcome, error_info, None
@@ -139,6 +145,13 @@ class BrowserLifecycle:
             rundir, failure.step_index, error_info or events.run_error("", "Error"), tracing
         )
         return outcome, error_info, bundle
+
+    async def bundle_now(self, rundir: RunDirectory, step_index: int, error_info: RunError) -> None:
+        """The failure bundle while the scenario still runs: a test failed and its
+        ``after_each`` hooks, about to run, may change the page. Taken once."""
+        if not self.bundle_attempted:
+            self.bundle_attempted = True
+            self.early_bundle = await self._bundle(rundir, step_index, error_info, self.tracing)
 
     async def _bundle(
         self, rundir: RunDirectory, step_index: int, error_info: RunError, tracing: bool

@@ -5,6 +5,15 @@ The interpreter recurses once per DSL call, so its thread gets a large stack (th
 Playwright and only awaits a future the thread settles. The timeout ends the scenario
 through the loop bridge, as an abort does, and does not run while the debugger is
 paused.
+
+The thread runs the test between its hooks: the project's ``before_each`` (a helper's),
+the file's, the test, the file's ``after_each``, the project's. A failure skips what
+is left before the ``after_each`` hooks, which always run: after a failure as after a
+pass, and after an abort or a timeout too (the browser is still there: the bridge is
+reopened for them, the debugger no longer stops them, and a timeout gives them a
+budget of their own); a second abort, or a forced stop, skips them. A failing
+``after_each`` is a failure of the run, but the run's error stays the first failure
+before it.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from typing import Literal
 
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Builtin, FunctionRef, Interpreter
-from dsl.scenario import ScenarioFile
+from dsl.scenario import HelperTable, ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
 from runner.events import RunError
@@ -31,8 +40,10 @@ from runner.run_result import (
 )
 
 __all__ = [
+    "ABORTED_STEP",
     "THREAD_STACK_BYTES",
     "Execution",
+    "Hooks",
     "ScenarioThread",
     "TimeoutFailure",
     "run_in_thread",
@@ -40,6 +51,7 @@ __all__ = [
 ]
 
 THREAD_STACK_BYTES = 256 * 1024 * 1024
+ABORTED_STEP = ("the run was aborted", "AbortError")
 WATCH_INTERVAL_S = 0.1
 
 ThreadEnd = Literal["completed", "failed", "interrupted", "crashed"]
@@ -121,38 +133,191 @@ def _settle(future: asyncio.Future[Ending], value: Ending) -> None:
         future.set_result(value)
 
 
+@dataclass(frozen=True)
+class Hooks:
+    """The functions run around one scenario's test, each list in the order it runs."""
+
+    before: tuple[FunctionRef, ...] = ()
+    after: tuple[FunctionRef, ...] = ()
+
+    @classmethod
+    def of(cls, scenario: ScenarioFile, helpers: HelperTable) -> Hooks:
+        """Project ``before_each``, file ``before_each``; file ``after_each``, project's."""
+        before = (helpers.hook("before_each"), scenario.hook("before_each"))
+        after = (scenario.hook("after_each"), helpers.hook("after_each"))
+        return cls(
+            tuple(ref for ref in before if ref is not None),
+            tuple(ref for ref in after if ref is not None),
+        )
+
+
+OnFailure = Callable[[RunError, int], None]
+"""Told the run's error and its step index when the test failed and ``after_each``
+hooks are about to run (the failure bundle is taken then, before they change the page)."""
+
+
 class ScenarioThread:
-    """One scenario's test function, run in its thread and turned into an :data:`Execution`."""
+    """One scenario's test between its hooks, run in its thread, made an :data:`Execution`."""
 
     def __init__(
         self,
         scenario: ScenarioFile,
-        helpers: Mapping[str, FunctionRef],
+        helpers: HelperTable,
         reporter: StepReporter,
         bridge: LoopBridge,
         timeout_ms: int,
+        on_failure: OnFailure | None = None,
     ) -> None:
         self.scenario = scenario
         self.helpers = helpers
         self.reporter = reporter
         self.bridge = bridge
         self.timeout_ms = timeout_ms
+        self.on_failure = on_failure
+        self.hooks = Hooks.of(scenario, helpers)
+        self._timeout_execution: Execution | None = None
+        self._teardown_budget = threading.Event()
 
     async def execute(self, builtins: Mapping[str, Builtin]) -> Execution:
-        interpreter = Interpreter(builtins, self.helpers, hook=self.reporter)
+        interpreter = Interpreter(
+            builtins, self.helpers, hook=self.reporter, consts=self.helpers.const_values()
+        )
         interpreter.interrupt_check = self.bridge.check
-        program, test_fn = self.scenario.program, self.scenario.test_fn.name
         kind, exc = await run_in_thread(
-            lambda: interpreter.run(program, test_fn),
+            lambda: self._run_all(interpreter),
             self._watch,
-            lambda: self.bridge.interrupt("aborted"),
+            lambda: self.bridge.interrupt("aborted", final=True),
         )
         return self.conclude(kind, exc)
 
     async def _watch(self, done: asyncio.Future[Ending]) -> None:
+        """The scenario timeout; after it fired, once more for the ``after_each`` hooks."""
         controller = self.reporter.debugger
         paused_for = controller.paused_for if controller is not None else _never_paused
-        await watch_timeout(done, self.timeout_ms / 1000, paused_for, self.bridge.interrupt)
+        limit_s = self.timeout_ms / 1000
+        await watch_timeout(done, limit_s, paused_for, self.bridge.interrupt)
+        while not self._teardown_budget.is_set():
+            if done.done():
+                return
+            await asyncio.sleep(WATCH_INTERVAL_S)
+        base = paused_for()
+        await watch_timeout(done, limit_s, lambda: paused_for() - base, self.bridge.interrupt)
+
+    # --- in the scenario's thread ---------------------------------------------------------
+
+    def _run_all(self, interpreter: Interpreter) -> None:
+        """The hooks and the test; raises the error or interrupt the run ends with."""
+        ending = self._run_test(interpreter)
+        if not self.hooks.after:
+            if isinstance(ending, Interrupt):
+                self._close_interrupted(ending)
+            if ending is not None:
+                raise ending
+            return
+        ending = self._prepare_teardown(ending)
+        first_failure = self.reporter.last_failure
+        hook_failures, interrupted = self._run_after_hooks(interpreter, ending)
+        if interrupted is not None and interrupted.reason != "timeout":
+            raise interrupted  # aborted while the hooks ran: the run ends aborted
+        if ending is not None:
+            self.reporter.last_failure = first_failure  # the first failure stays the run's
+            raise ending
+        if interrupted is not None:
+            raise interrupted
+        if hook_failures:
+            raise hook_failures[0]
+
+    def _prepare_teardown(
+        self, ending: ScriptError | Interrupt | None
+    ) -> ScriptError | Interrupt | None:
+        """Before the ``after_each`` hooks: the failure bundle while the page is as the
+        failure left it, and after an interrupt the bridge open again (or the interrupt
+        raised, when a second one already came)."""
+        if isinstance(ending, ScriptError):
+            failure = self.reporter.failure_for(ending)
+            info = script_error_info(ending, failure, self.scenario.name)
+            stopped = self._bundle(info, failure.step_index if failure else 0)
+            if stopped is None:
+                return ending
+            ending = stopped  # aborted while the bundle was taken
+        if ending is None:
+            return None
+        self._close_interrupted(ending)
+        if not self.bridge.reopen_for_teardown():
+            raise ending
+        # The user asked to stop (or time ran out): no pause holds the hooks now.
+        self.reporter.pause_on_failure = False
+        if ending.reason == "timeout" and self._timeout_execution is not None:
+            self._teardown_budget.set()
+            _, timeout_info, where = self._timeout_execution
+            if timeout_info is not None and isinstance(where, TimeoutFailure):
+                stopped = self._bundle(timeout_info, where.step_index)
+                if stopped is not None:
+                    raise stopped
+        return ending
+
+    def _bundle(self, info: RunError, step_index: int) -> Interrupt | None:
+        """``on_failure`` (the failure bundle), or the interrupt that stopped it."""
+        if self.on_failure is None:
+            return None
+        try:
+            self.on_failure(info, step_index)
+        except Interrupt as err:
+            return err
+        return None
+
+    def _run_test(self, interpreter: Interpreter) -> ScriptError | Interrupt | None:
+        """The ``before_each`` hooks, then the test; how that ended."""
+        program, test_fn = self.scenario.program, self.scenario.test_fn.name
+        try:
+            for ref in self.hooks.before:
+                self._heading(ref)
+                interpreter.run(ref.program, ref.decl.name)
+            if self.hooks.before or self.hooks.after:
+                self.reporter.console.line(f"  {test_fn}")
+            interpreter.run(program, test_fn)
+        except (ScriptError, Interrupt) as err:
+            return err
+        return None
+
+    def _run_after_hooks(
+        self, interpreter: Interpreter, ending: ScriptError | Interrupt | None
+    ) -> tuple[list[ScriptError], Interrupt | None]:
+        """Every ``after_each`` hook, whatever happened; their failures, and the interrupt
+        that stopped them (the rest are skipped then)."""
+        failures: list[ScriptError] = []
+        for ref in self.hooks.after:
+            self._heading(ref)
+            try:
+                interpreter.run(ref.program, ref.decl.name)
+            except ScriptError as err:
+                failures.append(err)
+                if ending is not None:
+                    first_line = str(err).split("\n", 1)[0]
+                    self.reporter.console.line(f"  {ref.decl.name} failed too: {first_line}")
+            except Interrupt as err:
+                self._close_interrupted(err)
+                return failures, err
+        return failures, None
+
+    def _close_interrupted(self, interrupt: Interrupt) -> None:
+        """Close the steps an interrupt left open; the first timeout is also the run's
+        failure (a second one is the ``after_each`` hooks' own budget running out)."""
+        if interrupt.reason != "timeout":
+            self.reporter.close_open_steps(*ABORTED_STEP)
+        elif self._timeout_execution is None:
+            self._timeout_execution = self._timed_out()
+        else:
+            self.reporter.close_open_steps(
+                f"the after_each hooks took longer than their own timeout of {self.timeout_ms} ms",
+                "TimeoutError",
+            )
+
+    def _heading(self, ref: FunctionRef) -> None:
+        where = "this file" if ref.program is self.scenario.program else ref.program.file
+        self.reporter.console.line(f"  {ref.decl.name}  ({where})")
+
+    # --- back on the loop -----------------------------------------------------------------
 
     def conclude(self, kind: ThreadEnd, exc: BaseException | None) -> Execution:
         """An interrupt other than the timeout (an abort) goes on as :class:`Interrupt`."""
@@ -165,7 +330,7 @@ class ScenarioThread:
         if kind == "interrupted":
             assert isinstance(exc, Interrupt)
             if exc.reason == "timeout":
-                return self._timed_out()
+                return self._timeout_execution or self._timed_out()
             raise Interrupt(exc.reason)
         message = internal_error_message(exc)
         self.reporter.close_open_steps(message, "Error")

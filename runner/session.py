@@ -21,15 +21,15 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TextIO
 
 from playwright.async_api import Browser, Page
 
 from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt
-from dsl.interpreter import Builtin, FunctionRef
-from dsl.scenario import ScenarioFile
+from dsl.interpreter import Builtin
+from dsl.scenario import HelperTable, ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
 from runner.browser_builtins import BrowserBuiltins, Timeouts
@@ -38,19 +38,25 @@ from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debug_setup import DebugOptions, prepare_breakpoints, start_debugger
 from runner.errors import WebServerCancelled
+from runner.events import RunError
 from runner.project import Project
 from runner.protocol import FinishedOutcome
 from runner.reporter import ConsoleOutput, StepReporter
 from runner.run_result import RunResult, summary_lines
-from runner.run_signals import RunStopper, force_stop, install_signal_handlers, quiet_driver_loss
+from runner.run_signals import (
+    FORCE_AFTER_S,
+    RunStopper,
+    force_stop,
+    install_signal_handlers,
+    quiet_driver_loss,
+)
 from runner.rundir import RunDirectory, capture_output_into
-from runner.scenario_thread import Execution, ScenarioThread
+from runner.scenario_thread import ABORTED_STEP, Execution, ScenarioThread
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.webserver import WebServer
 
-__all__ = ["DebugOptions", "RunResult", "ScenarioRun", "quiet_driver_loss"]
+__all__ = ["ABORTED_STEP", "DebugOptions", "RunResult", "ScenarioRun", "quiet_driver_loss"]
 
-ABORTED_STEP = ("the run was aborted", "AbortError")
 TITLE_TIMEOUT_S = 1.0
 
 
@@ -67,7 +73,7 @@ class ScenarioRun:
         self,
         project: Project,
         scenario: ScenarioFile,
-        helpers: Mapping[str, FunctionRef],
+        helpers: HelperTable,
         config: Config,
         masker: SecretMasker,
         environment: RunEnvironment,
@@ -118,7 +124,19 @@ class ScenarioRun:
 
     def abort(self, reason: str = "SIGTERM") -> None:
         """Stop this run (a worker told to abort); from the loop's thread once it runs."""
-        self.stopper.request(reason)
+        self._request_stop(reason)
+
+    def _request_stop(self, name: str) -> None:
+        """A signal or an abort. A later one (not the second half of a double Ctrl-C)
+        also skips the ``after_each`` hooks the first one left running."""
+        stopper = self.stopper
+        if (
+            stopper.stopped
+            and self.bridge is not None
+            and stopper.clock() - stopper.first_signal_at >= FORCE_AFTER_S
+        ):
+            self.bridge.interrupt("aborted")
+        stopper.request(name)
 
     @property
     def signal_name(self) -> str | None:
@@ -136,7 +154,7 @@ class ScenarioRun:
         )
         rundir, reporter = self._open_run_directory(bridge)
         if self.handle_signals:
-            install_signal_handlers(loop, self.stopper.request)
+            install_signal_handlers(loop, self._request_stop)
         feed = start_debugger(
             self.debug,
             breakpoints,
@@ -257,9 +275,7 @@ class ScenarioRun:
         ws = self.config.web_server
         if ws is None:
             return None
-        return await asyncio.to_thread(
-            WebServer.from_config, ws, cancel=self.web_server_cancel
-        )
+        return await asyncio.to_thread(WebServer.from_config, ws, cancel=self.web_server_cancel)
 
     async def _cleanup(self, web_server: WebServer | None) -> None:
         await self.browser.close_launched()
@@ -308,15 +324,34 @@ class ScenarioRun:
         assert self.bridge is not None and self.reporter is not None
         self.bridge.check()
         thread = ScenarioThread(
-            self.scenario, self.helpers, self.reporter, self.bridge, self.config.timeouts.scenario
+            self.scenario,
+            self.helpers,
+            self.reporter,
+            self.bridge,
+            self.config.timeouts.scenario,
+            on_failure=self._bundle_before_teardown,
         )
         return await thread.execute(self._builtins())
+
+    def _bundle_before_teardown(self, error_info: RunError, step_index: int) -> None:
+        """From the scenario thread: the failure bundle before ``after_each`` runs."""
+        assert self.bridge is not None and self.rundir is not None
+        self.bridge.call(self.browser.bundle_now(self.rundir, step_index, error_info))
 
     def _builtins(self) -> dict[str, Builtin]:
         assert self.bridge is not None and self.rundir is not None
         run_tag = self.rundir.run_id.rsplit("-", 1)[-1]
-        pure = make_pure_builtins(PureServices(env=self._env, log=self._log, run_tag=run_tag))
         timeouts = self.config.timeouts
+        pure = make_pure_builtins(
+            PureServices(
+                env=self._env,
+                log=self._log,
+                run_tag=run_tag,
+                sleep=self.bridge.sleep,
+                elapsed=self._active_seconds,
+                expect_timeout_ms=float(timeouts.expect),
+            )
+        )
         browser_builtins = BrowserBuiltins(
             self.bridge,
             self._require_page,
@@ -328,6 +363,12 @@ class ScenarioRun:
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}
 
+    def _active_seconds(self) -> float:
+        """A monotonic clock that stands still while the debugger holds the run."""
+        controller = self.reporter.debugger if self.reporter is not None else None
+        paused = controller.paused_for() if controller is not None else 0.0
+        return time.monotonic() - paused
+
     def _env(self, name: str) -> str | None:
         if name in self.extra_env:
             return self.extra_env[name]
@@ -335,7 +376,10 @@ class ScenarioRun:
 
     def _log(self, line: str) -> None:
         self.console._end_pending()
-        print(self.masker.mask(line), file=self.log_stream, flush=True)
+        # One write, line and newline together: after an abort the loop's thread prints
+        # too (the after_each hooks still log), and print() writes the two apart.
+        self.log_stream.write(self.masker.mask(line) + "\n")
+        self.log_stream.flush()
 
     def _warn(self, text: str) -> None:
         self.console._end_pending()
