@@ -207,7 +207,9 @@ class _Tools:
                     program = load_helper(source, file, name, ALL_BUILTIN_SIGNATURES).program
                 else:
                     program = load_scenario(source, file, name or "draft").program
-                errors = check_program(program, helpers, ALL_BUILTIN_SIGNATURES)
+                errors = check_program(
+                    program, helpers, ALL_BUILTIN_SIGNATURES, index.helper_table.consts
+                )
             except ScenarioSyntaxError as err:
                 errors = [Diagnostic.from_syntax_error(err)]
         else:
