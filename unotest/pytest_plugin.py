@@ -394,8 +394,8 @@ def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
     if len(chain) > 1:
         e_lines.append(f"E   at {chain_text(chain)}")
     callers = [
-        _repr_entry(project, f["file"], f["line"], f["col"], f"in {f['fn']}" if i else "", [])
-        for i, f in enumerate(chain[:-1])
+        _repr_entry(project, f["file"], f["line"], f["col"], f"in {f['fn']}", [])
+        for f in chain[:-1]
     ]
     if isinstance(file, str) and file and isinstance(line, int):
         at = col if isinstance(col, int) else 0
