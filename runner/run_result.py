@@ -211,13 +211,29 @@ def internal_error_message(exc: BaseException | None) -> str:
 # --- what a person reads ------------------------------------------------------------------
 
 
+CHAIN_HEAD = 3
+CHAIN_TAIL = 4
+"""A long chain (recursion: up to the call-depth limit of 200) is shown as its first
+and last places around a count, so a summary or a JUnit message stays one short line."""
+
+
 def chain_text(chain: Sequence[ChainFrame]) -> str:
     """``a.test.js:12:2 → _helpers/b.js:45:2 check_items``: each place, with the
-    function that holds it after the first (the scenario's own statement)."""
-    return " → ".join(
-        f"{f['file']}:{f['line']}:{f['col']}" + (f" {f['fn']}" if i and f["fn"] else "")
-        for i, f in enumerate(chain)
-    )
+    function that holds it after the first (the scenario's own statement). The same
+    place repeated (recursion) is written once with ``×N``, and a chain of many places
+    keeps its head and tail around ``… N more …``."""
+    runs: list[tuple[str, int]] = []
+    for i, f in enumerate(chain):
+        place = f"{f['file']}:{f['line']}:{f['col']}" + (f" {f['fn']}" if i and f["fn"] else "")
+        if runs and runs[-1][0] == place:
+            runs[-1] = (place, runs[-1][1] + 1)
+        else:
+            runs.append((place, 1))
+    shown = [place if count == 1 else f"{place} ×{count}" for place, count in runs]
+    if len(shown) > CHAIN_HEAD + CHAIN_TAIL + 1:
+        hidden = sum(count for _, count in runs[CHAIN_HEAD:-CHAIN_TAIL])
+        shown = [*shown[:CHAIN_HEAD], f"… {hidden} more …", *shown[-CHAIN_TAIL:]]
+    return " → ".join(shown)
 
 
 def error_chain(error: Mapping[str, object]) -> list[ChainFrame]:

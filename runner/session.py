@@ -285,24 +285,25 @@ class ScenarioRun:
     def _finish_files(
         self, rundir: RunDirectory, reporter: StepReporter, outcome: FinishedOutcome
     ) -> None:
-        """``run:finished``, the final runtime.json, the run directory closed.
+        """The final runtime.json, ``run:finished``, the run directory closed.
 
-        When steps.jsonl cannot grow (disk full, RLIMIT_FSIZE), runtime.json, a small
-        file rewritten whole, still records how the run ended; the write error goes on
-        to the CLI.
+        runtime.json first, as for a pause: a reader that sees ``run:finished`` and then
+        reads runtime.json must find the final state, not the last ``running``. When
+        steps.jsonl cannot grow (disk full, RLIMIT_FSIZE), runtime.json, a small file
+        rewritten whole, still records how the run ended; the write error goes on to
+        the CLI.
         """
-        try:
-            rundir.append(events.run_finished(outcome))
-        except OSError:
-            with contextlib.suppress(Exception):
-                reporter.write_final_runtime(outcome)
-            with contextlib.suppress(Exception):
-                rundir.close()
-            raise
+        runtime_error: Exception | None = None
         try:
             reporter.write_final_runtime(outcome)
+        except Exception as err:
+            runtime_error = err
+        try:
+            rundir.append(events.run_finished(outcome))
         finally:
-            rundir.close()  # the heartbeat stops whatever happened to runtime.json
+            rundir.close()  # the heartbeat stops whatever happened to the files
+        if runtime_error is not None:
+            raise runtime_error
 
     # --- stopping -------------------------------------------------------------------
 

@@ -156,7 +156,10 @@ def test_deep_recursion_unary_chains_awkward_values_and_dotenv(
 
     # 10,000-deep recursion: the call-depth limit, at the call, as a RangeError.
     assert rec.code == 1, rec
-    assert "recursion.test.js:6:13: RangeError: call depth exceeds 200" in rec.stdout
+    # the chain from the scenario's own line down to the call that went too deep,
+    # the 198 repeated frames written once
+    assert "recursion.test.js:6:2 down ×198 → " in rec.stdout
+    assert "recursion.test.js:6:13 down: RangeError: call depth exceeds 200" in rec.stdout
     check_run_dir(
         run_dir_of(recursion, rec.pid), recursion, ref="recursion", pid=rec.pid,
         outcome="failed", validate=validate,
