@@ -70,7 +70,10 @@ class ConsoleOutput:
         # from finishing cleanly: console output is best effort.
         with contextlib.suppress(OSError, ValueError):
             self._end_pending()
-            print(self.mask(text), file=self.stream, flush=True)
+            # one write for the text and its newline: the loop thread (a signal's notice)
+            # and the scenario thread (steps, log lines) may print at the same moment
+            self.stream.write(self.mask(text) + "\n")
+            self.stream.flush()
 
     def running(self, text: str) -> None:
         """The step now running, overwritten by its result on a terminal."""
@@ -86,10 +89,10 @@ class ConsoleOutput:
         if self.quiet:
             return
         with contextlib.suppress(OSError, ValueError):
-            if self._pending:
-                self.stream.write("\r\033[K")
-                self._pending = False
-            print(self.mask(text), file=self.stream, flush=True)
+            prefix = "\r\033[K" if self._pending else ""
+            self._pending = False
+            self.stream.write(prefix + self.mask(text) + "\n")
+            self.stream.flush()
 
     def _end_pending(self) -> None:
         if self._pending:
