@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from runner.rundir import pid_exists
+
 __all__ = ["OWNER_ENV", "CommandFeed", "OwnerWatch"]
 
 POLL_SECONDS = 0.004
@@ -57,22 +59,12 @@ class OwnerWatch:
         if not text.isdigit() or int(text) <= 1:
             return None
         pid = int(text)
-        if os.getppid() == pid or not _alive(pid):
+        if os.getppid() == pid or not pid_exists(pid):
             return cls(pid)  # ours; or the owner died before we looked: gone already
         return None  # inherited from a process the owner started (a worker's scenario)
 
     def gone(self) -> bool:
         return os.getppid() != self.pid
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class CommandFeed:

@@ -88,6 +88,20 @@ def read_proc_stat(pid: int) -> tuple[str, int] | None:
         return None
 
 
+def pid_exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (maybe another user's); it may be a reused pid:
+    :func:`read_proc_stat`'s start time tells them apart where there is a ``/proc``."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
 def process_start_time(pid: int) -> int | None:
     """Field 22 of ``/proc/<pid>/stat`` (clock ticks after boot), ``None`` if unknown."""
     stat = read_proc_stat(pid)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import socket
 import time
@@ -23,7 +22,7 @@ from runner import protocol
 from runner.errors import UsageError
 from runner.project import Project
 from runner.protocol import JSONObject
-from runner.rundir import append_line, read_proc_stat
+from runner.rundir import append_line, pid_exists, read_proc_stat
 
 __all__ = ["find_run_dir", "list_runs", "read_events", "run_meta", "send_command"]
 
@@ -115,18 +114,6 @@ def _lifecycle(steps_path: Path) -> tuple[int | None, int | None, protocol.RunOu
 # ---------------------------------------------------------------------------
 
 
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 def _int_field(manifest: JSONObject, key: str) -> int | None:
     value = manifest.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -145,7 +132,7 @@ def _runner_alive(manifest: JSONObject, run_dir: Path, now_ms: int) -> bool:
             stat = read_proc_stat(pid)
             # a zombie has exited; a different start time is another process
             return stat is not None and stat[0] not in ("Z", "X", "x") and stat[1] == start
-        if not _pid_exists(pid):
+        if not pid_exists(pid):
             return False  # certainly dead; an existing pid may be reused: ask the heartbeat
     return _heartbeat_fresh(run_dir, now_ms)
 
