@@ -43,3 +43,29 @@ def serve_directory(directory: Path, name: str = "site") -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def serve_statuses() -> Iterator[tuple[str, dict[str, int]]]:
+    """``http://127.0.0.1:PORT`` answering each path with the status the returned table
+    sets for it (404 for any other), an empty body: what a webServer probe meets."""
+    table: dict[str, int] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(table.get(self.path, 404))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", table
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

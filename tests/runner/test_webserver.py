@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import http.server
 import os
 import shlex
 import socket
 import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -15,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from net import free_port
+from net import free_port, serve_statuses
 
 from runner import webserver as ws_module
 from runner.errors import WebServerError
@@ -219,26 +217,8 @@ def test_bad_url_and_cwd(tmp_path: Path) -> None:
 
 @pytest.fixture
 def status_server() -> Iterator[tuple[str, dict[str, int]]]:
-    statuses: dict[str, int] = {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(statuses.get(self.path, 404))
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", statuses
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_statuses() as served:
+        yield served
 
 
 def test_what_counts_as_up(status_server: tuple[str, dict[str, int]]) -> None:

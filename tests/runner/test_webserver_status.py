@@ -7,14 +7,11 @@ command exits first. Real processes and a real HTTP server on 127.0.0.1.
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from net import free_port
+from net import free_port, serve_statuses
 
 from runner.errors import WebServerError
 from runner.webserver import WebServer, probe
@@ -23,26 +20,8 @@ from runner.webserver import WebServer, probe
 @pytest.fixture
 def statuses() -> Iterator[tuple[str, dict[str, int]]]:
     """``http://127.0.0.1:PORT`` answering each path with the status set for it (404)."""
-    table: dict[str, int] = {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(table.get(self.path, 404))
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", table
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_statuses() as served:
+        yield served
 
 
 def test_probe_says_what_answered(statuses: tuple[str, dict[str, int]]) -> None:
