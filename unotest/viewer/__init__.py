@@ -1,0 +1,6 @@
+"""``unotest view``: the viewer server (Starlette on uvicorn, in one asyncio process).
+
+Route modules each expose ``routes(ctx) -> list[BaseRoute]``; ``app.build_app`` joins
+them behind the security middleware. Runs are separate processes the server spawns
+through the engine (``runner.run_launcher``); Playwright never runs in the server.
+"""

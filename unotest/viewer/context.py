@@ -1,0 +1,28 @@
+"""What every route of one viewer process shares: the project, the token, the live hub.
+
+One object, made once by ``unotest view`` (or a test) and handed to each route module's
+``routes(ctx)``, so no route keeps module-level state (two servers in one process, as
+the tests run them, must not see each other).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from runner.project import Project
+
+
+@dataclass
+class ViewerContext:
+    root: Path
+    """The project root (absolute)."""
+    token: str
+    """The per-launch secret (at least 128 random bits) every request must carry."""
+    host: str = "127.0.0.1"
+    port: int = 0
+    """The bound port, known once the socket is bound (0 until then)."""
+
+    @property
+    def project(self) -> Project:
+        return Project(self.root)
