@@ -1,0 +1,298 @@
+"""The project's own files as the viewer edits them: sources under ``unotest/e2e/``,
+``unotest/.debugger.json`` and collection manifests.
+
+Every path a client names is resolved here, once: it must stay under ``unotest/e2e/``
+after symlinks are followed and name a scenario (``*.test.js``), a helper
+(``_helpers/**.js``) or a collection (``_collections/*.yaml``). Every write is whole and
+atomic (``runner.rundir.atomic_write``), so a run starting meanwhile never reads half a
+file. Front ends shape the answers; nothing here knows HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from dsl import ast
+from dsl.checker import Diagnostic
+from runner import protocol
+from runner.config import Config, load_config
+from runner.debugger import load_breakpoints_file
+from runner.errors import UnotestError, UsageError
+from runner.positions import is_col, is_line, land, statement_starts
+from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
+from runner.rundir import atomic_write
+
+__all__ = [
+    "BreakpointsSaved",
+    "FileExists",
+    "FileMissing",
+    "FileView",
+    "config_summary",
+    "project_summary",
+    "read_breakpoints",
+    "resolve_source",
+    "save_breakpoints",
+    "save_source",
+    "source_view",
+    "write_collection",
+]
+
+MAX_PATH_CHARS = 1024
+
+
+class FileMissing(UsageError):
+    """The path names nothing the viewer serves (outside ``unotest/e2e/``, or absent)."""
+
+
+class FileExists(UsageError):
+    """Creating something that is already there."""
+
+
+def _kind_of(parts: tuple[str, ...]) -> str | None:
+    """What a path relative to ``unotest/e2e/`` holds, by where it is and its suffix."""
+    if not parts or any(p.startswith(".") for p in parts):
+        return None
+    name = parts[-1]
+    if parts[0] == protocol.HELPERS_SUBDIR:
+        return "helper" if len(parts) > 1 and name.endswith(".js") else None
+    if parts[0] == protocol.COLLECTIONS_SUBDIR:
+        return "collection" if len(parts) == 2 and name.endswith(".yaml") else None
+    return "scenario" if name.endswith(SCENARIO_SUFFIX) else None
+
+
+def resolve_source(project: Project, rel: str, *, must_exist: bool = True) -> Path:
+    """The file a project-relative path names under ``unotest/e2e/``.
+
+    A malformed path (NUL, absolute, backslash, too long) raises ``UsageError``;
+    one that leaves ``unotest/e2e/`` (``..``, a symlink out), names no source kind or
+    (with ``must_exist``) no regular file raises ``FileMissing``.
+    """
+    if "\0" in rel or "\\" in rel or len(rel) > MAX_PATH_CHARS or not rel:
+        raise UsageError("the path must be a project-relative POSIX path")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute():
+        raise UsageError("the path must be relative to the project root, not absolute")
+    missing = FileMissing(f"{rel}: no scenario, helper or collection file of this project")
+    prefix = (protocol.UNOTEST_DIR, protocol.E2E_SUBDIR)
+    if ".." in pure.parts or pure.parts[:2] != prefix or _kind_of(pure.parts[2:]) is None:
+        raise missing
+    e2e = project.e2e_dir.resolve()
+    path = project.root / pure
+    resolved = path.resolve() if path.exists() else path.parent.resolve() / path.name
+    if not resolved.is_relative_to(e2e) or resolved.relative_to(e2e).parts != pure.parts[2:]:
+        raise missing  # a symlink (of the file or a folder) leads elsewhere
+    if must_exist and not resolved.is_file():
+        raise missing
+    if resolved.exists() and not resolved.is_file():
+        raise missing
+    return resolved
+
+
+@dataclass
+class FileView:
+    """One source file as an editor shows it: its text, where breakpoints can go, its
+    problems (parse and static-check, from the whole project's view)."""
+
+    path: str
+    text: str
+    statements: list[tuple[int, int]]
+    problems: list[Diagnostic] = field(default_factory=list)
+
+
+def _program_of(index: ProjectIndex, rel: str) -> ast.Program | None:
+    for scenario in [*index.scenarios.values(), *index.unlisted]:
+        if scenario.file == rel:
+            return scenario.program
+    return next((h.program for h in index.helpers if h.file == rel), None)
+
+
+def source_view(project: Project, rel: str) -> FileView:
+    path = resolve_source(project, rel)
+    try:
+        text = path.read_bytes().decode("utf-8", "replace")
+    except OSError as err:
+        raise FileMissing(f"{rel}: cannot read it ({err.strerror or err})") from None
+    index = ProjectIndex.load(project)
+    program = _program_of(index, rel)
+    starts = statement_starts(program) if program is not None else []
+    return FileView(rel, text, starts, index.errors_in([rel]))
+
+
+def save_source(project: Project, rel: str, text: str) -> FileView:
+    """Replace (or create) a source file atomically, keeping its mode; the new view."""
+    path = resolve_source(project, rel, must_exist=False)
+    if "\0" in text:
+        raise UsageError("the text holds a NUL character; a source file is UTF-8 text")
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"), display=rel)
+    if mode is not None:
+        os.chmod(path, mode)
+    return source_view(project, rel)
+
+
+# ---------------------------------------------------------------------------
+# unotest/.debugger.json
+# ---------------------------------------------------------------------------
+
+
+def read_breakpoints(project: Project) -> protocol.BreakpointsFile:
+    """``.debugger.json`` as it is (no file: no breakpoints); ConfigError when malformed."""
+    stored = load_breakpoints_file(project.root / protocol.DEBUGGER_FILE)
+    return {
+        "version": 1,
+        "scenarios": {
+            key: [{"line": line, "col": col} for line, col in positions]
+            for key, positions in stored.items()
+        },
+    }
+
+
+@dataclass
+class BreakpointsSaved:
+    file: protocol.BreakpointsFile
+    notes: list[str]
+    """One sentence per breakpoint moved to a statement start, or kept as given."""
+
+
+def _parse_breakpoints(data: object) -> dict[str, list[tuple[int, int]]]:
+    if not isinstance(data, dict) or data.get("version") != 1:
+        raise UsageError('expected {"version": 1, "scenarios": {...}}')
+    scenarios = data.get("scenarios")
+    if not isinstance(scenarios, dict):
+        raise UsageError('expected {"version": 1, "scenarios": {...}}')
+    parsed: dict[str, list[tuple[int, int]]] = {}
+    for key, entries in scenarios.items():
+        if not isinstance(entries, list):
+            raise UsageError(f"scenarios[{json.dumps(key)}] must be a list of {{line, col}}")
+        parsed[key] = []
+        for entry in entries:
+            line = entry.get("line") if isinstance(entry, dict) else None
+            col = entry.get("col") if isinstance(entry, dict) else None
+            if not (is_line(line) and is_col(col)):
+                raise UsageError(
+                    f"scenarios[{json.dumps(key)}] holds {json.dumps(entry)}; each breakpoint "
+                    'is {"line": N (1-based), "col": N (0-based)}'
+                )
+            parsed[key].append((line, col))
+    return parsed
+
+
+def _programs_by_key(index: ProjectIndex) -> dict[str, ast.Program]:
+    """The names ``.debugger.json`` keys a file by: a scenario's name, ``_helpers/<name>``."""
+    programs = {name: s.program for name, s in index.scenarios.items()}
+    programs.update({f"{protocol.HELPERS_SUBDIR}/{h.name}": h.program for h in index.helpers})
+    return programs
+
+
+def save_breakpoints(project: Project, data: object) -> BreakpointsSaved:
+    """Replace ``.debugger.json`` with ``data`` (a BreakpointsFile): a breakpoint that is
+    not at a statement start moves to the nearest one (a note says so); a key naming no
+    parsed scenario or helper is kept as given (a note says so too)."""
+    wanted = _parse_breakpoints(data)
+    programs = _programs_by_key(ProjectIndex.load(project, check=False))
+    notes: list[str] = []
+    scenarios: dict[str, list[protocol.BreakpointEntry]] = {}
+    for key, positions in wanted.items():
+        program = programs.get(key)
+        if program is None and positions:
+            notes.append(f"{key}: no scenario or helper of that name parses; kept as given")
+        starts = statement_starts(program) if program is not None else []
+        entries: list[protocol.BreakpointEntry] = []
+        for line, col in positions:
+            landing = land(starts, line, col)
+            at = landing.nearest or landing.position
+            if landing.nearest is not None:
+                notes.append(f"{key}: {line}:{col} is no statement start; moved to {at[0]}:{at[1]}")
+            if {"line": at[0], "col": at[1]} not in entries:
+                entries.append({"line": at[0], "col": at[1]})
+        if entries:
+            scenarios[key] = entries
+    result: protocol.BreakpointsFile = {"version": 1, "scenarios": scenarios}
+    path = project.root / protocol.DEBUGGER_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, (json.dumps(result, indent=2) + "\n").encode("utf-8"))
+    return BreakpointsSaved(result, notes)
+
+
+# ---------------------------------------------------------------------------
+# Collections
+# ---------------------------------------------------------------------------
+
+
+def write_collection(
+    project: Project, name: object, description: object, scenarios: object, *, create: bool
+) -> protocol.CollectionMeta:
+    """Write ``_collections/<name>.yaml`` atomically. ``create``: refuse an existing one
+    (``FileExists``); otherwise it is created or replaced."""
+    reason = protocol.validate_collection_name(name)
+    if reason is not None:
+        raise UsageError(f"the collection name {reason}")
+    assert isinstance(name, str)
+    if name != name.strip():
+        raise UsageError("the collection name must not start or end with blanks")
+    if description is not None and not isinstance(description, str):
+        raise UsageError("description must be a string or null")
+    if not isinstance(scenarios, list) or not all(isinstance(s, str) for s in scenarios):
+        raise UsageError("scenarios must be a list of scenario names")
+    path = project.collections_dir / f"{name}.yaml"
+    if create and path.exists():
+        raise FileExists(f"collection '{name}' exists already")
+    document: dict[str, object] = {}
+    if description is not None:
+        document["description"] = description
+    document["scenarios"] = scenarios
+    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rel = project.relative(path)
+    atomic_write(path, text.encode("utf-8"), display=rel)
+    return {"name": name, "path": rel, "description": description, "scenarios": scenarios}
+
+
+# ---------------------------------------------------------------------------
+# The project at a glance
+# ---------------------------------------------------------------------------
+
+
+def config_summary(config: Config) -> dict[str, object]:
+    """What the configuration decides, in the protocol's key spelling."""
+    server = config.web_server
+    return {
+        "baseURL": config.base_url,
+        "browser": config.browser,
+        "headless": config.headless,
+        "viewport": {"width": config.viewport[0], "height": config.viewport[1]},
+        "timeout": {
+            "action": config.timeouts.action,
+            "expect": config.timeouts.expect,
+            "navigation": config.timeouts.navigation,
+            "scenario": config.timeouts.scenario,
+        },
+        "trace": config.trace,
+        "webServer": None if server is None else {"command": server.command, "url": server.url},
+        "debug": {"idleTimeout": config.debug.idle_timeout},
+        "warnings": list(config.warnings),
+    }
+
+
+def project_summary(project: Project) -> dict[str, object]:
+    """Root, name, protocol version, adapter and the configuration (or why it is broken)."""
+    summary: dict[str, object] = {
+        "root": str(project.root),
+        "name": project.root.name,
+        "protocolVersion": protocol.PROTOCOL_VERSION,
+        "adapter": protocol.ADAPTER_NAME,
+    }
+    try:
+        summary["config"] = config_summary(load_config(project.root, os.environ))
+        summary["configError"] = None
+    except UnotestError as err:
+        summary["config"] = None
+        summary["configError"] = str(err)
+    return summary
