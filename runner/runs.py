@@ -24,7 +24,14 @@ from runner.project import Project
 from runner.protocol import JSONObject
 from runner.rundir import append_line, pid_exists, read_proc_stat
 
-__all__ = ["find_run_dir", "list_runs", "read_events", "run_meta", "send_command"]
+__all__ = [
+    "find_run_dir",
+    "list_runs",
+    "read_events",
+    "run_meta",
+    "runner_alive",
+    "send_command",
+]
 
 _STARTED_KINDS = ("run:started", "collection-run:started")
 _FINISHED_KINDS = ("run:finished", "collection-run:finished")
@@ -135,6 +142,16 @@ def _runner_alive(manifest: JSONObject, run_dir: Path, now_ms: int) -> bool:
         if not pid_exists(pid):
             return False  # certainly dead; an existing pid may be reused: ask the heartbeat
     return _heartbeat_fresh(run_dir, now_ms)
+
+
+def runner_alive(run_dir: Path, now_ms: int | None = None) -> bool:
+    """Whether the runner writing ``run_dir`` still lives, without reading its steps:
+    the manifest's pid (and start time), else a heartbeat younger than
+    ``HEARTBEAT_STALE_SECONDS``. A finished run's runner is gone: ask ``run_meta``."""
+    manifest = _read_manifest(run_dir) or {}
+    if now_ms is None:
+        now_ms = time.time_ns() // 1_000_000
+    return _runner_alive(manifest, run_dir, now_ms)
 
 
 def _heartbeat_fresh(run_dir: Path, now_ms: int) -> bool:

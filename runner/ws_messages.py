@@ -1,0 +1,153 @@
+"""One typed constructor per ``WsMessage`` kind of ``@unotest/protocol`` 0.5.0.
+
+The viewer server pushes these over its WebSocket; they are built here and nowhere else
+(as :mod:`runner.events` builds every ``steps.jsonl`` line), so mypy checks the kinds and
+fields against the protocol's interfaces. The ``fs:*-changed`` and ``fs:bp-changed``
+messages carry only their kind, as 0.5.0 types them: a client refetches over REST.
+
+``fs:run-step`` and ``fs:collection-run-step`` carry a ``steps.jsonl`` line *as read
+back*: a ``RunArtifact`` (or ``CollectionRunArtifact``) or one of our additive kinds
+(``command:applied``, ``step:skipped``, ...), so ``event`` is a :data:`JSONObject`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, TypedDict
+
+from runner.protocol import JSONObject, RunId, RunOutcome
+
+__all__ = [
+    "ErrorMessage",
+    "FsBreakpointsChangedMessage",
+    "FsCollectionRunStepMessage",
+    "FsCollectionsChangedMessage",
+    "FsHelpersChangedMessage",
+    "FsRunFinishedMessage",
+    "FsRunStartedMessage",
+    "FsRunStepMessage",
+    "FsScenariosChangedMessage",
+    "LogLineMessage",
+    "LogStream",
+    "WsMessage",
+    "bp_changed",
+    "collection_run_step",
+    "collections_changed",
+    "error",
+    "helpers_changed",
+    "log_line",
+    "run_finished",
+    "run_started",
+    "run_step",
+    "scenarios_changed",
+]
+
+LogStream: TypeAlias = Literal["stdout", "stderr"]
+
+
+class FsScenariosChangedMessage(TypedDict):
+    kind: Literal["fs:scenarios-changed"]
+
+
+class FsHelpersChangedMessage(TypedDict):
+    kind: Literal["fs:helpers-changed"]
+
+
+class FsCollectionsChangedMessage(TypedDict):
+    kind: Literal["fs:collections-changed"]
+
+
+class FsBreakpointsChangedMessage(TypedDict):
+    kind: Literal["fs:bp-changed"]
+
+
+class FsRunStartedMessage(TypedDict):
+    """``scenario`` is the manifest's ``ref``: the collection's name for a collection run."""
+
+    kind: Literal["fs:run-started"]
+    runId: RunId
+    scenario: str
+
+
+class FsRunStepMessage(TypedDict):
+    kind: Literal["fs:run-step"]
+    runId: RunId
+    event: JSONObject
+
+
+class FsCollectionRunStepMessage(TypedDict):
+    kind: Literal["fs:collection-run-step"]
+    runId: RunId
+    event: JSONObject
+
+
+class FsRunFinishedMessage(TypedDict):
+    kind: Literal["fs:run-finished"]
+    runId: RunId
+    outcome: RunOutcome
+
+
+class LogLineMessage(TypedDict):
+    kind: Literal["log:line"]
+    runId: RunId
+    stream: LogStream
+    line: str
+
+
+class ErrorMessage(TypedDict):
+    kind: Literal["error"]
+    message: str
+
+
+WsMessage: TypeAlias = (
+    FsScenariosChangedMessage
+    | FsHelpersChangedMessage
+    | FsCollectionsChangedMessage
+    | FsBreakpointsChangedMessage
+    | FsRunStartedMessage
+    | FsRunStepMessage
+    | FsCollectionRunStepMessage
+    | FsRunFinishedMessage
+    | LogLineMessage
+    | ErrorMessage
+)
+"""Every message the viewer server sends on ``/ws``."""
+
+
+def scenarios_changed() -> FsScenariosChangedMessage:
+    return {"kind": "fs:scenarios-changed"}
+
+
+def helpers_changed() -> FsHelpersChangedMessage:
+    return {"kind": "fs:helpers-changed"}
+
+
+def collections_changed() -> FsCollectionsChangedMessage:
+    return {"kind": "fs:collections-changed"}
+
+
+def bp_changed() -> FsBreakpointsChangedMessage:
+    return {"kind": "fs:bp-changed"}
+
+
+def run_started(run_id: RunId, scenario: str) -> FsRunStartedMessage:
+    return {"kind": "fs:run-started", "runId": run_id, "scenario": scenario}
+
+
+def run_step(run_id: RunId, event: JSONObject) -> FsRunStepMessage:
+    return {"kind": "fs:run-step", "runId": run_id, "event": event}
+
+
+def collection_run_step(run_id: RunId, event: JSONObject) -> FsCollectionRunStepMessage:
+    return {"kind": "fs:collection-run-step", "runId": run_id, "event": event}
+
+
+def run_finished(run_id: RunId, outcome: RunOutcome) -> FsRunFinishedMessage:
+    return {"kind": "fs:run-finished", "runId": run_id, "outcome": outcome}
+
+
+def log_line(run_id: RunId, stream: LogStream, line: str) -> LogLineMessage:
+    return {"kind": "log:line", "runId": run_id, "stream": stream, "line": line}
+
+
+def error(message: str) -> ErrorMessage:
+    return {"kind": "error", "message": message}
