@@ -6,6 +6,7 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
 
     UnotestError                  a failure the user can act on; str() is the sentence
     ├── UsageError                bad arguments, no project, unknown scenario or run
+    │   └── UnsupportedRunKindError  a RunRequest kind its runner adapter does not run
     ├── ConfigError               unotest.config.yaml, collection YAML, .debugger.json
     ├── BrowserError              the browser could not be had
     │   ├── BrowserNotFound       nothing to launch; the message says how to install one
@@ -13,6 +14,7 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
     │   └── BrowserConnectError   wsEndpoint did not lead to a browser
     ├── WebServerError            the webServer did not start, or its URL is taken
     │   └── WebServerCancelled    the run was aborted while it was starting
+    ├── RunnerAdapterNotFoundError  the runner a run would be spawned with is not installed
     ├── RunWriteError             a run artifact could not be written (also an OSError)
     ├── PlaywrightInternalsChanged  this Playwright lacks what runner.sync_adapter uses
     └── ScenarioFailed            a scenario did not pass where an exception must say so
@@ -43,8 +45,10 @@ __all__ = [
     "ConfigError",
     "PlaywrightInternalsChanged",
     "RunWriteError",
+    "RunnerAdapterNotFoundError",
     "ScenarioFailed",
     "UnotestError",
+    "UnsupportedRunKindError",
     "UsageError",
     "WebServerCancelled",
     "WebServerError",
@@ -57,6 +61,16 @@ class UnotestError(Exception):
 
 class UsageError(UnotestError):
     """Bad arguments, no project here, an unknown scenario, collection or run."""
+
+
+class UnsupportedRunKindError(UsageError):
+    """A ``RunRequest.kind`` its adapter does not list in ``supported_kinds`` (protocol
+    ``UnsupportedRunKindError(kind, adapterName)``): the message names both."""
+
+    def __init__(self, kind: str, adapter_name: str) -> None:
+        super().__init__(f"the runner adapter {adapter_name} cannot run a run of kind {kind!r}")
+        self.kind = kind
+        self.adapter_name = adapter_name
 
 
 class ConfigError(UnotestError):
@@ -85,6 +99,16 @@ class WebServerError(UnotestError):
 
 class WebServerCancelled(WebServerError):
     """The run was aborted while the webServer was starting; it has been stopped."""
+
+
+class RunnerAdapterNotFoundError(UnotestError):
+    """The runner a run would be spawned with cannot be found (protocol
+    ``RunnerAdapterNotFoundError(packageName, hint)``): the message says how to install it."""
+
+    def __init__(self, package_name: str, hint: str) -> None:
+        super().__init__(f"the runner {package_name} cannot be found: {hint}")
+        self.package_name = package_name
+        self.hint = hint
 
 
 class RunWriteError(UnotestError, OSError):

@@ -731,3 +731,30 @@ def is_secret_name(name: str) -> bool:
     """
     upper = name.upper()
     return any(marker in upper for marker in SECRET_NAME_MARKERS)
+
+
+# ---------------------------------------------------------------------------
+# Starting runs (the viewer's RunRequest; mirrored for the runner adapter)
+# ---------------------------------------------------------------------------
+
+
+class ScenarioRunRequest(TypedDict):
+    kind: Literal["scenario"]
+    scenario: str
+    headed: NotRequired[bool]
+    debug: NotRequired[bool]
+    breakpoints: NotRequired[list[str]]
+    """``"line:col"`` strings, honoured only with ``debug``."""
+
+
+class CollectionRunRequest(TypedDict):
+    kind: Literal["collection"]
+    collection: str
+    headed: NotRequired[bool]
+    workers: NotRequired[int]
+    bail: NotRequired[bool]
+
+
+RunRequest: TypeAlias = ScenarioRunRequest | CollectionRunRequest
+
+__all__ += ["CollectionRunRequest", "RunRequest", "ScenarioRunRequest"]
