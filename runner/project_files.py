@@ -25,7 +25,7 @@ from runner.config import Config, load_config
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError, UsageError
 from runner.positions import is_col, is_line, land, statement_starts
-from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
+from runner.project import MAX_SOURCE_BYTES, SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.rundir import atomic_write
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "FileExists",
     "FileMissing",
     "FileView",
+    "TooLarge",
     "config_summary",
     "project_summary",
     "read_breakpoints",
@@ -52,6 +53,10 @@ class FileMissing(UsageError):
 
 class FileExists(UsageError):
     """Creating something that is already there."""
+
+
+class TooLarge(UsageError):
+    """A source bigger than ``runner.project.MAX_SOURCE_BYTES``."""
 
 
 def _kind_of(parts: tuple[str, ...]) -> str | None:
@@ -129,9 +134,17 @@ def save_source(project: Project, rel: str, text: str) -> FileView:
     path = resolve_source(project, rel, must_exist=False)
     if "\0" in text:
         raise UsageError("the text holds a NUL character; a source file is UTF-8 text")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError("the text holds a lone surrogate; a source file is UTF-8 text") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise TooLarge(
+            f"the text is {len(data):,} bytes; a source file may be {MAX_SOURCE_BYTES:,}"
+        )
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"), display=rel)
+    atomic_write(path, data, display=rel)
     if mode is not None:
         os.chmod(path, mode)
     return source_view(project, rel)

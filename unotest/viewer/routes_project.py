@@ -1,0 +1,151 @@
+"""The project's REST routes: what it holds, its problems, its files, breakpoints,
+collections, ``unotest/.env``.
+
+Each route checks its input, calls one engine function (``runner.project``,
+``runner.project_files``, ``runner.envfile``) and shapes the answer; the engine's exceptions become
+``{"error": …}`` answers in ``answers``. Disk work runs in the thread pool (sync
+endpoints do so by themselves), never on the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from runner import protocol
+from runner.envfile import parse_env_file, update_env_file
+from runner.errors import UsageError
+from runner.project import ProjectIndex
+from runner.project_files import (
+    FileView,
+    project_summary,
+    read_breakpoints,
+    save_breakpoints,
+    save_source,
+    source_view,
+    write_collection,
+)
+from unotest.console import diagnostic_json
+from unotest.viewer.answers import json_body, json_response
+from unotest.viewer.context import ViewerContext
+
+__all__ = ["routes"]
+
+
+def _file_json(view: FileView) -> dict[str, object]:
+    return {
+        "path": view.path,
+        "text": view.text,
+        "statements": [{"line": line, "col": col} for line, col in view.statements],
+        "problems": [diagnostic_json(d) for d in view.problems],
+    }
+
+
+def _object(data: object) -> dict[str, object]:
+    if not isinstance(data, dict):
+        raise UsageError("the body must be a JSON object")
+    return data
+
+
+class ProjectRoutes:
+    """The routes of one server; every handler reads the project through ``ctx``."""
+
+    def __init__(self, ctx: ViewerContext) -> None:
+        self.ctx = ctx
+
+    def _index(self, check: bool = False) -> ProjectIndex:
+        return ProjectIndex.load(self.ctx.project, check=check)
+
+    def project(self, request: Request) -> Response:
+        return json_response(project_summary(self.ctx.project))
+
+    def scenarios(self, request: Request) -> Response:
+        return json_response(self._index().scenario_metas)
+
+    def helpers(self, request: Request) -> Response:
+        return json_response(self._index().helper_metas())
+
+    def collections(self, request: Request) -> Response:
+        return json_response([entry.meta for entry in self._index().collections.values()])
+
+    def problems(self, request: Request) -> Response:
+        return json_response([diagnostic_json(d) for d in self._index(check=True).errors])
+
+    def get_file(self, request: Request) -> Response:
+        return json_response(_file_json(source_view(self.ctx.project, request.path_params["path"])))
+
+    async def put_file(self, request: Request) -> Response:
+        text = _object(await json_body(request)).get("text")
+        if not isinstance(text, str):
+            raise UsageError('the body must be {"text": "<the whole file>"}')
+        path = request.path_params["path"]
+        view = await run_in_threadpool(save_source, self.ctx.project, path, text)
+        return json_response(_file_json(view))
+
+    def get_breakpoints(self, request: Request) -> Response:
+        return json_response(read_breakpoints(self.ctx.project))
+
+    async def put_breakpoints(self, request: Request) -> Response:
+        data = await json_body(request)
+        saved = await run_in_threadpool(save_breakpoints, self.ctx.project, data)
+        return json_response({**saved.file, "notes": saved.notes})
+
+    async def post_collection(self, request: Request) -> Response:
+        body = _object(await json_body(request))
+        meta = await run_in_threadpool(
+            write_collection,
+            self.ctx.project,
+            body.get("name"),
+            body.get("description"),
+            body.get("scenarios"),
+            create=True,
+        )
+        return json_response(meta, status=201)
+
+    async def put_collection(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        body = _object(await json_body(request))
+        if body.get("name", name) != name:
+            raise UsageError("the body's name differs from the path's; rename is not supported")
+        meta = await run_in_threadpool(
+            write_collection,
+            self.ctx.project,
+            name,
+            body.get("description"),
+            body.get("scenarios"),
+            create=False,
+        )
+        return json_response(meta)
+
+    def get_env(self, request: Request) -> Response:
+        return json_response(parse_env_file(self.ctx.root / protocol.ENV_FILE))
+
+    async def put_env(self, request: Request) -> Response:
+        update = cast(protocol.EnvUpdate, _object(await json_body(request)))
+        path = self.ctx.root / protocol.ENV_FILE
+        if not path.is_file():
+            raise UsageError(f"there is no {protocol.ENV_FILE} to change")
+        return json_response(await run_in_threadpool(update_env_file, path, update))
+
+
+def routes(ctx: ViewerContext) -> list[BaseRoute]:
+    r = ProjectRoutes(ctx)
+    return [
+        Route("/api/project", r.project, methods=["GET"]),
+        Route("/api/scenarios", r.scenarios, methods=["GET"]),
+        Route("/api/helpers", r.helpers, methods=["GET"]),
+        Route("/api/collections", r.collections, methods=["GET"]),
+        Route("/api/collections", r.post_collection, methods=["POST"]),
+        Route("/api/collections/{name}", r.put_collection, methods=["PUT"]),
+        Route("/api/problems", r.problems, methods=["GET"]),
+        Route("/api/files/{path:path}", r.get_file, methods=["GET"]),
+        Route("/api/files/{path:path}", r.put_file, methods=["PUT"]),
+        Route("/api/breakpoints", r.get_breakpoints, methods=["GET"]),
+        Route("/api/breakpoints", r.put_breakpoints, methods=["PUT"]),
+        Route("/api/env", r.get_env, methods=["GET"]),
+        Route("/api/env", r.put_env, methods=["PUT"]),
+    ]

@@ -1,0 +1,167 @@
+"""The viewer's guard, one ASGI middleware in front of every route.
+
+Eval and terminals are code execution, so (Jupyter's model):
+
+- every HTTP and WebSocket request carries the per-launch token: ``?token=`` (answered
+  with an HttpOnly, SameSite=Strict cookie so the page's later requests need no query),
+  the cookie, or ``Authorization: Bearer``; otherwise 401;
+- ``Host`` names the bound host, ``localhost``, ``127.0.0.1`` or ``[::1]`` with the
+  bound port (a DNS-rebound name is refused, 403);
+- an ``Origin``, when sent (browsers always send one on a WebSocket), is the viewer's
+  own origin (403 otherwise);
+- bodies are bounded: ``PUT /api/files/…`` a source file and some JSON around it,
+  every other body 1 MB (413).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from urllib.parse import parse_qs, urlsplit
+
+from starlette.datastructures import Headers
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from runner.project import MAX_SOURCE_BYTES
+from unotest.viewer.answers import error_response
+from unotest.viewer.context import ViewerContext
+
+__all__ = [
+    "FILE_BODY_LIMIT",
+    "OTHER_BODY_LIMIT",
+    "SecurityMiddleware",
+    "cookie_name",
+    "new_token",
+]
+
+OTHER_BODY_LIMIT = 1024 * 1024
+FILE_BODY_LIMIT = MAX_SOURCE_BYTES + 64 * 1024
+"""A source file of the largest size, with room for its JSON quoting and key."""
+_LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def new_token() -> str:
+    """192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
+
+
+def cookie_name(port: int) -> str:
+    """Cookies ignore ports: two viewers on one machine each keep their own."""
+    return f"unotest_token_{port}"
+
+
+def allowed_hosts(ctx: ViewerContext) -> set[str]:
+    names: Iterable[str] = (*_LOCAL_NAMES, ctx.host)
+    return {f"{name}:{ctx.port}" for name in names}
+
+
+class SecurityMiddleware:
+    def __init__(self, app: ASGIApp, ctx: ViewerContext) -> None:
+        self.app = app
+        self.ctx = ctx
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await self._refuse(scope, receive, send, *refusal)
+            return
+        query_token = self._query_token(scope)
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        body = await _bounded_body(receive, _limit(scope))
+        if body is None:
+            await self._refuse(scope, receive, send, 413, "the request body is too large")
+            return
+        replay = _replay(body, receive)
+        await self.app(scope, replay, self._with_cookie(send) if query_token else send)
+
+    def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
+        hosts = allowed_hosts(self.ctx)
+        if headers.get("host", "").lower() not in hosts:
+            return 403, "the Host header does not name this viewer"
+        origin = headers.get("origin")
+        if origin is not None:
+            parts = urlsplit(origin)
+            if parts.scheme != "http" or parts.netloc.lower() not in hosts:
+                return 403, "the Origin is not this viewer's own"
+        if not self._has_token(scope, headers):
+            return 401, "a valid token is required (open the URL 'unotest view' printed)"
+        return None
+
+    def _has_token(self, scope: Scope, headers: Headers) -> bool:
+        given = [self._query_token(scope)]
+        given.append(cookie_parser(headers.get("cookie", "")).get(cookie_name(self.ctx.port)))
+        auth = headers.get("authorization", "")
+        if auth[:7].lower() == "bearer ":
+            given.append(auth[7:].strip())
+        expected = self.ctx.token.encode()
+        return any(g is not None and secrets.compare_digest(g.encode(), expected) for g in given)
+
+    @staticmethod
+    def _query_token(scope: Scope) -> str | None:
+        query = scope.get("query_string", b"").decode("latin-1")
+        values = parse_qs(query).get("token")
+        return values[0] if values else None
+
+    def _with_cookie(self, send: Send) -> Send:
+        cookie = f"{cookie_name(self.ctx.port)}={self.ctx.token}; Path=/; HttpOnly; SameSite=Strict"
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", []), (b"set-cookie", cookie.encode())]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return sending
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
+        if scope["type"] == "websocket":
+            # Closing before accepting: the server answers the handshake with 403.
+            await send({"type": "websocket.close", "code": 1008, "reason": text})
+            return
+        await error_response(status, text)(scope, receive, send)
+
+
+def _limit(scope: Scope) -> int:
+    if scope.get("method") == "PUT" and str(scope.get("path", "")).startswith("/api/files/"):
+        return FILE_BODY_LIMIT
+    return OTHER_BODY_LIMIT
+
+
+async def _bounded_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None once it passes ``limit`` (the rest is never read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read once, then the real channel (which reports the disconnect)."""
+    sent = False
+
+    async def replaying() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replaying
