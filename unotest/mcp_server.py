@@ -27,13 +27,12 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -42,13 +41,14 @@ from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import load_helper, load_scenario
 from runner import protocol
-from runner.command_feed import OWNER_ENV
 from runner.debug_commands import NAMES, RESUMING, unknown_command
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.protocol import JSONObject
+from runner.run_adapter import RunnerAdapter
+from runner.run_launcher import launch_run
 from runner.run_result import error_location
 from runner.rundir import append_line, atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
@@ -248,54 +248,25 @@ class _Tools:
     async def start(
         self, args: list[str], kind: Literal["scenario", "collection"], detach: bool = False
     ) -> StartedRun:
-        with tempfile.TemporaryFile() as errors:
-            return await self._start(args, kind, errors, detach)
-
-    async def _start(
-        self,
-        args: list[str],
-        kind: Literal["scenario", "collection"],
-        errors: IO[bytes],
-        detach: bool,
-    ) -> StartedRun:
-        script = Path(sys.executable).with_name("unotest")
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "unotest"]
-        env = {**os.environ, "UNOTEST_OUTPUT_TO_RUN_DIR": "1", "PYTHONSAFEPATH": "1"}
-        env.pop(OWNER_ENV, None)
+        try:
+            run = await launch_run(
+                self.project.root,
+                [*RunnerAdapter().resolve_bin(), *args],
+                kind,
+                env={"PYTHONSAFEPATH": "1"},
+                owner_pid=None if detach else os.getpid(),  # the run ends when this process does
+                mask=self.masker().mask,
+                timeout=START_TIMEOUT_S,
+            )
+        except UnotestError as err:
+            raise ToolError(_cut(str(err))) from None
         if not detach:
-            env[OWNER_ENV] = str(os.getpid())  # the run ends when this process does
-        process = subprocess.Popen(
-            [*command, *args, "--root", str(self.project.root)],
-            cwd=self.project.root,
-            stdin=subprocess.DEVNULL,
-            stdout=errors,
-            stderr=errors,
-            env=env,
-            start_new_session=True,
-        )
-        first_event = "run:started" if kind == "scenario" else "collection-run:started"
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            run_dir = self._run_dir_of(process.pid)
-            if run_dir is not None and any(
-                e.get("kind") == first_event for e in read_events(run_dir / protocol.STEPS_FILE)
-            ):
-                if not detach:
-                    self.owned.append(_OwnedRun(process, run_dir, kind))
-                return {
-                    "runId": run_dir.name,
-                    "runDir": self.project.relative(run_dir),
-                    "pid": process.pid,
-                }
-            if process.poll() is not None:
-                errors.seek(0)
-                output = errors.read().decode("utf-8", "replace").strip()
-                raise ToolError(
-                    _cut(self.masker().mask(output or f"the run exited with {process.returncode}"))
-                )
-            await asyncio.sleep(0.05)
-        await _stop_group(process)
-        raise ToolError(f"the run did not start within {START_TIMEOUT_S:g} s")
+            self.owned.append(_OwnedRun(run.process, run.run_dir, kind))
+        return {
+            "runId": run.run_id,
+            "runDir": self.project.relative(run.run_dir),
+            "pid": run.process.pid,
+        }
 
     def end_owned_runs(self) -> list[str]:
         """The session closes: abort every run it started without ``detach`` that still
@@ -322,19 +293,6 @@ class _Tools:
                 with contextlib.suppress(OSError):
                     os.killpg(run.process.pid, signal.SIGTERM)
         return [run.run_dir.name for run in going]
-
-    def _run_dir_of(self, pid: int) -> Path | None:
-        runs = self.project.runs_dir
-        if not runs.is_dir():
-            return None
-        for path in sorted(runs.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)[:50]:
-            try:
-                manifest = json.loads((path / protocol.RUN_MANIFEST_FILE).read_text())
-            except (OSError, ValueError):
-                continue
-            if manifest.get("pid") == pid:
-                return path
-        return None
 
     def get_run(self, run_id: str) -> JSONObject:
         run_dir = self.run_dir(run_id)
@@ -535,20 +493,6 @@ async def _until_resumed(run_dir: Path, ident: str) -> None:
         ):
             return
         await asyncio.sleep(0.01)
-
-
-async def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the run's process group (the runner closes its browser), then SIGKILL."""
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 1.0)):
-        try:
-            os.killpg(process.pid, sig)
-        except OSError:
-            return
-        deadline = time.monotonic() + grace
-        while process.poll() is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        if process.poll() is not None:
-            return
 
 
 def _tail(path: Path, masker: SecretMasker, limit: int = MAX_TAIL) -> str:
