@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -17,6 +19,7 @@ from unotest.viewer.context import ViewerContext
 from unotest.viewer.terminals import TerminalHub
 
 TERMINAL_PATH = "/ws/terminal"
+T = TypeVar("T")
 
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:
@@ -38,20 +41,37 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
 async def _receive_frames(
     websocket: WebSocket, hub: TerminalHub, sender: asyncio.Task[None]
 ) -> None:
-    """Hand every text frame to the hub until the client leaves or the sender fails."""
-    while not sender.done():
-        receiving = asyncio.ensure_future(websocket.receive())
-        await asyncio.wait({receiving, sender}, return_when=asyncio.FIRST_COMPLETED)
-        if not receiving.done():
-            receiving.cancel()
-            return
-        message = receiving.result()
-        if message["type"] == "websocket.disconnect":
+    """Hand every text frame to the hub until the client leaves or the sender fails.
+
+    Each wait races the sender: a client that stops reading and then vanishes fails the
+    sender, which must end a handler waiting for room in the outbox too.
+    """
+    while True:
+        message = await _unless_done(websocket.receive(), sender)
+        if message is None or message["type"] == "websocket.disconnect":
             return
         text = message.get("text")
         if text is None:  # a binary frame: read as the same JSON text
             text = bytes(message.get("bytes") or b"").decode("utf-8", errors="replace")
         try:
-            await hub.receive(text)
+            if await _unless_done(_handled(hub, text), sender) is None:
+                return
         except WebSocketDisconnect:
             return
+
+
+async def _handled(hub: TerminalHub, text: str) -> bool:
+    await hub.receive(text)
+    return True
+
+
+async def _unless_done(work: Awaitable[T], sender: asyncio.Task[None]) -> T | None:
+    """``work``'s result, or None (``work`` cancelled) once ``sender`` has ended."""
+    task = asyncio.ensure_future(work)
+    await asyncio.wait({task, sender}, return_when=asyncio.FIRST_COMPLETED)
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return None
+    return task.result()
