@@ -22,6 +22,7 @@ from unotest.exit_codes import EXIT_OK, EXIT_USAGE, exit_code_for
 
 __all__ = ["main"]
 
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share the one exit path."""
 
@@ -44,6 +45,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_project_commands(sub)
     _add_run_commands(sub)
     _add_run_reading_commands(sub)
+    _add_viewer_commands(sub)
     return parser
 
 
@@ -132,6 +134,21 @@ def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
     runs.add_argument("--limit", type=int, metavar="N", help="show only the N newest runs")
 
 
+def _add_viewer_commands(sub: _Subparsers[_Parser]) -> None:
+    """The viewer server: the project in a browser tab."""
+    view = sub.add_parser("view", help="serve the project to a browser (the viewer)")
+    view.add_argument("--root", type=Path, help="project root")
+    view.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    view.add_argument("--port", type=int, default=0, help="port (default 0: any free one)")
+    view.add_argument("--no-open", action="store_true", help="do not open a browser")
+    view.add_argument(
+        "--detach", action="store_true", help="serve in the background (log: unotest/.viewer.log)"
+    )
+    view.add_argument("--stop", action="store_true", help="stop the viewer serving this project")
+
+
 # Each command's module is imported only when that command runs: `unotest dbg` must
 # not pay for Playwright or the MCP SDK (seconds) on every call.
 # The module unotest.commands.<name> defines <name>_command (list → list_command).
@@ -146,6 +163,7 @@ _COMMANDS = (
     "inspect",
     "collection",
     "mcp",
+    "view",
 )
 
 

@@ -87,7 +87,14 @@ _ENV = """\
 VISITOR=friend
 """
 
-_GITIGNORE_LINES = ("unotest/.runs/", ".unotest/")
+# unotest/.env holds the project's secrets; the viewer's lock names its token.
+_GITIGNORE_LINES = (
+    "unotest/.runs/",
+    ".unotest/",
+    "unotest/.env",
+    "unotest/.viewer.lock",
+    "unotest/.viewer.log",
+)
 
 
 def _free_port() -> int:

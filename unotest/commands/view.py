@@ -1,0 +1,176 @@
+"""``unotest view``: serve the project to a browser (``unotest.viewer``).
+
+One viewer per project: a live ``unotest/.viewer.lock`` means one already serves it,
+so its URL is printed (and opened) instead of starting a second. ``--detach`` serves
+from a background process writing ``unotest/.viewer.log``; ``--stop`` ends the viewer
+the lock names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from runner import protocol
+from runner.errors import UsageError
+from runner.project import find_project_root
+from runner.rundir import read_proc_stat
+from unotest.console import print_warnings
+from unotest.exit_codes import EXIT_ABORTED, EXIT_OK
+from unotest.viewer.context import ViewerContext
+from unotest.viewer.lockfile import (
+    ViewerLock,
+    is_live,
+    live_lock,
+    lock_path,
+    read_lock,
+    remove_lock,
+    write_lock,
+)
+
+__all__ = ["view_command"]
+
+_DETACH_WAIT_S = 30.0
+_STOP_WAIT_S = 10.0
+
+
+def view_command(args: argparse.Namespace) -> int:
+    root = find_project_root(Path.cwd(), args.root)
+    if args.stop:
+        return _stop(root)
+    running = live_lock(root)
+    if running is not None:
+        print(running["url"], flush=True)
+        print(f"a viewer already serves this project (pid {running['pid']})", file=sys.stderr)
+        _open(running["url"], args.no_open)
+        return EXIT_OK
+    if args.detach:
+        return _detach(root, args)
+    return _serve(root, args)
+
+
+def _serve(root: Path, args: argparse.Namespace) -> int:
+    from unotest.viewer.security import new_token
+    from unotest.viewer.server import bind, serve, viewer_url
+
+    if args.host in ("0.0.0.0", "::"):
+        print_warnings(
+            [
+                f"--host {args.host} serves the viewer to every network this machine is on; "
+                "the token is all that protects code execution (eval, terminals)"
+            ]
+        )
+    ctx = ViewerContext(root=root, token=new_token(), host=args.host)
+    sock = bind(args.host, args.port)
+    ctx.port = sock.getsockname()[1]
+    url = viewer_url(ctx)
+
+    def ready() -> None:
+        write_lock(root, url)
+        print(url, flush=True)
+        print(f"serving {root} (Ctrl-C stops it)", file=sys.stderr, flush=True)
+        _open(url, args.no_open)
+
+    try:
+        received = serve(ctx, sock, ready)
+    finally:
+        remove_lock(root)
+        sock.close()
+    if received == signal.SIGINT:
+        print("viewer stopped (interrupted)", file=sys.stderr)
+        return EXIT_ABORTED
+    print("viewer stopped", file=sys.stderr)
+    return EXIT_OK
+
+
+def _open(url: str, no_open: bool) -> None:
+    """The default browser, unless told not to or there is no display to show it on."""
+    if no_open:
+        return
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return
+
+    def opening() -> None:
+        import webbrowser
+
+        try:
+            webbrowser.open(url)
+        except Exception:  # a broken browser setting must not stop the server
+            return
+
+    threading.Thread(target=opening, name="unotest-open-browser", daemon=True).start()
+
+
+def _detach(root: Path, args: argparse.Namespace) -> int:
+    """Serve from a new session with output in ``unotest/.viewer.log``; print its URL once
+    its lock appears."""
+    log_path = root / protocol.UNOTEST_DIR / protocol.LOG_FILE
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "unotest", "view", "--root", str(root)]
+    command += ["--host", args.host, "--port", str(args.port), "--no-open"]
+    env = dict(os.environ, PYTHONSAFEPATH="1")  # a project's unotest/ is not our package
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    with open(log_path, "ab") as log:
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=root,
+            env=env,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + _DETACH_WAIT_S
+    while time.monotonic() < deadline:
+        lock = read_lock(root)
+        if lock is not None and lock["pid"] == child.pid:
+            print(lock["url"], flush=True)
+            print(f"viewer running in the background (pid {child.pid}); log: {log_path}")
+            _open(lock["url"], args.no_open)
+            return EXIT_OK
+        if child.poll() is not None:
+            raise UsageError(f"the viewer did not start (see {log_path})")
+        time.sleep(0.05)
+    child.terminate()
+    raise UsageError(f"the viewer did not start within {_DETACH_WAIT_S:.0f} s (see {log_path})")
+
+
+def _gone(lock: ViewerLock) -> bool:
+    stat = read_proc_stat(lock["pid"])
+    return not is_live(lock) or (stat is not None and stat[0] in ("Z", "X"))
+
+
+def _stop(root: Path) -> int:
+    lock = read_lock(root)
+    if lock is None:
+        print("no viewer serves this project")
+        return EXIT_OK
+    pid = lock["pid"]
+    if _gone(lock):
+        lock_path(root).unlink(missing_ok=True)
+        print(f"the viewer (pid {pid}) was already gone; removed its stale lock")
+        return EXIT_OK
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        raise UsageError(f"the viewer (pid {pid}) belongs to another user") from None
+    deadline = time.monotonic() + _STOP_WAIT_S
+    while not _gone(lock):
+        if time.monotonic() >= deadline:
+            raise UsageError(f"the viewer (pid {pid}) did not stop within {_STOP_WAIT_S:.0f} s")
+        time.sleep(0.05)
+    if read_lock(root) == lock:
+        lock_path(root).unlink(missing_ok=True)
+    print(f"stopped the viewer (pid {pid})")
+    return EXIT_OK
