@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from starlette.applications import Starlette
-from websockets.sync.client import ClientConnection, connect
+from websockets import InvalidStatus, Origin
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
 
+from unotest.viewer import routes_terminal
+from unotest.viewer.app import build_app
 from unotest.viewer.context import ViewerContext
-from unotest.viewer.routes_terminal import routes
 from unotest.viewer.terminals import (
     FrameError,
     parse_client_frame,
@@ -36,20 +38,23 @@ pytestmark = pytest.mark.skipif(
 )
 
 TIMEOUT = 20.0
+TOKEN = "terminal-test-token-0123456789abcdef"
 Frame = dict[str, object]
 
 
 @pytest.fixture
 def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """``ws://`` base URL of a real server with the terminal routes, rooted at ``tmp_path``."""
+    """``ws://`` URL of ``/ws/terminal`` on a real server: the viewer's app (security and
+    all) with the terminal routes, rooted at ``tmp_path``."""
     monkeypatch.setenv("SHELL", "/bin/sh")
     monkeypatch.setenv("ENV", "")  # no rc file for an interactive sh
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    ctx = ViewerContext(root=tmp_path, token="t" * 32, port=port)
-    config = uvicorn.Config(Starlette(routes=routes(ctx)), log_level="warning", lifespan="off")
+    ctx = ViewerContext(root=tmp_path, token=TOKEN, port=port)
+    app = build_app(ctx, (routes_terminal,))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -61,6 +66,12 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     srv.should_exit = True
     thread.join(TIMEOUT)
     sock.close()
+
+
+def connect(url: str, token: str = TOKEN) -> ClientConnection:
+    """A client as the page is one: the token in the query, the viewer's own Origin."""
+    origin = Origin(url.replace("ws://", "http://").split("/ws/")[0])
+    return ws_connect(f"{url}?token={token}", origin=origin, open_timeout=TIMEOUT)
 
 
 def send(ws: ClientConnection, data: Frame) -> None:
@@ -251,6 +262,22 @@ def test_a_flooding_terminal_stalls_no_other_client(server: str) -> None:
             wait_output(other, "t1", f"round-{n + 100}")
         # the flooder's terminal is paused, not lost: its output is still there to read
         assert recv(flooder)["type"] == "output"
+
+
+def test_a_client_that_stops_reading_and_leaves_ends_its_terminals(server: str) -> None:
+    with connect(server) as ws:
+        spawn(ws, "flood")
+        pid = shell_pid(ws, "flood")
+        type_line(ws, "flood", "yes flood-flood-flood-flood")
+        for _ in range(200):  # more frames than the outbox lets through while nobody reads
+            type_line(ws, "flood", "")
+    wait_session_gone(pid)
+
+
+def test_the_terminal_socket_needs_the_token(server: str) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        connect(server, token="wrong").close()
+    assert refused.value.response.status_code in (401, 403)  # refused before the handshake
 
 
 def test_utf8_split_across_reads_is_decoded_whole(server: str) -> None:
