@@ -71,7 +71,9 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def connect(url: str, token: str = TOKEN) -> ClientConnection:
     """A client as the page is one: the token in the query, the viewer's own Origin."""
     origin = Origin(url.replace("ws://", "http://").split("/ws/")[0])
-    return ws_connect(f"{url}?token={token}", origin=origin, open_timeout=TIMEOUT)
+    return ws_connect(
+        f"{url}?token={token}", origin=origin, open_timeout=TIMEOUT, close_timeout=1
+    )
 
 
 def send(ws: ClientConnection, data: Frame) -> None:
