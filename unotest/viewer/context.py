@@ -7,10 +7,11 @@ the tests run them, must not see each other).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.project import Project
+from unotest.viewer.hub import Hub
 
 
 @dataclass
@@ -22,6 +23,9 @@ class ViewerContext:
     host: str = "127.0.0.1"
     port: int = 0
     """The bound port, known once the socket is bound (0 until then)."""
+    hub: Hub = field(default_factory=Hub)
+    """The live hub: ``ctx.hub.publish(message)`` sends a ``WsMessage`` to every ``/ws``
+    client (``runner.ws_messages`` builds them; ``publish_threadsafe`` from a thread)."""
 
     @property
     def project(self) -> Project:

@@ -10,6 +10,7 @@ with the reason; its socket is closed and it resyncs over REST. The others go on
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from runner.ws_messages import WsMessage
@@ -67,6 +68,7 @@ class Hub:
         self.queue_size = queue_size
         self._clients: set[Subscription] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stoppers: list[Callable[[], Awaitable[None]]] = []
 
     @property
     def clients(self) -> int:
@@ -102,3 +104,13 @@ class Hub:
         for subscription in list(self._clients):
             subscription.drop(reason)
         self._clients.clear()
+
+    def on_stop(self, stopper: Callable[[], Awaitable[None]]) -> None:
+        """Something feeding the hub (the watcher) to stop with it."""
+        self._stoppers.append(stopper)
+
+    async def stop(self, reason: str = "the viewer is stopping") -> None:
+        """Stop what feeds the hub (last registered first), then drop every client."""
+        while self._stoppers:
+            await self._stoppers.pop()()
+        self.close_all(reason)

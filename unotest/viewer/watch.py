@@ -173,7 +173,7 @@ class Watcher:
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
             stop_event=self._stop,
-            rust_timeout=500,
+            rust_timeout=200,
             yield_on_timeout=True,
         )
         async for batch in changes:
