@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import threading
 import time
 import types
@@ -24,10 +25,11 @@ from sites import collection_yaml, scenario_source, write_project
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from runner.errors import UsageError
 from unotest.viewer.app import ROUTE_MODULES, build_app
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.security import FILE_BODY_LIMIT, cookie_name, new_token
-from unotest.viewer.server import bind
+from unotest.viewer.server import bind, serve
 
 Validate = Callable[[str, object], None]
 BODY = '  const a = 1\n  if (a) {\n    log("x")\n  }\n'
@@ -315,3 +317,43 @@ def test_env_is_read_and_only_values_change(viewer: Viewer, protocol_validate: V
     )
     error_of(viewer.client.put("/api/env", json={"version": 1, "values": {"OLD": "2"}}), 400)
     error_of(viewer.client.put("/api/env", json={"version": 1, "values": {"NEW": "2"}}), 400)
+
+
+# --- serving -------------------------------------------------------------------
+
+
+def test_serve_stops_gracefully_on_sigterm_and_says_so(tmp_path: Path) -> None:
+    ctx = ViewerContext(root=make_project(tmp_path / "proj"), token=new_token())
+    sock = bind("127.0.0.1", 0)
+    answers: list[int] = []
+
+    def ready() -> None:
+        def ask_then_stop() -> None:
+            with httpx.Client(timeout=20) as client:
+                url = f"http://127.0.0.1:{ctx.port}/api/project?token={ctx.token}"
+                answers.append(client.get(url).status_code)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=ask_then_stop, daemon=True).start()
+
+    previous = signal.getsignal(signal.SIGTERM)
+    assert serve(ctx, sock, ready) == signal.SIGTERM
+    assert answers == [200]
+    assert signal.getsignal(signal.SIGTERM) == previous
+    sock.close()
+
+
+def test_a_failed_startup_is_an_error_not_a_silent_exit(tmp_path: Path) -> None:
+    async def startup(ctx: ViewerContext) -> None:
+        raise RuntimeError("the watcher cannot start")
+
+    broken = types.ModuleType("broken_routes")
+    broken.routes = lambda ctx: []  # type: ignore[attr-defined]
+    broken.startup = startup  # type: ignore[attr-defined]
+    ctx = ViewerContext(root=make_project(tmp_path / "proj"), token=new_token())
+    sock = bind("127.0.0.1", 0)
+    ready: list[bool] = []
+    with pytest.raises(UsageError, match="did not start"):
+        serve(ctx, sock, lambda: ready.append(True), modules=(broken,))
+    assert ready == []
+    sock.close()

@@ -11,16 +11,19 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import threading
 from collections.abc import Callable
-from types import FrameType
+from types import FrameType, ModuleType
 
 import uvicorn
 
 from runner.errors import UsageError
-from unotest.viewer.app import build_app
+from unotest.viewer.app import ROUTE_MODULES, build_app
 from unotest.viewer.context import ViewerContext
 
 __all__ = ["bind", "serve", "viewer_url"]
+
+_NOT_STARTED = "the viewer did not start (its startup failed; see the messages above)"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -59,6 +62,8 @@ class _Signals:
         self.received = self.received or signum
 
     def __enter__(self) -> _Signals:
+        if threading.current_thread() is not threading.main_thread():
+            return self  # signals reach the main thread only (a test's server thread)
         for sig in (signal.SIGINT, signal.SIGTERM):
             self._old[sig] = signal.signal(sig, self._handle)
         return self
@@ -72,16 +77,24 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, on_ready: Callable
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
-    if server.started:
-        on_ready()
+    if not server.started:
+        await task
+        raise UsageError(_NOT_STARTED)
+    on_ready()
     await task
 
 
-def serve(ctx: ViewerContext, sock: socket.socket, on_ready: Callable[[], None]) -> int | None:
-    """Serve until SIGINT/SIGTERM (or the server fails to start); the signal, if any."""
+def serve(
+    ctx: ViewerContext,
+    sock: socket.socket,
+    on_ready: Callable[[], None],
+    modules: tuple[ModuleType, ...] = ROUTE_MODULES,
+) -> int | None:
+    """Serve until SIGINT/SIGTERM; the signal that stopped it. A server that cannot
+    start (a route module's startup failed) raises ``UsageError``."""
     ctx.port = sock.getsockname()[1]
     config = uvicorn.Config(
-        build_app(ctx),
+        build_app(ctx, modules),
         log_level="warning",
         lifespan="on",
         ws="websockets-sansio",
@@ -89,5 +102,10 @@ def serve(ctx: ViewerContext, sock: socket.socket, on_ready: Callable[[], None])
     )
     server = uvicorn.Server(config)
     with _Signals() as signals:
-        asyncio.run(_serve(server, sock, on_ready))
+        try:
+            asyncio.run(_serve(server, sock, on_ready))
+        except SystemExit:  # uvicorn's way of saying the lifespan's startup failed
+            if server.started:
+                raise
+            raise UsageError(_NOT_STARTED) from None
     return signals.received
