@@ -71,13 +71,15 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def connect(url: str, token: str = TOKEN) -> ClientConnection:
     """A client as the page is one: the token in the query, the viewer's own Origin."""
     origin = Origin(url.replace("ws://", "http://").split("/ws/")[0])
-    return ws_connect(
-        f"{url}?token={token}", origin=origin, open_timeout=TIMEOUT, close_timeout=1
-    )
+    return ws_connect(f"{url}?token={token}", origin=origin, open_timeout=TIMEOUT, close_timeout=1)
+
+
+def wire(data: Frame) -> str:
+    return json.dumps({"event": "terminal", "data": data})
 
 
 def send(ws: ClientConnection, data: Frame) -> None:
-    ws.send(json.dumps({"event": "terminal", "data": data}))
+    ws.send(wire(data))
 
 
 def recv(ws: ClientConnection) -> Frame:
@@ -222,13 +224,10 @@ def test_a_cli_on_path_runs_in_the_terminal(
     [
         ("not json", "", "not JSON"),
         (json.dumps({"event": "other", "data": {}}), "", '"event": "terminal"'),
-        (json.dumps({"event": "terminal", "data": {"type": "bogus", "id": "x"}}), "x", "bogus"),
-        (json.dumps({"event": "terminal", "data": {"type": "data", "id": "nope", "data": "ls"}}),
-         "nope", "no open terminal"),
-        (json.dumps({"event": "terminal", "data": {"type": "spawn", "id": "s", "kind": "zsh",
-                                                   "cols": 80, "rows": 24}}), "s", "zsh"),
-        (json.dumps({"event": "terminal", "data": {"type": "resize", "id": "r", "cols": True,
-                                                   "rows": 24}}), "r", "cols and rows"),
+        (wire({"type": "bogus", "id": "x"}), "x", "bogus"),
+        (wire({"type": "data", "id": "nope", "data": "ls"}), "nope", "no open terminal"),
+        (wire({"type": "spawn", "id": "s", "kind": "zsh", "cols": 80, "rows": 24}), "s", "zsh"),
+        (wire({"type": "resize", "id": "r", "cols": True, "rows": 24}), "r", "cols and rows"),
     ],
 )
 def test_a_bad_frame_is_answered_and_the_socket_stays_usable(

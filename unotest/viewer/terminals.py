@@ -320,8 +320,9 @@ def session_groups(session: int) -> set[int]:
 class Terminal:
     """One PTY and the process group running in it."""
 
-    def __init__(self, terminal_id: str, process: asyncio.subprocess.Process, master: int,
-                 outbox: Outbox) -> None:
+    def __init__(
+        self, terminal_id: str, process: asyncio.subprocess.Process, master: int, outbox: Outbox
+    ) -> None:
         self.id = terminal_id
         self.process = process
         self.master = master
@@ -337,8 +338,9 @@ class Terminal:
         self.resume()
 
     @classmethod
-    async def spawn(cls, message: TerminalSpawnMessage, root: Path, outbox: Outbox,
-                    env: Mapping[str, str]) -> Terminal:
+    async def spawn(
+        cls, message: TerminalSpawnMessage, root: Path, outbox: Outbox, env: Mapping[str, str]
+    ) -> Terminal:
         """Open a PTY of the asked size in ``root`` running ``kind``'s program."""
         argv = command_for(message["kind"], env)
         master, slave = pty.openpty()
@@ -347,8 +349,17 @@ class Terminal:
             os.set_blocking(master, False)
             child_env = {**env, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _SET_CONTROLLING_TTY, *argv,
-                stdin=slave, stdout=slave, stderr=slave, cwd=root, env=child_env,
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                _SET_CONTROLLING_TTY,
+                *argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                cwd=root,
+                env=child_env,
                 start_new_session=True,
             )
         except BaseException:
