@@ -159,6 +159,25 @@ def test_a_foreign_origin_is_refused_over_http_and_websocket(viewer: Viewer) -> 
     assert asyncio.run(handshake(None)) == "hello"  # not a browser: the token suffices
 
 
+def test_the_full_app_serves_ws_events_of_a_saved_file(
+    viewer: Viewer, protocol_validate: Validate
+) -> None:
+    async def saved_then_heard() -> dict[str, object]:
+        url = f"ws://127.0.0.1:{viewer.ctx.port}/ws?token={viewer.ctx.token}"
+        origin = websockets.Origin(f"http://127.0.0.1:{viewer.ctx.port}")
+        async with websockets.connect(url, origin=origin) as ws:
+            text = scenario_source("smoke", '  log("saved")\n')
+            async with httpx.AsyncClient(base_url=viewer.base, headers=viewer.client.headers) as c:
+                assert (await c.put(f"/api/files/{SMOKE}", json={"text": text})).status_code == 200
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                if message.get("kind") == "fs:scenarios-changed":
+                    return dict(message)
+
+    message = asyncio.run(saved_then_heard())
+    protocol_validate("WsMessage", message)
+
+
 def test_bodies_are_bounded(viewer: Viewer) -> None:
     big = json.dumps({"version": 1, "scenarios": {}, "pad": "x" * (1024 * 1024)})
     error_of(viewer.client.put("/api/breakpoints", content=big), 413)
