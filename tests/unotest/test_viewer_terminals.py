@@ -42,30 +42,49 @@ TOKEN = "terminal-test-token-0123456789abcdef"
 Frame = dict[str, object]
 
 
+class Server:
+    """A real uvicorn server on a free port: the viewer's app (security and all) with the
+    terminal routes, rooted at ``root``, in a thread of its own."""
+
+    def __init__(self, root: Path) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        self.url = f"ws://127.0.0.1:{port}/ws/terminal"
+        ctx = ViewerContext(root=root, token=TOKEN, port=port)
+        config = uvicorn.Config(build_app(ctx, (routes_terminal,)), log_level="warning")
+        self._server = uvicorn.Server(config)
+        self._sock = sock
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + TIMEOUT
+        while not self._server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(TIMEOUT)
+        assert not self._thread.is_alive(), "the server did not stop"
+        self._sock.close()
+
+
 @pytest.fixture
-def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """``ws://`` URL of ``/ws/terminal`` on a real server: the viewer's app (security and
-    all) with the terminal routes, rooted at ``tmp_path``."""
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
     monkeypatch.setenv("SHELL", "/bin/sh")
     monkeypatch.setenv("ENV", "")  # no rc file for an interactive sh
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    ctx = ViewerContext(root=tmp_path, token=TOKEN, port=port)
-    app = build_app(ctx, (routes_terminal,))
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + TIMEOUT
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
-    yield f"ws://127.0.0.1:{port}/ws/terminal"
-    srv.should_exit = True
-    thread.join(TIMEOUT)
-    sock.close()
+    running = Server(tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def server(live: Server) -> str:
+    """``ws://`` URL of ``/ws/terminal`` on a real server."""
+    return live.url
 
 
 def connect(url: str, token: str = TOKEN) -> ClientConnection:
@@ -183,6 +202,15 @@ def test_a_closed_socket_ends_its_terminals(server: str) -> None:
         second = shell_pid(ws, "b")
     wait_session_gone(first)
     wait_session_gone(second)
+
+
+def test_a_stopping_server_ends_every_terminal(live: Server) -> None:
+    with connect(live.url) as ws:
+        spawn(ws, "t1")
+        type_line(ws, "t1", "sleep 1000 &")
+        pid = shell_pid(ws, "t1")
+        live.stop()
+    wait_session_gone(pid)
 
 
 def test_a_cli_not_on_path_is_a_friendly_error(
