@@ -1,0 +1,262 @@
+"""The runs REST routes: listing and reading runs, their files, starting runs, driving them.
+
+* ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
+* ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, bundle}``;
+* ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory or of its
+  failure bundle, nothing else;
+* ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
+  :class:`runner.run_adapter.RunnerAdapter` and :func:`runner.run_launcher.launch_run`;
+  the run's output lines go to ``/ws`` as ``log:line``);
+* ``POST /api/runs/<runId>/commands`` with a ``DbgCommand`` without an ``id`` →
+  ``202 {id}``: one whole line appended to the run's ``commands.jsonl``.
+
+Each handler checks its input, calls the engine (``runner.runs``, ``runner.rundir``)
+and shapes the answer. What is served from a run goes through the project's secret
+masker once more (runs are masked when written: this is the second lock). Errors are
+``{"error": "<one sentence>"}`` with 400, 404 or 409, answered here, so the routes need
+nothing of the application around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import cast
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from runner import protocol, ws_messages
+from runner.errors import UnotestError
+from runner.protocol import JSONObject
+from runner.run_adapter import RunnerAdapter
+from runner.run_launcher import Stream, launch_run
+from runner.rundir import append_line
+from runner.runs import list_runs, read_events, run_meta
+from runner.secrets import RunEnvironment, SecretMasker
+from unotest.viewer.answers import error_response, json_body, json_response, status_for
+from unotest.viewer.context import ViewerContext
+
+__all__ = ["MAX_EVENTS", "routes"]
+
+MAX_EVENTS = 5_000
+"""``GET /api/runs/<runId>`` gives the last this many events (``eventsOmitted`` says how
+many came before); the page follows the rest live on ``/ws``."""
+MAX_MASKED_BYTES = 32 * 1024 * 1024
+"""A text file up to this is masked again when served; a bigger one is served as
+written (masked by its writer)."""
+_RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
+_TEXT_TYPES = {
+    ".json": "application/json",
+    ".jsonl": "application/x-ndjson",
+    ".log": "text/plain; charset=utf-8",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".txt": "text/plain; charset=utf-8",
+    "": "text/plain; charset=utf-8",  # heartbeat
+}
+_BINARY_TYPES = {".png": "image/png", ".zip": "application/zip", ".jpeg": "image/jpeg"}
+
+
+class _Refused(Exception):
+    """An answer other than 2xx: its status and its one sentence."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _answering(handler: Handler) -> Handler:
+    """The handler with every refusal and engine error answered as ``{"error": …}``."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except _Refused as refused:
+            return error_response(refused.status, str(refused))
+        except UnotestError as err:
+            return error_response(status_for(err), str(err))
+
+    return answer
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _object(data: object) -> JSONObject:
+    if not isinstance(data, dict):
+        raise _Refused(400, "the body must be a JSON object")
+    return data
+
+
+class RunRoutes:
+    """The runs routes of one server: the project and the live hub come from ``ctx``."""
+
+    def __init__(self, ctx: ViewerContext) -> None:
+        self.ctx = ctx
+        self.adapter = RunnerAdapter()
+        self.followers: set[asyncio.Task[None]] = set()
+        ctx.hub.on_stop(self.stop_following)
+
+    # --- shared -------------------------------------------------------------------
+
+    def masker(self) -> SecretMasker:
+        masker = SecretMasker()
+        RunEnvironment.of_project(self.ctx.root, masker, {})
+        return masker
+
+    def run_dir(self, run_id: str) -> Path:
+        """The directory of an exact run id; 404 for anything else."""
+        path = self.ctx.project.runs_dir / run_id
+        if not _RUN_ID_RE.fullmatch(run_id) or not (path / protocol.RUN_MANIFEST_FILE).is_file():
+            raise _Refused(404, f"there is no run {run_id!r}")
+        return path
+
+    def bundle_dir(self, events: list[JSONObject]) -> Path | None:
+        """The run's (last) failure bundle, if it is a folder inside the project."""
+        written = [e for e in events if e.get("kind") == "failure-bundle:written"]
+        relative = written[-1].get("bundlePath") if written else None
+        if not isinstance(relative, str):
+            return None
+        root = self.ctx.root.resolve()
+        path = (root / relative).resolve()
+        return path if path.is_relative_to(root) and path.is_dir() else None
+
+    async def stop_following(self) -> None:
+        for task in list(self.followers):
+            task.cancel()
+        await asyncio.gather(*self.followers, return_exceptions=True)
+
+    # --- reading --------------------------------------------------------------------
+
+    async def list(self, request: Request) -> Response:
+        ref = request.query_params.get("ref")
+        text = request.query_params.get("limit", "")
+        if text and not (text.isdigit() and int(text) >= 1):
+            raise _Refused(400, "limit must be a whole number from 1")
+        runs = await run_in_threadpool(list_runs, self.ctx.project.runs_dir)
+        if ref is not None:
+            runs = [m for m in runs if m["ref"] == ref]
+        return json_response(runs[: int(text)] if text else runs)
+
+    async def detail(self, request: Request) -> Response:
+        run_dir = self.run_dir(request.path_params["run_id"])
+        return json_response(await run_in_threadpool(self._detail, run_dir))
+
+    def _detail(self, run_dir: Path) -> JSONObject:
+        events = read_events(run_dir / protocol.STEPS_FILE)
+        shown = events[-MAX_EVENTS:]
+        bundle = self.bundle_dir(events)
+        children = [
+            m for m in list_runs(self.ctx.project.runs_dir) if m.get("parentRunId") == run_dir.name
+        ]
+        detail: JSONObject = {
+            "meta": run_meta(run_dir),
+            "manifest": _read_json(run_dir / protocol.RUN_MANIFEST_FILE),
+            "events": shown,
+            "eventsOmitted": len(events) - len(shown),
+            "runtime": _read_json(run_dir / protocol.RUNTIME_FILE),
+            "children": children,
+            "bundle": None
+            if bundle is None
+            else {
+                "path": self.ctx.project.relative(bundle),
+                "files": sorted(p.name for p in bundle.iterdir() if p.is_file()),
+            },
+        }
+        return cast(JSONObject, self.masker().mask_data(detail))
+
+    async def file(self, request: Request) -> Response:
+        run_dir = self.run_dir(request.path_params["run_id"])
+        name = request.path_params["name"]
+        path = await run_in_threadpool(self._file_path, run_dir, name)
+        suffix = path.suffix.lower()
+        if suffix in _BINARY_TYPES:
+            return FileResponse(path, media_type=_BINARY_TYPES[suffix])
+        media = _TEXT_TYPES.get(suffix, "text/plain; charset=utf-8")
+        if path.stat().st_size > MAX_MASKED_BYTES:
+            return FileResponse(path, media_type=media)
+        text = await run_in_threadpool(path.read_text, "utf-8", "replace")
+        return Response(self.masker().mask(text), media_type=media)
+
+    def _file_path(self, run_dir: Path, name: str) -> Path:
+        """``name`` in the run directory, else in its failure bundle; 404 for anything
+        else (a path, a hidden or temporary file, a symlink out, a folder)."""
+        if name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
+            raise _Refused(404, f"run {run_dir.name} has no file {name!r}")
+        folders = [run_dir]
+        bundle = self.bundle_dir(read_events(run_dir / protocol.STEPS_FILE))
+        if bundle is not None:
+            folders.append(bundle)
+        for folder in folders:
+            path = (folder / name).resolve()
+            if path.parent == folder.resolve() and path.is_file():
+                return path
+        raise _Refused(404, f"run {run_dir.name} has no file {name!r}")
+
+    # --- starting and driving -----------------------------------------------------------
+
+    async def start(self, request: Request) -> Response:
+        body = _object(await json_body(request))
+        run_request = cast(protocol.RunRequest, body)
+        kind = self.adapter.check_kind(body)
+        argv = [*self.adapter.resolve_bin(), *self.adapter.build_args(run_request)]
+        run = await launch_run(
+            self.ctx.root,
+            argv,
+            kind,
+            env=self.adapter.build_env(run_request),
+            on_line=self._publish_line,
+            mask=self.masker().mask,
+        )
+        if run.follower is not None:
+            self.followers.add(run.follower)
+            run.follower.add_done_callback(self.followers.discard)
+        return json_response({"runId": run.run_id}, 201)
+
+    def _publish_line(self, run_id: str, stream: Stream, line: str) -> None:
+        self.ctx.hub.publish(ws_messages.log_line(run_id, stream, line))
+
+    async def command(self, request: Request) -> Response:
+        run_dir = self.run_dir(request.path_params["run_id"])
+        body = _object(await json_body(request))
+        if "id" in body:
+            raise _Refused(400, "leave the id out: the server gives every command a fresh one")
+        if not isinstance(body.get("cmd"), str):
+            raise _Refused(400, 'a command needs a "cmd" string')
+        ident = f"viewer-{uuid.uuid4().hex[:12]}"
+        await run_in_threadpool(self._append_command, run_dir, {"id": ident, **body})
+        return json_response({"id": ident}, 202)
+
+    def _append_command(self, run_dir: Path, command: JSONObject) -> None:
+        meta = run_meta(run_dir)
+        if meta is not None and meta["kind"] == "collection":
+            raise _Refused(409, f"run {run_dir.name} is a collection run: it takes no commands")
+        if meta is None or meta["status"] != "running":
+            raise _Refused(409, f"run {run_dir.name} has finished: there is nothing to drive")
+        line = json.dumps(command, ensure_ascii=True) + "\n"
+        append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
+
+
+def routes(ctx: ViewerContext) -> list[BaseRoute]:
+    runs = RunRoutes(ctx)
+    return [
+        Route("/api/runs", _answering(runs.list), methods=["GET"]),
+        Route("/api/runs", _answering(runs.start), methods=["POST"]),
+        Route("/api/runs/{run_id}", _answering(runs.detail), methods=["GET"]),
+        Route("/api/runs/{run_id}/files/{name}", _answering(runs.file), methods=["GET"]),
+        Route("/api/runs/{run_id}/commands", _answering(runs.command), methods=["POST"]),
+    ]
