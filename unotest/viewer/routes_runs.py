@@ -160,11 +160,18 @@ class RunRoutes:
         events = read_events(run_dir / protocol.STEPS_FILE)
         shown = events[-MAX_EVENTS:]
         bundle = self.bundle_dir(events)
-        children = [
-            m for m in list_runs(self.ctx.project.runs_dir) if m.get("parentRunId") == run_dir.name
-        ]
+        meta = run_meta(run_dir)
+        children = (
+            [
+                m
+                for m in list_runs(self.ctx.project.runs_dir)
+                if m.get("parentRunId") == run_dir.name
+            ]
+            if meta is not None and meta["kind"] == "collection"
+            else []
+        )
         detail: JSONObject = {
-            "meta": run_meta(run_dir),
+            "meta": meta,
             "manifest": _read_json(run_dir / protocol.RUN_MANIFEST_FILE),
             "events": shown,
             "eventsOmitted": len(events) - len(shown),
