@@ -11,6 +11,7 @@ whose fields do not have the protocol's types with :class:`runner.errors.UsageEr
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import cast
 
 from runner import protocol
 from runner.command_feed import OWNER_ENV
-from runner.errors import UnsupportedRunKindError, UsageError
+from runner.errors import RunnerAdapterNotFoundError, UnsupportedRunKindError, UsageError
 
 __all__ = ["MAX_WORKERS", "RunnerAdapter"]
 
@@ -52,7 +53,13 @@ class RunnerAdapter:
         """The command a run starts with: the ``unotest`` script beside this Python, or
         ``python -m unotest`` (argv, where the protocol's ``resolveBin`` has one path)."""
         script = Path(sys.executable).with_name("unotest")
-        return [str(script)] if script.exists() else [sys.executable, "-m", "unotest"]
+        if script.exists():
+            return [str(script)]
+        if importlib.util.find_spec("unotest") is None:
+            raise RunnerAdapterNotFoundError(
+                "unotest", f"install it into {sys.executable} (pip install unotest)"
+            )
+        return [sys.executable, "-m", "unotest"]
 
     def check_kind(self, request: Mapping[str, object]) -> protocol.RunKind:
         kind = request.get("kind")

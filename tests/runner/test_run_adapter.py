@@ -8,7 +8,7 @@ from typing import cast
 import pytest
 
 from runner import protocol
-from runner.errors import UnsupportedRunKindError, UsageError
+from runner.errors import RunnerAdapterNotFoundError, UnsupportedRunKindError, UsageError
 from runner.run_adapter import RunnerAdapter
 
 ADAPTER = RunnerAdapter()
@@ -127,3 +127,13 @@ def test_the_command_runs_this_python_s_unotest() -> None:
     command = ADAPTER.resolve_bin()
     assert Path(command[0]).name == "unotest" or command[1:] == ["-m", "unotest"]
     assert Path(command[0]).is_absolute()
+
+
+def test_without_a_unotest_to_run_the_adapter_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.executable", str(tmp_path / "python3"))
+    assert ADAPTER.resolve_bin() == [str(tmp_path / "python3"), "-m", "unotest"]
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(RunnerAdapterNotFoundError, match="the runner unotest cannot be found"):
+        ADAPTER.resolve_bin()
