@@ -32,6 +32,8 @@ __all__ = ["LineTailer", "RunTail", "RunsWatcher"]
 
 CHUNK_BYTES = 64 * 1024
 """What one read takes from the file."""
+BATCH_BYTES = 64 * 1024
+"""What one :meth:`RunTail.poll` reads at most: its messages are all held at once."""
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """A partial line longer than this is dropped (with the rest of it, up to its ``\\n``)."""
 _FINISHED_KINDS = ("run:finished", "collection-run:finished")
@@ -171,7 +173,7 @@ class RunTail:
         run_kind: protocol.RunKind = "collection" if kind == "collection" else "scenario"
         return cls(run_dir, run_kind, ref, LineTailer(steps, offset), started_sent=from_end)
 
-    def poll(self, max_bytes: int = 1024 * 1024) -> list[WsMessage]:
+    def poll(self, max_bytes: int = BATCH_BYTES) -> list[WsMessage]:
         """``fs:run-started`` the first time, then the messages of new lines (at most
         ``max_bytes`` of them), ``fs:run-finished`` after a finishing line."""
         messages: list[WsMessage] = []

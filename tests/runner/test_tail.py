@@ -193,3 +193,30 @@ def test_a_live_runner_is_not_interrupted_and_primed_runs_follow_from_their_end(
     messages = list(watcher.poll("live"))
     assert [m["kind"] for m in messages] == ["fs:run-step"]
     assert messages[0]["event"]["durationMs"] == 2  # type: ignore[typeddict-item]
+
+
+def _peak_following(tmp_path: Path, name: str, lines: int) -> tuple[int, int]:
+    """(messages, peak traced bytes) following a run of ``lines`` steps to its end."""
+    run_dir = tmp_path / ".runs" / name
+    _manifest(run_dir, "scenario", "smoke")
+    with open(run_dir / "steps.jsonl", "wb") as handle:
+        handle.writelines(_step_line(i) for i in range(lines))
+        handle.write(b'{"kind":"run:finished","outcome":"completed","t":2}\n')
+    watcher = RunsWatcher(tmp_path / ".runs")
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in watcher.scan())  # each message dropped once counted
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return count, peak
+
+
+def test_following_a_run_of_100000_steps_holds_no_more_than_one_of_10000(
+    tmp_path: Path,
+) -> None:
+    small_count, small_peak = _peak_following(tmp_path / "a", "small", 10_000)
+    big_count, big_peak = _peak_following(tmp_path / "b", "big", 100_000)
+    assert (small_count, big_count) == (10_003, 100_003)  # started, steps, finished x2
+    # one batch of parsed lines at a time: ten times the lines, not ten times the memory
+    assert big_peak < small_peak * 1.5, (small_peak, big_peak)
