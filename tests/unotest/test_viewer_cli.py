@@ -111,6 +111,39 @@ def test_a_second_viewer_prints_the_first_ones_url(
     assert read_lock(project)["pid"] == viewer.proc.pid
 
 
+def test_the_url_is_opened_in_the_browser_unless_no_open(
+    project: Path, served: Callable[[], Served], tmp_path: Path
+) -> None:
+    viewer = served()
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> {opened}\n', encoding="utf-8")
+    browser.chmod(0o755)
+    env = unotest_env(DISPLAY=":0", BROWSER=f"{browser} %s")
+    for extra in (["--no-open"], []):
+        proc = subprocess.run(
+            [sys.executable, "-m", "unotest", "view", *extra],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+    assert opened.read_text(encoding="utf-8") == viewer.url + "\n"  # once: not with --no-open
+    headless = unotest_env(drop=("DISPLAY", "WAYLAND_DISPLAY"), BROWSER=f"{browser} %s")
+    proc = subprocess.run(
+        [sys.executable, "-m", "unotest", "view"],
+        cwd=project,
+        env=headless,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert opened.read_text(encoding="utf-8") == viewer.url + "\n"  # no display: not opened
+
+
 def test_sigint_removes_the_lock_and_exits_130(project: Path, served: Callable[[], Served]) -> None:
     viewer = served()
     assert viewer.stop(signal.SIGINT) == 130

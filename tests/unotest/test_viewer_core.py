@@ -28,7 +28,7 @@ from starlette.websockets import WebSocket
 from runner.errors import UsageError
 from unotest.viewer.app import ROUTE_MODULES, build_app
 from unotest.viewer.context import ViewerContext
-from unotest.viewer.security import FILE_BODY_LIMIT, cookie_name, new_token
+from unotest.viewer.security import FILE_BODY_LIMIT, allowed_hosts, cookie_name, new_token
 from unotest.viewer.server import bind, serve
 
 Validate = Callable[[str, object], None]
@@ -131,6 +131,23 @@ def test_the_token_in_the_url_becomes_a_strict_httponly_cookie(viewer: Viewer) -
 def test_a_foreign_host_header_is_refused(viewer: Viewer, host: str) -> None:
     headers = {"Host": host.format(port=viewer.ctx.port)}
     error_of(viewer.client.get("/api/project", headers=headers), 403)
+
+
+def test_allowed_hosts_are_the_bound_one_and_loopback_names(tmp_path: Path) -> None:
+    ctx = ViewerContext(root=tmp_path, token="t", host="192.168.1.5", port=8080)
+    assert allowed_hosts(ctx) == {
+        "localhost:8080",
+        "127.0.0.1:8080",
+        "[::1]:8080",
+        "192.168.1.5:8080",
+    }
+    on_80 = ViewerContext(root=tmp_path, token="t", host="::1", port=80)
+    assert allowed_hosts(on_80) == {"localhost:80", "127.0.0.1:80", "[::1]:80"} | {
+        "localhost",
+        "127.0.0.1",
+        "[::1]",
+    }
+    assert len(new_token()) >= 32 and new_token() != new_token()  # 192 bits, fresh each time
 
 
 def test_localhost_by_name_is_accepted(viewer: Viewer) -> None:

@@ -38,6 +38,7 @@ __all__ = ["view_command"]
 
 _DETACH_WAIT_S = 30.0
 _STOP_WAIT_S = 10.0
+_OPEN_WAIT_S = 5.0
 
 
 def view_command(args: argparse.Namespace) -> int:
@@ -48,7 +49,7 @@ def view_command(args: argparse.Namespace) -> int:
     if running is not None:
         print(running["url"], flush=True)
         print(f"a viewer already serves this project (pid {running['pid']})", file=sys.stderr)
-        _open(running["url"], args.no_open)
+        _open(running["url"], args.no_open, wait=True)
         return EXIT_OK
     if args.detach:
         return _detach(root, args)
@@ -89,8 +90,11 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _open(url: str, no_open: bool) -> None:
-    """The default browser, unless told not to or there is no display to show it on."""
+def _open(url: str, no_open: bool, *, wait: bool = False) -> None:
+    """The default browser, unless told not to or there is no display to show it on.
+
+    In a thread, so a slow browser start never delays the server; ``wait`` (a few
+    seconds at most) when this process is about to exit and would end the thread."""
     if no_open:
         return
     if sys.platform.startswith("linux") and not (
@@ -106,7 +110,10 @@ def _open(url: str, no_open: bool) -> None:
         except Exception:  # a broken browser setting must not stop the server
             return
 
-    threading.Thread(target=opening, name="unotest-open-browser", daemon=True).start()
+    thread = threading.Thread(target=opening, name="unotest-open-browser", daemon=True)
+    thread.start()
+    if wait:
+        thread.join(_OPEN_WAIT_S)
 
 
 def _detach(root: Path, args: argparse.Namespace) -> int:
@@ -135,7 +142,7 @@ def _detach(root: Path, args: argparse.Namespace) -> int:
         if lock is not None and lock["pid"] == child.pid:
             print(lock["url"], flush=True)
             print(f"viewer running in the background (pid {child.pid}); log: {log_path}")
-            _open(lock["url"], args.no_open)
+            _open(lock["url"], args.no_open, wait=True)
             return EXIT_OK
         if child.poll() is not None:
             raise UsageError(f"the viewer did not start (see {log_path})")

@@ -52,8 +52,11 @@ def cookie_name(port: int) -> str:
 
 
 def allowed_hosts(ctx: ViewerContext) -> set[str]:
-    names: Iterable[str] = (*_LOCAL_NAMES, ctx.host)
-    return {f"{name}:{ctx.port}" for name in names}
+    """``name:port`` for the bound host and the loopback names (a bare name on port 80,
+    which a browser leaves out of ``Host``)."""
+    names: Iterable[str] = (*_LOCAL_NAMES, f"[{ctx.host}]" if ":" in ctx.host else ctx.host)
+    hosts = {f"{name}:{ctx.port}".lower() for name in names}
+    return hosts | ({name.lower() for name in names} if ctx.port == 80 else set())
 
 
 class SecurityMiddleware:
