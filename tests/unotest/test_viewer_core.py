@@ -195,6 +195,12 @@ def test_the_full_app_serves_ws_events_of_a_saved_file(
     protocol_validate("WsMessage", message)
 
 
+def test_the_full_app_serves_the_runs_routes(viewer: Viewer) -> None:
+    assert viewer.client.get("/api/runs").json() == []
+    error_of(viewer.client.post("/api/runs", json={"kind": "teleport"}), 400)
+    error_of(viewer.client.get("/api/runs/nope-1-abcdef"), 404)
+
+
 def test_bodies_are_bounded(viewer: Viewer) -> None:
     big = json.dumps({"version": 1, "scenarios": {}, "pad": "x" * (1024 * 1024)})
     error_of(viewer.client.put("/api/breakpoints", content=big), 413)

@@ -17,14 +17,19 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from unotest.viewer import routes_project, routes_terminal, routes_ws
+from unotest.viewer import routes_project, routes_runs, routes_terminal, routes_ws
 from unotest.viewer.answers import error_handlers
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.security import SecurityMiddleware
 
 __all__ = ["ROUTE_MODULES", "build_app"]
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (routes_project, routes_ws, routes_terminal)
+ROUTE_MODULES: tuple[ModuleType, ...] = (
+    routes_project,
+    routes_runs,
+    routes_ws,
+    routes_terminal,
+)
 
 _Hook = Callable[[ViewerContext], Awaitable[None]]
 
