@@ -16,6 +16,7 @@ tailing a 100,000-line ``steps.jsonl`` costs no more memory than tailing ten lin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -232,10 +233,13 @@ class RunsWatcher:
     """Names seen (followed, finished or unreadable forever); one short string a run."""
     live: dict[str, RunTail] = field(default_factory=dict)
     _waiting: set[str] = field(default_factory=set)
+    _listed_at: int | None = None
 
     def prime(self) -> None:
         """Take the runs already there: a live one is followed from its current end,
         the others are left alone (a client lists them over REST)."""
+        with contextlib.suppress(OSError):
+            self._listed_at = self.runs_dir.stat().st_mtime_ns
         for run_dir in self._dirs():
             self.known.add(run_dir.name)
             if runner_alive(run_dir):
@@ -251,8 +255,19 @@ class RunsWatcher:
         except OSError:
             return []
 
-    def scan(self) -> Iterator[WsMessage]:
-        """Messages of new run directories (those with a manifest) and their lines."""
+    def scan(self, *, force: bool = False) -> Iterator[WsMessage]:
+        """Messages of new run directories (those with a manifest) and their lines.
+
+        Unless ``force`` (a file event named a run), the directory is listed only when
+        its mtime moved (a run directory was made or removed) or a new run still waits
+        for its manifest."""
+        try:
+            stamp = self.runs_dir.stat().st_mtime_ns
+        except OSError:
+            return
+        if stamp == self._listed_at and not self._waiting and not force:
+            return
+        self._listed_at = stamp
         for run_dir in self._dirs():
             name = run_dir.name
             if name in self.known and name not in self._waiting:
@@ -271,7 +286,7 @@ class RunsWatcher:
         tail = self.live.get(run_id)
         if tail is None:
             if run_id not in self.known or run_id in self._waiting:
-                yield from self.scan()
+                yield from self.scan(force=True)
             return
         yield from self._follow(tail)
 
