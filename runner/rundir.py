@@ -25,6 +25,7 @@ import math
 import os
 import shutil
 import socket
+import stat
 import sys
 import threading
 import time
@@ -479,12 +480,24 @@ def atomic_write(
 ) -> None:
     """Temp file in the same folder, (fsync,) ``os.replace``: a reader never sees a partial
     ``target``. The one writer of every whole file the runner and front ends replace
-    (manifest, runtime.json, bundle files, .debugger.json); ``display`` names it in the
-    error (default: its path)."""
+    (manifest, runtime.json, bundle files, .debugger.json, a saved scenario, .env);
+    ``display`` names it in the error (default: its path).
+
+    A file that exists keeps its permission bits, and the temp file has them from its
+    creation on: a 0600 ``unotest/.env`` is never readable by others, not even for the
+    moment between the write and the rename.
+    """
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, _FILE_MODE)
+        kept: int | None = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        kept = None  # a new file: _FILE_MODE less the umask, as open() makes it
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        fd = os.open(tmp, flags, _FILE_MODE if kept is None else kept)
         try:
+            if kept is not None:
+                os.fchmod(fd, kept)  # exactly what the file had, whatever the umask
             view = memoryview(data)
             written = 0
             while written < len(data):

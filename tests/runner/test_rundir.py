@@ -510,3 +510,26 @@ def test_proc_stat_survives_odd_process_names(tmp_path: Path) -> None:
     assert read_proc_stat(proc.pid) is None or read_proc_stat(proc.pid) != stat
     assert read_proc_stat(-1) is None
     assert read_proc_stat(0) is None
+
+
+def test_atomic_write_keeps_the_permission_bits_of_the_file_it_replaces(tmp_path: Path) -> None:
+    """A 0600 unotest/.env saved by the viewer stays 0600, from the temp file on."""
+    import stat
+
+    from runner.rundir import atomic_write
+
+    secret = tmp_path / ".env"
+    secret.write_text("TOKEN=1\n")
+    secret.chmod(0o600)
+    atomic_write(secret, b"TOKEN=2\n")
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert secret.read_text() == "TOKEN=2\n"
+    fresh = tmp_path / "new.json"
+    atomic_write(fresh, b"{}")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644 & ~_umask()
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
