@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import threading
 import time
 import types
@@ -147,6 +148,10 @@ def test_allowed_hosts_are_the_bound_one_and_loopback_names(tmp_path: Path) -> N
         "127.0.0.1",
         "[::1]",
     }
+    wildcard = ViewerContext(root=tmp_path, token="t", host="0.0.0.0", port=8080)
+    hosts = allowed_hosts(wildcard)
+    assert {"localhost:8080", f"{socket.gethostname()}:8080".lower()} <= hosts
+    assert "0.0.0.0:8080" not in hosts and "evil.example:8080" not in hosts
     assert len(new_token()) >= 32 and new_token() != new_token()  # 192 bits, fresh each time
 
 

@@ -6,7 +6,8 @@ Eval and terminals are code execution, so (Jupyter's model):
   with an HttpOnly, SameSite=Strict cookie so the page's later requests need no query),
   the cookie, or ``Authorization: Bearer``; otherwise 401;
 - ``Host`` names the bound host, ``localhost``, ``127.0.0.1`` or ``[::1]`` with the
-  bound port (a DNS-rebound name is refused, 403);
+  bound port (a DNS-rebound name is refused, 403); a wildcard bind (``--host 0.0.0.0``)
+  also accepts this machine's own names and addresses;
 - an ``Origin``, when sent (browsers always send one on a WebSocket), is the viewer's
   own origin (403 otherwise);
 - bodies are bounded: ``PUT /api/files/…`` a source file and some JSON around it,
@@ -15,8 +16,9 @@ Eval and terminals are code execution, so (Jupyter's model):
 
 from __future__ import annotations
 
+import contextlib
 import secrets
-from collections.abc import Iterable
+import socket
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.datastructures import Headers
@@ -51,10 +53,26 @@ def cookie_name(port: int) -> str:
     return f"unotest_token_{port}"
 
 
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _machine_names() -> set[str]:
+    """This machine's host names and addresses: how another machine reaches a wildcard bind."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    for name in list(names):
+        with contextlib.suppress(OSError, UnicodeError):
+            names.update(str(info[4][0]) for info in socket.getaddrinfo(name, None))
+    return {n for n in names if n}
+
+
 def allowed_hosts(ctx: ViewerContext) -> set[str]:
     """``name:port`` for the bound host and the loopback names (a bare name on port 80,
-    which a browser leaves out of ``Host``)."""
-    names: Iterable[str] = (*_LOCAL_NAMES, f"[{ctx.host}]" if ":" in ctx.host else ctx.host)
+    which a browser leaves out of ``Host``); a wildcard bind adds this machine's names
+    and addresses, which is how other machines reach it."""
+    names = {*_LOCAL_NAMES, ctx.host}
+    if ctx.host in _WILDCARDS:
+        names |= _machine_names()
+    names = {f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names - {*_WILDCARDS}}
     hosts = {f"{name}:{ctx.port}".lower() for name in names}
     return hosts | ({name.lower() for name in names} if ctx.port == 80 else set())
 
@@ -63,6 +81,13 @@ class SecurityMiddleware:
     def __init__(self, app: ASGIApp, ctx: ViewerContext) -> None:
         self.app = app
         self.ctx = ctx
+        self._hosts: tuple[int, set[str]] | None = None
+
+    def hosts(self) -> set[str]:
+        """``allowed_hosts``, computed once per bound port (name lookups are not free)."""
+        if self._hosts is None or self._hosts[0] != self.ctx.port:
+            self._hosts = (self.ctx.port, allowed_hosts(self.ctx))
+        return self._hosts[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -85,7 +110,7 @@ class SecurityMiddleware:
         await self.app(scope, replay, self._with_cookie(send) if query_token else send)
 
     def _refusal(self, scope: Scope, headers: Headers) -> tuple[int, str] | None:
-        hosts = allowed_hosts(self.ctx)
+        hosts = self.hosts()
         if headers.get("host", "").lower() not in hosts:
             return 403, "the Host header does not name this viewer"
         origin = headers.get("origin")
