@@ -246,3 +246,22 @@ def test_init_keeps_secrets_and_the_viewers_files_out_of_git(tmp_path: Path) -> 
     assert lines.count("unotest/.env") == 1
     for line in ("node_modules/", "unotest/.runs/", "unotest/.viewer.lock", "unotest/.viewer.log"):
         assert line in lines
+
+
+def test_detach_says_so_when_the_server_cannot_start(
+    project: Path, served: Callable[[], Served]
+) -> None:
+    viewer = served()
+    port = viewer.url.split(":")[2].split("/")[0]
+    (project / LOCK).unlink()  # as if another program held the port
+    failed = view(project, "--detach", "--port", port)
+    assert failed.returncode == 2
+    assert "the viewer did not start (see " in failed.stderr
+    log = (project / "unotest/.viewer.log").read_text(encoding="utf-8")
+    assert f"cannot listen on 127.0.0.1:{port}" in log
+
+
+def test_no_project_is_a_usage_error(tmp_path: Path) -> None:
+    nowhere = view(tmp_path, "--root", str(tmp_path / "missing"))
+    assert nowhere.returncode == 2
+    assert "no such directory" in nowhere.stderr
