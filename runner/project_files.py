@@ -120,6 +120,9 @@ def _program_of(index: ProjectIndex, rel: str) -> ast.Program | None:
 def source_view(project: Project, rel: str) -> FileView:
     path = resolve_source(project, rel)
     try:
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            raise TooLarge(f"{rel} is {size:,} bytes; a source file may be {MAX_SOURCE_BYTES:,}")
         text = path.read_bytes().decode("utf-8", "replace")
     except OSError as err:
         raise FileMissing(f"{rel}: cannot read it ({err.strerror or err})") from None

@@ -16,6 +16,7 @@ from runner.project import Project
 from runner.project_files import (
     FileExists,
     FileMissing,
+    TooLarge,
     project_summary,
     read_breakpoints,
     resolve_source,
@@ -25,6 +26,7 @@ from runner.project_files import (
     write_collection,
 )
 
+SMOKE = "unotest/e2e/smoke.test.js"
 BODY = '  const a = 1\n  if (a) {\n    log("x")\n  }\n'
 
 
@@ -98,6 +100,16 @@ def test_saving_keeps_the_mode_and_answers_the_new_problems(project: Project) ->
     assert view.problems and "missing ')'" in view.problems[0].message
     assert view.statements == []
     assert [p.name for p in project.e2e_dir.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_source_too_large_is_neither_read_nor_written(project: Project) -> None:
+    big = "// " + "x" * (5 * 1024 * 1024) + "\n"
+    (project.e2e_dir / "big.test.js").write_text(big, encoding="utf-8")
+    with pytest.raises(TooLarge):
+        source_view(project, "unotest/e2e/big.test.js")
+    with pytest.raises(TooLarge):
+        save_source(project, SMOKE, big)
+    assert (project.root / SMOKE).read_text(encoding="utf-8").startswith("// id-smoke")
 
 
 def test_saving_creates_a_new_scenario(project: Project) -> None:
