@@ -205,7 +205,9 @@ def test_detach_serves_in_the_background(project: Path) -> None:
         stopped = view(project, "--stop")
     assert stopped.returncode == 0, stopped.stderr
     assert not (project / LOCK).exists()
-    assert (project / "unotest/.viewer.log").exists()
+    log = project / "unotest/.viewer.log"
+    assert url in log.read_text(encoding="utf-8")
+    assert log.stat().st_mode & 0o077 == 0  # it holds the token
 
 
 def test_a_wildcard_host_is_warned_about(project: Path) -> None:

@@ -126,7 +126,10 @@ def _detach(root: Path, args: argparse.Namespace) -> int:
     env = dict(os.environ, PYTHONSAFEPATH="1")  # a project's unotest/ is not our package
     package_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    with open(log_path, "ab") as log:
+    # The log holds the URL, and so the token: for this user only.
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "ab") as log:
         child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
