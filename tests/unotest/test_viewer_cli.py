@@ -267,3 +267,17 @@ def test_no_project_is_a_usage_error(tmp_path: Path) -> None:
     nowhere = view(tmp_path, "--root", str(tmp_path / "missing"))
     assert nowhere.returncode == 2
     assert "no such directory" in nowhere.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "70000"], "--port 70000: a port is a number from 0"),
+        (["--host", "no.such.host.invalid"], "cannot listen on no.such.host.invalid:0"),
+    ],
+)
+def test_a_bad_address_is_a_usage_error(project: Path, args: list[str], says: str) -> None:
+    refused = view(project, *args)
+    assert refused.returncode == 2, refused.stderr
+    assert says in refused.stderr
+    assert "Traceback" not in refused.stderr and not (project / LOCK).exists()

@@ -28,15 +28,18 @@ _NOT_STARTED = "the viewer did not start (its startup failed; see the messages a
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (IPv6 when ``host`` holds a colon)."""
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port}: a port is a number from 0 (any free one) to 65535")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(128)
-    except OSError as err:
+    except (OSError, UnicodeError) as err:  # UnicodeError: a host name IDNA refuses
         sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise UsageError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.set_inheritable(False)
     return sock
 
