@@ -40,7 +40,7 @@ from dsl.interpreter import Directive, Step
 from dsl.values import Value
 from runner import events, protocol
 from runner.debug_commands import ANYTIME, RESUMING, Command, method_of, parse_command
-from runner.errors import CommandError, ConfigError
+from runner.errors import CommandError, ConfigError, UsageError
 from runner.events import StepsLine
 from runner.positions import format_position, is_col, is_line, land, statement_starts
 
@@ -149,25 +149,32 @@ def load_breakpoints_file(path: Path) -> dict[str, list[tuple[int, int]]]:
         raise ConfigError(f"{where}: invalid JSON (nested too deeply)") from None
     except ValueError as err:  # int() of a number with more than 4,300 digits
         raise ConfigError(f"{where}: invalid JSON ({str(err).split(':')[0]})") from None
+    try:
+        return breakpoints_of(data)
+    except UsageError as err:
+        raise ConfigError(f"{where}: {err}") from None
+
+
+def breakpoints_of(data: object) -> dict[str, list[tuple[int, int]]]:
+    """A ``BreakpointsFile`` (parsed JSON) checked: key → positions. ``UsageError`` with
+    one sentence for a wrong shape (the file's reader prefixes it with the file name)."""
     if (
         not isinstance(data, dict)
         or data.get("version") != 1
         or not isinstance(data.get("scenarios"), dict)
     ):
-        raise ConfigError(f'{where}: expected {{"version": 1, "scenarios": {{...}}}}')
+        raise UsageError('expected {"version": 1, "scenarios": {...}}')
     result: dict[str, list[tuple[int, int]]] = {}
     for key, entries in data["scenarios"].items():
         if not isinstance(entries, list):
-            raise ConfigError(
-                f"{where}: scenarios[{json.dumps(key)}] must be a list of {{line, col}}"
-            )
+            raise UsageError(f"scenarios[{json.dumps(key)}] must be a list of {{line, col}}")
         positions = []
         for entry in entries:
             line = entry.get("line") if isinstance(entry, dict) else None
             col = entry.get("col") if isinstance(entry, dict) else None
             if not (is_line(line) and is_col(col)):
-                raise ConfigError(
-                    f"{where}: scenarios[{json.dumps(key)}] holds {json.dumps(entry)}; "
+                raise UsageError(
+                    f"scenarios[{json.dumps(key)}] holds {json.dumps(entry)}; "
                     'each breakpoint is {"line": N (1-based), "col": N (0-based)}'
                 )
             positions.append((line, col))

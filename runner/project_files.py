@@ -22,9 +22,9 @@ from dsl import ast
 from dsl.checker import Diagnostic
 from runner import protocol
 from runner.config import Config, load_config
-from runner.debugger import load_breakpoints_file
+from runner.debugger import breakpoints_of, load_breakpoints_file
 from runner.errors import UnotestError, UsageError
-from runner.positions import is_col, is_line, land, statement_starts
+from runner.positions import land, statement_starts
 from runner.project import MAX_SOURCE_BYTES, SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.rundir import atomic_write
 
@@ -177,29 +177,6 @@ class BreakpointsSaved:
     """One sentence per breakpoint moved to a statement start, or kept as given."""
 
 
-def _parse_breakpoints(data: object) -> dict[str, list[tuple[int, int]]]:
-    if not isinstance(data, dict) or data.get("version") != 1:
-        raise UsageError('expected {"version": 1, "scenarios": {...}}')
-    scenarios = data.get("scenarios")
-    if not isinstance(scenarios, dict):
-        raise UsageError('expected {"version": 1, "scenarios": {...}}')
-    parsed: dict[str, list[tuple[int, int]]] = {}
-    for key, entries in scenarios.items():
-        if not isinstance(entries, list):
-            raise UsageError(f"scenarios[{json.dumps(key)}] must be a list of {{line, col}}")
-        parsed[key] = []
-        for entry in entries:
-            line = entry.get("line") if isinstance(entry, dict) else None
-            col = entry.get("col") if isinstance(entry, dict) else None
-            if not (is_line(line) and is_col(col)):
-                raise UsageError(
-                    f"scenarios[{json.dumps(key)}] holds {json.dumps(entry)}; each breakpoint "
-                    'is {"line": N (1-based), "col": N (0-based)}'
-                )
-            parsed[key].append((line, col))
-    return parsed
-
-
 def _programs_by_key(index: ProjectIndex) -> dict[str, ast.Program]:
     """The names ``.debugger.json`` keys a file by: a scenario's name, ``_helpers/<name>``."""
     programs = {name: s.program for name, s in index.scenarios.items()}
@@ -211,7 +188,7 @@ def save_breakpoints(project: Project, data: object) -> BreakpointsSaved:
     """Replace ``.debugger.json`` with ``data`` (a BreakpointsFile): a breakpoint that is
     not at a statement start moves to the nearest one (a note says so); a key naming no
     parsed scenario or helper is kept as given (a note says so too)."""
-    wanted = _parse_breakpoints(data)
+    wanted = breakpoints_of(data)
     programs = _programs_by_key(ProjectIndex.load(project, check=False))
     notes: list[str] = []
     scenarios: dict[str, list[protocol.BreakpointEntry]] = {}

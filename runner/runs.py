@@ -49,7 +49,9 @@ _STATUS_OF: dict[protocol.RunOutcome, protocol.RunStatus] = {
 # ---------------------------------------------------------------------------
 
 
-def _parse_line(line: bytes) -> JSONObject | None:
+def parse_event_line(line: bytes) -> JSONObject | None:
+    """One line of a steps.jsonl as a JSON object, or ``None`` (blank, not JSON, not an
+    object): readers skip what they cannot use."""
     if not line.strip():
         return None
     try:
@@ -79,7 +81,7 @@ def read_events(steps_path: Path, start: int = 0) -> list[JSONObject]:
     """
     events = []
     for line in _whole_lines(steps_path, start):
-        event = _parse_line(line)
+        event = parse_event_line(line)
         if event is not None:
             events.append(event)
     return events
@@ -101,7 +103,7 @@ def _lifecycle(steps_path: Path) -> tuple[int | None, int | None, protocol.RunOu
     for line in _whole_lines(steps_path):
         if b"run:started" not in line and b"run:finished" not in line:
             continue
-        event = _parse_line(line)
+        event = parse_event_line(line)
         if event is None:
             continue
         kind = event.get("kind")

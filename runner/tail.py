@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from runner import protocol, ws_messages
 from runner.protocol import JSONObject
-from runner.runs import runner_alive
+from runner.runs import parse_event_line, runner_alive
 from runner.ws_messages import WsMessage
 
 __all__ = ["LineTailer", "RunTail", "RunsWatcher"]
@@ -115,16 +115,6 @@ class LineTailer:
             self._skipping = True
 
 
-def _parse(line: bytes) -> JSONObject | None:
-    if not line.strip():
-        return None
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _outcome(event: JSONObject) -> protocol.RunOutcome | None:
     if event.get("kind") not in _FINISHED_KINDS:
         return None
@@ -184,7 +174,7 @@ class RunTail:
         if self.finished:
             return messages
         for line in self.tailer.read(max_bytes):
-            event = _parse(line)
+            event = parse_event_line(line)
             if event is None:
                 continue
             messages.append(self._step(event))
