@@ -214,6 +214,23 @@ def _fail_at(offset: int, message: str) -> NoReturn:
     raise ScenarioSyntaxError(message, file, line, col, _line_of(source, offset))
 
 
+_TYPED_LEVELS = frozenset(["EQ_OP", "CMP_OP", "ADD_OP", "MUL_OP"])
+# Binding strength of the binary operators, by terminal (or text for the logical ones).
+_PRECEDENCE = {"??": 1, "||": 2, "&&": 3, "EQ_OP": 4, "CMP_OP": 5, "ADD_OP": 6, "MUL_OP": 7}
+_LOGICAL = frozenset(["??", "||", "&&"])
+
+
+def _level_key(op: Token) -> str:
+    return op.type if op.type in _TYPED_LEVELS else str(op)
+
+
+def _combine(left: Any, op: Token, right: Any) -> ast.Expr:
+    text = str(op)
+    if text in _LOGICAL and op.type not in _TYPED_LEVELS:
+        return ast.Logical(cast("ast.LogicalOp", text), left, right, _between(left, right))
+    return ast.Binary(cast("ast.BinaryOp", text), left, right, _span(op), _between(left, right))
+
+
 class _Builder(Transformer[Token, Any]):
     """Inline callbacks, one per rule or alias of grammar.lark, building AST nodes."""
 
@@ -384,15 +401,29 @@ class _Builder(Transformer[Token, Any]):
         test, consequent, alternate = _nodes(children)
         return ast.Conditional(test, consequent, alternate, _between(test, alternate))
 
-    def logical(self, children: list[Any]) -> ast.Logical:
-        left, op, right = children
-        return ast.Logical(cast("ast.LogicalOp", str(op)), left, right, _between(left, right))
+    def operators(self, children: list[Any]) -> ast.Expr:
+        """``operand (op operand)*`` with JavaScript precedence, by precedence climbing.
 
-    def binary(self, children: list[Any]) -> ast.Binary:
-        left, op, right = children
-        return ast.Binary(
-            cast("ast.BinaryOp", str(op)), left, right, _span(op), _between(left, right)
-        )
+        An explicit stack, not recursion, so a chain of any length is built. Every
+        operator is left-associative; the spans are those the chained rules gave.
+        """
+        operands: list[Any] = [children[0]]
+        ops: list[Token] = []
+        for i in range(1, len(children), 2):
+            op = children[i]
+            level = _PRECEDENCE[_level_key(op)]
+            while ops and _PRECEDENCE[_level_key(ops[-1])] >= level:
+                right = operands.pop()
+                operands.append(_combine(operands.pop(), ops.pop(), right))
+            ops.append(op)
+            operands.append(children[i + 1])
+        while ops:
+            right = operands.pop()
+            operands.append(_combine(operands.pop(), ops.pop(), right))
+        result: ast.Expr = operands[0]
+        return result
+
+    s_operators = operators
 
     def unary(self, children: list[Any]) -> ast.Unary:
         op, operand = children
