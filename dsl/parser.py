@@ -220,6 +220,14 @@ _PRECEDENCE = {"??": 1, "||": 2, "&&": 3, "EQ_OP": 4, "CMP_OP": 5, "ADD_OP": 6, 
 _LOGICAL = frozenset(["??", "||", "&&"])
 
 
+def _is_conditional(children: list[Any]) -> bool:
+    """Whether a flat operator rule ends with ``? consequent : alternate``."""
+    if len(children) < 5:
+        return False
+    mark = children[-4]
+    return isinstance(mark, Token) and mark.type == "QMARK"
+
+
 def _level_key(op: Token) -> str:
     return op.type if op.type in _TYPED_LEVELS else str(op)
 
@@ -298,6 +306,8 @@ class _Builder(Transformer[Token, Any]):
         stmt: ast.Stmt = children[0]
         return stmt
 
+    statement = simple_statement  # a statement and its ';'
+
     def statements(self, children: list[Any]) -> tuple[ast.Stmt, ...]:
         body = _nodes(children)
         _check_separated(body)
@@ -323,7 +333,14 @@ class _Builder(Transformer[Token, Any]):
         return ast.Assign(target, op, value, _between(target, value))
 
     def expr_stmt(self, children: list[Any]) -> ast.ExprStmt:
-        expr = children[0]
+        """``s_postfix (op unary)* ("?" expression ":" expression)?``: one rule, so that
+        the usual statement, a call, costs the parser no reductions to wrap it."""
+        if len(children) == 1:
+            expr = children[0]
+        elif _is_conditional(children):
+            expr = self.conditional(children)
+        else:
+            expr = self.operators(children)
         return ast.ExprStmt(expr, _span(expr))
 
     def if_stmt(self, children: list[Any]) -> ast.If:
@@ -398,7 +415,9 @@ class _Builder(Transformer[Token, Any]):
     # --- expressions -------------------------------------------------------------
 
     def conditional(self, children: list[Any]) -> ast.Conditional:
-        test, consequent, alternate = _nodes(children)
+        """``operand (op operand)* "?" expression ":" expression``."""
+        consequent, alternate = children[-3], children[-1]
+        test = children[0] if len(children) == 5 else self.operators(children[:-4])
         return ast.Conditional(test, consequent, alternate, _between(test, alternate))
 
     def operators(self, children: list[Any]) -> ast.Expr:
@@ -422,8 +441,6 @@ class _Builder(Transformer[Token, Any]):
             operands.append(_combine(operands.pop(), ops.pop(), right))
         result: ast.Expr = operands[0]
         return result
-
-    s_operators = operators
 
     def unary(self, children: list[Any]) -> ast.Unary:
         op, operand = children
