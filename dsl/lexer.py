@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from lark.lexer import BasicLexer, ContextualLexer
+from lark.lexer import BasicLexer, ContextualLexer, Token
 
 __all__ = [
     "REGEX_AFTER_WORDS",
@@ -284,6 +284,10 @@ def _join_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+# Token() checks its keyword arguments for a deprecated name on every call.
+_new_token: Any = getattr(Token, "_future_new", Token)
+
+
 class _TemplateBasicLexer(BasicLexer):
     """A per-state lexer that hands backticks to :func:`scan_template`."""
 
@@ -302,6 +306,50 @@ class _TemplateBasicLexer(BasicLexer):
                 return None  # reported by the parser as an unterminated template
             return full[pos : scanned[0]], "TEMPLATE"
         return super().match(text, pos)  # type: ignore[no-untyped-call]
+
+    def next_token(self, lex_state: Any, parser_state: Any = None) -> Any:
+        """Lark's ``BasicLexer.next_token``, inlined for the common case.
+
+        The same regex, the same keyword callbacks and the same line counting; anything
+        unusual (a backtick, no match, a regex split over several patterns) goes to
+        Lark's own method at the same position, so tokens and errors are Lark's.
+        """
+        scanner = self.scanner
+        if len(scanner._mres) != 1:  # pragma: no cover - more terminals than re allows
+            return super().next_token(lex_state, parser_state)
+        match = scanner._mres[0].match
+        line_ctr = lex_state.line_ctr
+        text: str = lex_state.text.text
+        end: int = lex_state.text.end
+        ignore_types = self.ignore_types
+        newline_types = self.newline_types
+        callback = self.callback
+        template_ok = self._accepts_template()
+        pos: int = line_ctr.char_pos
+        while pos < end:
+            if template_ok and text[pos] == "`":
+                return super().next_token(lex_state, parser_state)
+            m = match(text, pos, end)
+            if m is None:
+                return super().next_token(lex_state, parser_state)
+            value = m.group(0)
+            type_ = m.lastgroup
+            ignored = type_ in ignore_types
+            if ignored and type_ not in callback:
+                line_ctr.feed(value, type_ in newline_types)
+                pos = line_ctr.char_pos
+                continue
+            t = _new_token(type_, value, pos, line_ctr.line, line_ctr.column)
+            line_ctr.feed(value, type_ in newline_types)
+            t.end_line = line_ctr.line
+            t.end_column = line_ctr.column
+            t.end_pos = pos = line_ctr.char_pos
+            if type_ in callback:
+                t = callback[type_](t)
+            if not ignored:
+                lex_state.last_token = t
+                return t
+        raise EOFError(self)
 
     def _accepts_template(self) -> bool:
         if self._template_ok is None:

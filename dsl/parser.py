@@ -127,13 +127,9 @@ _context = _ParseContext()
 
 def _span(item: Any) -> ast.Span:
     if isinstance(item, Token):
+        tok: Any = item  # the lexer sets every position
         return ast.Span(
-            cast(int, item.line),
-            cast(int, item.column) - 1,
-            cast(int, item.end_line),
-            cast(int, item.end_column) - 1,
-            cast(int, item.start_pos),
-            cast(int, item.end_pos),
+            tok.line, tok.column - 1, tok.end_line, tok.end_column - 1, tok.start_pos, tok.end_pos
         )
     span: ast.Span = item.span
     return span
@@ -637,6 +633,11 @@ def _check_depth_cheaply(source: str, file: str) -> None:
     have their own, smaller limit: each ``${}`` is parsed re-entrantly, about seven
     Python frames per level, so 150 nested templates used to raise RecursionError.
     """
+    # Every level is an opening bracket (a template's `${` holds a `{`), so a text with
+    # few of them cannot be too deep: the usual file needs no scan at all.
+    openers = source.count("(") + source.count("[") + source.count("{")
+    if openers <= MAX_NESTING and source.count("${") <= MAX_TEMPLATE_NESTING:
+        return
     stack: list[str] = []
     templates = 0
     for kind, i in _brackets(source):
