@@ -299,15 +299,20 @@ class ProjectIndex:
         return CollectionEntry(meta, tuple(warnings))
 
     def _check_programs(self) -> None:
+        self.errors.extend(self.check_programs())
+
+    def check_programs(self) -> list[Diagnostic]:
+        """The static checker's problems in every helper and scenario, in checking order
+        (not added to ``errors``)."""
         helper_arities = arity_table(self.helper_table)
         consts = self.helper_table.consts
         programs = [h.program for h in self.helpers]
         programs += [s.program for s in self.scenarios.values()]
         programs += [s.program for s in self.unlisted]
+        found: list[Diagnostic] = []
         for program in programs:
-            self.errors.extend(
-                check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES, consts)
-            )
+            found.extend(check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES, consts))
+        return found
 
     # --- lookups ---------------------------------------------------------------
 

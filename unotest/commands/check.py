@@ -9,7 +9,8 @@ from pathlib import Path
 
 from dsl.checker import Diagnostic
 from runner.errors import UsageError
-from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex, find_project_root
+from runner.index_cache import load_summary
+from runner.project import SCENARIO_SUFFIX, Project, find_project_root
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, format_diagnostic, json_dump, plural
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -30,9 +31,9 @@ def check_command(args: argparse.Namespace) -> int:
     project = Project(root)
     inside = [p for p in paths if _is_under(p, root)]
     outside = [p for p in paths if not _is_under(p, root)]
-    index = ProjectIndex.load(project)
-    diagnostics = index.errors
-    warnings = list(index.warnings) + index.orphan_warnings()
+    index = load_summary(project)
+    diagnostics = index.errors(check=True)
+    warnings = list(index.warnings) + index.orphan_warnings
     if not paths:
         counted = (
             f"{plural(len(index.scenario_metas), 'scenario')}, "
@@ -103,6 +104,8 @@ def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
                     f"not a scenario ('*{SCENARIO_SUFFIX}') or helper ('*.js') file",
                 )
             )
+    from runner.project import ProjectIndex  # here: the cached path never needs the parser
+
     index = ProjectIndex.load_files(files, Path.cwd())
     return sorted(problems + index.errors, key=lambda d: (d.file, d.line, d.col)), warnings
 

@@ -87,13 +87,15 @@ _ENV = """\
 VISITOR=friend
 """
 
-# unotest/.env holds the project's secrets; the viewer's lock names its token.
+# unotest/.env holds the project's secrets; the viewer's lock names its token;
+# unotest/.cache/ is the project index cache (rebuilt when missing).
 _GITIGNORE_LINES = (
     "unotest/.runs/",
     ".unotest/",
     "unotest/.env",
     "unotest/.viewer.lock",
     "unotest/.viewer.log",
+    "unotest/.cache/",
 )
 
 

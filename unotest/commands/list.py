@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from runner.project import Project, ProjectIndex, find_project_root
+from runner.index_cache import load_summary
+from runner.project import Project, find_project_root
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, json_dump, plural
 from unotest.exit_codes import EXIT_OK
@@ -16,8 +17,9 @@ __all__ = ["list_command"]
 
 def list_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
-    index = ProjectIndex.load(Project(root), check=False)
-    warnings = list(index.warnings) + index.orphan_warnings()
+    index = load_summary(Project(root))
+    warnings = list(index.warnings) + index.orphan_warnings
+    errors = index.errors(check=False)
     if args.json:
         print(
             json_dump(
@@ -25,8 +27,8 @@ def list_command(args: argparse.Namespace) -> int:
                     "root": str(root),
                     "scenarios": index.scenario_metas,
                     "helpers": index.helper_metas(),
-                    "collections": [entry.meta for entry in index.collections.values()],
-                    "errors": [diagnostic_json(d) for d in index.errors],
+                    "collections": index.collections,
+                    "errors": [diagnostic_json(d) for d in errors],
                     "warnings": warnings,
                 }
             )
@@ -39,18 +41,17 @@ def list_command(args: argparse.Namespace) -> int:
         print(replace_controls(f"  {meta['name']:<{width}}  {meta['title']}  [id-{meta['id']}]"))
     print(f"\nhelpers ({len(index.helpers)})")
     for helper in index.helpers:
-        names = ", ".join(fn.name for fn in helper.program.functions)
+        names = ", ".join(helper.functions)
         print(replace_controls(f"  {helper.name}: {names}"))
     print(f"\ncollections ({len(index.collections)})")
-    for entry in index.collections.values():
-        collection = entry.meta
+    for collection in index.collections:
         text = " ".join((collection["description"] or "").split())
         description = f"  {text}" if text else ""
         count = plural(len(collection["scenarios"]), "scenario")
         print(replace_controls(f"  {collection['name']} ({count}){description}"))
-    if index.errors:
-        print(f"\nerrors ({len(index.errors)})")
-        for d in index.errors:
+    if errors:
+        print(f"\nerrors ({len(errors)})")
+        for d in errors:
             print(replace_controls(f"  {d.file}:{d.line}:{d.col}: {d.message}"))
     for warning in warnings:
         print(f"warning: {replace_controls(warning)}", file=sys.stderr)
