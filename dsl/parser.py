@@ -18,6 +18,8 @@ from typing import Any, NoReturn, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.lexer import LexerState
+from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
 
 from dsl import ast
@@ -586,9 +588,84 @@ _lark = Lark(
 )
 
 
+_lalr: Any = cast(Any, _lark.parser).parser.parser  # lark.parsers.lalr_parser._Parser
+_STATES: dict[int, dict[str, tuple[Any, Any]]] = _lalr.parse_table.states
+_START_STATES: dict[str, int] = _lalr.parse_table.start_states
+_END_STATES: dict[str, int] = _lalr.parse_table.end_states
+_CALLBACKS: dict[Any, Any] = _lalr.callbacks
+_LEXERS: dict[int, Any] = cast(Any, _lark.parser).lexer.lexers
+assert not any(isinstance(key, str) for key in _CALLBACKS), "no terminal callbacks"
+
+
+class _Unexpected(Exception):
+    """The fast loop met input Lark rejects: Lark's own loop reports it."""
+
+
+def _parse_fast(text: TextSlice[str], rule: str) -> Any:
+    """Lark's LALR loop (``ParserState.feed_token`` and ``ContextualLexer.lex``) for
+    input that parses: the same tables, lexers and callbacks, in the same order, without
+    the per-token generator and method calls. It gives up on the first unexpected
+    token or character, and :func:`_parse_slice` re-parses with Lark for its error."""
+    states, callbacks, lexers = _STATES, _CALLBACKS, _LEXERS
+    state_stack = [_START_STATES[rule]]
+    value_stack: list[Any] = []
+    lex_state = LexerState(text)
+    token: Token | None = None
+    while True:
+        try:
+            token = lexers[state_stack[-1]].next_token(lex_state)
+        except EOFError:
+            break
+        except UnexpectedInput:
+            raise _Unexpected from None
+        assert token is not None
+        type_ = token.type
+        while True:
+            try:
+                action, arg = states[state_stack[-1]][type_]
+            except KeyError:
+                raise _Unexpected from None
+            if action is Shift:
+                state_stack.append(arg)
+                value_stack.append(token)
+                break
+            size = len(arg.expansion)
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            value_stack.append(callbacks[arg](children))
+            state_stack.append(states[state_stack[-1]][arg.origin.name][1])
+    end_state = _END_STATES[rule]
+    while True:
+        try:
+            action, arg = states[state_stack[-1]]["$END"]
+        except KeyError:
+            raise _Unexpected from None
+        if action is Shift:  # pragma: no cover - $END is never shifted
+            raise _Unexpected
+        size = len(arg.expansion)
+        if size:
+            children = value_stack[-size:]
+            del state_stack[-size:]
+            del value_stack[-size:]
+        else:
+            children = []
+        value_stack.append(callbacks[arg](children))
+        state_stack.append(states[state_stack[-1]][arg.origin.name][1])
+        if state_stack[-1] == end_state:
+            return value_stack[-1]
+
+
 def _parse_slice(source: str, file: str, start: int, end: int, rule: str) -> Any:
     _context.stack.append((file, source))
     try:
+        try:
+            return _parse_fast(TextSlice(source, start, end), rule)
+        except _Unexpected:
+            pass
         return _lark.parse(TextSlice(source, start, end), start=rule)
     except ScenarioSyntaxError:
         raise
