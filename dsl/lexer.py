@@ -307,24 +307,25 @@ class _TemplateBasicLexer(BasicLexer):
             return full[pos : scanned[0]], "TEMPLATE"
         return super().match(text, pos)  # type: ignore[no-untyped-call]
 
+    _fast: tuple[Any, ...] | None = None
+
     def next_token(self, lex_state: Any, parser_state: Any = None) -> Any:
         """Lark's ``BasicLexer.next_token``, inlined for the common case.
 
-        The same regex, the same keyword callbacks and the same line counting; anything
-        unusual (a backtick, no match, a regex split over several patterns) goes to
-        Lark's own method at the same position, so tokens and errors are Lark's.
+        The same regex, the same keyword callbacks and the same line counting
+        (``LineCounter.feed``); anything unusual (a backtick, no match, a regex split
+        over several patterns) goes to Lark's own method at the same position, so
+        tokens and errors are Lark's.
         """
-        scanner = self.scanner
-        if len(scanner._mres) != 1:  # pragma: no cover - more terminals than re allows
+        fast = self._fast
+        if fast is None:
+            fast = self._fast = self._fast_state()
+        match, template_ok, ignore_types, newline_types, callback = fast
+        if match is None:  # pragma: no cover - more terminals than one re allows
             return super().next_token(lex_state, parser_state)
-        match = scanner._mres[0].match
         line_ctr = lex_state.line_ctr
         text: str = lex_state.text.text
         end: int = lex_state.text.end
-        ignore_types = self.ignore_types
-        newline_types = self.newline_types
-        callback = self.callback
-        template_ok = self._accepts_template()
         pos: int = line_ctr.char_pos
         while pos < end:
             if template_ok and text[pos] == "`":
@@ -335,21 +336,34 @@ class _TemplateBasicLexer(BasicLexer):
             value = m.group(0)
             type_ = m.lastgroup
             ignored = type_ in ignore_types
-            if ignored and type_ not in callback:
-                line_ctr.feed(value, type_ in newline_types)
-                pos = line_ctr.char_pos
-                continue
-            t = _new_token(type_, value, pos, line_ctr.line, line_ctr.column)
-            line_ctr.feed(value, type_ in newline_types)
-            t.end_line = line_ctr.line
-            t.end_column = line_ctr.column
-            t.end_pos = pos = line_ctr.char_pos
-            if type_ in callback:
-                t = callback[type_](t)
-            if not ignored:
-                lex_state.last_token = t
-                return t
+            t = None
+            if not ignored or type_ in callback:
+                t = _new_token(type_, value, pos, line_ctr.line, line_ctr.column)
+            # LineCounter.feed, inlined
+            end_pos = pos + len(value)
+            if type_ in newline_types:
+                newlines = value.count("\n")
+                if newlines:
+                    line_ctr.line += newlines
+                    line_ctr.line_start_pos = pos + value.rindex("\n") + 1
+            line_ctr.char_pos = end_pos
+            line_ctr.column = end_pos - line_ctr.line_start_pos + 1
+            pos = end_pos
+            if t is not None:
+                t.end_line = line_ctr.line
+                t.end_column = line_ctr.column
+                t.end_pos = end_pos
+                if type_ in callback:
+                    t = callback[type_](t)
+                if not ignored:
+                    lex_state.last_token = t
+                    return t
         raise EOFError(self)
+
+    def _fast_state(self) -> tuple[Any, ...]:
+        scanner = self.scanner
+        match = scanner._mres[0].match if len(scanner._mres) == 1 else None
+        return match, self._accepts_template(), self.ignore_types, self.newline_types, self.callback
 
     def _accepts_template(self) -> bool:
         if self._template_ok is None:
