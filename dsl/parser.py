@@ -19,6 +19,7 @@ from typing import Any, NoReturn, cast
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import LexerState
+from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
 
@@ -589,12 +590,31 @@ _lark = Lark(
 
 
 _lalr: Any = cast(Any, _lark.parser).parser.parser  # lark.parsers.lalr_parser._Parser
-_STATES: dict[int, dict[str, tuple[Any, Any]]] = _lalr.parse_table.states
 _START_STATES: dict[str, int] = _lalr.parse_table.start_states
 _END_STATES: dict[str, int] = _lalr.parse_table.end_states
-_CALLBACKS: dict[Any, Any] = _lalr.callbacks
 _LEXERS: dict[int, Any] = cast(Any, _lark.parser).lexer.lexers
-assert not any(isinstance(key, str) for key in _CALLBACKS), "no terminal callbacks"
+assert not any(isinstance(key, str) for key in _lalr.callbacks), "no terminal callbacks"
+
+
+def _reduction(rule: Any) -> tuple[int, Any, str]:
+    """A reduction as the fast loop needs it: its length, its callback (``None`` when
+    the callback returns its one child unchanged, a ``?rule`` with one symbol) and the
+    rule it makes."""
+    callback = _lalr.callbacks[rule]
+    size = len(rule.expansion)
+    if size == 1 and type(callback) is ExpandSingleChild:
+        callback = None
+    return size, callback, rule.origin.name
+
+
+# Lark's parse table with each reduction looked up once: state -> symbol -> (shift?, arg).
+_STATES: dict[int, dict[str, tuple[bool, Any]]] = {
+    state: {
+        symbol: (True, arg) if action is Shift else (False, _reduction(arg))
+        for symbol, (action, arg) in actions.items()
+    }
+    for state, actions in _lalr.parse_table.states.items()
+}
 
 
 class _Unexpected(Exception):
@@ -606,7 +626,7 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
     input that parses: the same tables, lexers and callbacks, in the same order, without
     the per-token generator and method calls. It gives up on the first unexpected
     token or character, and :func:`_parse_slice` re-parses with Lark for its error."""
-    states, callbacks, lexers = _STATES, _CALLBACKS, _LEXERS
+    states, lexers = _STATES, _LEXERS
     state_stack = [_START_STATES[rule]]
     value_stack: list[Any] = []
     lex_state = LexerState(text)
@@ -622,39 +642,45 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
         type_ = token.type
         while True:
             try:
-                action, arg = states[state_stack[-1]][type_]
+                shift, arg = states[state_stack[-1]][type_]
             except KeyError:
                 raise _Unexpected from None
-            if action is Shift:
+            if shift:
                 state_stack.append(arg)
                 value_stack.append(token)
                 break
-            size = len(arg.expansion)
+            size, callback, origin = arg
+            if callback is None:  # one child, kept as it is
+                state_stack[-1] = states[state_stack[-2]][origin][1]
+                continue
             if size:
                 children = value_stack[-size:]
                 del state_stack[-size:]
                 del value_stack[-size:]
             else:
                 children = []
-            value_stack.append(callbacks[arg](children))
-            state_stack.append(states[state_stack[-1]][arg.origin.name][1])
+            value_stack.append(callback(children))
+            state_stack.append(states[state_stack[-1]][origin][1])
     end_state = _END_STATES[rule]
     while True:
         try:
-            action, arg = states[state_stack[-1]]["$END"]
+            shift, arg = states[state_stack[-1]]["$END"]
         except KeyError:
             raise _Unexpected from None
-        if action is Shift:  # pragma: no cover - $END is never shifted
+        if shift:  # pragma: no cover - $END is never shifted
             raise _Unexpected
-        size = len(arg.expansion)
-        if size:
-            children = value_stack[-size:]
-            del state_stack[-size:]
-            del value_stack[-size:]
+        size, callback, origin = arg
+        if callback is None:
+            state_stack[-1] = states[state_stack[-2]][origin][1]
         else:
-            children = []
-        value_stack.append(callbacks[arg](children))
-        state_stack.append(states[state_stack[-1]][arg.origin.name][1])
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            value_stack.append(callback(children))
+            state_stack.append(states[state_stack[-1]][origin][1])
         if state_stack[-1] == end_state:
             return value_stack[-1]
 
