@@ -251,8 +251,10 @@ def _write(path: Path, version: str, key: str, summary: IndexSummary) -> None:
 
     document = {"format": _MAGIC, "version": version, "key": key, "summary": _to_json(summary)}
     data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if not path.parent.parent.is_dir():
+        return  # a project of only unotest.config.yaml: no unotest/ made for a cache
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(exist_ok=True)
         atomic_write(path, data)
     except (OSError, UnotestError):
         return  # a cache that cannot be written is only a slower next run

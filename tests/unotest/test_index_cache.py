@@ -263,6 +263,15 @@ def test_a_cache_folder_that_cannot_be_written_is_only_slower(tmp_path: Path) ->
     assert r.code == 1 and r.err == ""
 
 
+def test_a_project_without_a_unotest_folder_gets_none(tmp_path: Path) -> None:
+    write(tmp_path, {"unotest.config.yaml": "baseURL: http://127.0.0.1:9\n"})
+    for _ in range(2):
+        r = run(tmp_path, "check")
+        assert r.code == 0, r
+        assert "0 scenarios" in r.out
+    assert not (tmp_path / "unotest").exists()
+
+
 def test_a_cache_copied_to_another_project_root_is_not_used(tmp_path: Path) -> None:
     first = tmp_path / "a"
     second = tmp_path / "b"
