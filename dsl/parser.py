@@ -8,6 +8,7 @@ the nesting. Every Lark exception is converted here, once, into
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import threading
@@ -212,6 +213,10 @@ def _fail_at(offset: int, message: str) -> NoReturn:
     line, col = _position(source, offset)
     raise ScenarioSyntaxError(message, file, line, col, _line_of(source, offset))
 
+
+# A regex literal is translated and compiled once per text and flags, like ``re``'s own
+# cache: a project repeats its regexes, and a compiled pattern is immutable.
+_compile_regex = functools.lru_cache(maxsize=1024)(compile_js_regex)
 
 _TYPED_LEVELS = frozenset(["EQ_OP", "CMP_OP", "ADD_OP", "MUL_OP"])
 # Binding strength of the binary operators, by terminal (or text for the logical ones).
@@ -515,7 +520,7 @@ class _Builder(Transformer[Token, Any]):
         close = text.rindex("/")
         source, flags = text[1:close], text[close + 1 :]
         try:
-            pattern = compile_js_regex(source, flags)
+            pattern = _compile_regex(source, flags)
         except RegexTranslationError as err:
             offset = close + 1 if err.offset < 0 else 1 + err.offset
             self._fail_inside(tok, offset, err.args[0] if err.args else str(err))
