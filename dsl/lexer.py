@@ -26,6 +26,7 @@ __all__ = [
     "TemplatePart",
     "code_marks",
     "cook",
+    "new_token",
     "scan_template",
     "skip_regex",
 ]
@@ -285,7 +286,7 @@ def _join_surrogates(text: str) -> str:
 
 
 # Token() checks its keyword arguments for a deprecated name on every call.
-_new_token: Any = getattr(Token, "_future_new", Token)
+new_token: Any = getattr(Token, "_future_new", Token)
 
 
 class _TemplateBasicLexer(BasicLexer):
@@ -319,7 +320,7 @@ class _TemplateBasicLexer(BasicLexer):
         """
         fast = self._fast
         if fast is None:
-            fast = self._fast = self._fast_state()
+            fast = self._fast = self.fast_state()
         match, template_ok, ignore_types, newline_types, callback = fast
         if match is None:  # pragma: no cover - more terminals than one re allows
             return super().next_token(lex_state, parser_state)
@@ -338,7 +339,7 @@ class _TemplateBasicLexer(BasicLexer):
             ignored = type_ in ignore_types
             t = None
             if not ignored or type_ in callback:
-                t = _new_token(type_, value, pos, line_ctr.line, line_ctr.column)
+                t = new_token(type_, value, pos, line_ctr.line, line_ctr.column)
             # LineCounter.feed, inlined
             end_pos = pos + len(value)
             if type_ in newline_types:
@@ -360,7 +361,8 @@ class _TemplateBasicLexer(BasicLexer):
                     return t
         raise EOFError(self)
 
-    def _fast_state(self) -> tuple[Any, ...]:
+    def fast_state(self) -> tuple[Any, ...]:
+        """What an inlined lexer needs: match, template?, ignored, multi-line, callbacks."""
         scanner = self.scanner
         match = scanner._mres[0].match if len(scanner._mres) == 1 else None
         return match, self._accepts_template(), self.ignore_types, self.newline_types, self.callback

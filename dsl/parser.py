@@ -34,6 +34,7 @@ from dsl.lexer import (
     TemplateContextualLexer,
     code_marks,
     cook,
+    new_token,
     scan_template,
 )
 
@@ -622,6 +623,10 @@ _STATES: dict[int, dict[str, tuple[bool, Any]]] = {
 }
 
 
+# Per parser state, what the inlined lexer needs (TemplateContextualLexer.fast_state).
+_LEX_FAST: dict[int, tuple[Any, ...]] = {}
+
+
 class _Unexpected(Exception):
     """The fast loop met input Lark rejects: Lark's own loop reports it."""
 
@@ -631,18 +636,73 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
     input that parses: the same tables, lexers and callbacks, in the same order, without
     the per-token generator and method calls. It gives up on the first unexpected
     token or character, and :func:`_parse_slice` re-parses with Lark for its error."""
-    states, lexers = _STATES, _LEXERS
+    states, lexers, lex_fast = _STATES, _LEXERS, _LEX_FAST
     state_stack = [_START_STATES[rule]]
     value_stack: list[Any] = []
     lex_state = LexerState(text)
-    token: Token | None = None
+    # The contextual lexer (TemplateContextualLexer.next_token) inlined, its position
+    # kept in locals; a backtick goes to the lexer itself, which scans templates.
+    line_ctr = lex_state.line_ctr
+    source: str = text.text
+    end: int = text.end
+    pos: int = line_ctr.char_pos
+    line: int = line_ctr.line
+    line_start: int = line_ctr.line_start_pos
+    token: Any = None
     while True:
-        try:
-            token = lexers[state_stack[-1]].next_token(lex_state)
-        except EOFError:
+        state = state_stack[-1]
+        fast = lex_fast.get(state)
+        if fast is None:
+            fast = lex_fast[state] = lexers[state].fast_state()
+        match, template_ok, ignore_types, newline_types, lex_callback = fast
+        token = None
+        while pos < end:
+            if match is None or (template_ok and source[pos] == "`"):
+                line_ctr.char_pos = pos
+                line_ctr.line = line
+                line_ctr.line_start_pos = line_start
+                line_ctr.column = pos - line_start + 1
+                try:
+                    token = lexers[state].next_token(lex_state)
+                except EOFError:
+                    token = None
+                except UnexpectedInput:
+                    raise _Unexpected from None
+                pos = line_ctr.char_pos
+                line = line_ctr.line
+                line_start = line_ctr.line_start_pos
+                break
+            m = match(source, pos, end)
+            if m is None:
+                raise _Unexpected
+            value = m.group(0)
+            lex_type = m.lastgroup
+            ignored = lex_type in ignore_types
+            if ignored and lex_type not in lex_callback:
+                if lex_type in newline_types:
+                    newlines = value.count("\n")
+                    if newlines:
+                        line += newlines
+                        line_start = pos + value.rindex("\n") + 1
+                pos += len(value)
+                continue
+            t = new_token(lex_type, value, pos, line, pos - line_start + 1)
+            if lex_type in newline_types:
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = pos + value.rindex("\n") + 1
+            pos += len(value)
+            t.end_line = line
+            t.end_column = pos - line_start + 1
+            t.end_pos = pos
+            if lex_type in lex_callback:
+                t = lex_callback[lex_type](t)
+            if not ignored:
+                token = t
+                break
+        if token is None:
             break
-        except UnexpectedInput:
-            raise _Unexpected from None
         assert token is not None
         type_ = token.type
         while True:
