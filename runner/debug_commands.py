@@ -69,6 +69,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("retry", ("r",), "r(etry)", resumes="continue"),
     CommandSpec("skip", ("k",), "k / skip", resumes="step"),
     CommandSpec("eval", (), "eval EXPR", argument="expr"),
+    CommandSpec("reload", ("e",), "e / reload"),
     CommandSpec("pause", (), "pause", anytime=True),
     CommandSpec(
         "set-bp",
@@ -85,6 +86,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         anytime=True,
     ),
     CommandSpec("abort", ("a",), "a(bort)", anytime=True),
+    CommandSpec("restart", (), "restart", anytime=True),
 )
 
 NAMES: tuple[str, ...] = tuple(spec.name for spec in COMMANDS)

@@ -242,6 +242,9 @@ class DebugController:
         self.paused_seconds = 0.0
         self._pause_started: float | None = None
         self._last_command = time.monotonic()
+        self.restart_requested = False
+        """Set by ``restart``: the run ends as ``aborted`` and whoever started it (the
+        session) reads this flag to start the scenario again in the same browser."""
 
     # --- commands, from any thread --------------------------------------------------
 
@@ -439,6 +442,16 @@ class DebugController:
             self._aborted = True
         self.interrupt("aborted")
         self._queue.put(None)
+        return None
+
+    def do_restart(self, command: Command) -> StopInfo | None:
+        """end this run (outcome aborted) and start the scenario again in the same browser"""
+        self.restart_requested = True
+        return self.do_abort(command)
+
+    def do_reload(self, command: Command) -> StopInfo | None:
+        """re-read the scenario and helper files and continue on the edited code"""
+        self._reject(command, "reload is not available in this build yet")
         return None
 
     def _evaluate(self, ident: str, step: Step, expr: str) -> protocol.CommandResultEvent:

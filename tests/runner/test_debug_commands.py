@@ -44,14 +44,22 @@ from runner.positions import (
 def test_the_protocols_commands_are_all_there_and_ours_are_additive() -> None:
     assert set(PROTOCOL_NAMES) == {"step", "continue", "pause", "set-bp", "clear-bp", "abort"}
     assert set(PROTOCOL_NAMES) <= set(NAMES)
-    assert set(NAMES) - set(PROTOCOL_NAMES) == {"step-over", "step-out", "retry", "skip", "eval"}
+    assert set(NAMES) - set(PROTOCOL_NAMES) == {
+        "step-over",
+        "step-out",
+        "retry",
+        "skip",
+        "eval",
+        "reload",
+        "restart",
+    }
     assert len(NAMES) == len(set(NAMES))
 
 
 def test_each_command_is_at_a_pause_or_at_any_time() -> None:
     assert set(AT_PAUSE) | set(ANYTIME) == set(NAMES)
     assert not set(AT_PAUSE) & set(ANYTIME)
-    assert set(ANYTIME) == {"pause", "set-bp", "clear-bp", "abort"}
+    assert set(ANYTIME) == {"pause", "set-bp", "clear-bp", "abort", "restart"}
 
 
 def test_which_commands_resume_and_the_protocols_by() -> None:
