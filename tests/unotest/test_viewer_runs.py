@@ -358,3 +358,24 @@ async def _log_lines(subscription: Any, run_id: str, wanted: str) -> list[str]:
             if wanted in message["line"]:
                 break
     return lines
+
+
+def test_screenshots_of_a_run_are_served_and_its_files_listed(root: Path) -> None:
+    """``screenshot/<name>`` (a scenario's ``screenshot()``) is the one folder served; the
+    detail lists the run directory's files, so the page asks only for those that exist."""
+    run_b = root / "unotest" / ".runs" / "smoke-b"
+    (run_b / "screenshot").mkdir()
+    (run_b / "screenshot" / "home.png").write_bytes(b"\x89PNG\r\n\x1a\nhome")
+    (run_b / "screenshot" / "out.png").symlink_to(root.parent / "outside.txt")
+
+    async def body(client: Client, _ctx: ViewerContext) -> None:
+        shot = await client.get("/api/runs/smoke-b/files/screenshot/home.png")
+        assert (shot.status_code, shot.content) == (200, b"\x89PNG\r\n\x1a\nhome")
+        for name in ("screenshot/out.png", "screenshot/.x", "other/home.png", "screenshot"):
+            assert (await client.get(f"/api/runs/smoke-b/files/{name}")).status_code == 404
+        detail = (await client.get("/api/runs/smoke-b")).json()
+        # escape.txt is a symlink out: never served, not listed.
+        listed = ["manifest.json", "runtime.json", "stdout.log", "steps.jsonl"]
+        assert detail["files"] == listed
+
+    _drive(root, body)

@@ -1,9 +1,10 @@
 """The runs REST routes: listing and reading runs, their files, starting runs, driving them.
 
 * ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
-* ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, bundle}``;
-* ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory or of its
-  failure bundle, nothing else;
+* ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle}``
+  (``files``: the run directory's own files, ours);
+* ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
+  ``screenshot/`` folder) or of its failure bundle, nothing else;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
   :class:`runner.run_adapter.RunnerAdapter` and :func:`runner.run_launcher.launch_run`;
   the run's output lines go to ``/ws`` as ``log:line``);
@@ -52,6 +53,8 @@ MAX_MASKED_BYTES = 32 * 1024 * 1024
 """A text file up to this is masked again when served; a bigger one is served as
 written (masked by its writer)."""
 _RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
+_SCREENSHOTS = "screenshot"
+"""The one folder of a run directory whose files are served: a scenario's screenshots."""
 _TEXT_TYPES = {
     ".json": "application/json",
     ".jsonl": "application/x-ndjson",
@@ -177,6 +180,9 @@ class RunRoutes:
             "eventsOmitted": len(events) - len(shown),
             "runtime": _read_json(run_dir / protocol.RUNTIME_FILE),
             "children": children,
+            "files": sorted(
+                p.name for p in run_dir.iterdir() if p.is_file() and not p.is_symlink()
+            ),
             "bundle": None
             if bundle is None
             else {
@@ -200,17 +206,22 @@ class RunRoutes:
         return Response(self.masker().mask(text), media_type=media)
 
     def _file_path(self, run_dir: Path, name: str) -> Path:
-        """``name`` in the run directory, else in its failure bundle; 404 for anything
-        else (a path, a hidden or temporary file, a symlink out, a folder)."""
-        if name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
+        """``name`` in the run directory, else in its failure bundle, or
+        ``screenshot/<name>`` (a scenario's ``screenshot()``); 404 for anything else (another
+        path, a hidden or temporary file, a symlink out, a folder)."""
+        folder_name, _, base = name.rpartition("/")
+        if folder_name not in ("", _SCREENSHOTS) or base.startswith(".") or name[:1] == "/":
             raise _Refused(404, f"run {run_dir.name} has no file {name!r}")
-        folders = [run_dir]
+        if "\\" in base or "\0" in base:
+            raise _Refused(404, f"run {run_dir.name} has no file {name!r}")
+        folders = [run_dir / folder_name] if folder_name else [run_dir]
         bundle = self.bundle_dir(read_events(run_dir / protocol.STEPS_FILE))
-        if bundle is not None:
+        if bundle is not None and not folder_name:
             folders.append(bundle)
         for folder in folders:
-            path = (folder / name).resolve()
-            if path.parent == folder.resolve() and path.is_file():
+            path = (folder / base).resolve()
+            inside = folder.resolve() == run_dir.resolve() / folder_name if folder_name else True
+            if inside and path.parent == folder.resolve() and path.is_file():
                 return path
         raise _Refused(404, f"run {run_dir.name} has no file {name!r}")
 
@@ -264,6 +275,6 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
         Route("/api/runs", _answering(runs.list), methods=["GET"]),
         Route("/api/runs", _answering(runs.start), methods=["POST"]),
         Route("/api/runs/{run_id}", _answering(runs.detail), methods=["GET"]),
-        Route("/api/runs/{run_id}/files/{name}", _answering(runs.file), methods=["GET"]),
+        Route("/api/runs/{run_id}/files/{name:path}", _answering(runs.file), methods=["GET"]),
         Route("/api/runs/{run_id}/commands", _answering(runs.command), methods=["POST"]),
     ]
