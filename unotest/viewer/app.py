@@ -17,7 +17,13 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from unotest.viewer import routes_project, routes_runs, routes_terminal, routes_ws
+from unotest.viewer import (
+    routes_project,
+    routes_runs,
+    routes_static,
+    routes_terminal,
+    routes_ws,
+)
 from unotest.viewer.answers import error_handlers
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.security import SecurityMiddleware
@@ -29,6 +35,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     routes_runs,
     routes_ws,
     routes_terminal,
+    routes_static,
 )
 
 _Hook = Callable[[ViewerContext], Awaitable[None]]

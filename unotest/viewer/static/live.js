@@ -1,0 +1,97 @@
+// The page's one /ws connection: every WsMessage to every listener, a reconnect with
+// backoff when it drops, and a "resync" after each reconnect (nothing is replayed by the
+// server, so views refetch their state over REST then).
+
+const messageListeners = new Set();
+const resyncListeners = new Set();
+const stateListeners = new Set();
+let socket = null;
+let connected = false;
+let everConnected = false;
+let delay = 250;
+let timer = null;
+
+function call(listeners, arg) {
+  for (const fn of [...listeners]) {
+    try {
+      fn(arg);
+    } catch (err) {
+      // A listener's bug must not stop the others nor the socket: show it, keep going.
+      console.warn("unotest live listener failed:", err);
+    }
+  }
+}
+
+function setConnected(value) {
+  if (connected === value) return;
+  connected = value;
+  call(stateListeners, value);
+}
+
+function connect() {
+  timer = null;
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+  const ws = new WebSocket(url);
+  socket = ws;
+  ws.onopen = () => {
+    if (socket !== ws) return;
+    delay = 250;
+    const reconnect = everConnected;
+    everConnected = true;
+    setConnected(true);
+    if (reconnect) call(resyncListeners, undefined);
+  };
+  ws.onmessage = (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    call(messageListeners, message);
+  };
+  ws.onclose = () => {
+    if (socket !== ws) return;
+    socket = null;
+    setConnected(false);
+    schedule();
+  };
+  ws.onerror = () => {}; // onclose follows and reconnects
+}
+
+function schedule() {
+  if (timer !== null) return;
+  timer = setTimeout(connect, delay);
+  delay = Math.min(delay * 2, 5000);
+}
+
+function ensure() {
+  if (socket === null && timer === null) connect();
+}
+
+export function onMessage(fn) {
+  messageListeners.add(fn);
+  ensure();
+  return () => messageListeners.delete(fn);
+}
+
+export function onResync(fn) {
+  resyncListeners.add(fn);
+  ensure();
+  return () => resyncListeners.delete(fn);
+}
+
+export function isConnected() {
+  return connected;
+}
+
+// The shell's banner: fn(connected) whenever the connection goes up or down.
+export function onConnectionChange(fn) {
+  stateListeners.add(fn);
+  ensure();
+  return () => stateListeners.delete(fn);
+}
+
+export function start() {
+  ensure();
+}

@@ -1,0 +1,128 @@
+// The sidebar: a filter, the scenarios as a folder tree (each with its latest run's
+// outcome and its problems), helpers, collections (orphan entries red), and the shell's
+// own pages (Runs, Env, terminals). Everything comes from store.js, live.
+import { html, useState } from "./lib.js";
+import { useProject } from "./store.js";
+import { openTab } from "./tabs.js";
+import { buildTree, latestRuns, matches, problemsByPath, problemTitle } from "./project_tree.js";
+import { onTreeKey } from "./tree_keys.js";
+import { openTerminal } from "./terminals.js";
+
+function ProblemMark({ list }) {
+  if (!list?.length) return null;
+  const n = list.length;
+  return html`<span class="problem-mark" title=${problemTitle(list)}
+    aria-label=${`${n} problem${n > 1 ? "s" : ""}`}>⚠ ${n}</span>`;
+}
+
+function RunBadge({ run }) {
+  if (!run) return null;
+  const label = run.outcome ?? run.status;
+  return html`<span class=${`run-badge status-${run.status}`} title=${`latest run: ${label}`}>${label}</span>`;
+}
+
+function ScenarioItem({ scenario, ctx }) {
+  const problems = ctx.problems.get(scenario.path);
+  return html`<li role="treeitem" aria-label=${scenario.name} tabindex="-1"
+      class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
+      onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path }); }}>
+    <span class="color-dot" style=${{ background: scenario.color }}></span>
+    <span class="leaf-name" title=${scenario.title}>${scenario.name.split("/").pop()}</span>
+    <${ProblemMark} list=${problems} />
+    <${RunBadge} run=${ctx.latest.get(scenario.name)} />
+  </li>`;
+}
+
+function Folder({ node, ctx }) {
+  const [open, setOpen] = useState(true);
+  const expanded = open || Boolean(ctx.filter.trim());
+  return html`<li role="treeitem" aria-label=${node.name} aria-expanded=${expanded ? "true" : "false"}
+      tabindex="-1" class="tree-folder" onClick=${(e) => { e.stopPropagation(); setOpen(!expanded); }}>
+    <span class="folder-name">${expanded ? "▾" : "▸"} ${node.name}/</span>
+    ${expanded && html`<ul role="group">${renderNode(node, ctx)}</ul>`}
+  </li>`;
+}
+
+function visible(node, ctx) {
+  return node.items.some((s) => matches(ctx.filter, s.name, s.title))
+    || [...node.folders.values()].some((f) => visible(f, ctx));
+}
+
+function renderNode(node, ctx) {
+  const folders = [...node.folders.values()].filter((f) => visible(f, ctx))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((f) => html`<${Folder} key=${`d:${f.path}`} node=${f} ctx=${ctx} />`);
+  const items = node.items.filter((s) => matches(ctx.filter, s.name, s.title))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((s) => html`<${ScenarioItem} key=${s.path} scenario=${s} ctx=${ctx} />`);
+  return [...folders, ...items];
+}
+
+function ScenarioTree({ project, ctx }) {
+  const root = buildTree(project.scenarios);
+  const nodes = renderNode(root, ctx);
+  const first = (el) => { if (el && !el.querySelector('[tabindex="0"]')) el.querySelector('[role="treeitem"]')?.setAttribute("tabindex", "0"); };
+  return html`<section class="side-section" aria-label="Scenarios">
+    <h2>Scenarios</h2>
+    ${nodes.length
+      ? html`<ul role="tree" aria-label="Scenarios" class="tree" ref=${first} onKeyDown=${onTreeKey}>${nodes}</ul>`
+      : html`<p class="empty">${project.loaded ? "No scenario matches." : "Loading…"}</p>`}
+  </section>`;
+}
+
+function Helpers({ project, ctx }) {
+  const helpers = project.helpers.filter((h) => matches(ctx.filter, h.name));
+  return html`<section class="side-section" aria-label="Helpers">
+    <h2>Helpers</h2>
+    <ul class="flat-list">${helpers.map((h) => html`<li key=${h.path}>
+      <button class="link" onClick=${() => openTab({ kind: "helper", path: h.path })}>${h.name}</button>
+      <${ProblemMark} list=${ctx.problems.get(h.path)} />
+    </li>`)}</ul>
+    ${!helpers.length && html`<p class="empty">No helpers.</p>`}
+  </section>`;
+}
+
+function Collections({ project, ctx }) {
+  const known = new Set(project.scenarios.map((s) => s.name));
+  const collections = project.collections
+    .filter((c) => matches(ctx.filter, c.name, c.description, ...c.scenarios));
+  return html`<section class="side-section" aria-label="Collections">
+    <h2>Collections</h2>
+    <ul class="flat-list">${collections.map((c) => html`<li key=${c.path}>
+      <button class="link" title=${c.description ?? ""}
+        onClick=${() => openTab({ kind: "collection", path: c.path })}>${c.name}</button>
+      <${ProblemMark} list=${ctx.problems.get(c.path)} />
+      <ul class="collection-entries">${c.scenarios.map((name) => known.has(name)
+        ? html`<li key=${name}>${name}</li>`
+        : html`<li key=${name} class="orphan" title="file not found">${name} <span class="orphan-note">file not found</span></li>`)}
+      </ul>
+    </li>`)}</ul>
+    ${!collections.length && html`<p class="empty">No collections.</p>`}
+  </section>`;
+}
+
+function Pages() {
+  return html`<nav class="side-pages" aria-label="Pages">
+    <button onClick=${() => openTab({ kind: "runs" })}>Runs</button>
+    <button onClick=${() => openTab({ kind: "env" })}>Env</button>
+    <span class="terminal-buttons">Terminal:
+      ${["local", "claude", "codex"].map((kind) => html`<button key=${kind}
+        aria-label=${`New ${kind} terminal`} onClick=${() => openTerminal(kind)}>${kind}</button>`)}
+    </span>
+  </nav>`;
+}
+
+export function Sidebar() {
+  const project = useProject();
+  const [filter, setFilter] = useState("");
+  const ctx = { filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems) };
+  return html`<aside class="sidebar" aria-label="Project">
+    <${Pages} />
+    <input type="search" class="filter" placeholder="Filter" aria-label="Filter"
+      value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
+    ${project.error && html`<p class="side-error" role="alert">${project.error}</p>`}
+    <${ScenarioTree} project=${project} ctx=${ctx} />
+    <${Helpers} project=${project} ctx=${ctx} />
+    <${Collections} project=${project} ctx=${ctx} />
+  </aside>`;
+}

@@ -1,0 +1,94 @@
+// The project as the sidebar and the views see it, kept fresh: fetched once over REST,
+// refetched piecewise on each fs:* message and wholly after a reconnect (resync).
+import { useEffect, useState } from "./lib.js";
+import { api } from "./api.js";
+import { onMessage, onResync } from "./live.js";
+
+const RUNS_LIMIT = 500;
+const FETCHERS = {
+  scenarios: () => api("/api/scenarios"),
+  helpers: () => api("/api/helpers"),
+  collections: () => api("/api/collections"),
+  problems: () => api("/api/problems"),
+  breakpoints: () => api("/api/breakpoints"),
+  runs: () => api(`/api/runs?limit=${RUNS_LIMIT}`),
+};
+const EMPTY = {
+  scenarios: [], helpers: [], collections: [], problems: [],
+  breakpoints: { version: 1, scenarios: {} }, runs: [], loaded: false, error: null,
+};
+const ON_MESSAGE = {
+  "fs:scenarios-changed": ["scenarios", "problems"],
+  "fs:helpers-changed": ["helpers", "problems"],
+  "fs:collections-changed": ["collections", "problems"],
+  "fs:bp-changed": ["breakpoints"],
+  "fs:run-started": ["runs"],
+  "fs:run-finished": ["runs"],
+};
+
+let state = EMPTY;
+const listeners = new Set();
+const pending = new Map();
+let started = false;
+
+function publish(patch) {
+  state = { ...state, ...patch };
+  for (const fn of [...listeners]) fn(state);
+}
+
+// One fetch per part at a time; a request made while one is on its way runs once after it.
+function refresh(part) {
+  const now = pending.get(part);
+  if (now) {
+    now.again = true;
+    return now.promise;
+  }
+  const entry = { again: false, promise: null };
+  entry.promise = FETCHERS[part]()
+    .then((value) => publish({ [part]: value, error: null }))
+    .catch((err) => publish({ error: `${part}: ${err.message}` }))
+    .finally(() => {
+      pending.delete(part);
+      if (entry.again) refresh(part);
+    });
+  pending.set(part, entry);
+  return entry.promise;
+}
+
+export function refreshAll() {
+  return Promise.all(Object.keys(FETCHERS).map(refresh)).then(() => publish({ loaded: true }));
+}
+
+export function refreshBreakpoints() {
+  return refresh("breakpoints");
+}
+
+export function refreshRuns() {
+  return refresh("runs");
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  onMessage((message) => {
+    for (const part of ON_MESSAGE[message.kind] ?? []) refresh(part);
+  });
+  onResync(() => refreshAll());
+  refreshAll();
+}
+
+export function projectState() {
+  return state;
+}
+
+// A Preact hook: {scenarios, helpers, collections, problems, breakpoints, runs, loaded, error}.
+export function useProject() {
+  const [current, setCurrent] = useState(state);
+  useEffect(() => {
+    start();
+    listeners.add(setCurrent);
+    setCurrent(state);
+    return () => listeners.delete(setCurrent);
+  }, []);
+  return current;
+}

@@ -1,0 +1,55 @@
+// The tab bar: one tab per open TabKind (and the shell's pages), the scenario's colour as
+// a thin strip, a close button on each. Labels and colours come from the project.
+import { html } from "./lib.js";
+import { useProject } from "./store.js";
+import { closeTab, openTab, tabKey, useTabs } from "./tabs.js";
+
+function stem(path) {
+  return (path ?? "").split("/").pop().replace(/\.test\.js$|\.js$|\.ya?ml$/, "");
+}
+
+// {label, color} of a tab, from what the project knows (a file or run it no longer has
+// keeps a label from its own fields).
+export function describeTab(tab, project) {
+  const byPath = (list) => list.find((x) => x.path === tab.path);
+  const scenarioByName = (name) => project.scenarios.find((s) => s.name === name);
+  switch (tab.kind) {
+    case "scenario": {
+      const s = byPath(project.scenarios);
+      return { label: s?.name ?? stem(tab.path), color: s?.color ?? null };
+    }
+    case "helper": return { label: `helper ${byPath(project.helpers)?.name ?? stem(tab.path)}`, color: null };
+    case "collection": return { label: `collection ${byPath(project.collections)?.name ?? stem(tab.path)}`, color: null };
+    case "scenario-run":
+    case "collection-run": {
+      const run = project.runs.find((r) => r.runId === tab.runId);
+      const ref = run?.ref ?? tab.runId;
+      const color = tab.kind === "scenario-run" ? scenarioByName(run?.ref)?.color ?? null : null;
+      return { label: `${tab.kind === "collection-run" ? "collection run" : "run"} ${ref}`, color };
+    }
+    case "runs": return { label: "Runs", color: null };
+    case "env": return { label: "Env", color: null };
+    case "terminal": return { label: `Terminal ${tab.id.replace(/^t/, "")} (${tab.term})`, color: null };
+    default: return { label: tab.kind, color: null };
+  }
+}
+
+export function TabBar() {
+  const { tabs, activeKey } = useTabs();
+  const project = useProject();
+  if (!tabs.length) return html`<div class="tabbar empty" role="tablist" aria-label="Open tabs"></div>`;
+  return html`<div class="tabbar" role="tablist" aria-label="Open tabs">
+    ${tabs.map((tab) => {
+      const key = tabKey(tab);
+      const { label, color } = describeTab(tab, project);
+      const selected = key === activeKey;
+      return html`<div key=${key} class=${`tab${selected ? " active" : ""}`} data-key=${key}>
+        <span class="tab-strip" style=${{ background: color ?? "transparent" }}></span>
+        <button role="tab" class="tab-label" aria-selected=${selected ? "true" : "false"}
+          title=${tab.path ?? tab.runId ?? label} onClick=${() => openTab(tab)}>${label}</button>
+        <button class="tab-close" aria-label=${`Close ${label}`} title="Close"
+          onClick=${() => closeTab(tab)}>×</button>
+      </div>`;
+    })}
+  </div>`;
+}

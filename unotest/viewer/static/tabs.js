@@ -1,0 +1,89 @@
+// The open tabs and the active one, mirrored in the address bar's hash
+// (#open=scenario:unotest/e2e/smoke.test.js&open=runs&active=runs), so a reload or a
+// shared link opens the same tabs. Protocol tabs (TabKind) and the shell's own pages
+// (runs, env) are restored; terminals are not (their processes end with the page).
+import { useEffect, useState } from "./lib.js";
+
+export const PROTOCOL_KINDS = ["scenario", "helper", "collection", "scenario-run", "collection-run"];
+const RESTORABLE = [...PROTOCOL_KINDS, "runs", "env"];
+
+let tabs = [];
+let activeKey = null;
+const listeners = new Set();
+
+export function tabKey(tab) {
+  return `${tab.kind}:${tab.path ?? tab.runId ?? tab.id ?? ""}`;
+}
+
+function fromKey(key) {
+  const at = key.indexOf(":");
+  const kind = at < 0 ? key : key.slice(0, at);
+  const ref = at < 0 ? "" : key.slice(at + 1);
+  if (!RESTORABLE.includes(kind)) return null;
+  if (kind === "runs" || kind === "env") return { kind };
+  if (!ref) return null;
+  return kind.endsWith("-run") ? { kind, runId: ref } : { kind, path: ref };
+}
+
+function writeHash() {
+  const params = new URLSearchParams();
+  for (const tab of tabs) {
+    if (RESTORABLE.includes(tab.kind)) params.append("open", tabKey(tab));
+  }
+  if (activeKey && RESTORABLE.includes(activeKey.split(":")[0])) params.set("active", activeKey);
+  const hash = params.toString();
+  const url = `${location.pathname}${hash ? `#${hash}` : ""}`;
+  if (url !== `${location.pathname}${location.hash}`) history.replaceState(null, "", url);
+}
+
+function changed() {
+  writeHash();
+  const snapshot = { tabs: [...tabs], activeKey };
+  for (const fn of [...listeners]) fn(snapshot);
+}
+
+export function openTab(tab) {
+  const key = tabKey(tab);
+  if (!tabs.some((t) => tabKey(t) === key)) tabs = [...tabs, tab];
+  activeKey = key;
+  changed();
+}
+
+export function closeTab(tab) {
+  const key = tabKey(tab);
+  const index = tabs.findIndex((t) => tabKey(t) === key);
+  if (index < 0) return;
+  tabs = tabs.filter((t) => tabKey(t) !== key);
+  if (activeKey === key) {
+    const next = tabs[Math.min(index, tabs.length - 1)];
+    activeKey = next ? tabKey(next) : null;
+  }
+  changed();
+}
+
+export function activateTab(tab) {
+  openTab(tab);
+}
+
+export function restoreFromHash(hash = location.hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  tabs = params.getAll("open").map(fromKey).filter(Boolean);
+  const active = params.get("active");
+  activeKey = tabs.some((t) => tabKey(t) === active) ? active : (tabs[0] ? tabKey(tabs[0]) : null);
+  changed();
+}
+
+export function currentTabs() {
+  return { tabs: [...tabs], activeKey };
+}
+
+// A Preact hook: { tabs, activeKey }, re-rendered on every change.
+export function useTabs() {
+  const [state, setState] = useState(currentTabs);
+  useEffect(() => {
+    listeners.add(setState);
+    setState(currentTabs());
+    return () => listeners.delete(setState);
+  }, []);
+  return state;
+}
