@@ -41,6 +41,10 @@ from runner.session import ScenarioRun, quiet_driver_loss
 
 __all__ = ["finished_report", "main", "unfinished_report"]
 
+_BROWSER_LOST = "browser-lost"
+"""An order the worker gives itself when its browser disconnects (never sent by a
+reader: a browser that is still connected makes it a no-op)."""
+
 
 class _Worker:
     def __init__(self, root: Path, out: TextIO) -> None:
@@ -50,6 +54,8 @@ class _Worker:
         self.orders: asyncio.Queue[JSONObject | None] = asyncio.Queue()
         self.write_lock = threading.Lock()
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
+        self.index: ProjectIndex
+        self.config: Config
 
     def send(self, message: messages.Report) -> None:
         with self.write_lock:
@@ -92,11 +98,10 @@ class _Worker:
         loop.add_signal_handler(signal.SIGTERM, self._receive, None)
         threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
         project = Project(self.root)
-        index = ProjectIndex.load(project)
-        config = replace(load_config(self.root, os.environ), web_server=None)
+        self._load(project)
         async with async_playwright() as playwright:
             try:
-                browser = await self._launch(playwright, config)
+                browser = await self._launch(playwright, self.config)
             except Exception as err:
                 self.send(messages.fatal_report(str(err)))
                 return 2
@@ -104,32 +109,51 @@ class _Worker:
             try:
                 while True:
                     order = await self.orders.get()
-                    if order is None or order.get("type") == "exit":
+                    kind = None if order is None else order.get("type")
+                    if order is None or kind == "exit":
                         return 0
-                    if order.get("type") != "run":
+                    if kind == "reload":
+                        self._load(project)
+                    if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
+                        if kind == "run":
+                            await self._run_one(project, self.index, self.config, browser, order)
                         continue
-                    if not browser.is_connected():
-                        # The browser crashed (or was killed) during the last scenario:
-                        # that scenario paid for it; the next ones get a new browser
-                        # instead of failing one after another on the dead one.
-                        try:
-                            browser = await self._launch(playwright, config)
-                        except Exception as err:
-                            self.send(messages.fatal_report(str(err)))
-                            return 2
-                    await self._run_one(project, index, config, browser, order)
+                    # The browser crashed (or was killed), during a scenario or between
+                    # two: that scenario paid for it; the next ones get a new browser
+                    # instead of failing one after another on the dead one.
+                    try:
+                        browser = await self._relaunch(playwright)
+                    except Exception as err:
+                        self.send(messages.fatal_report(str(err)))
+                        return 2
+                    if kind == "run":
+                        await self._run_one(project, self.index, self.config, browser, order)
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(browser.close(), 10)
 
+    def _load(self, project: Project) -> None:
+        """The project and its config, read (again: a ``reload`` order) from disk."""
+        self.index = ProjectIndex.load(project)
+        self.config = replace(load_config(self.root, os.environ), web_server=None)
+
+    async def _relaunch(self, playwright: Playwright) -> Browser:
+        browser = await self._launch(playwright, self.config)
+        self.send(messages.relaunched_report("the browser was gone; a new one was launched"))
+        return browser
+
     async def _launch(self, playwright: Playwright, config: Config) -> Browser:
-        return await launch_browser(
+        """A browser that tells the order loop when it disconnects, so that a browser
+        killed between two scenarios is replaced at once (warm for the next one)."""
+        browser = await launch_browser(
             playwright,
             browser=config.browser,
             headless=config.headless,
             executable_path=config.executable_path,
             ws_endpoint=config.ws_endpoint,
         )
+        browser.on("disconnected", lambda _: self.orders.put_nowait({"type": _BROWSER_LOST}))
+        return browser
 
     async def _run_one(
         self,

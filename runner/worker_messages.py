@@ -19,6 +19,8 @@ __all__ = [
     "FinishedReport",
     "Order",
     "ReadyReport",
+    "RelaunchedReport",
+    "ReloadOrder",
     "Report",
     "RunOrder",
     "StartedReport",
@@ -28,6 +30,8 @@ __all__ = [
     "fatal_report",
     "finished_report",
     "ready_report",
+    "relaunched_report",
+    "reload_order",
     "run_order",
     "started_report",
     "unfinished_report",
@@ -40,7 +44,8 @@ __all__ = [
 class RunOrder(TypedDict):
     type: Literal["run"]
     scenario: str
-    parentRunId: str
+    parentRunId: str | None
+    """The collection's run id; None for a run of its own (the watch daemon's)."""
 
 
 class AbortOrder(TypedDict):
@@ -51,10 +56,17 @@ class ExitOrder(TypedDict):
     type: Literal["exit"]
 
 
-Order = RunOrder | AbortOrder | ExitOrder
+class ReloadOrder(TypedDict):
+    """Read the project and its config again before the next run (the watch daemon
+    sends it after a save; a collection never does)."""
+
+    type: Literal["reload"]
 
 
-def run_order(scenario: str, parent_run_id: str) -> RunOrder:
+Order = RunOrder | AbortOrder | ExitOrder | ReloadOrder
+
+
+def run_order(scenario: str, parent_run_id: str | None) -> RunOrder:
     return {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
 
 
@@ -64,6 +76,10 @@ def abort_order() -> AbortOrder:
 
 def exit_order() -> ExitOrder:
     return {"type": "exit"}
+
+
+def reload_order() -> ReloadOrder:
+    return {"type": "reload"}
 
 
 # --- reports: worker → orchestrator --------------------------------------------------------
@@ -103,11 +119,30 @@ class UnfinishedReport(TypedDict):
     error: RunError
 
 
-Report = ReadyReport | FatalReport | StartedReport | FinishedReport | UnfinishedReport
+class RelaunchedReport(TypedDict):
+    """The worker's browser was gone (crashed, killed) and a new one took its place.
+    A reader that does not know this report ignores it (the collection does)."""
+
+    type: Literal["relaunched"]
+    reason: str
+
+
+Report = (
+    ReadyReport
+    | FatalReport
+    | StartedReport
+    | FinishedReport
+    | UnfinishedReport
+    | RelaunchedReport
+)
 
 
 def ready_report(pid: int) -> ReadyReport:
     return {"type": "ready", "pid": pid}
+
+
+def relaunched_report(reason: str) -> RelaunchedReport:
+    return {"type": "relaunched", "reason": reason}
 
 
 def fatal_report(error: str) -> FatalReport:
