@@ -94,17 +94,23 @@ def vendor() -> dict[str, object]:
     return {"version": 1, "packages": list(entries.values())}
 
 
-def check() -> list[str]:
-    """Every file named in VENDOR.json with its sum: what differs, one line each."""
-    doc = json.loads((VENDOR / "VENDOR.json").read_text())
+def check(vendor: Path = VENDOR) -> list[str]:
+    """Every file named in VENDOR.json with its sum, and no file it does not name: what
+    differs, one line each."""
+    doc = json.loads((vendor / "VENDOR.json").read_text())
     wrong = []
     for pkg in doc["packages"]:
         for name, digest in pkg["files"].items():
-            path = VENDOR / name
+            path = vendor / name
             if not path.is_file():
                 wrong.append(f"{name}: missing")
             elif sha256(path) != digest:
                 wrong.append(f"{name}: sha256 differs from VENDOR.json")
+    named = {name for pkg in doc["packages"] for name in pkg["files"]}
+    for path in sorted(vendor.rglob("*")):
+        name = path.relative_to(vendor).as_posix()
+        if path.is_file() and name != "VENDOR.json" and name not in named:
+            wrong.append(f"{name}: not named in VENDOR.json")
     return wrong
 
 
