@@ -14,6 +14,11 @@ scenarios' run directories in their place (``run:finished`` ``aborted`` and a fi
 runtime.json), kills the webServer's process group and exits, so that no directory
 is left looking alive and no process outlives the collection.
 
+A failed scenario is retried (``retries``) by sending it to a worker again: a fresh
+context and a new run directory, linked to the first attempt by its manifest
+(:func:`runner.retries.mark_attempt`). Only a scenario that failed every attempt
+counts for ``--bail`` and fails the collection; one that passed on a retry is flaky.
+
 A collection started by ``unotest mcp`` without ``detach`` watches that server (its
 parent, :class:`runner.command_feed.OwnerWatch`) and aborts itself, as on SIGTERM,
 when the server is gone.
@@ -29,7 +34,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, cast
@@ -42,6 +47,7 @@ from runner.errors import WebServerCancelled
 from runner.events import RunError
 from runner.project import Project, ProjectIndex
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
+from runner.retries import Attempt, mark_attempt, retryable
 from runner.run_result import RunResult
 from runner.run_signals import RunStopper, install_signal_handlers
 from runner.rundir import (
@@ -76,6 +82,26 @@ class ScenarioOutcome:
     error: RunError | None = None
     bundle_path: str | None = None
     note: str | None = None
+    retries: list[Attempt] = field(default_factory=list)
+    """The failed attempts before this one, in order (empty: this was the first)."""
+
+    @property
+    def flaky(self) -> bool:
+        """Passed after at least one failed attempt."""
+        return self.outcome == "completed" and bool(self.retries)
+
+    def attempt(self) -> Attempt:
+        """This outcome as the attempt it was (numbered after the failed ones)."""
+        error: Mapping[str, object] = self.error or {}
+        message = error.get("error") or (self.note if self.outcome != "completed" else None)
+        return Attempt(
+            len(self.retries) + 1,
+            self.run_id,
+            self.outcome,
+            self.duration_ms,
+            str(message) if message is not None else None,
+            str(error["errorName"]) if error.get("errorName") else None,
+        )
 
     @classmethod
     def from_worker(cls, name: str, worker: int, message: JSONObject) -> ScenarioOutcome:
@@ -143,11 +169,21 @@ class CollectionRun:
     # Listed scenarios that do not load (parse or check errors): never run, they still
     # fail the collection, in its run directory as in the exit code.
     broken: list[str] = field(default_factory=list)
+    retries: int = 0
+    """How many more times a failed scenario runs (0: never again)."""
+    order: list[str] | None = None
+    """The order to start the scenarios in (longest first, from history); reports keep
+    the collection's own order."""
+    on_start: Callable[[Path], None] | None = None
+    """Called once the collection's run directory exists (the live event file)."""
+    on_web_server: Callable[[float], None] | None = None
+    """Called with the milliseconds the webServer took to be ready (the before_all hook)."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
         self.bailing = False
-        self.pending: list[str] = list(self.scenarios)
+        self.pending: list[str] = list(self.order if self.order is not None else self.scenarios)
+        self.failed_attempts: dict[str, list[Attempt]] = {}
         self.results: dict[str, ScenarioOutcome] = {}
         self.processes: dict[int, _WorkerProcess] = {}
         self.cancel = threading.Event()
@@ -171,6 +207,8 @@ class CollectionRun:
         if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
             capture_output_into(rundir.path)
         rundir.start_heartbeat()
+        if self.on_start is not None:
+            self.on_start(rundir.path)
         install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
         rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
         owner = OwnerWatch.from_environ(os.environ)
@@ -201,10 +239,13 @@ class CollectionRun:
         web_server: WebServer | None = None
         try:
             if self.config.web_server is not None and self.scenarios:
+                started = time.monotonic()
                 web_server = await asyncio.to_thread(
                     WebServer.from_config, self.config.web_server, cancel=self.cancel
                 )
                 self.web_server = web_server
+                if self.on_web_server is not None:
+                    self.on_web_server((time.monotonic() - started) * 1000)
             count = max(1, min(self.workers, len(self.scenarios)))
             if self.scenarios:
                 await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
@@ -408,6 +449,7 @@ class CollectionRun:
             run_id = message.get("runId")
             if kind == "started" and isinstance(run_id, str):
                 worker.run_id = run_id
+                self._link_retry(name, run_id)
                 self._dir.append(events.collection_scenario_started(run_id, name))
                 self.on_event(
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
@@ -429,12 +471,28 @@ class CollectionRun:
             note="the worker died" if outcome == "interrupted" else None,
         )
 
+    def _link_retry(self, name: str, run_id: str) -> None:
+        """A retry's manifest names its attempt and the first attempt's run."""
+        failed = self.failed_attempts.get(name)
+        if failed:
+            first = next((a.run_id for a in failed if a.run_id is not None), None)
+            if first is not None:
+                mark_attempt(self.project.runs_dir / run_id, len(failed) + 1, first)
+
     def _finish(self, result: ScenarioOutcome) -> None:
         outcome = result.outcome
         if result.run_id is not None and outcome != "skipped":
             self._dir.append(
                 events.collection_scenario_finished(result.run_id, result.scenario, outcome)
             )
+        failed = self.failed_attempts.setdefault(result.scenario, [])
+        result.retries = list(failed)
+        if retryable(outcome) and len(failed) < self.retries and not self.stopping:
+            # Another attempt, first in the queue: a worker (this one) runs it again.
+            failed.append(result.attempt())
+            self.pending.insert(0, result.scenario)
+            self.on_event("retry", result)
+            return
         self._record(result)
         if self.bail and outcome not in ("completed",) and not self.bailing:
             self.bailing = True

@@ -37,6 +37,7 @@ __all__ = [
     "CONFIG_FILE",
     "Config",
     "DebugConfig",
+    "HistoryConfig",
     "Timeouts",
     "WebServerConfig",
     "load_config",
@@ -69,11 +70,16 @@ _TOP_KEYS = (
     "wsEndpoint",
     "webServer",
     "debug",
+    "retries",
+    "history",
 )
 _VIEWPORT_KEYS = ("width", "height")
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
 _WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd")
 _DEBUG_KEYS = ("idleTimeout",)
+_HISTORY_KEYS = ("maxAgeDays", "maxBytes")
+# Retrying more than this many times hides a broken scenario rather than a flaky one.
+MAX_RETRIES = 10
 
 _HEADED_ON = ("1", "true", "yes", "on")
 _HEADED_OFF = ("", "0", "false", "no", "off")
@@ -113,6 +119,18 @@ class DebugConfig:
 
 
 @dataclass(frozen=True)
+class HistoryConfig:
+    """The ``history:`` section: how long and how much ``unotest/.history/`` keeps.
+
+    Both bounds apply after every write, oldest file first, so the folder never grows
+    without limit however often the suite runs (``0`` for either turns it off).
+    """
+
+    max_age_days: int = 30
+    max_bytes: int = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
 class Config:
     """The validated configuration; ``warnings`` holds what was ignored (unknown keys)."""
 
@@ -128,6 +146,8 @@ class Config:
     ws_endpoint: str | None = None
     web_server: WebServerConfig | None = None
     debug: DebugConfig = DebugConfig()
+    retries: int = 0
+    history: HistoryConfig = HistoryConfig()
     warnings: tuple[str, ...] = ()
 
 
@@ -414,6 +434,8 @@ class _Validator:
             ),
             web_server=self.web_server(top["webServer"]) if given("webServer") else None,
             debug=self.debug(top["debug"]) if "debug" in top else default.debug,
+            retries=self.count("retries", top["retries"], MAX_RETRIES) if given("retries") else 0,
+            history=self.history(top["history"]) if "history" in top else default.history,
         )
 
     def viewport(self, value: object) -> tuple[int, int]:
@@ -467,6 +489,33 @@ class _Validator:
         if idle > MAX_TIMEOUT_MS:
             self.error("debug.idleTimeout", f"{expected} up to {MAX_TIMEOUT_MS}", idle)
         return DebugConfig(idle_timeout=math.ceil(idle))
+
+    def count(self, key: str, value: object, most: int) -> int:
+        """A whole number from 0 to ``most``."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            self.error(key, f"a whole number from 0 to {most}", value)
+        return value
+
+    def history(self, value: object) -> HistoryConfig:
+        section = self.mapping(
+            value,
+            "history",
+            _HISTORY_KEYS,
+            "a mapping with 'maxAgeDays' and/or 'maxBytes' (0 turns a bound off)",
+        )
+        default = HistoryConfig()
+        return HistoryConfig(
+            max_age_days=(
+                self.count("history.maxAgeDays", section["maxAgeDays"], 36500)
+                if "maxAgeDays" in section
+                else default.max_age_days
+            ),
+            max_bytes=(
+                self.count("history.maxBytes", section["maxBytes"], 2**40)
+                if "maxBytes" in section
+                else default.max_bytes
+            ),
+        )
 
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))

@@ -8,6 +8,7 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
     ├── UsageError                bad arguments, no project, unknown scenario or run
     │   └── UnsupportedRunKindError  a RunRequest kind its runner adapter does not run
     ├── ConfigError               unotest.config.yaml, collection YAML, .debugger.json
+    ├── EventProtocolError        an event stream of a major version we do not read
     ├── BrowserError              the browser could not be had
     │   ├── BrowserNotFound       nothing to launch; the message says how to install one
     │   ├── BrowserLaunchError    found, but it did not start
@@ -43,6 +44,7 @@ __all__ = [
     "BrowserNotFound",
     "CommandError",
     "ConfigError",
+    "EventProtocolError",
     "PlaywrightInternalsChanged",
     "RunWriteError",
     "RunnerAdapterNotFoundError",
@@ -75,6 +77,10 @@ class UnsupportedRunKindError(UsageError):
 
 class ConfigError(UnotestError):
     """A configuration file (config, collection YAML, .debugger.json) names its key."""
+
+
+class EventProtocolError(UnotestError):
+    """Event envelopes (JSON report, history file) of an unsupported ``protocol_version``."""
 
 
 class BrowserError(UnotestError):

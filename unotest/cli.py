@@ -46,6 +46,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_run_commands(sub)
     _add_run_reading_commands(sub)
     _add_viewer_commands(sub)
+    __import__("unotest.commands.watch", fromlist=["_"]).add_parser(sub)
     return parser
 
 
@@ -93,6 +94,10 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
         help="breakpoint in the scenario (or FILE:L[:C]); implies --debug; repeatable",
     )
     e2e.add_argument("--step", action="store_true", help="pause before the first statement")
+    e2e.add_argument(
+        "--retries", type=int, metavar="N", help="run a failed scenario up to N more times"
+    )
+    e2e.add_argument("--reporter", metavar="LIST", help="list, json=PATH, ndjson (comma-separated)")
 
     coll = sub.add_parser("collection", help="run a collection with parallel workers")
     coll.add_argument("name", help="collection name (a file under unotest/e2e/_collections/)")
@@ -100,7 +105,12 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
     coll.add_argument("--bail", action="store_true", help="stop after the first failure")
     coll.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic slices")
     coll.add_argument(
-        "--reporter", metavar="LIST", help="list, junit=PATH, json=PATH (comma-separated)"
+        "--reporter",
+        metavar="LIST",
+        help="list, junit=PATH, json=PATH, ndjson (comma-separated)",
+    )
+    coll.add_argument(
+        "--retries", type=int, metavar="N", help="run a failed scenario up to N more times"
     )
     coll.add_argument("--headed", action="store_true", help="show the browsers")
     coll.add_argument("--root", type=Path, help="project root")
@@ -132,6 +142,17 @@ def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
     runs.add_argument("--root", type=Path, help="project root")
     runs.add_argument("--json", action="store_true", help="print a JSON list of RunMeta")
     runs.add_argument("--limit", type=int, metavar="N", help="show only the N newest runs")
+    runs.add_argument(
+        "--prune", action="store_true", help="remove old runs (keeps those history points to)"
+    )
+    runs.add_argument("--older-than", metavar="DAYS", type=float, help="--prune: by age")
+    runs.add_argument("--keep", metavar="N", type=int, help="--prune: keep the N newest runs")
+
+    history = sub.add_parser("history", help="recent outcomes per scenario (from unotest/.history)")
+    history.add_argument("scenario", nargs="?", metavar="SCENARIO", help="one scenario")
+    history.add_argument("--root", type=Path, help="project root")
+    history.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    history.add_argument("--last", type=int, default=10, metavar="N", help="outcomes per strip")
 
 
 def _add_viewer_commands(sub: _Subparsers[_Parser]) -> None:
@@ -164,6 +185,8 @@ _COMMANDS = (
     "collection",
     "mcp",
     "view",
+    "history",
+    "watch",
 )
 
 

@@ -448,7 +448,9 @@ def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Pat
     assert suite is not None and suite.get("tests") == "3" and suite.get("failures") == "1"
 
     data = json_report(report)
-    assert [e["type"] for e in data] == ["run_start"] + ["test_start", "test_end"] * 3 + ["run_end"]
+    assert [e["type"] for e in data] == (
+        ["run_start", "suite_start"] + ["test_start", "test_end"] * 3 + ["suite_end", "run_end"]
+    )
     assert data[0]["data"]["total"] == 3
     assert data[0]["data"]["runId"] == done.collection_dir.name
     ends = ends_by_name(data)

@@ -1,9 +1,11 @@
 """``unotest collection <name>``: run a collection and report it (console, JUnit, JSON).
 
-The JSON report follows the versioned-envelope habit of the test-framework protocol
-the project learns from: an ordered array of ``{protocol_version, type, data}`` events
-(``run_start``, ``test_start``, ``test_end``, ``run_end``); consumers ignore types and
-fields they do not know, and ``protocol_version`` changes only on a breaking change.
+The events are the version-1 envelopes of docs/reporting.md (``run_start``,
+``suite_start``, the ``before_all`` hook of the webServer, ``test_start``, ``retry``,
+``test_end``, ``suite_end``, ``run_end``), built live as the collection runs: printed
+by ``--reporter ndjson``, appended to the collection run's ``events.ndjson`` (the
+viewer's ``/api/events``), written as one array by ``--reporter json=PATH`` and saved
+to history. A scenario that passed after a failed attempt is flaky in every report.
 """
 
 from __future__ import annotations
@@ -18,22 +20,33 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO, TypedDict
+from typing import TextIO
 
+from runner import envelope
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
+from runner.envelope import Envelope
 from runner.errors import ConfigError, UsageError
+from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
+from runner.history import longest_first, medians_ms
 from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
 from runner.protocol import JSONObject
+from runner.retries import Attempt
 from runner.run_result import error_chain, error_location
 from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
+from unotest.reports import (
+    history_quietly,
+    ndjson_printer,
+    parse_reporters,
+    retries_of,
+    write_report,
+)
 
-__all__ = ["ReportEvent", "collection_command", "json_report", "junit_xml"]
+__all__ = ["CollectionEvents", "collection_command", "json_report", "junit_xml"]
 
-REPORT_PROTOCOL_VERSION = 1
 _MARK = {
     "completed": "✓",
     "failed": "✗",
@@ -41,25 +54,6 @@ _MARK = {
     "interrupted": "⚠",
     "skipped": "○",
 }
-
-
-def _parse_reporters(text: str | None) -> tuple[bool, Path | None, Path | None]:
-    show_list, junit, json_path = True, None, None
-    if text is None:
-        return show_list, junit, json_path
-    show_list = False
-    for part in text.split(","):
-        part = part.strip()
-        name, _, value = part.partition("=")
-        if name == "list" and not value:
-            show_list = True
-        elif name == "junit" and value:
-            junit = Path(value)
-        elif name == "json" and value:
-            json_path = Path(value)
-        else:
-            raise UsageError(f"--reporter {part!r}: expected list, junit=PATH or json=PATH")
-    return show_list, junit, json_path
 
 
 def _parse_shard(text: str | None) -> tuple[int, int] | None:
@@ -82,10 +76,11 @@ def collection_command(args: argparse.Namespace) -> int:
     entry = _find_collection(project, index, args.name)
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
-    show_list, junit_path, json_path = _parse_reporters(args.reporter)
+    reporters = parse_reporters(args.reporter)
     # Every usage error before any warning, so a bad --shard is one sentence on stderr.
     sharding = _parse_shard(args.shard)
     config = load_config(root, os.environ)
+    retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
     names, skipped, broken = _runnable(entry, index)
     if sharding is not None:
@@ -93,19 +88,13 @@ def collection_command(args: argparse.Namespace) -> int:
     if args.headed:
         config = replace(config, headless=False)
     out = sys.stdout
-    on_event = _event_printer(out) if show_list else _no_event
-    if show_list:
-        shard_text = f", shard {args.shard}" if sharding else ""
-        # Every scenario the summary will count, those that cannot run said apart.
-        listed = len(names) + len(skipped) + len(broken)
-        unrun = [f"{len(skipped)} not found"] if skipped else []
-        unrun += [f"{len(broken)} with errors"] if broken else []
-        unrun_text = f" ({', '.join(unrun)})" if unrun else ""
-        print(
-            f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
-            f"{unrun_text}, {min(args.workers, max(len(names), 1))} worker(s){shard_text}",
-            file=out,
-        )
+    printer = _event_printer(out, retries) if reporters.show_list else _no_event
+    listed = len(names) + len(skipped) + len(broken)
+    if reporters.show_list:
+        _header(args, listed, len(names), skipped, broken, out)
+    live = LiveFile()
+    log = EventLog([live, *([ndjson_printer(out)] if reporters.ndjson else [])])
+    tracker = CollectionEvents(log, args.name, listed, live, printer)
     started = time.time()
     run = CollectionRun(
         project,
@@ -116,19 +105,112 @@ def collection_command(args: argparse.Namespace) -> int:
         workers=args.workers,
         bail=args.bail,
         headed=args.headed,
-        out=out,
-        on_event=on_event,
+        out=out if reporters.show_list else sys.stderr,
+        on_event=tracker.on_event,
         skipped=skipped,
         broken=broken,
+        retries=retries,
+        order=longest_first(names, medians_ms(project)),
+        on_start=tracker.started,
+        on_web_server=tracker.web_server,
     )
-    result = _add_unrun(run.run(), broken, skipped, on_event)
-    if show_list:
+    result = _add_unrun(run.run(), broken, skipped, printer)
+    tracker.finish(result)
+    if reporters.show_list:
         _summary(result, out)
-    if junit_path is not None:
-        _write(junit_path, junit_xml(result, started))
-    if json_path is not None:
-        _write(json_path, json.dumps(json_report(result), ensure_ascii=False, indent=2) + "\n")
+    if reporters.junit is not None:
+        write_report(reporters.junit, junit_xml(result, started))
+    if reporters.json is not None:
+        text = json.dumps(log.events, ensure_ascii=False, indent=2)
+        write_report(reporters.json, text + "\n")
+    history_quietly(project, result.run_id, log.events, config)
     return exit_code_for_run(result.outcome, result.signal)
+
+
+def _header(
+    args: argparse.Namespace,
+    listed: int,
+    runnable: int,
+    skipped: list[str],
+    broken: list[str],
+    out: TextIO,
+) -> None:
+    """The first line of the list reporter: every scenario the summary will count,
+    those that cannot run said apart."""
+    shard_text = f", shard {args.shard}" if args.shard else ""
+    unrun = [f"{len(skipped)} not found"] if skipped else []
+    unrun += [f"{len(broken)} with errors"] if broken else []
+    unrun_text = f" ({', '.join(unrun)})" if unrun else ""
+    print(
+        f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
+        f"{unrun_text}, {min(args.workers, max(runnable, 1))} worker(s){shard_text}",
+        file=out,
+    )
+
+
+class CollectionEvents:
+    """The collection's envelopes as it runs: the orchestrator's callbacks become
+    ``run_start``/``suite_start`` (once its run directory exists), the webServer's
+    ``before_all`` hook, ``test_start`` (a scenario's first attempt), ``retry`` and
+    ``test_end`` (its last), and at the end ``suite_end`` and ``run_end``."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        name: str,
+        total: int,
+        live: LiveFile,
+        printer: Callable[[str, ScenarioOutcome], None],
+    ) -> None:
+        self.log = log
+        self.name = name
+        self.total = total
+        self.live = live
+        self.printer = printer
+        self.begun: set[str] = set()
+        self.ended: set[str] = set()
+        self.clock = time.monotonic()
+
+    def started(self, run_dir: Path) -> None:
+        self.live.open(run_dir)
+        extra = {"collection": self.name, "runId": run_dir.name}
+        self.log.emit(envelope.run_start(self.total, extra=extra))
+        self.log.emit(envelope.suite_start(self.name))
+
+    def web_server(self, milliseconds: float) -> None:
+        duration = envelope.duration_ns(milliseconds)
+        self.log.emit(envelope.hook("before_all", "passed", duration, suite=self.name))
+
+    def on_event(self, kind: str, outcome: ScenarioOutcome) -> None:
+        self.printer(kind, outcome)
+        if kind == "started":
+            self._begin(outcome.scenario, outcome.run_id, outcome.worker)
+        elif kind == "finished":
+            self._end(outcome)
+
+    def _begin(self, scenario: str, run_id: str | None, worker: int | None) -> None:
+        if scenario in self.begun:
+            return  # a retry: its test_start was the first attempt's
+        self.begun.add(scenario)
+        extra = {"run_id": run_id, "worker": worker}
+        self.log.emit(envelope.test_start(scenario, self.name, extra=extra))
+
+    def _end(self, outcome: ScenarioOutcome) -> None:
+        self._begin(outcome.scenario, outcome.run_id, outcome.worker)
+        self.ended.add(outcome.scenario)
+        self.log.test_finished(
+            outcome.scenario, self.name, outcome.attempt(), outcome.retries, _extra(outcome)
+        )
+
+    def finish(self, result: CollectionResult) -> None:
+        """The scenarios that never ran (with errors, not found, not started), then the
+        end of the suite and of the run."""
+        for scenario in result.scenarios:
+            if scenario.scenario not in self.ended:
+                self._end(scenario)
+        self.log.emit(envelope.suite_end(self.name))
+        extra = {"outcome": result.outcome, "collection": self.name, "runId": result.run_id}
+        self.log.run_end(result.duration_ms, extra=extra)
 
 
 def _find_collection(project: Project, index: ProjectIndex, name: str) -> CollectionEntry:
@@ -180,8 +262,9 @@ def _no_event(kind: str, result: ScenarioOutcome) -> None:
     pass
 
 
-def _event_printer(out: TextIO) -> Callable[[str, ScenarioOutcome], None]:
-    """The ``list`` reporter: a line when a scenario starts and one when it ends."""
+def _event_printer(out: TextIO, retries: int) -> Callable[[str, ScenarioOutcome], None]:
+    """The ``list`` reporter: a line when a scenario starts, one when an attempt fails
+    and it runs again, one when it ends (flaky: passed after failed attempts)."""
 
     def on_event(kind: str, result: ScenarioOutcome) -> None:
         worker = f"[w{result.worker}]" if result.worker is not None else "    "
@@ -189,12 +272,16 @@ def _event_printer(out: TextIO) -> Callable[[str, ScenarioOutcome], None]:
             print(f"  … {worker} {result.scenario}", file=out, flush=True)
             return
         extra = f"  ({_seconds(result.duration_ms)})" if result.duration_ms else ""
+        if kind == "retry":
+            attempt = len(result.retries) + 1
+            note = f"  attempt {attempt} of {retries + 1} {result.outcome}: {_message(result)}"
+            print(f"  ↻ {worker} {result.scenario}{extra}{note}", file=out, flush=True)
+            return
         note = f"  {result.note}" if result.note else ""
-        print(
-            f"  {_MARK[result.outcome]} {worker} {result.scenario}{extra}{note}",
-            file=out,
-            flush=True,
-        )
+        mark = _MARK[result.outcome]
+        if result.flaky:
+            mark, note = "~", f"  flaky: passed on attempt {len(result.retries) + 1}"
+        print(f"  {mark} {worker} {result.scenario}{extra}{note}", file=out, flush=True)
 
     return on_event
 
@@ -224,19 +311,12 @@ def _add_unrun(
     return result
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise UsageError(f"cannot write report {path}: {err.strerror or err}") from None
-
-
 def _summary(result: CollectionResult, out: TextIO) -> None:
     counts: dict[str, int] = {}
     for scenario in result.scenarios:
-        counts[scenario.outcome] = counts.get(scenario.outcome, 0) + 1
-    order = ("completed", "failed", "interrupted", "aborted", "skipped")
+        kind = "flaky" if scenario.flaky else scenario.outcome
+        counts[kind] = counts.get(kind, 0) + 1
+    order = ("completed", "flaky", "failed", "interrupted", "aborted", "skipped")
     labels = {"completed": "passed"}
     table = ", ".join(f"{counts[o]} {labels.get(o, o)}" for o in order if counts.get(o))
     print(
@@ -258,6 +338,16 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
             print(f"      bundle: {scenario.bundle_path}", file=out)
         if scenario.run_dir:
             print(f"      run: {scenario.run_dir}", file=out)
+        if scenario.retries:
+            print(f"      failed all {len(scenario.retries) + 1} attempts", file=out)
+    for scenario in (s for s in result.scenarios if s.flaky):
+        first = scenario.retries[0]
+        why = f"{first.error_name}: " if first.error_name else ""
+        print(
+            f"  ~ {scenario.scenario}: flaky, passed on attempt {len(scenario.retries) + 1} "
+            f"(attempt 1: {why}{first.error_message or first.outcome})",
+            file=out,
+        )
     print(f"  collection run: {result.run_dir}", file=out)
 
 
@@ -318,6 +408,9 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
         if scenario.bundle_path:
             details.append(f"bundle: {scenario.bundle_path}")
         node.text = "\n".join(details)
+        _junit_attempts(case, "rerunFailure", scenario.retries)
+    elif scenario.flaky:
+        _junit_attempts(case, "flakyFailure", scenario.retries)
     elif scenario.outcome == "aborted":
         ET.SubElement(case, "error", message="aborted", type="aborted")
     elif scenario.outcome == "skipped":
@@ -326,78 +419,43 @@ def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -
         ET.SubElement(case, "system-out").text = f"run directory: {scenario.run_dir}"
 
 
-class ReportEvent(TypedDict):
-    """One envelope of the JSON report."""
+def _junit_attempts(case: ET.Element, tag: str, attempts: list[Attempt]) -> None:
+    """The failed attempts as Maven Surefire and pytest-rerunfailures write them:
+    ``<flakyFailure>`` (the test passed later) or ``<rerunFailure>`` (it never did),
+    each with its message, type and a ``<stackTrace>`` naming the attempt's run."""
+    for attempt in attempts:
+        message = attempt.error_message or attempt.outcome
+        node = ET.SubElement(case, tag, message=message, type=attempt.error_name or attempt.outcome)
+        trace = f"attempt {attempt.number}: {message}"
+        if attempt.run_id:
+            trace += f"\nrun: {attempt.run_id}"
+        ET.SubElement(node, "stackTrace").text = trace
 
-    protocol_version: int
-    type: str
-    data: JSONObject
 
-
-def json_report(result: CollectionResult) -> list[ReportEvent]:
-    """Ordered event envelopes: run_start, test_start/test_end per scenario, run_end."""
-    events = [
-        _envelope(
-            "run_start",
-            {
-                "total": len(result.scenarios),
-                "collection": result.collection,
-                "runId": result.run_id,
-            },
-        )
-    ]
-    for scenario in result.scenarios:
-        events.append(
-            _envelope("test_start", {"name": scenario.scenario, "suite": result.collection})
-        )
-        events.append(_envelope("test_end", _test_end(scenario, result.collection)))
-    counts = {
-        k: sum(1 for s in result.scenarios if _STATUS[s.outcome] == k)
-        for k in ("passed", "failed", "skipped")
-    }
-    events.append(
-        _envelope(
-            "run_end",
-            {
-                "total": len(result.scenarios),
-                **counts,
-                "flaky": 0,
-                "duration_ns": result.duration_ms * 1_000_000,
-                "outcome": result.outcome,
-            },
+def json_report(result: CollectionResult) -> list[Envelope]:
+    """The envelopes of a finished collection, as its live reporters emitted them
+    (scenarios in the collection's order)."""
+    log = EventLog()
+    events = CollectionEvents(log, result.collection, len(result.scenarios), LiveFile(), _no_event)
+    log.emit(
+        envelope.run_start(
+            len(result.scenarios), extra={"collection": result.collection, "runId": result.run_id}
         )
     )
-    return events
+    log.emit(envelope.suite_start(result.collection))
+    events.finish(result)
+    return log.events
 
 
-_STATUS = {
-    "completed": "passed",
-    "failed": "failed",
-    "interrupted": "failed",
-    "aborted": "failed",
-    "skipped": "skipped",
-}
-
-
-def _envelope(kind: str, data: JSONObject) -> ReportEvent:
-    return {"protocol_version": REPORT_PROTOCOL_VERSION, "type": kind, "data": data}
-
-
-def _test_end(scenario: ScenarioOutcome, collection: str) -> JSONObject:
+def _extra(scenario: ScenarioOutcome) -> JSONObject:
+    """The fields a ``test_end`` carries beyond version 1's table (consumers that do not
+    know them ignore them): where it failed, its bundle, its worker."""
     error: Mapping[str, object] = scenario.error or {}
     return {
-        "name": scenario.scenario,
-        "suite": collection,
-        "status": _STATUS[scenario.outcome],
-        "outcome": scenario.outcome,
-        "duration_ns": scenario.duration_ms * 1_000_000,
-        "error_message": error.get("error")
-        or (scenario.note if scenario.outcome != "completed" else None),
         "error_name": error.get("errorName"),
         "location": _place(error),
         "chain": [dict(frame) for frame in error_chain(error)] or None,
         "bundle_path": scenario.bundle_path,
-        "run_id": scenario.run_id,
         "worker": scenario.worker,
     }
 

@@ -1,15 +1,28 @@
-"""``unotest e2e <scenario>``: run one scenario, print its steps, exit 0/1/2/130."""
+"""``unotest e2e <scenario>``: run one scenario, print its steps, exit 0/1/2/130.
+
+With ``--retries N`` (or ``retries:`` in the config) a failed scenario runs again from
+its start, each attempt a new run with a fresh browser, up to N more times; a debug run
+never retries. The run's version-1 envelopes go where ``--reporter`` says (``json=PATH``,
+``ndjson`` on stdout), to the first attempt's ``events.ndjson`` and to history.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO, cast
 
-from runner.config import load_config
+from dsl.scenario import ScenarioFile
+from runner import envelope
+from runner.config import Config, load_config
 from runner.errors import UsageError
+from runner.event_log import EventLog, LiveFile, OutputTee
 from runner.positions import parse_position
 from runner.project import (
     SCENARIO_SUFFIX,
@@ -18,11 +31,21 @@ from runner.project import (
     find_project_root,
     scenario_name_problem,
 )
+from runner.retries import Attempt, mark_attempt, retryable
+from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import DebugOptions, ScenarioRun
 from runner.text import did_you_mean, has_control_character, show_name
 from unotest.console import format_diagnostic, json_dump, print_warnings
 from unotest.exit_codes import exit_code_for_run
+from unotest.reports import (
+    Reporters,
+    history_quietly,
+    ndjson_printer,
+    parse_reporters,
+    retries_of,
+    write_report,
+)
 
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
@@ -78,11 +101,8 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def e2e_command(args: argparse.Namespace) -> int:
-    root = find_project_root(Path.cwd(), args.root)
-    project = Project(root)
-    index = ProjectIndex.load(project)
-    name = resolve_scenario_name(index, args.scenario, Path.cwd())
+def _runnable(index: ProjectIndex, name: str) -> ScenarioFile:
+    """The scenario, or its problems on stderr and a usage error."""
     path = next((m["path"] for m in index.scenario_metas if m["name"] == name), None)
     if path is None and _file_of(index, name) in index.files:
         path = _file_of(index, name)  # unreadable, binary, too big: not listed, but there
@@ -96,6 +116,26 @@ def e2e_command(args: argparse.Namespace) -> int:
             f"scenario '{name}' cannot run: fix the {len(problems)} problem(s) above "
             "('unotest check' lists them)"
         )
+    return scenario
+
+
+def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
+    if not (args.debug or args.breaks or args.step):
+        return None
+    return DebugOptions(
+        breaks=tuple(parse_break(text) for text in args.breaks),
+        step_first=args.step,
+        prompt=_stdin_is_tty() and not args.json,
+    )
+
+
+def e2e_command(args: argparse.Namespace) -> int:
+    root = find_project_root(Path.cwd(), args.root)
+    project = Project(root)
+    index = ProjectIndex.load(project)
+    name = resolve_scenario_name(index, args.scenario, Path.cwd())
+    scenario = _runnable(index, name)
+    reporters = parse_reporters(getattr(args, "reporter", None), junit_allowed=False)
     config = load_config(root, os.environ)
     if args.headed:
         config = replace(config, headless=False)
@@ -103,26 +143,127 @@ def e2e_command(args: argparse.Namespace) -> int:
     masker = SecretMasker()
     environment = RunEnvironment.of_project(root, masker)
     print_warnings(environment.warnings)
-    stream = sys.stderr if args.json else sys.stdout
-    debug = None
-    if args.debug or args.breaks or args.step:
-        debug = DebugOptions(
-            breaks=tuple(parse_break(text) for text in args.breaks),
-            step_first=args.step,
-            prompt=_stdin_is_tty() and not args.json,
-        )
-    run = ScenarioRun(
-        project,
-        scenario,
-        index.helper_table,
-        config,
-        masker,
-        environment,
-        out=stream,
-        log_stream=stream,
-        debug=debug,
+    stream = sys.stderr if args.json or reporters.ndjson else sys.stdout
+    debug = _debug_options(args)
+    retries = retries_of(getattr(args, "retries", None), config, debug=debug is not None)
+    live = LiveFile()
+    log = EventLog([live, *([ndjson_printer(sys.stdout)] if reporters.ndjson else [])])
+    attempts = _Attempts(project, scenario.name, log, live, stream)
+    attempts.begin()
+    result = _run_attempts(
+        attempts,
+        retries,
+        lambda on_started, log_stream: ScenarioRun(
+            project,
+            scenario,
+            index.helper_table,
+            config,
+            masker,
+            environment,
+            out=stream,
+            log_stream=log_stream,
+            debug=debug,
+            on_started=on_started,
+        ),
     )
-    result = run.run()
+    attempts.end(result)
+    _report(reporters, log, attempts, project, config)
     if args.json:
-        print(json_dump(masker.mask_data(result.to_json())))
+        data = {
+            **result.to_json(),
+            "status": attempts.status(result),
+            "attempts": len(attempts.failed) + 1,
+        }
+        print(json_dump(masker.mask_data(data)))
     return exit_code_for_run(result.outcome, result.signal)
+
+
+class _Attempts:
+    """One ``e2e`` run's attempts and its envelopes: ``run_start``, the scenario's folder
+    as its suite, ``test_start``, ``output`` lines, ``retry`` per failed attempt, then
+    ``test_end``, ``suite_end`` and ``run_end``."""
+
+    def __init__(
+        self, project: Project, name: str, log: EventLog, live: LiveFile, stream: TextIO
+    ) -> None:
+        self.project = project
+        self.name = name
+        self.suite = name.rpartition("/")[0] or None
+        self.log = log
+        self.live = live
+        self.stream = stream
+        self.failed: list[Attempt] = []
+        self.first_run_id: str | None = None
+        self.started = time.monotonic()
+
+    def begin(self) -> None:
+        self.log.emit(envelope.run_start(1, extra={"scenario": self.name}))
+        if self.suite is not None:
+            self.log.emit(envelope.suite_start(self.suite))
+        self.log.emit(envelope.test_start(self.name, self.suite))
+
+    def on_started(self, run_id: str) -> None:
+        """The first attempt's directory holds the live events; a retry is linked to it."""
+        run_dir = self.project.runs_dir / run_id
+        if self.first_run_id is None:
+            self.first_run_id = run_id
+            self.live.open(run_dir)
+        else:
+            mark_attempt(run_dir, len(self.failed) + 1, self.first_run_id)
+
+    def attempt(self, result: RunResult) -> Attempt:
+        error: Mapping[str, object] = result.error or {}
+        return Attempt(
+            len(self.failed) + 1,
+            result.run_id,
+            result.outcome,
+            result.duration_ms,
+            str(error["error"]) if error.get("error") else None,
+            str(error["errorName"]) if error.get("errorName") else None,
+        )
+
+    def status(self, result: RunResult) -> str:
+        return (
+            "flaky"
+            if result.outcome == "completed" and self.failed
+            else ("passed" if result.outcome == "completed" else "failed")
+        )
+
+    def end(self, result: RunResult) -> None:
+        self.log.test_finished(self.name, self.suite, self.attempt(result), self.failed)
+        if self.suite is not None:
+            self.log.emit(envelope.suite_end(self.suite))
+        elapsed = (time.monotonic() - self.started) * 1000
+        extra = {"outcome": result.outcome, "scenario": self.name, "runId": self.first_run_id}
+        self.log.run_end(elapsed, extra=extra)
+
+
+_MakeRun = Callable[[Callable[[str], None], TextIO], ScenarioRun]
+
+
+def _run_attempts(attempts: _Attempts, retries: int, make_run: _MakeRun) -> RunResult:
+    """Run the scenario until it passes, is stopped, or has failed ``retries + 1`` times;
+    each attempt a new :class:`ScenarioRun` (its own browser, its own run directory)."""
+    while True:
+        tee = OutputTee(attempts.stream, attempts.log, attempts.name)
+        result = make_run(attempts.on_started, cast(TextIO, tee)).run()
+        if not retryable(result.outcome) or len(attempts.failed) >= retries:
+            return result
+        attempt = attempts.attempt(result)
+        attempts.failed.append(attempt)
+        print(
+            f"attempt {attempt.number} of {retries + 1} {result.outcome}: "
+            f"running {attempts.name} again",
+            file=attempts.stream,
+            flush=True,
+        )
+
+
+def _report(
+    reporters: Reporters, log: EventLog, attempts: _Attempts, project: Project, config: Config
+) -> None:
+    if reporters.json is not None:
+        text = json.dumps(log.events, ensure_ascii=False, indent=2)
+        write_report(reporters.json, text + "\n")
+    if attempts.first_run_id is not None:
+        history_quietly(project, attempts.first_run_id, log.events, config)

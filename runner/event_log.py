@@ -1,0 +1,145 @@
+"""``EventLog``: the ordered version-1 envelopes of one ``e2e`` or ``collection`` run.
+
+Every transport reads the same log: the JSON reporter writes :attr:`EventLog.events`
+as one array at the end, ``--reporter ndjson`` prints each envelope as it comes, the
+live file (``events.ndjson`` in the run's directory, one ``O_APPEND`` line each) is
+what the viewer's ``/api/events`` streams, and history saves the array. Keeping the
+order and the counts here means no transport can disagree with another.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from runner import envelope
+from runner.envelope import Envelope
+from runner.retries import Attempt, final_status
+from runner.rundir import append_line
+
+__all__ = ["LIVE_EVENTS_FILE", "EventLog", "LiveFile", "OutputTee"]
+
+LIVE_EVENTS_FILE = "events.ndjson"
+"""The live copy of a run's envelopes, in its run directory (the first attempt's for
+``e2e``, the collection's own for ``collection``)."""
+
+Sink = Callable[[Envelope], None]
+
+
+class LiveFile:
+    """A sink appending each envelope to ``events.ndjson``; envelopes emitted before the
+    run directory exists are held and written once :meth:`open` names it."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self._held: list[Envelope] = []
+
+    def open(self, run_dir: Path) -> None:
+        self.path = run_dir / LIVE_EVENTS_FILE
+        held, self._held = self._held, []
+        self._write(held)
+
+    def __call__(self, event: Envelope) -> None:
+        if self.path is None:
+            self._held.append(event)
+        else:
+            self._write([event])
+
+    def _write(self, events: Sequence[Envelope]) -> None:
+        if self.path is None or not events:
+            return
+        data = "".join(envelope.to_json_line(e) + "\n" for e in events).encode("utf-8")
+        try:
+            append_line(self.path, data, create=True)
+        except OSError:
+            self.path = None  # the run directory is gone (pruned): the stream ends here
+
+
+class EventLog:
+    """Envelopes in emission order, each passed to every sink as it is emitted."""
+
+    def __init__(self, sinks: Sequence[Sink] = ()) -> None:
+        self.events: list[Envelope] = []
+        self.sinks: list[Sink] = list(sinks)
+        self._lock = threading.Lock()
+
+    def emit(self, event: Envelope) -> None:
+        with self._lock:
+            self.events.append(event)
+            for sink in self.sinks:
+                sink(event)
+
+    def test_finished(
+        self,
+        name: str,
+        suite: str | None,
+        last: Attempt,
+        failed: Sequence[Attempt],
+        extra: Mapping[str, object] | None = None,
+    ) -> None:
+        """The ``retry`` events of the failed attempts, in order, then the ``test_end`` of
+        the last attempt (its own duration: each retry carries its own)."""
+        for attempt in failed:
+            self.emit(
+                envelope.retry(
+                    name,
+                    attempt.number,
+                    final_status(attempt.outcome, 0),
+                    envelope.duration_ns(attempt.duration_ms),
+                    attempt.error_message,
+                    extra={"suite": suite, "run_id": attempt.run_id, "outcome": attempt.outcome},
+                )
+            )
+        status = final_status(last.outcome, len(failed))
+        message = None if status in ("passed", "flaky") else last.error_message
+        fields: dict[str, object] = {
+            "outcome": last.outcome,
+            "attempts": len(failed) + 1,
+            "run_id": last.run_id,
+            "run_ids": [a.run_id for a in (*failed, last)],
+        }
+        fields.update(extra or {})
+        self.emit(
+            envelope.test_end(
+                name, suite, status, envelope.duration_ns(last.duration_ms), message, extra=fields
+            )
+        )
+
+    def counts(self) -> dict[str, int]:
+        """``passed``, ``flaky``, ``failed``, ``skipped`` over the ``test_end`` events."""
+        counts = dict.fromkeys(("passed", "flaky", "failed", "skipped"), 0)
+        for event in self.events:
+            status = event["data"].get("status")
+            if event["type"] == "test_end" and isinstance(status, str) and status in counts:
+                counts[status] += 1
+        return counts
+
+    def run_end(self, duration_ms: float, extra: Mapping[str, object] | None = None) -> None:
+        self.emit(envelope.run_end(self.counts(), envelope.duration_ns(duration_ms), extra=extra))
+
+
+class OutputTee(io.TextIOBase):
+    """A run's ``log_stream`` that also emits each whole line as an ``output`` event
+    (``stdout``, with the scenario's name), so a scenario's ``log()`` reaches every
+    transport and still its terminal."""
+
+    def __init__(self, target: TextIO, log: EventLog, test_name: str) -> None:
+        super().__init__()
+        self.target = target
+        self.log = log
+        self.test_name = test_name
+        self._partial = ""
+
+    def write(self, text: str) -> int:
+        self.target.write(text)
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            self.log.emit(envelope.output("stdout", line, self.test_name))
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()

@@ -1,0 +1,211 @@
+"""Retries and flaky scenarios through the real CLI, in real Chromium (issue 18).
+
+The test's own server (tests/flaky_site.py) makes a scenario flaky: its page is broken
+on the first request and ready on the next. What is checked: one ``retry`` event and a
+``flaky`` ``test_end``, exit 0; an always failing scenario runs N+1 times and fails,
+exit 1; each retry is its own run directory linked to the first (``attempt``,
+``retryOf``); flaky in the list summary, JUnit (``<flakyFailure>``/``<rerunFailure>``)
+and JSON; ``--bail`` counts only scenarios that failed every attempt; the NDJSON stream
+equals the JSON report; every envelope validates against the version-1 schema.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flaky_site import FlakyProject, FlakySite, served, validate_envelopes
+
+
+@pytest.fixture
+def site() -> Iterator[FlakySite]:
+    yield from served()
+
+
+@pytest.fixture
+def project(tmp_path: Path, site: FlakySite, chromium_path: str) -> FlakyProject:
+    return FlakyProject(tmp_path / "proj", site, chromium_path)
+
+
+def types(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e["data"] for e in events if e["type"] == kind]
+
+
+def test_e2e_flaky_scenario_passes_on_its_retry(project: FlakyProject, tmp_path: Path) -> None:
+    project.scenario("shop/cart", "cart", "1")
+    report = tmp_path / "report.json"
+    done = project.cli("e2e", "shop/cart", "--retries", "2", "--reporter", f"json={report}")
+
+    assert done.code == 0, done
+    assert project.site.requests("cart") == 2
+    events = json.loads(report.read_text())
+    validate_envelopes(events)
+    assert types(events)[:3] == ["run_start", "suite_start", "test_start"]
+    assert types(events)[-4:] == ["retry", "test_end", "suite_end", "run_end"]
+    [retry] = of_type(events, "retry")
+    assert retry["name"] == "shop/cart" and retry["attempt"] == 1 and retry["status"] == "failed"
+    assert "Ready" in retry["error_message"]
+    [end] = of_type(events, "test_end")
+    assert end["status"] == "flaky" and end["error_message"] is None
+    assert end["suite"] == "shop" and isinstance(end["duration_ns"], int)
+    assert of_type(events, "run_end")[0] == {
+        **of_type(events, "run_end")[0],
+        "total": 1,
+        "passed": 0,
+        "flaky": 1,
+        "failed": 0,
+        "skipped": 0,
+        "random_seed": None,
+    }
+    # the scenario's log() line, once per attempt, as output events
+    logged = [o["text"] for o in of_type(events, "output") if o["test_name"] == "shop/cart"]
+    assert logged.count("@ visiting cart") == 2
+    # every attempt is its own run, the retry linked to the first
+    first, second = end["run_ids"]
+    assert retry["run_id"] == first and end["run_id"] == second
+    assert project.manifest(second)["attempt"] == 2
+    assert project.manifest(second)["retryOf"] == first
+    assert "attempt" not in project.manifest(first)
+    # the live copy in the first attempt's directory holds the same envelopes
+    live = project.root / "unotest/.runs" / first / "events.ndjson"
+    assert [json.loads(line) for line in live.read_text().splitlines()] == events
+
+
+def test_e2e_always_failing_runs_n_plus_one_times(project: FlakyProject, tmp_path: Path) -> None:
+    project.scenario("broken", "down", "always")
+    done = project.cli("e2e", "broken", "--retries", "2", "--json")
+
+    assert done.code == 1, done
+    assert project.site.requests("down") == 3
+    result = json.loads(done.out)
+    assert result["outcome"] == "failed" and result["status"] == "failed"
+    assert result["attempts"] == 3
+    [history] = project.history_files()
+    events = json.loads(history.read_text())
+    validate_envelopes(events)
+    retries = of_type(events, "retry")
+    assert [r["attempt"] for r in retries] == [1, 2]
+    assert all(r["status"] == "failed" for r in retries)
+    [end] = of_type(events, "test_end")
+    assert end["status"] == "failed" and "Ready" in end["error_message"]
+    assert end["suite"] is None and "suite_start" not in types(events)
+    assert len(set(end["run_ids"])) == 3
+    assert history.stem == end["run_ids"][0]
+
+
+def test_retries_from_the_config_and_the_flag_wins(
+    tmp_path: Path, site: FlakySite, chromium_path: str
+) -> None:
+    project = FlakyProject(tmp_path / "proj", site, chromium_path, extra="retries: 1\n")
+    project.scenario("a", "a", "1")
+    project.scenario("b", "b", "1")
+
+    assert project.cli("e2e", "a").code == 0  # retries: 1 from the config
+    assert site.requests("a") == 2
+    done = project.cli("e2e", "b", "--retries", "0")
+    assert done.code == 1, done
+    assert site.requests("b") == 1
+
+
+def test_collection_reports_flaky_everywhere(project: FlakyProject, tmp_path: Path) -> None:
+    project.scenario("ok", "ok", "0")
+    project.scenario("flaky", "flaky", "1")
+    project.scenario("down", "down", "always")
+    project.collection("nightly", ["ok", "flaky", "down"])
+    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+    done = project.cli(
+        "collection", "nightly", "--retries", "1", "--reporter", f"list,junit={junit},json={report}"
+    )
+
+    assert done.code == 1, done  # "down" failed both attempts
+    assert project.site.requests("flaky") == 2 and project.site.requests("down") == 2
+    assert project.site.requests("ok") == 1
+    assert "1 passed, 1 flaky, 1 failed" in done.out
+    assert "~ flaky: flaky, passed on attempt 2" in done.out
+    assert "↻" in done.out and "failed all 2 attempts" in done.out
+
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert cases["flaky"].find("failure") is None
+    [flaky_failure] = cases["flaky"].findall("flakyFailure")
+    assert "Ready" in (flaky_failure.get("message") or "")
+    assert cases["down"].find("failure") is not None
+    assert len(cases["down"].findall("rerunFailure")) == 1
+    assert not cases["ok"].findall("flakyFailure") and cases["ok"].find("failure") is None
+
+    events = json.loads(report.read_text())
+    validate_envelopes(events)
+    assert types(events)[:2] == ["run_start", "suite_start"]
+    assert types(events)[-2:] == ["suite_end", "run_end"]
+    ends = {e["name"]: e for e in of_type(events, "test_end")}
+    assert {n: e["status"] for n, e in ends.items()} == {
+        "ok": "passed",
+        "flaky": "flaky",
+        "down": "failed",
+    }
+    # each retry comes right before its own test_end
+    for index, event in enumerate(events):
+        if event["type"] == "retry":
+            follower = events[index + 1]
+            assert follower["type"] in ("retry", "test_end")
+            assert follower["data"]["name"] == event["data"]["name"]
+    run_end = of_type(events, "run_end")[0]
+    assert (run_end["passed"], run_end["flaky"], run_end["failed"]) == (1, 1, 1)
+    retry_id = ends["flaky"]["run_id"]
+    assert project.manifest(retry_id)["retryOf"] == ends["flaky"]["run_ids"][0]
+    assert project.manifest(retry_id)["parentRunId"] == run_end["runId"]
+
+
+def test_collection_with_only_a_flaky_failure_passes_and_bail_ignores_it(
+    project: FlakyProject,
+) -> None:
+    project.scenario("flaky", "flaky", "1")
+    project.scenario("after", "after", "0")
+    project.collection("nightly", ["flaky", "after"])
+    done = project.cli("collection", "nightly", "--retries", "1", "--bail", "--workers", "1")
+
+    assert done.code == 0, done
+    assert "PASSED" in done.out or "COMPLETED" in done.out
+    assert project.site.requests("after") == 1  # --bail did not stop at the flaky one
+
+
+def test_ndjson_stream_is_the_json_report(project: FlakyProject, tmp_path: Path) -> None:
+    project.scenario("flaky", "flaky", "1")
+    project.collection("nightly", ["flaky"])
+    report = tmp_path / "report.json"
+    done = project.cli(
+        "collection", "nightly", "--retries", "1", "--reporter", f"ndjson,json={report}"
+    )
+
+    assert done.code == 0, done
+    streamed = [json.loads(line) for line in done.out.splitlines()]
+    validate_envelopes(streamed)
+    assert streamed == json.loads(report.read_text())
+    assert types(streamed).count("retry") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--retries", "-1"], "--retries -1"),
+        (["--retries", "11"], "from 0 to 10"),
+        (["--reporter", "ndjson,list"], "without 'list'"),
+    ],
+)
+def test_bad_retry_and_reporter_arguments_are_one_sentence(
+    project: FlakyProject, args: list[str], words: str
+) -> None:
+    project.scenario("a", "a", "0")
+    project.collection("c", ["a"])
+    for command in (["e2e", "a"], ["collection", "c"]):
+        done = project.cli(*command, *args)
+        assert done.code == 2, done
+        assert words in done.err and len(done.err.strip().splitlines()) == 1, done.err
+    assert project.site.requests("a") == 0

@@ -1,0 +1,103 @@
+"""What ``e2e`` and ``collection`` share in reporting: the ``--reporter`` list, the
+``--retries`` count, the NDJSON printer, the report file writer and history.
+
+The envelopes themselves come from :class:`runner.event_log.EventLog`; this module only
+decides where they go.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from runner import envelope
+from runner.config import MAX_RETRIES, Config
+from runner.envelope import Envelope
+from runner.errors import UsageError
+from runner.history import save_history
+from runner.project import Project
+
+__all__ = [
+    "Reporters",
+    "history_quietly",
+    "ndjson_printer",
+    "parse_reporters",
+    "retries_of",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class Reporters:
+    """``--reporter``: the list on the terminal, JUnit and JSON files, NDJSON on stdout."""
+
+    show_list: bool = True
+    junit: Path | None = None
+    json: Path | None = None
+    ndjson: bool = False
+
+
+def parse_reporters(text: str | None, junit_allowed: bool = True) -> Reporters:
+    """``list``, ``junit=PATH``, ``json=PATH``, ``ndjson`` (comma-separated)."""
+    if text is None:
+        return Reporters()
+    show_list, junit, json_path, ndjson = False, None, None, False
+    expected = (
+        "list, junit=PATH, json=PATH or ndjson" if junit_allowed else ("list, json=PATH or ndjson")
+    )
+    for part in text.split(","):
+        part = part.strip()
+        name, _, value = part.partition("=")
+        if name == "list" and not value:
+            show_list = True
+        elif name == "junit" and value and junit_allowed:
+            junit = Path(value)
+        elif name == "json" and value:
+            json_path = Path(value)
+        elif name == "ndjson" and not value:
+            ndjson = True
+        else:
+            raise UsageError(f"--reporter {part!r}: expected {expected}")
+    if ndjson and show_list:
+        raise UsageError("--reporter ndjson prints the events on stdout: use it without 'list'")
+    return Reporters(show_list, junit, json_path, ndjson)
+
+
+def retries_of(given: int | None, config: Config, debug: bool = False) -> int:
+    """``--retries`` wins over ``retries:`` in the config; a debug run never retries
+    (the person at it is the retry)."""
+    if given is not None and not 0 <= given <= MAX_RETRIES:
+        raise UsageError(f"--retries {given}: expected a whole number from 0 to {MAX_RETRIES}")
+    if debug:
+        return 0
+    return given if given is not None else config.retries
+
+
+def ndjson_printer(out: TextIO) -> Callable[[Envelope], None]:
+    """Each envelope as one line on ``out``, flushed, for a pipe reading it live."""
+
+    def sink(event: Envelope) -> None:
+        out.write(envelope.to_json_line(event) + "\n")
+        out.flush()
+
+    return sink
+
+
+def write_report(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write report {path}: {err.strerror or err}") from None
+
+
+def history_quietly(project: Project, run_id: str, events: list[Envelope], config: Config) -> None:
+    """Save the run to history; a history that cannot be written costs a warning, never
+    the run's own exit code."""
+    try:
+        save_history(project, run_id, events, config.history)
+    except OSError as err:
+        print(f"warning: history not saved: {err.strerror or err}", file=sys.stderr)
