@@ -142,7 +142,7 @@ def run_started(batch_id: str, run_id: str, scenario: str, test_file: str, comma
 
 
 def run_finished(batch_id: str, run_id: str, result: dict[str, Any]) -> Event:
-    """``result`` is a TestRunResult (:func:`runner.watch_runs.test_run_result`)."""
+    """``result`` is a TestRunResult (:func:`runner.watch_results.make_test_run_result`)."""
     return {"type": "run.finished", "batchId": batch_id, "runId": run_id, "result": result}
 
 

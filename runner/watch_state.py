@@ -30,7 +30,7 @@ class DaemonState:
     def __call__(self, event: Event) -> None:
         kind = event["type"]
         if kind == "daemon.started":
-            self.daemon = {k: v for k, v in event.items() if k not in ("type", "seq")}
+            self.daemon = {k: v for k, v in event.items() if k not in ("type", "seq", "timestamp")}
             self.daemon["startedAt"] = event["timestamp"]
         elif kind == "batch.started":
             self._batch_started(event)

@@ -113,7 +113,7 @@ class _Worker:
                     if order is None or kind == "exit":
                         return 0
                     if kind == "reload":
-                        self._load(project)
+                        self._reload(project)
                     if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
                         if kind == "run":
                             await self._run_one(project, self.index, self.config, browser, order)
@@ -136,6 +136,13 @@ class _Worker:
         """The project and its config, read (again: a ``reload`` order) from disk."""
         self.index = ProjectIndex.load(project)
         self.config = replace(load_config(self.root, os.environ), web_server=None)
+
+    def _reload(self, project: Project) -> None:
+        """A project or config that no longer loads keeps the last good one: whoever
+        ordered the reload (the watch daemon) reports the problem and keeps the
+        scenarios it concerns from running."""
+        with contextlib.suppress(Exception):
+            self._load(project)
 
     async def _relaunch(self, playwright: Playwright) -> Browser:
         browser = await self._launch(playwright, self.config)

@@ -1,0 +1,283 @@
+"""The watch daemon: saves in, batches of affected scenarios on warm workers, events out.
+
+It keeps the parsed project (its dependency graph) and a pool of warm workers, watches
+``unotest/e2e/**`` and ``unotest.config.yaml`` (watchfiles), gathers saves into batches
+(:class:`runner.watch_batches.Debouncer`), selects what they affect with the reasons
+(:mod:`runner.watch_selection`) and runs it (:class:`runner.watch_batches.Batch`).
+Everything it has to say is one event on one bus (:mod:`runner.watch_bus`); the
+socket, ``--json`` and the readable lines are subscribers. Nothing a save can do
+stops it: a file that does not parse, a config that does not load, a crashed browser
+or worker each become an ``error`` event saying what took over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from runner.config import Config, load_config
+from runner.errors import UnotestError, UsageError
+from runner.project import CONFIG_FILE, Project, ProjectIndex
+from runner.text import did_you_mean
+from runner.watch_batches import Batch, Debouncer
+from runner.watch_bus import EventBus
+from runner.watch_discovery import remove_discovery, write_discovery
+from runner.watch_events import (
+    PROTOCOL_VERSION,
+    Event,
+    Trigger,
+    batch_started,
+    daemon_started,
+    daemon_stopped,
+    error,
+    watch_change,
+)
+from runner.watch_graph import DependencyGraph, absolute
+from runner.watch_pool import WarmPool
+from runner.watch_results import ScenarioJob
+from runner.watch_selection import Change, Selection, select, select_manual
+from runner.watch_socket import SocketChannel
+from runner.watch_state import DaemonState
+from runner.watch_watcher import watch_project
+from runner.webserver import WebServer
+
+__all__ = ["DaemonOptions", "ManualKind", "WatchDaemon"]
+
+ManualKind = Literal["last", "all", "failed"]
+
+
+@dataclass(frozen=True)
+class DaemonOptions:
+    root: Path
+    collection: str | None = None
+    workers: int = 1
+    host: str = "127.0.0.1"
+    port: int | None = 0
+    """None: no socket (``server`` is null in ``daemon.started``)."""
+    idle_ms: int = 150
+    max_ms: int = 1500
+    version: str = "0.0.0"
+
+
+class WatchDaemon:
+    def __init__(self, options: DaemonOptions) -> None:
+        self.options = options
+        self.root = options.root.resolve()
+        self.project = Project(self.root)
+        self.bus = EventBus()
+        self.state = DaemonState()
+        self.bus.listen(self.state)
+        self.bus.listen(self._remember_statuses)
+        self.socket = SocketChannel(self.bus, self.state.snapshot_state)
+        self.pool = WarmPool(self.root, options.workers, self._degraded)
+        self.graph = DependencyGraph()
+        self.config: Config | None = None
+        self.web_server: WebServer | None = None
+        self.debouncer = Debouncer(options.idle_ms / 1000, options.max_ms / 1000, self._fire)
+        self.batch: Batch | None = None
+        self.batch_count = 0
+        self.last_scenarios: list[str] = []
+        self.statuses: dict[str, str] = {}
+        self.stopped = asyncio.Event()
+        self.address: tuple[str, int] | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.lock = asyncio.Lock()
+
+    # --- start and stop ------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Index, config, webServer, warm workers, socket, discovery file,
+        ``daemon.started``; raises (one sentence) when the daemon cannot serve."""
+        index = await asyncio.to_thread(ProjectIndex.load, self.project)
+        self.graph = DependencyGraph.build(index)
+        self._check_collection()
+        self.config = load_config(self.root, os.environ)
+        if self.config.web_server is not None:
+            self.web_server = await asyncio.to_thread(
+                WebServer.from_config, self.config.web_server, cancel=threading.Event()
+            )
+        await self.pool.start()
+        server = None
+        if self.options.port is not None:
+            self.address = await self.socket.start(self.options.host, self.options.port)
+            server = {"host": self.address[0], "port": self.address[1]}
+        started = int(time.time() * 1000)
+        if self.address is not None:
+            write_discovery(self.root, *self.address, self.options.version, PROTOCOL_VERSION,
+                            started)
+        config_path = self.root / CONFIG_FILE
+        self.bus.publish(
+            daemon_started(
+                os.getpid(),
+                self.root.as_posix(),
+                self.options.version,
+                server,
+                config_path.as_posix() if config_path.is_file() else None,
+                len(index.files),
+            )
+        )
+        self._spawn(watch_project(self.root, self._changed, self.stopped))
+
+    def _check_collection(self) -> None:
+        name = self.options.collection
+        if name is not None and name not in self.graph.collections:
+            hint = did_you_mean(name, self.graph.collections)
+            raise UsageError(f"collection '{name}' does not exist{hint}")
+
+    def candidates(self) -> list[str] | None:
+        name = self.options.collection
+        if name is None:
+            return None
+        return [s for s in self.graph.collections.get(name, []) if s in self.graph.scenario_files]
+
+    async def stop(self, reason: str) -> None:
+        """The running batch cancelled, workers and browsers closed, the socket and the
+        discovery file gone, ``daemon.stopped`` last."""
+        self.stopped.set()
+        self.debouncer.cancel()
+        batch = self.batch
+        if batch is not None and batch.task is not None and not batch.task.done():
+            batch.cancel()
+            self.pool.abort_running()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(batch.task), 20)
+        await self.pool.close()
+        if self.web_server is not None:
+            await asyncio.to_thread(self.web_server.stop)
+        remove_discovery(self.root)
+        self.bus.publish(daemon_stopped(reason))
+        await self.socket.close()
+        for task in list(self.tasks):
+            task.cancel()
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # --- events in -------------------------------------------------------------------
+
+    def _changed(self, changes: list[Change]) -> None:
+        for change in changes:
+            self.bus.publish(watch_change(absolute(self.root, change.rel), change.kind))
+        self.debouncer.add(changes)
+
+    def _fire(self, changes: list[Change], trigger: Trigger) -> None:
+        self._spawn(self._guarded(self._on_saves(changes, trigger)))
+
+    def trigger(self, kind: ManualKind) -> None:
+        """A key (Enter, ``a``, ``f``) or a client asked for a batch now."""
+        self._spawn(self._guarded(self._on_manual(kind)))
+
+    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
+        """Whatever goes wrong in one batch is an ``error`` event, never the daemon's end."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            self.bus.publish(
+                error("batch", f"the batch could not run: {err}", type(err).__name__,
+                      "the daemon keeps watching; the next save starts a new batch")
+            )
+
+    def _degraded(self, scope: str, message: str, detail: str | None, to: str) -> None:
+        self.bus.publish(error(scope, message, detail, to))
+
+    def _remember_statuses(self, event: Event) -> None:
+        if event["type"] == "run.finished":
+            self.statuses[event["result"]["scenario"]] = event["result"]["status"]
+
+    # --- batches ---------------------------------------------------------------------
+
+    async def _on_saves(self, changes: list[Change], trigger: Trigger) -> None:
+        async with self.lock:
+            old = self.graph
+            index = await asyncio.to_thread(ProjectIndex.load, self.project)
+            self.graph = DependencyGraph.build(index)
+            selection = select(
+                self.root, old, self.graph, changes, self.candidates(), self.options.collection
+            )
+            blocked = await self._reload_config(changes)
+            for note in selection.notes:
+                self.bus.publish(error(note.scope, note.message, note.detail, note.degraded_to))
+            changed = [absolute(self.root, c.rel) for c in changes]
+            await self._run_batch(selection, changed, trigger, blocked)
+
+    async def _reload_config(self, changes: list[Change]) -> str | None:
+        """After a save of the config: the workers read it again, or (when it does not
+        load) keep the last good one; the answer is why scenarios cannot run, if so."""
+        if not any(c.rel == CONFIG_FILE for c in changes):
+            self.pool.reload()
+            return None
+        try:
+            self.config = load_config(self.root, os.environ)
+        except UnotestError as err:
+            self.bus.publish(
+                error("config", f"{CONFIG_FILE} does not load", str(err),
+                      "the workers keep the last configuration that loaded")
+            )
+            return f"{CONFIG_FILE} does not load: {err}"
+        self.pool.reload()
+        return None
+
+    async def _on_manual(self, kind: ManualKind) -> None:
+        async with self.lock:
+            allowed = self.candidates()
+            every = list(self.graph.scenario_files) if allowed is None else allowed
+            if kind == "all":
+                names, message = every, "all scenarios (a) asked for"
+            elif kind == "failed":
+                names = [n for n in every if self.statuses.get(n) in ("failed", "errored")]
+                message = "the failed scenarios (f) asked for"
+            else:
+                names, message = self.last_scenarios, "the last batch again (Enter) asked for"
+            selection = select_manual(self.root, self.graph, names, message)
+            await self._run_batch(selection, [], "manual", None)
+
+    async def _run_batch(
+        self, selection: Selection, changed: list[str], trigger: Trigger, blocked_all: str | None
+    ) -> None:
+        await self._cancel_running()
+        self.batch_count += 1
+        batch_id = f"batch-{self.batch_count}"
+        plan = selection.plan(self.graph)
+        self.bus.publish(batch_started(batch_id, changed, trigger, plan, selection.unmatched))
+        jobs = [
+            ScenarioJob(name, absolute(self.root, self.graph.scenario_files[name]), reasons)
+            for name, reasons in selection.reasons.items()
+        ]
+        blocked = {}
+        for job in jobs:
+            problems = self.graph.problems_for(job.name)
+            if blocked_all is not None:
+                problems = [blocked_all, *problems]
+            if problems or job.name not in self.graph.reach:
+                blocked[job.name] = _cannot_run(job.name, problems)
+        if jobs:
+            self.last_scenarios = [job.name for job in jobs]
+        self.batch = Batch(batch_id, jobs, blocked, self.bus.publish)
+        self.batch.start(self.pool.run)
+
+    async def _cancel_running(self) -> None:
+        """A newer batch makes the running one obsolete: cancel it and wait for it."""
+        batch = self.batch
+        if batch is None or batch.task is None or batch.task.done():
+            return
+        batch.cancel()
+        self.pool.abort_running()
+        await asyncio.shield(batch.task)
+
+
+def _cannot_run(name: str, problems: list[str]) -> str:
+    if not problems:
+        return f"scenario '{name}' does not load"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"scenario '{name}' cannot run: {problems[0]}{more}"

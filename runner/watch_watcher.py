@@ -1,0 +1,70 @@
+"""What the watch daemon watches: ``unotest/e2e/**`` and ``unotest.config.yaml``.
+
+Two watchfiles watches: the scenarios' folder recursively, and the project root
+*not* recursively (for the config alone: a recursive watch of the root would see
+every run directory's writes, and a project's ``node_modules``). Only the files a
+project is made of pass (``.js``, ``.yaml``/``.yml`` under ``unotest/e2e/``, the
+config by its name): an editor's swap and backup files do not start batches.
+watchfiles' own grouping is kept short; the daemon's debounce decides what a batch is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+import watchfiles
+
+from runner import protocol
+from runner.project import CONFIG_FILE
+from runner.watch_events import ChangeKind
+from runner.watch_selection import Change
+
+__all__ = ["watch_project"]
+
+_KINDS: dict[watchfiles.Change, ChangeKind] = {
+    watchfiles.Change.added: "add",
+    watchfiles.Change.modified: "change",
+    watchfiles.Change.deleted: "unlink",
+}
+_SUFFIXES = (".js", ".yaml", ".yml")
+
+
+async def watch_project(
+    root: Path, on_changes: Callable[[list[Change]], None], stop: asyncio.Event
+) -> None:
+    """Call ``on_changes`` with every relevant group of changes until ``stop`` is set."""
+    e2e = root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR
+    watches = [_watch(root, root, False, on_changes, stop)]
+    if e2e.is_dir():
+        watches.append(_watch(root, e2e, True, on_changes, stop))
+    await asyncio.gather(*watches)
+
+
+async def _watch(
+    root: Path,
+    path: Path,
+    recursive: bool,
+    on_changes: Callable[[list[Change]], None],
+    stop: asyncio.Event,
+) -> None:
+    with contextlib.suppress(FileNotFoundError, RuntimeError):
+        async for found in watchfiles.awatch(
+            path, stop_event=stop, recursive=recursive, debounce=60, step=10, rust_timeout=500
+        ):
+            changes = [c for c in (_change(root, kind, p) for kind, p in found) if c]
+            if changes:
+                on_changes(sorted(changes, key=lambda c: c.rel))
+
+
+def _change(root: Path, kind: watchfiles.Change, path: str) -> Change | None:
+    try:
+        rel = Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return None
+    e2e = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+    if rel == CONFIG_FILE or (rel.startswith(e2e) and rel.endswith(_SUFFIXES)):
+        return Change(rel, _KINDS[kind])
+    return None

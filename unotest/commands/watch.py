@@ -1,0 +1,178 @@
+"""``unotest watch``: re-run what a save affects, say why, in warm browsers.
+
+The daemon itself is :class:`runner.watch_daemon.WatchDaemon`; this module is its
+front end: the options, ``--status`` (the discovery file's four states), the refusal
+to start a second daemon on a project (it says where the first listens, exit 0),
+the channels a person or a tool reads on stdout (NDJSON with ``--json``, readable
+lines otherwise), the keys on a terminal (Enter, ``a``, ``f``, ``q``), and a clean
+stop on SIGINT/SIGTERM (the batch cancelled, browsers closed, the file removed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import termios
+import tty
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+# Only the standard library at the top: cli.py imports this module to build its parser
+# on every call of every command.
+
+__all__ = ["add_parser", "watch_command"]
+
+
+def add_parser(sub: Any) -> None:
+    """``unotest watch`` and its options (``cli.py`` calls this: one line there)."""
+    watch = sub.add_parser("watch", help="re-run the scenarios a save affects, in warm browsers")
+    watch.add_argument("--root", type=Path, help="project root")
+    watch.add_argument("--collection", metavar="NAME", help="only this collection's scenarios")
+    watch.add_argument("--workers", type=int, default=1, metavar="N", help="warm browsers")
+    watch.add_argument("--json", action="store_true", help="events as NDJSON on stdout")
+    watch.add_argument("--port", type=int, default=0, help="event socket port (0: any free one)")
+    watch.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
+    watch.add_argument(
+        "--status", action="store_true", help="say whether a daemon watches this project"
+    )
+    # The debounce windows (ms): hidden, for tests and the benchmark.
+    watch.add_argument("--idle-ms", type=int, default=150, help=argparse.SUPPRESS)
+    watch.add_argument("--max-ms", type=int, default=1500, help=argparse.SUPPRESS)
+
+
+def watch_command(args: argparse.Namespace) -> int:
+    from runner.project import find_project_root
+    from runner.watch_discovery import read_discovery
+    from unotest.exit_codes import EXIT_OK
+
+    root = find_project_root(Path.cwd(), args.root)
+    if args.status:
+        return _status(root, args.json)
+    found = read_discovery(root)
+    if found.status == "running" and found.info is not None:
+        info = found.info
+        print(
+            f"a watch daemon already runs for this project (pid {info['pid']}, events on "
+            f"{info['host']}:{info['port']})",
+            file=sys.stderr,
+        )
+        return EXIT_OK
+    _check_numbers(args)
+    return asyncio.run(_serve(root, args))
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    from runner.errors import UsageError
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be 1 or more, not {args.workers}")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, not {args.port}")
+    if args.idle_ms < 0 or args.max_ms < 0:
+        raise UsageError("--idle-ms and --max-ms must not be negative")
+
+
+def _status(root: Path, as_json: bool) -> int:
+    from runner.watch_discovery import read_discovery
+    from unotest.exit_codes import EXIT_FAILED, EXIT_OK
+
+    found = read_discovery(root)
+    if as_json:
+        data: dict[str, Any] = {"status": found.status, "info": found.info}
+        if found.reason is not None:
+            data["reason"] = found.reason
+        print(json.dumps(data))
+    else:
+        line: str = found.status
+        if found.info is not None:
+            info = found.info
+            line += f": pid {info['pid']}, events on {info['host']}:{info['port']}"
+        if found.reason is not None:
+            line += f" ({found.reason})"
+        print(line)
+    return EXIT_OK if found.status == "running" else EXIT_FAILED
+
+
+async def _serve(root: Path, args: argparse.Namespace) -> int:
+    from runner.watch_daemon import DaemonOptions, WatchDaemon
+    from runner.watch_lines import LinePrinter
+    from runner.watch_socket import encode
+    from unotest.exit_codes import EXIT_OK
+
+    options = DaemonOptions(
+        root=root,
+        collection=args.collection,
+        workers=args.workers,
+        host=args.host,
+        port=args.port,
+        idle_ms=args.idle_ms,
+        max_ms=args.max_ms,
+        version=version("unotest"),
+    )
+    daemon = WatchDaemon(options)
+    keys = sys.stdin.isatty() and not args.json
+    if args.json:
+        daemon.bus.listen(lambda event: _write(encode(event)))
+    else:
+        printer = LinePrinter(daemon.root)
+        printer.keys = keys
+        daemon.bus.listen(printer)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    reason = ["stopped"]
+
+    def request_stop(why: str) -> None:
+        reason[0] = why
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, request_stop, sig.name)
+    try:
+        await daemon.start()
+    except BaseException:
+        await daemon.stop("could not start")
+        raise
+    with _keys(loop, daemon, request_stop) if keys else contextlib.nullcontext():
+        await stop.wait()
+    await daemon.stop(reason[0])
+    return EXIT_OK
+
+
+def _write(data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+@contextlib.contextmanager
+def _keys(loop: asyncio.AbstractEventLoop, daemon: Any, request_stop: Any) -> Any:
+    """The terminal in cbreak mode (one key at a time, no echo) while the daemon runs."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+
+    def read_key() -> None:
+        try:
+            key = sys.stdin.read(1)
+        except (OSError, ValueError):
+            key = ""
+        if key in ("", "q"):
+            request_stop("q")
+        elif key in ("\n", "\r"):
+            daemon.trigger("last")
+        elif key == "a":
+            daemon.trigger("all")
+        elif key == "f":
+            daemon.trigger("failed")
+
+    loop.add_reader(fd, read_key)
+    try:
+        yield
+    finally:
+        loop.remove_reader(fd)
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
