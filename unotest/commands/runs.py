@@ -1,4 +1,8 @@
-"""``unotest runs``: past and running runs with their status, newest first."""
+"""``unotest runs``: past and running runs with their status, newest first.
+
+``--prune`` with ``--older-than DAYS`` and/or ``--keep N`` removes old run directories
+and their failure bundles, keeping those history points to (:mod:`runner.prune`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 from runner import protocol
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
+from runner.prune import prune_runs
 from runner.runs import list_runs
 from runner.text import printable
 from unotest.console import json_dump
@@ -60,13 +65,48 @@ def _table(metas: list[protocol.RunMeta]) -> str:
     )
 
 
+def _prune(args: argparse.Namespace, project: Project) -> int:
+    older: float | None = getattr(args, "older_than", None)
+    keep: int | None = getattr(args, "keep", None)
+    if older is None and keep is None:
+        raise UsageError("--prune needs --older-than DAYS and/or --keep N")
+    if older is not None and not older >= 0:
+        raise UsageError(f"--older-than {older}: must be 0 or more days")
+    if keep is not None and keep < 0:
+        raise UsageError(f"--keep {keep}: must be 0 or more")
+    result = prune_runs(project, older, keep)
+    if getattr(args, "json", False):
+        print(
+            json_dump(
+                {
+                    "removed": result.removed,
+                    "bundles": result.bundles,
+                    "keptForHistory": result.kept_for_history,
+                }
+            )
+        )
+        return EXIT_OK
+    kept = len(result.kept_for_history)
+    print(
+        f"removed {len(result.removed)} run(s) and {len(result.bundles)} failure bundle(s)"
+        + (f"; kept {kept} that history points to" if kept else "")
+    )
+    return EXIT_OK
+
+
 def runs_command(args: argparse.Namespace) -> int:
-    """``unotest runs [--json] [--root DIR] [--limit N]``."""
+    """``unotest runs [--json] [--root DIR] [--limit N] [--prune ...]``."""
     limit: int | None = getattr(args, "limit", None)
     if limit is not None and limit < 1:
         raise UsageError(f"--limit {limit}: must be at least 1")
+    if not getattr(args, "prune", False) and (
+        getattr(args, "older_than", None) is not None or getattr(args, "keep", None) is not None
+    ):
+        raise UsageError("--older-than and --keep go with --prune")
     root = find_project_root(Path.cwd(), getattr(args, "root", None))
     project = Project(root)
+    if getattr(args, "prune", False):
+        return _prune(args, project)
     metas = list_runs(project.runs_dir)
     total = len(metas)
     if limit is not None:

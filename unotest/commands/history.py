@@ -1,0 +1,86 @@
+"""``unotest history [SCENARIO] [--json]``: what past runs say about each scenario.
+
+Read from ``unotest/.history/`` (one file a finished ``e2e`` or ``collection`` run):
+per scenario the last N outcomes as a strip (oldest left: ✓ passed, ~ flaky, ✗ failed,
+○ skipped), the pass rate over those that ran (flaky counts as passed: it did pass),
+the flaky count and the median duration.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from runner.errors import UsageError
+from runner.history import ScenarioHistory, load_history, outcomes, summarize
+from runner.project import Project, find_project_root
+from runner.text import printable, show_name
+from unotest.console import json_dump
+from unotest.exit_codes import EXIT_OK
+
+__all__ = ["history_command"]
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate * 100:.0f}%"
+
+
+def _seconds(ms: float | None) -> str:
+    if ms is None:
+        return "-"
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def _table(rows: list[ScenarioHistory], last: int) -> str:
+    header = ("SCENARIO", f"LAST {last}", "PASS", "FLAKY", "FAILED", "MEDIAN")
+    cells = [
+        (
+            printable(r.scenario),
+            r.strip,
+            _percent(r.pass_rate),
+            str(r.flaky),
+            str(r.failed),
+            _seconds(r.median_ms),
+        )
+        for r in rows
+    ]
+    widths = [max(len(row[i]) for row in (header, *cells)) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *cells)
+    )
+
+
+def _as_json(row: ScenarioHistory) -> dict[str, object]:
+    return {
+        "scenario": row.scenario,
+        "strip": row.strip,
+        "statuses": row.statuses,
+        "runs": row.runs,
+        "passRate": row.pass_rate,
+        "flaky": row.flaky,
+        "failed": row.failed,
+        "medianMs": row.median_ms,
+    }
+
+
+def history_command(args: argparse.Namespace) -> int:
+    """``unotest history [SCENARIO] [--json] [--last N] [--root DIR]``."""
+    last: int = getattr(args, "last", 10)
+    if last < 1:
+        raise UsageError(f"--last {last}: must be at least 1")
+    root = find_project_root(Path.cwd(), getattr(args, "root", None))
+    project = Project(root)
+    seen = outcomes(load_history(project))
+    wanted: str | None = getattr(args, "scenario", None)
+    names = sorted(seen) if wanted is None else [wanted] if wanted in seen else []
+    rows = [summarize(name, seen[name], last) for name in names]
+    if getattr(args, "json", False):
+        print(json_dump([_as_json(row) for row in rows]))
+        return EXIT_OK
+    if not rows:
+        what = f"for {show_name(wanted)} " if wanted is not None else ""
+        print(f"no history {what}yet (every finished 'unotest e2e' or 'collection' adds to it)")
+        return EXIT_OK
+    print(_table(rows, last))
+    return EXIT_OK
