@@ -1,0 +1,107 @@
+// The scenario, helper and collection tabs: the source, and Run / Debug (POST /api/runs,
+// then the run's tab). A debug run takes its breakpoints from unotest/.debugger.json,
+// which the runner reads when it starts, so none are passed inline.
+import { html, useState } from "../lib.js";
+import { api } from "../api.js";
+import { openTab } from "../tabs.js";
+import { useProject } from "../store.js";
+import { SourceView } from "./source.js";
+import { scenarioName } from "./breakpoints.js";
+
+/** POST /api/runs, then open the run's tab; a refusal is `setError`'s sentence. */
+async function startRun(request, tabKind, setError, setBusy) {
+  setBusy(true);
+  setError(null);
+  try {
+    const { runId } = await api("/api/runs", { method: "POST", body: request });
+    openTab({ kind: tabKind, runId });
+  } catch (err) {
+    setError(err.message);
+  } finally {
+    setBusy(false);
+  }
+}
+
+function Headed({ value, onChange }) {
+  return html`<label class="check"><input type="checkbox" checked=${value}
+    onChange=${(e) => onChange(e.currentTarget.checked)} /> headed</label>`;
+}
+
+export function ScenarioView({ tab, active }) {
+  const name = scenarioName(tab.path);
+  const project = useProject();
+  const meta = ((project && project.scenarios) || []).find((s) => s.path === tab.path);
+  const [headed, setHeaded] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const run = (debug) =>
+    startRun({ kind: "scenario", scenario: name, headed, debug }, "scenario-run", setError, setBusy);
+  return html`<section class="view scenario-view" aria-label=${`Scenario ${name}`}>
+    <header class="view-bar">
+      <h2 class="view-title">${meta ? meta.title : name}</h2>
+      <span class="muted">${name}</span>
+      <span class="spacer"></span>
+      <${Headed} value=${headed} onChange=${setHeaded} />
+      <button type="button" onClick=${() => run(false)} disabled=${busy || !name}>Run</button>
+      <button type="button" onClick=${() => run(true)} disabled=${busy || !name}>Debug</button>
+    </header>
+    ${error && html`<p class="view-error" role="alert">${error}</p>`}
+    <${SourceView} path=${tab.path} active=${active} />
+  </section>`;
+}
+
+export function HelperView({ tab, active }) {
+  return html`<section class="view helper-view" aria-label=${`Helper ${tab.path}`}>
+    <${SourceView} path=${tab.path} active=${active} />
+  </section>`;
+}
+
+/** A collection's name from its path (`unotest/e2e/_collections/nightly.yaml`). */
+function collectionName(path) {
+  const base = path.split("/").pop() || "";
+  return base.replace(/\.ya?ml$/, "");
+}
+
+export function CollectionView({ tab, active }) {
+  const project = useProject();
+  const name = collectionName(tab.path);
+  const meta = ((project && project.collections) || []).find((c) => c.path === tab.path);
+  const scenarios = (project && project.scenarios) || [];
+  const byName = new Map(scenarios.map((s) => [s.name, s]));
+  const [headed, setHeaded] = useState(false);
+  const [workers, setWorkers] = useState(1);
+  const [bail, setBail] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const run = () =>
+    startRun(
+      { kind: "collection", collection: name, headed, workers: Number(workers) || 1, bail },
+      "collection-run",
+      setError,
+      setBusy,
+    );
+  return html`<section class="view collection-view" aria-label=${`Collection ${name}`}>
+    <header class="view-bar">
+      <h2 class="view-title">${name}</h2>
+      ${meta && meta.description && html`<span class="muted">${meta.description}</span>`}
+      <span class="spacer"></span>
+      <${Headed} value=${headed} onChange=${setHeaded} />
+      <label class="check">workers <input type="number" min="1" max="64" value=${workers}
+        aria-label="Workers" onInput=${(e) => setWorkers(e.currentTarget.value)} /></label>
+      <label class="check"><input type="checkbox" checked=${bail}
+        onChange=${(e) => setBail(e.currentTarget.checked)} /> bail</label>
+      <button type="button" onClick=${run} disabled=${busy}>Run</button>
+    </header>
+    ${error && html`<p class="view-error" role="alert">${error}</p>`}
+    <ul class="collection-scenarios" aria-label="Scenarios of the collection">
+      ${((meta && meta.scenarios) || []).map((s) => {
+        const found = byName.get(s);
+        return found
+          ? html`<li><button type="button" class="linkish"
+              onClick=${() => openTab({ kind: "scenario", path: found.path })}>${s}</button></li>`
+          : html`<li class="orphan" title="file not found">${s} <span>(file not found)</span></li>`;
+      })}
+    </ul>
+    <${SourceView} path=${tab.path} active=${active} />
+  </section>`;
+}

@@ -1,0 +1,258 @@
+// The scenario-run tab, live or historical: GET /api/runs/<runId>, then fs:run-step,
+// fs:run-finished and log:line (refetched on a resync). Steps, the source with the
+// current statement, the debugger toolbar and keys, the status banner, Variables, Call
+// stack, Evaluate, screenshots, the failure panel, the output, and the edit-and-continue
+// hook (a save at a pause offers Reload).
+import { html, useCallback, useEffect, useMemo, useRef, useState } from "../lib.js";
+import { api, runFileUrl } from "../api.js";
+import { onMessage, onResync } from "../live.js";
+import { useProject } from "../store.js";
+import { RunModel, COMMANDS } from "./run_model.js";
+import { StepsList } from "./steps.js";
+import { SourceView } from "./source.js";
+import { FailurePanel } from "./failure.js";
+import {
+  Toolbar, StatusBanner, Variables, CallStack, EvalConsole, ScreenshotStrip, Output,
+} from "./run_panes.js";
+
+/** Re-render at most once a frame however many events arrive. */
+function useTick() {
+  const [, setTick] = useState(0);
+  const pending = useRef(false);
+  return useCallback(() => {
+    if (pending.current) return;
+    pending.current = true;
+    requestAnimationFrame(() => {
+      pending.current = false;
+      setTick((n) => n + 1);
+    });
+  }, []);
+}
+
+async function logLines(runId, files) {
+  const out = [];
+  for (const stream of ["stdout", "stderr"]) {
+    if (!files.includes(`${stream}.log`)) continue;
+    const response = await fetch(runFileUrl(runId, `${stream}.log`), { credentials: "same-origin" });
+    if (!response.ok) continue;
+    for (const line of (await response.text()).split("\n")) {
+      if (line) out.push({ stream, line });
+    }
+  }
+  return out;
+}
+
+/** The run's detail, its model kept current from /ws, and the runtime state. */
+function useRun(runId) {
+  const model = useMemo(() => new RunModel(runId), [runId]);
+  const [detail, setDetail] = useState(null);
+  const [error, setError] = useState(null);
+  const [runtime, setRuntime] = useState(null);
+  const [logs, setLogs] = useState([]);
+  const tick = useTick();
+  const loading = useRef(null);
+  const runtimeSeq = useRef(0);
+
+  const refreshRuntime = useCallback(() => {
+    const seq = ++runtimeSeq.current;
+    api(`/api/runs/${runId}/files/runtime.json`).then(
+      (data) => { if (seq === runtimeSeq.current) setRuntime(data); },
+      () => {},
+    );
+  }, [runId]);
+
+  const load = useCallback(async () => {
+    loading.current = [];
+    try {
+      const data = await api(`/api/runs/${runId}`);
+      const seen = new Set(data.events.slice(-200).map((e) => JSON.stringify(e)));
+      model.reset();
+      for (const event of data.events) model.apply(event);
+      for (const event of loading.current) if (!seen.has(JSON.stringify(event))) model.apply(event);
+      loading.current = null;
+      if (model.outcome === null && data.meta && data.meta.status !== "running") {
+        model.outcome = data.meta.outcome || data.meta.status;
+      }
+      setDetail(data);
+      setRuntime(data.runtime);
+      setError(null);
+      setLogs(await logLines(runId, data.files || []));
+      tick();
+    } catch (err) {
+      loading.current = null;
+      setError(err.message);
+    }
+  }, [runId]);
+
+  const refreshDetail = useCallback(() => {
+    api(`/api/runs/${runId}`).then((data) => {
+      if (model.outcome === null && data.meta && data.meta.status !== "running") {
+        model.outcome = data.meta.outcome || data.meta.status;
+      }
+      setDetail((old) => ({ ...(old || {}), meta: data.meta, bundle: data.bundle, files: data.files }));
+      tick();
+    }, () => {});
+  }, [runId]);
+
+  useEffect(() => {
+    load();
+    const offResync = onResync(load);
+    const offMessage = onMessage((msg) => {
+      if (msg.runId !== runId) return;
+      if (msg.kind === "fs:run-step") {
+        if (loading.current) {
+          loading.current.push(msg.event);
+          return;
+        }
+        model.apply(msg.event);
+        const kind = msg.event.kind;
+        if (["paused", "command:result", "command:applied", "resumed"].includes(kind)) refreshRuntime();
+        if (kind === "failure-bundle:written") refreshDetail();
+        if (kind === "run:finished") { refreshRuntime(); refreshDetail(); }
+        tick();
+      } else if (msg.kind === "fs:run-finished") {
+        if (model.outcome === null) model.outcome = msg.outcome;
+        model.pause = null;
+        model.version++;
+        refreshDetail();
+        tick();
+      } else if (msg.kind === "log:line") {
+        setLogs((old) => [...old, { stream: msg.stream, line: msg.line }]);
+      }
+    });
+    return () => {
+      offResync();
+      offMessage();
+    };
+  }, [runId]);
+
+  return { model, detail, error, runtime, logs, refreshRuntime };
+}
+
+/** The eval entries of the console, answered from the model's command events. */
+function evalEntries(sent, model) {
+  return sent.map((entry) => {
+    const answer = model.answers.get(entry.id);
+    if (entry.failed) return { ...entry, state: "error", answer: entry.failed };
+    if (!answer || answer.kind === "command:applied") return { ...entry, state: "pending", answer: "…" };
+    if (answer.kind === "command:rejected") return { ...entry, state: "error", answer: `rejected: ${answer.reason}` };
+    return answer.ok
+      ? { ...entry, state: "ok", answer: answer.value ?? "undefined" }
+      : { ...entry, state: "error", answer: answer.error || "error" };
+  });
+}
+
+function keyCommand(event) {
+  if (event.key === "F8") return "continue";
+  if (event.key === "F10") return "step-over";
+  if (event.key === "F11") return event.shiftKey ? "step-out" : "step";
+  return null;
+}
+
+export function RunView({ tab, active }) {
+  const runId = tab.runId;
+  const { model, detail, error, runtime, logs } = useRun(runId);
+  const project = useProject();
+  const [notice, setNotice] = useState(null);
+  const [sent, setSent] = useState([]);
+  const [reveal, setReveal] = useState(null);
+  const [reload, setReload] = useState(null);
+
+  const scenario = (detail && detail.meta && detail.meta.ref) || (runtime && runtime.scenario) || null;
+  const scenarioMeta = ((project && project.scenarios) || []).find((s) => s.name === scenario);
+  const scenarioFile = scenarioMeta ? scenarioMeta.path : scenario ? `unotest/e2e/${scenario}.test.js` : null;
+
+  const send = useCallback(async (command) => {
+    try {
+      const { id } = await api(`/api/runs/${runId}/commands`, { method: "POST", body: command });
+      setNotice(null);
+      return id;
+    } catch (err) {
+      setNotice(`${command.cmd}: ${err.message}`);
+      return null;
+    }
+  }, [runId]);
+
+  useEffect(() => {
+    if (!active) return undefined;
+    const onKey = (event) => {
+      const cmd = keyCommand(event);
+      if (!cmd) return;
+      const spec = COMMANDS.find((c) => c.cmd === cmd);
+      event.preventDefault();
+      if (spec && model.accepts(spec.when)) send({ cmd });
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [active, model, send]);
+
+  const onEval = async (expr) => {
+    const entry = { expr, id: null, failed: null };
+    setSent((old) => [...old, entry]);
+    const id = await send({ cmd: "eval", expr });
+    setSent((old) => old.map((e) => (e === entry ? { ...e, id, failed: id ? null : "not sent" } : e)));
+  };
+
+  // A new pause or a new step follows the run again (a frame or step click pins a place).
+  const pauseKey = model.pause ? `${model.pause.reason}:${model.pause.line}:${model.pause.col}` : "";
+  useEffect(() => setReveal(null), [pauseKey, model.steps.length]);
+
+  const onSaved = () => { if (model.pause && model.live) setReload({ id: null }); };
+  const doReload = async () => {
+    const id = await send({ cmd: "reload" });
+    setReload({ id });
+  };
+  const onBreakpoint = (key, line, col, set) => {
+    if (model.live) send({ cmd: set ? "set-bp" : "clear-bp", file: key, line, col });
+  };
+
+  if (error && !detail) return html`<section class="view run-view"><p class="view-error" role="alert">${error}</p></section>`;
+  if (!detail) return html`<section class="view run-view"><p class="muted">Loading run ${runId}…</p></section>`;
+
+  const paused = model.pause;
+  const liveFile = paused ? (runtime && runtime.file) || (model.current && model.current.file) : model.current && model.current.file;
+  const shownFile = (reveal && reveal.file) || (model.live && liveFile) || scenarioFile;
+  const currentLine = model.live && shownFile === (liveFile || scenarioFile)
+    ? (paused ? paused.line : model.current && model.current.line) : null;
+  const vars = (runtime && runtime.vars) || (model.snapshot && model.snapshot.vars) || {};
+  const rejections = model.rejections.filter((r) => !sent.some((s) => s.id && s.id === r.id)).slice(-3);
+  const reloadAnswer = reload && reload.id ? model.answers.get(reload.id) : null;
+
+  return html`<section class="view run-view" aria-label=${`Run ${runId}`}>
+    <header class="view-bar">
+      <h2 class="view-title">${scenario || runId}</h2>
+      <span class="muted">${runId}</span>
+      <span class="spacer"></span>
+      <${Toolbar} model=${model} send=${send} />
+    </header>
+    <${StatusBanner} model=${model} runtime=${runtime} scenarioFile=${scenarioFile} />
+    ${notice && html`<p class="run-notice" role="alert">${notice}</p>`}
+    ${rejections.map((r, i) => html`<p class="run-notice" key=${i}>Rejected${r.cmd ? ` ${r.cmd}` : ""}: ${r.reason}</p>`)}
+    ${reload && html`<div class="reload-offer">
+      <span>Saved at a pause.</span>
+      <button type="button" onClick=${doReload} disabled=${!model.pause}>Reload</button>
+      ${reloadAnswer && reloadAnswer.kind === "command:rejected" && html`<span class="view-error">Reload rejected: ${reloadAnswer.reason}</span>`}
+      ${reloadAnswer && reloadAnswer.kind !== "command:rejected" && html`<span>Reloaded: Retry runs the statement again.</span>`}
+    </div>`}
+    ${detail.eventsOmitted > 0 && html`<p class="muted">${detail.eventsOmitted} earlier events not shown.</p>`}
+    <div class="run-grid">
+      <div class="run-left">
+        <${StepsList} steps=${model.steps} version=${model.version} scenarioFile=${scenarioFile}
+          onPick=${(step) => setReveal({ file: step.file, line: step.line })} />
+      </div>
+      <div class="run-main">
+        ${shownFile && html`<${SourceView} path=${shownFile} current=${currentLine} reveal=${reveal}
+          active=${active} onSaved=${onSaved} onBreakpoint=${onBreakpoint} />`}
+        <${FailurePanel} runId=${runId} bundle=${detail.bundle} />
+        <${ScreenshotStrip} runId=${runId} paths=${model.screenshots} />
+        <${Output} lines=${logs} />
+      </div>
+      <div class="run-right">
+        <${Variables} vars=${vars} />
+        <${CallStack} runtime=${model.live ? runtime : null} model=${model}
+          onPick=${(frame) => setReveal({ file: frame.file || scenarioFile, line: frame.line })} />
+        <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval} />
+      </div>
+    </div>
+  </section>`;
+}

@@ -1,0 +1,122 @@
+// The smaller panes of a run tab: the toolbar, the status banner, Variables, Call stack,
+// the Evaluate console, the screenshot strip and the output.
+import { html, useRef, useState } from "../lib.js";
+import { runFileUrl } from "../api.js";
+import { COMMANDS, runRelative } from "./run_model.js";
+
+export function Toolbar({ model, send }) {
+  return html`<div class="run-toolbar" role="toolbar" aria-label="Debugger">
+    ${COMMANDS.map((c) => html`<button type="button" class=${"cmd cmd-" + c.cmd}
+      disabled=${!model.accepts(c.when)} title=${c.key ? `${c.label} (${c.key})` : c.label}
+      onClick=${() => send({ cmd: c.cmd })}>${c.label}</button>`)}
+  </div>`;
+}
+
+/** The status banner: where a paused run is and why, else running, else its outcome. */
+export function StatusBanner({ model, runtime, scenarioFile }) {
+  let text;
+  let cls = "run-status";
+  if (model.pause) {
+    const { line, col, reason } = model.pause;
+    const file = runtime && runtime.file && runtime.file !== scenarioFile ? ` in ${runtime.file}` : "";
+    text = `Paused at line ${line}:${col}${file} (${reason})`;
+    cls += " paused";
+  } else if (model.outcome) {
+    text = `Run ${model.outcome}`;
+    cls += ` outcome-${model.outcome}`;
+  } else {
+    text = model.started ? "Running" : "Starting";
+    cls += " running";
+  }
+  const failure = model.pause && model.pause.reason === "failure" && runtime && runtime.lastFailure;
+  return html`<div class=${cls} role="status" aria-label="Run status" aria-live="polite">
+    <span>${text}</span>
+    ${failure && html`<span class="status-error">${failure.error.name ? failure.error.name + ": " : ""}${failure.error.message}</span>`}
+  </div>`;
+}
+
+export function Variables({ vars }) {
+  const names = Object.keys(vars || {});
+  return html`<section class="pane vars" role="region" aria-label="Variables">
+    <div class="pane-title">Variables</div>
+    ${names.length === 0
+      ? html`<p class="muted">none</p>`
+      : html`<table><tbody>${names.map((n) => html`<tr key=${n}>
+          <th scope="row">${n}</th><td><code>${vars[n]}</code></td></tr>`)}</tbody></table>`}
+  </section>`;
+}
+
+/** The call stack, innermost first: the current place, then each helper frame's caller. */
+export function CallStack({ runtime, model, onPick }) {
+  const frames = [];
+  const current = runtime && runtime.current;
+  if (current) {
+    frames.push({ fn: runtime.testFn && (runtime.callStack || []).length === 0 ? runtime.testFn : "(current)",
+      file: runtime.file || null, line: current.line });
+  } else if (model.pause) {
+    frames.push({ fn: "(current)", file: null, line: model.pause.line });
+  }
+  const stack = (runtime && runtime.callStack) || [];
+  for (let i = stack.length - 1; i >= 0; i--) frames.push(stack[i]);
+  if (stack.length && runtime && runtime.testFn) frames.push({ fn: runtime.testFn, file: null, line: null });
+  return html`<section class="pane stack" role="region" aria-label="Call stack">
+    <div class="pane-title">Call stack</div>
+    ${frames.length === 0 ? html`<p class="muted">empty</p>` : html`<ol>${frames.map(
+      (f, i) => html`<li key=${i}><button type="button" class="linkish" disabled=${!f.line}
+        onClick=${() => onPick({ file: f.file, line: f.line })}>
+        ${f.fn}${f.line ? ` — ${f.file ? f.file.split("/").pop() + ":" : "line "}${f.line}` : ""}
+      </button></li>`)}</ol>`}
+  </section>`;
+}
+
+/** The Evaluate console: an input with history (Up/Down), the answers below. */
+export function EvalConsole({ entries, onEval }) {
+  const [value, setValue] = useState("");
+  const history = useRef([]);
+  const at = useRef(0);
+  const onKeyDown = (event) => {
+    const list = history.current;
+    if (event.key === "Enter" && value.trim()) {
+      event.preventDefault();
+      list.push(value);
+      at.current = list.length;
+      onEval(value);
+      setValue("");
+    } else if (event.key === "ArrowUp" && list.length) {
+      event.preventDefault();
+      at.current = Math.max(0, at.current - 1);
+      setValue(list[at.current]);
+    } else if (event.key === "ArrowDown" && list.length) {
+      event.preventDefault();
+      at.current = Math.min(list.length, at.current + 1);
+      setValue(at.current === list.length ? "" : list[at.current]);
+    }
+  };
+  return html`<section class="pane eval" role="region" aria-label="Console">
+    <div class="pane-title">Console</div>
+    <ol class="eval-log" aria-live="polite">${entries.map((e) => html`<li key=${e.id || e.expr}>
+      <div class="eval-expr">› ${e.expr}</div>
+      <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
+    <input type="text" class="eval-input" aria-label="Evaluate" placeholder="Evaluate at the pause (Enter)"
+      value=${value} onInput=${(e) => setValue(e.currentTarget.value)} onKeyDown=${onKeyDown} />
+  </section>`;
+}
+
+export function ScreenshotStrip({ runId, paths }) {
+  if (!paths.length) return null;
+  return html`<section class="shots" role="region" aria-label="Screenshots">
+    ${paths.map((p) => {
+      const name = runRelative(runId, p);
+      return html`<a key=${p} href=${runFileUrl(runId, name)} target="_blank" rel="noopener">
+        <img src=${runFileUrl(runId, name)} alt=${`Screenshot ${name.split("/").pop()}`} /></a>`;
+    })}
+  </section>`;
+}
+
+export function Output({ lines }) {
+  if (!lines.length) return null;
+  return html`<details class="output" open>
+    <summary>Output (${lines.length} lines)</summary>
+    <pre role="log" aria-label="Output">${lines.map((l, i) => html`<div key=${i} class=${"out-" + l.stream}>${l.line}</div>`)}</pre>
+  </details>`;
+}

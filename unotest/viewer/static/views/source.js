@@ -1,0 +1,196 @@
+// The source view shared by the scenario, helper and run tabs: line numbers,
+// highlighting, a breakpoint button at every statement start, editing in a transparent
+// textarea laid over the highlighted text (Save button, Ctrl+S), problems at their
+// line:col, and a highlighted current line when a run gives one.
+import { html, useEffect, useMemo, useRef, useState, useCallback } from "../lib.js";
+import { api, filePath } from "../api.js";
+import { onMessage, onResync } from "../live.js";
+import { useProject } from "../store.js";
+import { tokenLines } from "./highlight.js";
+import { breakpointKey, breakpointsOf, toggleLine } from "./breakpoints.js";
+
+const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:collections-changed"]);
+
+/** The file at `path` from GET /api/files, refetched on a resync or a change on disk
+ *  (unless `keep()` says the person has unsaved edits). */
+export function useSourceFile(path, keep) {
+  const [file, setFile] = useState(null);
+  const [error, setError] = useState(null);
+  const keepRef = useRef(keep);
+  keepRef.current = keep;
+  const load = useCallback(() => {
+    if (!path) return;
+    api(filePath(path)).then(
+      (data) => {
+        setFile(data);
+        setError(null);
+      },
+      (err) => setError(err.message),
+    );
+  }, [path]);
+  useEffect(() => {
+    setFile(null);
+    load();
+    const offResync = onResync(load);
+    const offMessage = onMessage((msg) => {
+      if (CHANGED.has(msg.kind) && !(keepRef.current && keepRef.current())) load();
+    });
+    return () => {
+      offResync();
+      offMessage();
+    };
+  }, [load]);
+  return { file, setFile, error, reload: load };
+}
+
+/** The first statement start of each line: Map line → col. */
+function startsByLine(statements) {
+  const starts = new Map();
+  for (const s of statements || []) {
+    if (!starts.has(s.line) || starts.get(s.line) > s.col) starts.set(s.line, s.col);
+  }
+  return starts;
+}
+
+function Gutter({ count, starts, setLines, onToggle, current }) {
+  const rows = [];
+  for (let line = 1; line <= count; line++) {
+    const col = starts.get(line);
+    const set = setLines.has(line);
+    rows.push(html`<div class=${"gutter-row" + (line === current ? " current" : "")} key=${line}>
+      ${col === undefined
+        ? html`<span class="bp-none"></span>`
+        : html`<button type="button" class=${"bp" + (set ? " set" : "")}
+            aria-label=${`Breakpoint at line ${line}`} aria-pressed=${set ? "true" : "false"}
+            title=${`Breakpoint at ${line}:${col}`}
+            onClick=${() => onToggle(line, col, !set)}></button>`}
+      <span class="ln">${line}</span>
+    </div>`);
+  }
+  return html`<div class="gutter">${rows}</div>`;
+}
+
+function CodeLine({ tokens, problems, current, line }) {
+  const cls = "code-row" + (current ? " current" : "") + (problems.length ? " has-problem" : "");
+  return html`<div class=${cls} data-line=${line}>${tokens.map(
+    (t) => html`<span class=${"tok-" + t.type}>${t.text}</span>`,
+  )}${problems.map(
+    (p) => html`<span class="problem-inline" title=${p.message}>  ⟵ ${p.line}:${p.col} ${p.message}</span>`,
+  )}</div>`;
+}
+
+/**
+ * The source view. `path` is the file; `current` the line a run is at (highlighted and
+ * scrolled to), `reveal` a line to scroll to (a call-stack frame click); `onSaved(file)`
+ * is told after a successful save; `onBreakpoint(line, col, set)` is told of each toggle
+ * (a live run forwards it as set-bp / clear-bp).
+ */
+export function SourceView({ path, current = null, reveal = null, onSaved, onBreakpoint, active = true }) {
+  const [draft, setDraft] = useState(null);
+  const draftRef = useRef(null);
+  draftRef.current = draft;
+  const { file, setFile, error } = useSourceFile(path, () => draftRef.current !== null);
+  const [saving, setSaving] = useState(false);
+  const [note, setNote] = useState(null);
+  const project = useProject();
+  const key = breakpointKey(path);
+  const scroller = useRef(null);
+
+  useEffect(() => setDraft(null), [path]);
+  const text = draft !== null ? draft : file ? file.text : "";
+  const lines = useMemo(() => tokenLines(text), [text]);
+  const starts = useMemo(() => startsByLine(file && file.statements), [file]);
+  const setLines = useMemo(
+    () => new Set(breakpointsOf(project && project.breakpoints, key).map((bp) => bp.line)),
+    [project && project.breakpoints, key],
+  );
+  const problemsByLine = useMemo(() => {
+    const byLine = new Map();
+    for (const p of (file && file.problems) || []) {
+      if (!byLine.has(p.line)) byLine.set(p.line, []);
+      byLine.get(p.line).push(p);
+    }
+    return byLine;
+  }, [file]);
+
+  const scrollTo = (line) => {
+    const box = scroller.current;
+    const row = box && box.querySelector(`.code-row[data-line="${line}"]`);
+    if (!row) return;
+    const top = row.offsetTop;
+    if (top < box.scrollTop || top + row.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  };
+  useEffect(() => { if (current) scrollTo(current); }, [current, file]);
+  useEffect(() => { if (reveal) scrollTo(reveal.line); }, [reveal]);
+
+  const save = async () => {
+    if (saving || !file) return;
+    setSaving(true);
+    try {
+      const saved = await api(filePath(path), { method: "PUT", body: { text } });
+      setFile(saved);
+      setDraft(null);
+      const count = (saved.problems || []).length;
+      setNote(count ? `Saved with ${count} problem${count > 1 ? "s" : ""}` : "Saved");
+      if (onSaved) onSaved(saved);
+    } catch (err) {
+      setNote(`Not saved: ${err.message}`);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const toggle = async (line, col, set) => {
+    if (!key) return;
+    try {
+      await toggleLine(key, line, col, set);
+      if (onBreakpoint) onBreakpoint(key, line, col, set);
+    } catch (err) {
+      setNote(`Breakpoint not ${set ? "set" : "cleared"}: ${err.message}`);
+    }
+  };
+  const onKeyDown = (event) => {
+    if ((event.ctrlKey || event.metaKey) && (event.key === "s" || event.key === "S")) {
+      event.preventDefault();
+      save();
+    } else if (event.key === "Tab" && !event.shiftKey && !event.ctrlKey) {
+      event.preventDefault();
+      const area = event.currentTarget;
+      const { selectionStart: from, selectionEnd: to, value } = area;
+      setDraft(value.slice(0, from) + "  " + value.slice(to));
+      requestAnimationFrame(() => area.setSelectionRange(from + 2, from + 2));
+    }
+  };
+
+  if (error && !file) return html`<div class="source"><p class="view-error">${error}</p></div>`;
+  if (!file) return html`<div class="source"><p class="muted">Loading ${path}…</p></div>`;
+  const problems = file.problems || [];
+  const dirty = draft !== null && draft !== file.text;
+  return html`<div class="source" role="group" aria-label=${`Source of ${path}`}>
+    <div class="source-bar">
+      <span class="source-path">${path}${dirty ? " •" : ""}</span>
+      <button type="button" onClick=${save} disabled=${saving || !active}>Save</button>
+      ${note && html`<span class="source-note" role="status">${note}</span>`}
+    </div>
+    <div class="source-scroll" ref=${scroller}>
+      <div class="source-grid">
+        <${Gutter} count=${lines.length} starts=${starts} setLines=${setLines}
+          onToggle=${toggle} current=${current} />
+        <div class="code">
+          <div class="code-hl" aria-hidden="true">${lines.map(
+            (tokens, n) => html`<${CodeLine} key=${n} line=${n + 1} tokens=${tokens}
+              current=${current === n + 1} problems=${problemsByLine.get(n + 1) || []} />`,
+          )}</div>
+          <textarea class="code-input" aria-label="Source" spellcheck="false" wrap="off"
+            autocomplete="off" autocapitalize="off" value=${text}
+            onInput=${(e) => setDraft(e.currentTarget.value)} onKeyDown=${onKeyDown}></textarea>
+        </div>
+      </div>
+    </div>
+    ${problems.length > 0 && html`<ul class="problems" aria-label="Problems">${problems.map(
+      (p) => html`<li><button type="button" class="linkish" onClick=${() => scrollTo(p.line)}>
+        ${p.line}:${p.col}</button> ${p.message}</li>`,
+    )}</ul>`}
+  </div>`;
+}
