@@ -13,9 +13,10 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
 from runner import events
 from runner.browser import launch_browser
@@ -27,7 +28,7 @@ from runner.rundir import RunDirectory
 from runner.scenario_thread import Execution
 from runner.secrets import SecretMasker
 
-__all__ = ["BrowserLifecycle", "Driven", "close_browser"]
+__all__ = ["BrowserLifecycle", "Driven", "WarmBrowser", "close_browser"]
 
 CLOSE_TIMEOUT_S = 10
 TITLE_TIMEOUT_S = 2
@@ -40,6 +41,22 @@ async def close_browser(browser: Browser) -> None:
     """Best effort: the browser process dies with the driver anyway."""
     with contextlib.suppress(Exception):
         await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_S)
+
+
+@dataclass
+class WarmBrowser:
+    """A browser kept up for the next run (``restart``), with the Playwright driver that
+    launched it; whoever holds it last closes both."""
+
+    browser: Browser
+    playwright: Playwright
+
+    async def close(self) -> None:
+        try:
+            await close_browser(self.browser)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.playwright.stop()
 
 
 class BrowserLifecycle:
@@ -63,6 +80,8 @@ class BrowserLifecycle:
         self.tracing = False
         self.early_bundle: str | None = None
         """The bundle :meth:`bundle_now` wrote (before ``after_each`` hooks ran)."""
+        self.kept: WarmBrowser | None = None
+        """The launched browser left open for a restart (``drive``'s ``keep_launched``)."""
 
     async def drive(
         self,
@@ -71,14 +90,20 @@ class BrowserLifecycle:
         *,
         provided_page: Page | None,
         shared_browser: Browser | None,
+        keep_launched: Callable[[], bool] = lambda: False,
     ) -> Driven:
-        """``execute`` the scenario on the page the run is given, else in a new context."""
+        """``execute`` the scenario on the page the run is given, else in a new context.
+
+        A browser launched here is closed at the end unless ``keep_launched()`` says
+        otherwise (a ``restart``): then it stays up, with its driver, in :attr:`kept`,
+        for the next run to use as its shared browser."""
         if provided_page is not None:
             return await self._on_page(rundir, execute, provided_page, tracing=False)
         if shared_browser is not None:
             return await self._in_new_context(rundir, execute, shared_browser)
         config = self.config
-        async with async_playwright() as playwright:
+        playwright = await async_playwright().start()
+        try:
             self.launched = await launch_browser(
                 playwright,
                 browser=config.browser,
@@ -88,9 +113,24 @@ class BrowserLifecycle:
             )
             driven = await self._in_new_context(rundir, execute, self.launched)
             self.driven = driven
-            await close_browser(self.launched)
-            self.launched = None
             return driven
+        finally:
+            await self._release(playwright, keep_launched)
+
+    async def _release(self, playwright: Playwright, keep_launched: Callable[[], bool]) -> None:
+        """Keep the launched browser for the next run, or close it and stop the driver."""
+        launched = self.launched
+        if launched is not None and launched.is_connected() and keep_launched():
+            self.kept = WarmBrowser(launched, playwright)
+            self.launched = None
+            return
+        try:
+            if launched is not None:
+                await close_browser(launched)
+                self.launched = None
+        finally:
+            with contextlib.suppress(Exception):
+                await playwright.stop()
 
     async def close_launched(self) -> None:
         """The launched browser, when a failure or an abort left it open."""

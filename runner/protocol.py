@@ -249,6 +249,8 @@ class RunManifest(TypedDict):
     pid: NotRequired[int]
     pidStartTime: NotRequired[int]
     hostname: NotRequired[str]
+    restartOf: NotRequired[str]
+    """The run this one restarted (``restart``): same process, same browser."""
 
 
 # ---------------------------------------------------------------------------

@@ -203,6 +203,7 @@ class RunDirectory:
         ref: str,
         *,
         parent_run_id: str | None = None,
+        restart_of: str | None = None,
         mask: Callable[[object], object] = lambda d: d,
         now_ms: Callable[[], int] = _now_ms,
     ) -> RunDirectory:
@@ -210,7 +211,8 @@ class RunDirectory:
 
         ``os.mkdir`` without ``exist_ok`` claims the directory, and a clash (same
         ref, same millisecond, same random suffix) retries with a new id, so two
-        runs never share a directory.
+        runs never share a directory. ``restart_of`` names the run this one restarts
+        (the manifest's additive ``restartOf``).
         """
         runs_dir = Path(runs_dir)
         base = _display_base(runs_dir)
@@ -237,6 +239,8 @@ class RunDirectory:
         display = f"{base}/{run_id}"
         try:
             manifest = _manifest(kind, ref, parent_run_id, started_at)
+            if restart_of is not None:
+                manifest["restartOf"] = restart_of
             atomic_write(
                 path / protocol.RUN_MANIFEST_FILE,
                 json.dumps(manifest, ensure_ascii=True, allow_nan=False, indent=2).encode("ascii")

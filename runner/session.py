@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TextIO
 
 from playwright.async_api import Browser, Page
@@ -37,11 +38,22 @@ from runner.browser_lifecycle import BrowserLifecycle, Driven
 from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debug_setup import DebugOptions, prepare_breakpoints, start_debugger
-from runner.errors import WebServerCancelled
+from runner.debugger import Breakpoints
+from runner.errors import UnotestError, UsageError, WebServerCancelled
 from runner.events import RunError
 from runner.project import Project
+from runner.prompt import PauseAnnouncer
 from runner.protocol import FinishedOutcome
 from runner.reporter import ConsoleOutput, StepReporter
+from runner.restart import (
+    Handover,
+    Restarted,
+    RestartWatch,
+    carry_breakpoints,
+    held_breakpoints,
+    reload_scenario,
+    terminal_prompt_of,
+)
 from runner.run_result import RunResult, summary_lines
 from runner.run_signals import (
     FORCE_AFTER_S,
@@ -87,9 +99,11 @@ class ScenarioRun:
         handle_signals: bool = True,
         on_started: Callable[[str], None] | None = None,
         provided_page: Page | None = None,
+        restarted: Restarted | None = None,
     ) -> None:
         """``provided_page`` is a page someone else owns (pytest-playwright's, through
-        runner.sync_adapter): the run drives it as it is, launching and closing nothing."""
+        runner.sync_adapter): the run drives it as it is, launching and closing nothing.
+        ``restarted``: this run is another's ``restart`` (see :mod:`runner.restart`)."""
         self.project = project
         self.scenario = scenario
         self.helpers = helpers
@@ -104,6 +118,8 @@ class ScenarioRun:
         self.handle_signals = handle_signals
         self.on_started = on_started
         self.provided_page = provided_page
+        self.out = out
+        self.quiet = quiet
         self.console = ConsoleOutput(out, masker.mask, quiet=quiet)
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=handle_signals)
         self.web_server_cancel = threading.Event()
@@ -114,13 +130,33 @@ class ScenarioRun:
         self.rundir: RunDirectory | None = None
         self.reporter: StepReporter | None = None
         self.browser_builtins: BrowserBuiltins | None = None
+        # restart: what this run inherited, what it hands on, and to whom.
+        self.restarted = restarted
+        self.warm: Handover | None = restarted.handover if restarted is not None else None
+        self.handover: Handover | None = None
+        self.next_run: ScenarioRun | None = None
+        self.restart_watch = RestartWatch()
+        self._keep: bool | None = None
 
     def run(self) -> RunResult:
-        return asyncio.run(self._main())
+        """The run, and each run a ``restart`` starts after it: the last one's result."""
+        return asyncio.run(self._run_restarting())
 
     async def run_async(self) -> RunResult:
-        """For a worker that keeps one loop and one browser across scenarios."""
+        """For a worker that keeps one loop and one browser across scenarios (a
+        ``restart`` there is refused: the worker's orchestrator decides what runs)."""
         return await self._main()
+
+    async def _run_restarting(self) -> RunResult:
+        run = self
+        while True:
+            result = await run._main()
+            successor = run.next_run
+            if successor is None:
+                return result
+            if run.stopper.stopped and run.signal_name is not None:
+                successor.abort(run.signal_name)  # a signal between the two runs
+            run = successor
 
     def abort(self, reason: str = "SIGTERM") -> None:
         """Stop this run (a worker told to abort); from the loop's thread once it runs."""
@@ -149,14 +185,12 @@ class ScenarioRun:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         bridge = self._bind_loop(loop)
-        breakpoints, file_keys = prepare_breakpoints(
-            self.debug, self.scenario, self.helpers, self.project.root, self._warn
-        )
+        breakpoints, file_keys = self._breakpoints()
         rundir, reporter = self._open_run_directory(bridge)
         if self.handle_signals:
             install_signal_handlers(loop, self._request_stop)
         feed = start_debugger(
-            self.debug,
+            self._debug_options(),
             breakpoints,
             file_keys,
             rundir=rundir,
@@ -166,12 +200,18 @@ class ScenarioRun:
             warn=self._warn,
             idle_timeout_ms=self.config.debug.idle_timeout,
         )
+        self._watch_restart(reporter)
         rundir.append(events.run_started(rundir.run_id, self.scenario.name))
         reporter.write_final_runtime("starting")
         where = self.project.relative(rundir.path)
         self.console.line(f"unotest e2e {self.scenario.name}  ({where})")
         outcome, error_info, bundle_path = await self._run_guarded(bridge, rundir, reporter, feed)
-        self._finish_files(rundir, reporter, outcome)
+        await self._hand_over(rundir)
+        try:
+            self._finish_files(rundir, reporter, outcome)
+        except BaseException:
+            await self._abandon_next_run()
+            raise
         result = RunResult(
             rundir.run_id,
             self.project.relative(rundir.path),
@@ -197,14 +237,36 @@ class ScenarioRun:
         self.loop_thread = threading.current_thread()
         return bridge
 
-    def _open_run_directory(self, bridge: LoopBridge) -> tuple[RunDirectory, StepReporter]:
-        rundir = RunDirectory.create(
-            self.project.runs_dir,
-            "scenario",
-            self.scenario.name,
-            parent_run_id=self.parent_run_id,
-            mask=self.masker.mask_data,
+    def _debug_options(self) -> DebugOptions | None:
+        """A restarted run keeps the old run's prompt (``_watch_restart``): no new one."""
+        if self.debug is None or self.restarted is None or self.restarted.prompt is None:
+            return self.debug
+        return replace(self.debug, prompt=False)
+
+    def _breakpoints(self) -> tuple[Breakpoints, dict[str, str]]:
+        """``--break`` and ``.debugger.json``, or, restarted, the old run's breakpoints
+        (those set by commands included, those cleared gone) on the new statements."""
+        if self.restarted is None:
+            return prepare_breakpoints(
+                self.debug, self.scenario, self.helpers, self.project.root, self._warn
+            )
+        breakpoints, file_keys = prepare_breakpoints(
+            None, self.scenario, self.helpers, self.project.root, self._warn
         )
+        carry_breakpoints(self.restarted.breakpoints, breakpoints, self._warn)
+        return breakpoints, file_keys
+
+    def _open_run_directory(self, bridge: LoopBridge) -> tuple[RunDirectory, StepReporter]:
+        if self.restarted is not None:
+            rundir = self.restarted.rundir  # made by the run it restarts
+        else:
+            rundir = RunDirectory.create(
+                self.project.runs_dir,
+                "scenario",
+                self.scenario.name,
+                parent_run_id=self.parent_run_id,
+                mask=self.masker.mask_data,
+            )
         self.rundir = rundir
         if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1" and self.parent_run_id is None:
             capture_output_into(rundir.path)
@@ -239,7 +301,8 @@ class ScenarioRun:
                 rundir,
                 self._execute,
                 provided_page=self.provided_page,
-                shared_browser=self.shared_browser,
+                shared_browser=self._shared_browser(),
+                keep_launched=self._keep_warm,
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()
@@ -258,10 +321,10 @@ class ScenarioRun:
                 # meets it again and reports it.
                 with contextlib.suppress(OSError):
                     reporter.close_open_steps(*ABORTED_STEP)
-        if driven[0] == "aborted":
+        if self._keep_warm():
+            self.handover = self._warm_for_next(web_server)
+        if self.handover is None:
             await self._cleanup(web_server)
-        elif web_server is not None:
-            await asyncio.to_thread(web_server.stop)
         feed.stop()
         return driven
 
@@ -273,12 +336,22 @@ class ScenarioRun:
 
     async def _start_web_server(self) -> WebServer | None:
         ws = self.config.web_server
+        if self.warm is not None:
+            return self.warm.web_server  # kept up by the run this one restarts
         if ws is None:
             return None
         return await asyncio.to_thread(WebServer.from_config, ws, cancel=self.web_server_cancel)
 
     async def _cleanup(self, web_server: WebServer | None) -> None:
+        """Close what this run holds and does not hand on: a browser it launched (or
+        kept for a restart that did not come), one it inherited, the webServer."""
         await self.browser.close_launched()
+        inherited = self.warm.browser if self.warm is not None else None
+        for warm in (self.browser.kept, inherited):
+            if warm is not None:
+                await warm.close()
+        self.browser.kept = None
+        self.warm = None
         if web_server is not None:
             await asyncio.to_thread(web_server.stop)
 
@@ -304,6 +377,132 @@ class ScenarioRun:
             rundir.close()  # the heartbeat stops whatever happened to the files
         if runtime_error is not None:
             raise runtime_error
+
+    # --- restart (runner.restart) ----------------------------------------------------
+
+    def _shared_browser(self) -> Browser | None:
+        if self.warm is not None:
+            return self.warm.browser.browser
+        return self.shared_browser
+
+    def _restart_refusal(self) -> str | None:
+        """Why this run cannot restart in its process, if it cannot."""
+        if self.provided_page is not None:
+            return "not restarted: this run drives a page it does not own (pytest)"
+        if self.shared_browser is not None or self.parent_run_id is not None:
+            return "not restarted: a scenario of a collection run restarts with the collection"
+        return None
+
+    def _keep_warm(self) -> bool:
+        """Whether the browser and the webServer stay up for a restart; asked once the
+        scenario has ended, and the first answer stands (the browser's fate is sealed
+        by it), so a ``restart`` later than that is answered as too late."""
+        if self._keep is None:
+            controller = self.reporter.debugger if self.reporter is not None else None
+            self._keep = (
+                controller is not None
+                and controller.restart_requested
+                and self._restart_refusal() is None
+                and not self.stopper.stopped
+            )
+        return self._keep
+
+    def _warm_for_next(self, web_server: WebServer | None) -> Handover | None:
+        """The browser (launched here and kept, or inherited) and the webServer for the
+        next run; None when the browser is gone (``_cleanup`` closes what is left)."""
+        browser = self.warm.browser if self.warm is not None else self.browser.kept
+        if browser is None or not browser.browser.is_connected():
+            return None
+        self.browser.kept = None
+        self.warm = None
+        return Handover(browser, web_server)
+
+    def _watch_restart(self, reporter: StepReporter) -> None:
+        """Hear the ``restart`` command; a restarted run keeps the old run's terminal
+        prompt (a second one would race it for stdin) with no idle timeout, as
+        ``start_debugger`` sets a prompt up."""
+        controller = reporter.debugger
+        if controller is None:
+            return
+        controller.listeners.append(self.restart_watch)
+        prompt = self.restarted.prompt if self.restarted is not None else None
+        if prompt is not None and self.debug is not None:
+            controller.listeners[:] = [
+                item for item in controller.listeners if not isinstance(item, PauseAnnouncer)
+            ]
+            controller.idle_timeout_s = None
+            prompt.controller = controller
+            controller.listeners.append(prompt)
+
+    async def _hand_over(self, rundir: RunDirectory) -> None:
+        """After a ``restart``: the scenario read again, the next run's directory made
+        (``restartOf``), and this run's ``command:result`` naming it, before this run's
+        ``run:finished``; or the reason no run follows, and everything closed."""
+        command = self.restart_watch.command
+        handover, self.handover = self.handover, None
+        if command is None:
+            if handover is not None:
+                await handover.close()
+            return
+        try:
+            if handover is None:
+                raise UsageError(
+                    self._restart_refusal() or "not restarted: the run was already ending"
+                )
+            scenario, helpers = await asyncio.to_thread(
+                reload_scenario, self.project, self.scenario.name
+            )
+            new_dir = RunDirectory.create(
+                self.project.runs_dir,
+                "scenario",
+                self.scenario.name,
+                restart_of=rundir.run_id,
+                mask=self.masker.mask_data,
+            )
+        except UnotestError as err:
+            if handover is not None:
+                await handover.close()
+            self._warn(str(err))
+            rundir.append(events.command_result(command.id, False, error=str(err)))
+            return
+        rundir.append(events.command_result(command.id, True, value=new_dir.run_id))
+        self.console.line(f"restart: {rundir.run_id} → {new_dir.run_id}")
+        self.next_run = self._successor(scenario, helpers, Restarted(new_dir, handover))
+
+    def _successor(
+        self, scenario: ScenarioFile, helpers: HelperTable, restarted: Restarted
+    ) -> ScenarioRun:
+        controller = self.reporter.debugger if self.reporter is not None else None
+        if controller is not None:
+            restarted.breakpoints = held_breakpoints(controller.breakpoints)
+            restarted.prompt = terminal_prompt_of(controller.listeners)
+        return ScenarioRun(
+            self.project,
+            scenario,
+            helpers,
+            self.config,
+            self.masker,
+            self.environment,
+            out=self.out,
+            quiet=self.quiet,
+            log_stream=self.log_stream,
+            extra_env=self.extra_env,
+            debug=self.debug,
+            handle_signals=self.handle_signals,
+            on_started=self.on_started,
+            restarted=restarted,
+        )
+
+    async def _abandon_next_run(self) -> None:
+        """This run failed to end its files after handing over: the next one does not
+        start; its browser closes and its directory ends ``aborted``."""
+        successor, self.next_run = self.next_run, None
+        if successor is None or successor.restarted is None:
+            return
+        await successor.restarted.handover.close()
+        with contextlib.suppress(Exception):
+            successor.restarted.rundir.append(events.run_finished("aborted"))
+        successor.restarted.rundir.close()
 
     # --- stopping -------------------------------------------------------------------
 

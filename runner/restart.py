@@ -1,0 +1,148 @@
+"""``restart``: what one run hands the next when the scenario starts again in-process.
+
+A ``restart`` ends a run as ``aborted`` (the debugger's ``restart_requested``) and
+starts its scenario again without paying the start-up a cold ``unotest e2e`` pays:
+the Python imports, Playwright's driver, Chromium and the webServer stay up. The
+browser passes to the next run as its shared browser, which opens a fresh context of
+it exactly as a collection worker runs each of its scenarios
+(:class:`runner.session.ScenarioRun`'s ``shared_browser``), so nothing of the old
+run's cookies, storage or pages is left. What does change is read again: the scenario
+and helper files are re-read and re-parsed (an edit counts), and the breakpoints in
+effect at the restart, those set by commands included, move over, re-resolved against
+the new statement starts.
+
+The two run directories are linked both ways: the new manifest names the old run in
+``restartOf``, and the old run's ``command:result`` for the ``restart`` names the new
+run id in ``value`` (``ok: false`` with the reason when no new run starts: a file that
+no longer parses, a run that cannot restart). This module holds those pieces; the
+loop that runs one run after the other is :meth:`runner.session.ScenarioRun.run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from dsl.scenario import HelperTable, ScenarioFile
+from runner.browser_lifecycle import WarmBrowser
+from runner.debug_commands import Command
+from runner.debugger import Breakpoints, DebugListener
+from runner.errors import UsageError
+from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
+from runner.prompt import TerminalPrompt
+from runner.rundir import RunDirectory
+from runner.webserver import WebServer
+
+__all__ = [
+    "RESTART_CMD",
+    "Handover",
+    "RestartWatch",
+    "Restarted",
+    "carry_breakpoints",
+    "held_breakpoints",
+    "reload_scenario",
+    "terminal_prompt_of",
+]
+
+RESTART_CMD = "restart"
+
+
+@dataclass
+class Handover:
+    """What stays up from one run to the next: the browser (with its driver), the
+    webServer. Exactly one run holds it at a time; the last one closes it."""
+
+    browser: WarmBrowser
+    web_server: WebServer | None = None
+
+    async def close(self) -> None:
+        try:
+            await self.browser.close()
+        finally:
+            if self.web_server is not None:
+                await asyncio.to_thread(self.web_server.stop)
+
+
+@dataclass
+class Restarted:
+    """What a restarted run starts with instead of making it: its run directory
+    (made by the old run, so that the old run's answer can name it), the warm
+    browser and webServer, the breakpoints and the terminal prompt to keep."""
+
+    rundir: RunDirectory
+    handover: Handover
+    breakpoints: Mapping[str, list[tuple[int, int]]] = field(default_factory=dict)
+    prompt: TerminalPrompt | None = None
+
+
+class RestartWatch(DebugListener):
+    """Remembers the ``restart`` command the debugger applied: its id is what the
+    old run's ``command:result`` answers."""
+
+    def __init__(self) -> None:
+        self.command: Command | None = None
+
+    def applied(self, command: Command) -> None:
+        if command.cmd == RESTART_CMD and self.command is None:
+            self.command = command
+
+
+def terminal_prompt_of(listeners: list[DebugListener]) -> TerminalPrompt | None:
+    """The run's terminal prompt, if one runs: the restarted run keeps it (a second
+    one would race the first for the lines typed on stdin)."""
+    return next((item for item in listeners if isinstance(item, TerminalPrompt)), None)
+
+
+def reload_scenario(project: Project, name: str) -> tuple[ScenarioFile, HelperTable]:
+    """The scenario and the helpers as the files say now, or ``UsageError`` naming the
+    first problem at ``file:line:col`` (as ``unotest e2e`` would refuse to start)."""
+    index = ProjectIndex.load(project)
+    scenario = index.scenarios.get(name)
+    file = scenario.file if scenario is not None else _file_of(project, name)
+    files = [helper.file for helper in index.helpers] + [file]
+    problems = index.errors_in(files)
+    if scenario is None and not problems:
+        raise UsageError(f"scenario '{name}' is gone from the project: not restarted")
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UsageError(
+            f"not restarted: {first.file}:{first.line}:{first.col}: {first.message}{more}"
+        )
+    assert scenario is not None
+    return scenario, index.helper_table
+
+
+def _file_of(project: Project, name: str) -> str:
+    """Where a scenario's file is, whether or not it still parses."""
+    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+
+
+def held_breakpoints(breakpoints: Breakpoints) -> dict[str, list[tuple[int, int]]]:
+    """The breakpoints in effect now, by file, as positions."""
+    held: dict[str, list[tuple[int, int]]] = {}
+    for file, texts in breakpoints.active().items():
+        for text in texts:
+            line, _, col = text.partition(":")
+            held.setdefault(file, []).append((int(line), int(col)))
+    return held
+
+
+def carry_breakpoints(
+    held: Mapping[str, list[tuple[int, int]]],
+    breakpoints: Breakpoints,
+    warn: Callable[[str], None],
+) -> None:
+    """Add the old run's breakpoints to the new run's, resolved against the new
+    statement starts (one moved or kept off a statement says so, as ``--break`` does);
+    those of a file the scenario no longer uses are dropped, with a warning."""
+    for file, positions in held.items():
+        if file not in breakpoints.starts:
+            warn(f"restart: {file} is no longer used by the scenario; its breakpoints dropped")
+            continue
+        for line, col in positions:
+            position, note = breakpoints.resolve(file, line, col)
+            breakpoints.add(file, position)
+            if note:
+                warn(note)

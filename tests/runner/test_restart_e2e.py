@@ -1,0 +1,274 @@
+"""``restart`` end to end: real Chromium, ``unotest e2e`` subprocesses driven through
+``commands.jsonl``.
+
+A restart ends the run ``aborted`` and starts the scenario again in the same process
+and the same browser (a fresh context): the test counts the runner's Chromium browser
+processes (descendants of the runner with no ``--type=`` switch, read from /proc)
+before and after, and requires the very same one (pid and start time). Covered: the
+runs linked both ways (``restartOf`` in the new manifest, the old run's
+``command:result`` naming the new run id), the breakpoints in effect at the restart
+(``--break`` and one set by a command) kept, the file re-read (an edit counts), the
+exit code of the last run, a restart while running (not paused), a run started as the
+viewer and the MCP server start them (``UNOTEST_OUTPUT_TO_RUN_DIR=1``: each run's
+output in its own directory) and a restart refused when the edited file no longer
+parses.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from events import append_command, is_kind, read_events, wait_for_event
+from net import serve_directory
+from procs import cmdline, descendants, stop_tree, wait_for_run_dir
+from sites import config_yaml, unotest_env, write_project
+
+from runner.tail import RunsWatcher
+
+SITE = Path(__file__).resolve().parent / "site_debugger"
+RUN_TIMEOUT_S = 90
+_BIN = Path(sys.executable).with_name("unotest")
+UNOTEST = [str(_BIN)] if _BIN.is_file() else [sys.executable, "-m", "unotest"]
+
+FLOW_FILE = "unotest/e2e/flows/again.test.js"
+FLOW = """\
+// id-flows-again
+// Started again by restart
+// #2563eb
+function test_again() {
+  goto("/index.html")
+  let a = 1
+  log("@ version one")
+  let b = a + 1
+  expect_equal(b, 2)
+}
+"""
+
+SLOW = """\
+// id-flows-slow
+// Long steps to restart in the middle of
+// #7c3aed
+function test_slow() {
+  goto("/index.html")
+  wait(400)
+  log("@ slow done")
+  wait(400)
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serve_directory(SITE, "restart-site") as url:
+        yield url
+
+
+def make_project(root: Path, site: str, scenarios: dict[str, str]) -> Path:
+    timeout = {"action": 2000, "expect": 2000, "navigation": 15000, "scenario": 60000}
+    return write_project(root, config_yaml(site, timeout=timeout), scenarios)
+
+
+@dataclass
+class Runner:
+    proc: subprocess.Popen[bytes]
+    project: Path
+    out: Path
+    err: Path
+
+    @property
+    def stdout(self) -> str:
+        return self.out.read_text(errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.err.read_text(errors="replace")
+
+    def first_run_dir(self) -> Path:
+        return wait_for_run_dir(self.project, self.proc, 45, lambda: self.stderr)
+
+    def wait(self) -> int:
+        try:
+            code = self.proc.wait(timeout=RUN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"unotest did not end\n{self.stdout}\n{self.stderr}") from None
+        assert "Traceback" not in self.stderr + self.stdout, self.stderr
+        return code
+
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Callable[..., Runner]]:
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(project: Path, *args: str, **env: str) -> Runner:
+        out, err = tmp_path / f"out{len(started)}", tmp_path / f"err{len(started)}"
+        with open(out, "wb") as out_file, open(err, "wb") as err_file:
+            proc = subprocess.Popen(
+                [*UNOTEST, *args],
+                cwd=project,
+                env=unotest_env(NO_COLOR="1", **env),
+                stdin=subprocess.DEVNULL,
+                stdout=out_file,
+                stderr=err_file,
+            )
+        started.append(proc)
+        return Runner(proc, project, out, err)
+
+    try:
+        yield start
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                stop_tree(proc)
+
+
+def browsers_of(pid: int) -> dict[int, int]:
+    """The Chromium browser processes under ``pid`` (pid → start time): Chromium's own
+    children (renderer, GPU, zygote, utility) all carry a ``--type=`` switch."""
+    found = {}
+    for child, started in descendants(pid).items():
+        line = cmdline(child)
+        if "chrom" in line.lower() and "--type=" not in line:
+            found[child] = started
+    return found
+
+
+def restart(run_dir: Path, runner: Runner) -> tuple[str, Path]:
+    """Send ``restart``; the new run id from the old run's ``command:result``, once the
+    old run has finished (``aborted``), and the new run's directory."""
+    ident = append_command(run_dir, "restart")
+    wait_for_event(run_dir, lambda e: e.get("id") == ident and e["kind"] == "command:applied")
+    _, result = wait_for_event(
+        run_dir, lambda e: e.get("id") == ident and e["kind"] == "command:result"
+    )
+    assert result["ok"] is True, result
+    new_id = result["value"]
+    _, finished = wait_for_event(run_dir, is_kind("run:finished"))
+    assert finished["outcome"] == "aborted"
+    new_dir = run_dir.parent / new_id
+    assert new_dir.is_dir() and new_id != run_dir.name
+    return new_id, new_dir
+
+
+def manifest(run_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((run_dir / "manifest.json").read_text())
+    return data
+
+
+def test_restart_at_a_pause_reuses_the_browser_links_the_runs_keeps_breakpoints(
+    tmp_path: Path,
+    site: str,
+    launch: Callable[..., Runner],
+    protocol_validate: Callable[[str, object], None],
+) -> None:
+    project = make_project(tmp_path / "proj", site, {"flows/again": FLOW})
+    runner = launch(project, "e2e", "flows/again", "--debug", "--break", "7:2")
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("paused", line=7, col=2))
+    before = browsers_of(runner.proc.pid)
+    assert len(before) == 1, before
+
+    # A breakpoint set by a command, and an edit to the file: both must count.
+    ident = append_command(old_dir, "set-bp", line=9, col=2)
+    wait_for_event(old_dir, lambda e: e.get("id") == ident and e["kind"] == "command:applied")
+    source = project / FLOW_FILE
+    source.write_text(FLOW.replace("version one", "version two"))
+
+    new_id, new_dir = restart(old_dir, runner)
+    new_manifest = manifest(new_dir)
+    assert new_manifest["restartOf"] == old_dir.name
+    assert new_manifest["pid"] == runner.proc.pid == manifest(old_dir)["pid"]
+    protocol_validate("RunManifest", new_manifest)
+    for event in read_events(old_dir, finished=True):
+        if not event["kind"].startswith("command:"):  # our additive kinds: not in 0.5.0
+            protocol_validate("RunArtifact", event)
+
+    # The new run: same process, same browser, the --break breakpoint first.
+    wait_for_event(new_dir, is_kind("run:started", runId=new_id))
+    wait_for_event(new_dir, is_kind("paused", line=7, col=2))
+    assert browsers_of(runner.proc.pid) == before
+    append_command(new_dir, "continue")
+    wait_for_event(new_dir, is_kind("paused", line=9, col=2))  # the one set by a command
+    append_command(new_dir, "continue")
+    assert runner.wait() == 0  # the last run's outcome: completed
+    events = read_events(new_dir, finished=True)
+    assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "completed"
+    assert "@ version two" in runner.stdout  # the file was read again
+    assert "@ version one" not in runner.stdout  # the first run paused before its log
+    assert f"restart: {old_dir.name} → {new_id}" in runner.stdout
+    assert browsers_of(runner.proc.pid) == {}
+
+
+def test_restart_while_running_ends_with_the_last_run(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    project = make_project(tmp_path / "proj", site, {"flows/slow": SLOW})
+    runner = launch(project, "e2e", "flows/slow")  # no --debug: commands are read anyway
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("step:started", line=6))
+    before = browsers_of(runner.proc.pid)
+    assert len(before) == 1, before
+
+    _, new_dir = restart(old_dir, runner)
+    old_events = read_events(old_dir, finished=True)
+    assert not any(e["kind"] == "paused" for e in old_events)
+    assert not any(e["kind"] == "step:started" and e["line"] == 7 for e in old_events)
+    wait_for_event(new_dir, is_kind("step:started", line=6))
+    assert browsers_of(runner.proc.pid) == before
+    assert runner.wait() == 0
+    assert manifest(new_dir)["restartOf"] == old_dir.name
+    assert read_events(new_dir, finished=True)[-1]["outcome"] == "completed"
+    logged = [line for line in runner.stdout.splitlines() if line.startswith("@ slow done")]
+    assert len(logged) == 1, runner.stdout  # the first run never got there
+
+
+def test_restart_of_a_run_started_like_the_viewer_does(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    """``UNOTEST_OUTPUT_TO_RUN_DIR=1`` (runner.run_launcher): each run's output goes to
+    its own directory, and the new run reaches a runs watcher (the viewer's
+    ``fs:run-started``) as any run does."""
+    project = make_project(tmp_path / "proj", site, {"flows/again": FLOW})
+    runner = launch(
+        project, "e2e", "flows/again", "--debug", "--break", "8:2", UNOTEST_OUTPUT_TO_RUN_DIR="1"
+    )
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("paused", line=8))
+    watcher = RunsWatcher(project / "unotest" / ".runs")
+    watcher.prime()
+    new_id, new_dir = restart(old_dir, runner)
+    wait_for_event(new_dir, is_kind("paused", line=8))
+    kinds = [(m["kind"], m.get("runId")) for m in watcher.scan()]
+    assert ("fs:run-started", new_id) in kinds, kinds
+    append_command(new_dir, "continue")
+    assert runner.wait() == 0
+    old_out, new_out = (old_dir / "stdout.log").read_text(), (new_dir / "stdout.log").read_text()
+    assert "@ version one" in old_out and f"restart: {old_dir.name} → {new_id}" in old_out
+    assert "@ version one" in new_out and new_id in new_out and old_dir.name not in new_out
+    assert runner.stdout == ""  # everything went to the run directories
+
+
+def test_restart_refused_when_the_file_no_longer_parses(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    project = make_project(tmp_path / "proj", site, {"flows/again": FLOW})
+    runner = launch(project, "e2e", "flows/again", "--debug", "--break", "8:2")
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("paused", line=8))
+    (project / FLOW_FILE).write_text(FLOW.replace("let b = a + 1", "let b = = 1"))
+    ident = append_command(old_dir, "restart")
+    _, result = wait_for_event(
+        old_dir, lambda e: e.get("id") == ident and e["kind"] == "command:result"
+    )
+    assert result["ok"] is False
+    assert result["error"].startswith(f"not restarted: {FLOW_FILE}:8:"), result
+    assert runner.wait() == 130  # the run ended aborted, and nothing followed it
+    runs = sorted(p.name for p in (project / "unotest" / ".runs").iterdir())
+    assert runs == [old_dir.name]
+    assert browsers_of(runner.proc.pid) == {}
