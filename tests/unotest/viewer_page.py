@@ -8,8 +8,11 @@ Imported as ``from viewer_page import ...`` (pytest puts this folder on sys.path
   yields a ``Viewer`` (``.url`` with the token, ``.base``, ``.token``,
   ``.api(method, path, body=None)``), stopping it afterwards;
 - ``guard_page(page)`` records every ``pageerror`` and console error of a page;
-  ``guard.check()`` fails the test if any occurred (call it at the end; the
-  ``page_guard`` fixture does).
+  ``guard.check()`` fails the test if any occurred (call it at the end);
+- ``browser_type_launch_args``: import it into a test module
+  (``from viewer_page import browser_type_launch_args``) so pytest-playwright's ``page``
+  runs this machine's Chromium (the unotest pytest plugin, which does that for projects,
+  is off in our own test run).
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from net import serve_directory
 from sites import collection_yaml, config_yaml, scenario_source, unotest_env, write_project
 
 __all__ = [
     "PageGuard",
     "Viewer",
+    "browser_type_launch_args",
     "guard_page",
     "page_project",
     "running_viewer",
@@ -42,6 +47,20 @@ SITE_HTML = """<!doctype html><html><head><title>Test site</title></head>
 <body><h1>Welcome</h1><button onclick="document.querySelector('#out').textContent='clicked'">
 Press</button><p id="out"></p></body></html>
 """
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch arguments with the Chromium ``unotest e2e`` would use
+    (Playwright's own, else the system's with unotest's flags)."""
+    from runner.browser import CHROMIUM_ARGS, resolve_executable
+
+    args = dict(browser_type_launch_args)
+    path = resolve_executable("chromium", None, headless=bool(args.get("headless", True)))
+    if path is not None:
+        args["executable_path"] = path
+        args["args"] = [*args.get("args", []), *CHROMIUM_ARGS]
+    return args
 
 
 @contextlib.contextmanager
@@ -71,7 +90,7 @@ def page_project(
     (name → scenario names, or the YAML text), and ``unotest/.env`` when ``env`` is given.
     Default: one scenario ``smoke`` that opens the site and checks its heading."""
     if scenarios is None:
-        body = '  goto("/")\n  expect_text("h1", "Welcome")\n'
+        body = '  goto("/")\n  expect_text(css("h1"), "Welcome")\n'
         scenarios = {"smoke": scenario_source("smoke", body)}
     sources = {
         name: text if text.startswith("// id-") else scenario_source(name.replace("/", "-"), text)

@@ -10,6 +10,8 @@ let connected = false;
 let everConnected = false;
 let delay = 250;
 let timer = null;
+let steady = null;
+const STEADY_MS = 2000; // a connection this old resets the backoff
 
 function call(listeners, arg) {
   for (const fn of [...listeners]) {
@@ -35,7 +37,7 @@ function connect() {
   socket = ws;
   ws.onopen = () => {
     if (socket !== ws) return;
-    delay = 250;
+    steady = setTimeout(() => { delay = 250; }, STEADY_MS);
     const reconnect = everConnected;
     everConnected = true;
     setConnected(true);
@@ -53,6 +55,7 @@ function connect() {
   ws.onclose = () => {
     if (socket !== ws) return;
     socket = null;
+    clearTimeout(steady);
     setConnected(false);
     schedule();
   };

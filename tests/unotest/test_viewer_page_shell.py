@@ -1,0 +1,359 @@
+"""The viewer page's shell in real Chromium on a real ``unotest view`` (issue 15):
+the page and its static files, the sidebar live from ``/ws``, tabs in the address bar,
+the Runs list, the Env editor, terminals, and recovery from a dropped ``/ws``.
+
+Every test finds elements by role and accessible name and fails on any page error or
+console error (``guard``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, WebSocketRoute, expect
+from viewer_page import (
+    PageGuard,
+    Viewer,
+    browser_type_launch_args,
+    guard_page,
+    page_project,
+    running_viewer,
+    scenario_source,
+    served_site,
+)
+
+__all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
+
+WAIT_MS = 20_000
+ENV = "# the site's account\nAPI_TOKEN=s3cret-value\nHEADLESS=1\n# OLD_URL=http://old\nGREETING=hello\n"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[str]:
+    with served_site(tmp_path / "site") as url:
+        yield url
+
+
+@pytest.fixture
+def project(tmp_path: Path, site: str) -> Path:
+    return page_project(
+        tmp_path / "proj",
+        site,
+        scenarios={
+            "smoke": '  goto("/")\n  expect_text(css("h1"), "Welcome")\n',
+            "auth/signin": '  goto("/")\n',
+            "auth/signout": '  goto("/")\n',
+            "shop/cart": scenario_source("shop-cart", '  goto("/")\n', color="#ff0000"),
+        },
+        helpers={"login": "function login() {\n  goto(\"/\")\n}\n"},
+        collections={"nightly": ["smoke", "gone/missing"]},
+        env=ENV,
+    )
+
+
+@pytest.fixture
+def viewer(project: Path) -> Iterator[Viewer]:
+    with running_viewer(project) as running:
+        yield running
+
+
+@pytest.fixture
+def guard(page: Page) -> Iterator[PageGuard]:
+    expect.set_options(timeout=WAIT_MS)
+    guard = guard_page(page)
+    yield guard
+    guard.check()
+
+
+def tree(page: Page):  # type: ignore[no-untyped-def]
+    return page.get_by_role("tree", name="Scenarios")
+
+
+def open_page(page: Page, viewer: Viewer) -> None:
+    page.goto(viewer.url)
+    expect(tree(page).get_by_role("treeitem", name="smoke", exact=True)).to_be_visible()
+
+
+# --- the page and its files -------------------------------------------------------------
+
+
+def test_the_page_loads_and_later_requests_carry_the_cookie_not_the_token(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    urls: list[str] = []
+    page.on("request", lambda r: urls.append(r.url))
+    page.on("websocket", lambda ws: urls.append(ws.url))
+    open_page(page, viewer)
+    assert "token" not in page.url  # dropped from the address bar once the cookie is set
+    expect(page.get_by_role("heading", name="unotest")).to_be_visible()
+    later = [u for u in urls[1:] if "/api/" in u or u.endswith("/ws")]
+    assert any(u.endswith("/api/scenarios") for u in later), urls
+    assert any(u.endswith("/ws") for u in later), urls
+    assert not [u for u in urls[1:] if viewer.token in u], urls
+
+
+def test_static_files_have_their_content_types_and_nothing_else_is_served(
+    viewer: Viewer,
+) -> None:
+    auth = {"headers": {"Authorization": f"Bearer {viewer.token}"}}
+    index = viewer.client.get(viewer.base + "/", **auth)  # type: ignore[arg-type]
+    assert index.status_code == 200 and index.headers["content-type"].startswith("text/html")
+    assert '<script type="importmap">' in index.text
+    for path, kind in [
+        ("/static/app.js", "text/javascript"),
+        ("/static/vendor/preact.mjs", "text/javascript"),
+        ("/static/shell.css", "text/css"),
+        ("/static/vendor/VENDOR.json", "application/json"),
+    ]:
+        answer = viewer.client.get(viewer.base + path, **auth)  # type: ignore[arg-type]
+        assert answer.status_code == 200, path
+        assert answer.headers["content-type"].split(";")[0] == kind, path
+    for path in [
+        "/static/%2e%2e/routes_static.py",
+        "/static/vendor/%2e%2e/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/vendor",
+        "/static/",
+        "/static/.hidden.js",
+        "/static/missing.js",
+    ]:
+        answer = viewer.client.get(viewer.base + path, **auth)  # type: ignore[arg-type]
+        assert answer.status_code == 404, path
+        assert answer.json() == {"error": "nothing is served at this path"}, path
+
+
+def test_a_request_without_the_token_is_refused_and_the_cookie_alone_is_enough(
+    viewer: Viewer,
+) -> None:
+    for path in ["/", "/static/app.js", "/api/scenarios"]:
+        assert viewer.status("GET", path) == 401, path
+    first = viewer.client.get(viewer.url)
+    assert first.status_code == 200
+    assert "HttpOnly" in first.headers["set-cookie"]
+    # httpx keeps the cookie it was given: no token in the URL or a header any more.
+    assert viewer.client.get(viewer.base + "/static/lib.js").status_code == 200
+    assert viewer.client.get(viewer.base + "/api/scenarios").status_code == 200
+
+
+def test_a_page_without_the_token_is_refused(page: Page, viewer: Viewer) -> None:
+    answer = page.goto(viewer.base + "/")
+    assert answer is not None and answer.status == 401
+    assert "token" in page.locator("body").inner_text()
+
+
+# --- the sidebar -------------------------------------------------------------------------
+
+
+def test_the_tree_lists_scenarios_in_folders_helpers_collections_and_filters(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    scenarios = tree(page)
+    for name in ["smoke", "auth/signin", "auth/signout", "shop/cart"]:
+        expect(scenarios.get_by_role("treeitem", name=name, exact=True)).to_be_visible()
+    auth = scenarios.get_by_role("treeitem", name="auth", exact=True)
+    expect(auth).to_have_attribute("aria-expanded", "true")
+    auth.locator(".folder-name").click()
+    expect(auth).to_have_attribute("aria-expanded", "false")
+    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_hidden()
+    auth.locator(".folder-name").click()
+    expect(page.get_by_role("button", name="login")).to_be_visible()
+    orphan = page.locator(".orphan", has_text="gone/missing")
+    expect(orphan).to_contain_text("file not found")
+    expect(orphan).to_have_css("color", "rgb(198, 40, 40)")
+
+    page.get_by_role("searchbox", name="Filter").fill("sign")
+    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_visible()
+    expect(scenarios.get_by_role("treeitem", name="auth/signout", exact=True)).to_be_visible()
+    expect(scenarios.get_by_role("treeitem", name="smoke", exact=True)).to_have_count(0)
+    expect(scenarios.get_by_role("treeitem", name="shop", exact=True)).to_have_count(0)
+    page.get_by_role("searchbox", name="Filter").fill("nothing-like-this")
+    expect(page.get_by_text("No scenario matches.")).to_be_visible()
+
+
+def test_files_created_and_broken_on_disk_appear_live(
+    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    e2e = project / "unotest" / "e2e"
+    (e2e / "reports").mkdir()
+    (e2e / "reports" / "daily.test.js").write_text(
+        scenario_source("daily", '  goto("/")\n'), encoding="utf-8"
+    )
+    expect(tree(page).get_by_role("treeitem", name="reports/daily", exact=True)).to_be_visible()
+    (e2e / "smoke.test.js").write_text(
+        scenario_source("smoke", "  goto(\n"), encoding="utf-8"
+    )
+    smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
+    expect(smoke.get_by_label(re.compile(r"^1 problem"))).to_be_visible()
+    (e2e / "_collections" / "nightly.yaml").write_text("scenarios:\n  - smoke\n", encoding="utf-8")
+    expect(page.locator(".orphan")).to_have_count(0)
+    (e2e / "_helpers" / "login.js").unlink()
+    expect(page.get_by_role("button", name="login")).to_have_count(0)
+
+
+def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    started = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})
+    run_id = started["runId"]
+    smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
+    expect(smoke.locator(".run-badge")).to_have_text("completed", timeout=60_000)
+
+    page.get_by_role("button", name="Runs", exact=True).click()
+    runs = page.get_by_role("region", name="Runs")
+    row = runs.get_by_role("row").filter(has_text=run_id)
+    expect(row).to_contain_text("passed")
+    expect(row).to_contain_text("completed")
+    expect(row.get_by_role("cell").nth(4)).to_have_text(re.compile(r"\d+(\.\d)? (ms|s)|\d+ min"))
+    runs.get_by_role("combobox", name="Status").select_option("failed")
+    expect(runs.get_by_role("row").filter(has_text=run_id)).to_have_count(0)
+    runs.get_by_role("combobox", name="Status").select_option("passed")
+    runs.get_by_role("combobox", name="Scenario").select_option("smoke")
+    runs.get_by_role("button", name=f"Open run {run_id}").click()
+    expect(page.get_by_role("tab", name="run smoke")).to_have_attribute("aria-selected", "true")
+    assert f"scenario-run%3A{run_id}" in page.url
+
+
+# --- tabs ----------------------------------------------------------------------------------
+
+
+def test_tabs_show_the_colour_close_and_are_restored_from_the_address(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    tree(page).get_by_role("treeitem", name="shop/cart", exact=True).click()
+    tree(page).get_by_role("treeitem", name="smoke", exact=True).click()
+    page.get_by_role("button", name="Env", exact=True).click()
+    page.get_by_role("button", name="Runs", exact=True).click()
+    tabs = page.get_by_role("tablist", name="Open tabs")
+    expect(tabs.get_by_role("tab")).to_have_count(4)
+    cart = page.locator(".tab", has=page.get_by_role("tab", name="shop/cart"))
+    expect(cart.locator(".tab-strip")).to_have_css("background-color", "rgb(255, 0, 0)")
+    page.get_by_role("button", name="Close Env").click()
+    expect(tabs.get_by_role("tab")).to_have_count(3)
+    tabs.get_by_role("tab", name="smoke").click()
+    expect(tabs.get_by_role("tab", name="smoke")).to_have_attribute("aria-selected", "true")
+    shared = page.url
+    assert "#open=" in shared and "token" not in shared
+
+    page.reload()
+    expect(tabs.get_by_role("tab")).to_have_text(["shop/cart", "smoke", "Runs"])
+    expect(tabs.get_by_role("tab", name="smoke")).to_have_attribute("aria-selected", "true")
+
+    other = page.context.new_page()
+    other_guard = guard_page(other)
+    other.goto(shared)  # a shared link: the same tabs, the same one active
+    other_tabs = other.get_by_role("tablist", name="Open tabs")
+    expect(other_tabs.get_by_role("tab")).to_have_text(["shop/cart", "smoke", "Runs"])
+    expect(other_tabs.get_by_role("tab", name="smoke")).to_have_attribute("aria-selected", "true")
+    other_guard.check()
+    other.close()
+
+
+# --- the env editor ------------------------------------------------------------------------
+
+
+def test_the_env_editor_masks_reveals_switches_and_saves(
+    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    page.get_by_role("button", name="Env", exact=True).click()
+    editor = page.get_by_role("region", name="Env")
+    secret = editor.get_by_label("API_TOKEN", exact=True)
+    expect(secret).to_have_attribute("type", "password")
+    editor.get_by_role("button", name="Reveal API_TOKEN").click()
+    expect(secret).to_have_attribute("type", "text")
+    expect(secret).to_have_value("s3cret-value")
+    switch = editor.get_by_role("switch", name="HEADLESS")
+    expect(switch).to_have_attribute("aria-checked", "true")
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "false")
+    commented = editor.get_by_role("row").filter(has_text="OLD_URL")
+    expect(commented).to_have_attribute("aria-disabled", "true")
+    expect(commented.get_by_role("textbox")).to_have_count(0)
+    expect(commented).to_have_css("opacity", "0.5")
+    editor.get_by_label("GREETING", exact=True).fill("hi there")
+    editor.get_by_role("button", name="Save").click()
+    expect(editor.get_by_role("status")).to_have_text("Saved.")
+    text = (project / "unotest" / ".env").read_text(encoding="utf-8")
+    assert text == ENV.replace("HEADLESS=1", "HEADLESS=0").replace(
+        "GREETING=hello", "GREETING=hi there"
+    ) or text == ENV.replace("HEADLESS=1", "HEADLESS=0").replace(
+        "GREETING=hello", 'GREETING="hi there"'
+    ), text
+    expect(editor.get_by_role("button", name="Save")).to_be_disabled()
+
+
+# --- terminals -----------------------------------------------------------------------------
+
+
+def terminal_size(page: Page, tag: str) -> tuple[int, int]:
+    """``stty size`` in the terminal: (rows, cols) of its PTY."""
+    page.keyboard.type(f"echo {tag}=$(stty size)\n")
+    pattern = re.compile(rf"{tag}=(\d+) (\d+)")
+    expect(page.locator(".xterm-rows")).to_contain_text(pattern)
+    found = pattern.search(page.locator(".xterm-rows").inner_text())
+    assert found is not None
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_a_terminal_echoes_and_follows_the_panels_size(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    page.set_viewport_size({"width": 1200, "height": 800})
+    open_page(page, viewer)
+    page.get_by_role("button", name="New local terminal").click()
+    expect(page.get_by_role("tab", name="Terminal 1 (local)")).to_have_attribute(
+        "aria-selected", "true"
+    )
+    screen = page.locator(".xterm-rows")
+    expect(screen).to_be_visible()
+    page.locator(".xterm-helper-textarea").focus()
+    page.keyboard.type("echo hello-$((6*7))\n")
+    expect(screen).to_contain_text("hello-42")
+    before = terminal_size(page, "first")
+    page.set_viewport_size({"width": 800, "height": 500})
+    after = terminal_size(page, "second")
+    assert after[0] < before[0] and after[1] < before[1], (before, after)
+    page.get_by_role("button", name="Close Terminal 1 (local)").click()
+    expect(page.locator(".xterm-rows")).to_have_count(0)
+
+
+# --- resilience ----------------------------------------------------------------------------
+
+
+def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
+    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+) -> None:
+    blocked = {"on": False}
+    live: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        if blocked["on"]:
+            ws.close()
+            return
+        ws.connect_to_server()
+        live.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    open_page(page, viewer)
+    banner = page.get_by_role("alert").filter(has_text="Reconnecting")
+    expect(banner).to_have_count(0)
+    blocked["on"] = True
+    live[-1].close()
+    expect(banner).to_be_visible()
+    (project / "unotest" / "e2e" / "added-meanwhile.test.js").write_text(
+        scenario_source("added-meanwhile", '  goto("/")\n'), encoding="utf-8"
+    )
+    time.sleep(0.5)  # the watcher's message is sent to no one: this page is not connected
+    blocked["on"] = False
+    expect(banner).to_have_count(0)
+    expect(
+        tree(page).get_by_role("treeitem", name="added-meanwhile", exact=True)
+    ).to_be_visible()
