@@ -148,3 +148,14 @@ def served() -> Iterator[FlakySite]:
         yield site
     finally:
         site.close()
+
+
+def find_chromium() -> str:
+    """The Chromium executable a run would use (as tests/runner/conftest.py finds it)."""
+    from runner.browser import playwright_browser_path, resolve_executable
+
+    path = resolve_executable("chromium", None, headless=True) or playwright_browser_path(
+        "chromium", headless=True
+    )
+    assert path, "no Chromium: run 'bash .ci/setup'"
+    return path

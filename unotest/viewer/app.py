@@ -18,6 +18,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from unotest.viewer import (
+    routes_events,
     routes_project,
     routes_runs,
     routes_static,
@@ -35,6 +36,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     routes_runs,
     routes_ws,
     routes_terminal,
+    routes_events,
     routes_static,
 )
 
