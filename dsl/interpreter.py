@@ -11,6 +11,14 @@ installed a statement costs one ``is None`` test more than without a debugger.
 Scopes form a chain restored by the call structure (one per block, one chain per
 function call: functions are top-level, so there are no closures). ``break``,
 ``continue`` and ``return`` are private exceptions.
+
+Edit and continue (the debugger's ``reload``): every running block walks its
+statements through a :class:`_Cursor` (the block and an index) that a reload may
+retarget to the edited block, so the statements after the current one come from the
+new code; loops and ``try`` read their own node back from the enclosing cursor after
+running a block, so their next test, body or handler is the new one too. The paused
+statement itself is run again as its new version (``_Redo``). :meth:`Interpreter.reload`
+takes the plan of :mod:`dsl.reload`, which decides where each frame goes on.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from dsl import ast
 from dsl.errors import (
@@ -33,6 +41,7 @@ from dsl.errors import (
     suggestion,
 )
 from dsl.methods import call_method, get_property
+from dsl.reload import FramePlan, FramePosition, StatementMap, map_frame
 from dsl.values import (
     HostValue,
     RegexValue,
@@ -54,6 +63,7 @@ __all__ = [
     "FunctionRef",
     "FunctionValue",
     "Interpreter",
+    "ReloadOutcome",
     "StatementHook",
     "Step",
 ]
@@ -141,14 +151,35 @@ class _Scope:
         return None
 
 
+class _Cursor:
+    """Where a running block is: its statements and the index of the current one. A
+    reload retargets both (the edited block, the current statement's new index)."""
+
+    __slots__ = ("block", "index")
+
+    def __init__(self, block: ast.Block) -> None:
+        self.block = block
+        self.index = 0
+
+
+_S = TypeVar("_S", bound=ast.Stmt)
+
+
+def _now(cursor: _Cursor, stmt: _S) -> _S:
+    """The statement ``stmt`` has become (itself unless a reload replaced it): the
+    enclosing block's current statement, of the same kind (the reload checked that)."""
+    return cursor.block.body[cursor.index]  # type: ignore[return-value]
+
+
 class _Frame:
-    __slots__ = ("fn", "program", "scope", "stmt")
+    __slots__ = ("cursors", "fn", "program", "scope", "stmt")
 
     def __init__(self, fn: str, program: ast.Program, stmt: ast.Stmt | None) -> None:
         self.fn = fn
         self.program = program
         self.stmt = stmt
         self.scope: _Scope | None = None
+        self.cursors: list[_Cursor] = []
 
     @property
     def line(self) -> int:
@@ -166,6 +197,23 @@ class _Continue(Exception):
 class _Return(Exception):
     def __init__(self, value: Value) -> None:
         self.value = value
+
+
+class _Redo(Exception):
+    """The paused statement was reloaded: run ``stmt``, its new version, in its place."""
+
+    def __init__(self, stmt: ast.Stmt) -> None:
+        self.stmt = stmt
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadOutcome:
+    """What a reload did to the running code."""
+
+    skipped: int
+    """Statements inserted above a frame's position: never run (this time round)."""
+    running: tuple[str, ...]
+    """The functions on the call stack (outermost first) now going on in new code."""
 
 
 class Step:
@@ -220,6 +268,22 @@ class Step:
         """The debugger's ``eval``: an expression's value, or run statements here."""
         return self._interp._evaluate_here(source, self._scope, self.program)
 
+    def reload(
+        self,
+        programs: Mapping[str, ast.Program],
+        helpers: Mapping[str, FunctionRef],
+        consts: Mapping[str, Value],
+        maps: Mapping[str, StatementMap] | None = None,
+    ) -> ReloadOutcome:
+        """The debugger's ``reload`` at this pause (see :meth:`Interpreter.reload`);
+        this step then shows the paused statement's new version."""
+        outcome = self._interp.reload(programs, helpers, consts, maps)
+        frame = self._interp._frames[-1]
+        assert frame.stmt is not None
+        self.stmt = frame.stmt
+        self.program = frame.program
+        return outcome
+
 
 class StatementHook(Protocol):
     """Called around every step; may block (a pause), raise Interrupt, or redirect."""
@@ -256,6 +320,11 @@ class Interpreter:
         self._frames: list[_Frame] = []
         self._try_depth = 0
         self._hook_suspended = 0
+        self._latest: dict[str, ast.Program] = {}
+        """Each reloaded file's newest version: ``run`` and function values use it."""
+        self._approved: ast.Stmt | None = None
+        """A reloaded statement the hook already let run (its step is open): no second
+        ``before_statement`` for it."""
         self.interrupt_check: Callable[[], None] | None = None
         self._eval: dict[type, Callable[[Any, _Scope], Value]] = {
             ast.NumberLit: self._literal,
@@ -293,6 +362,9 @@ class Interpreter:
 
     def run(self, program: ast.Program, function: str, args: tuple[Value, ...] = ()) -> Value:
         """Call ``function`` of ``program``; a failure escapes as ScriptError."""
+        latest = self._latest.get(program.file)
+        if latest is not None and any(f.name == function for f in latest.functions):
+            program = latest
         decl = next((f for f in program.functions if f.name == function), None)
         if decl is None:
             raise ScriptError(
@@ -320,15 +392,34 @@ class Interpreter:
     # --- statements ------------------------------------------------------------
 
     def _block(self, block: ast.Block, parent: _Scope) -> None:
-        scope = _Scope(parent)
-        for stmt in block.body:
-            self._statement(stmt, scope)
+        self._run_block(block, _Scope(parent))
+
+    def _run_block(self, block: ast.Block, scope: _Scope) -> None:
+        """The block's statements through a cursor a reload may retarget."""
+        cursor = _Cursor(block)
+        cursors = self._frames[-1].cursors
+        cursors.append(cursor)
+        statement = self._statement
+        try:
+            while True:
+                body = cursor.block.body
+                if cursor.index >= len(body):
+                    return
+                statement(body[cursor.index], scope)
+                cursor.index += 1
+        finally:
+            cursors.pop()
 
     def _statement(self, stmt: ast.Stmt, scope: _Scope) -> None:
         frame = self._frames[-1]
-        frame.stmt = stmt
-        frame.scope = scope
-        self._exec[type(stmt)](stmt, scope)
+        while True:
+            frame.stmt = stmt
+            frame.scope = scope
+            try:
+                self._exec[type(stmt)](stmt, scope)
+                return
+            except _Redo as redo:
+                stmt = redo.stmt
 
     def _step(
         self, stmt: ast.Stmt, scope: _Scope, action: Callable[[], Value]
@@ -348,13 +439,20 @@ class Interpreter:
             frame.stmt = stmt
             frame.scope = scope
             step = Step(self, stmt, scope, frame.program)
-            if hook.before_statement(step) is Directive.SKIP:
+            if self._approved is not None and self._approved is stmt:
+                self._approved = None  # reloaded at its pause: the hook saw it already
+            elif hook.before_statement(step) is Directive.SKIP:
                 return False, None
+            elif frame.stmt is not stmt:  # reloaded while paused before it
+                self._approved = frame.stmt
+                raise _Redo(frame.stmt)
             try:
                 result = self._guarded(stmt, action)
             except ScriptError as err:
                 directive = hook.after_statement(step, err)
                 if directive is Directive.RETRY:
+                    if frame.stmt is not stmt:  # reloaded at the failure: the new version
+                        raise _Redo(frame.stmt) from None
                     continue
                 if directive is Directive.SKIP:
                     return False, None
@@ -441,8 +539,10 @@ class Interpreter:
             self._statement(stmt.alternate, scope)
 
     def _while(self, stmt: ast.While, scope: _Scope) -> None:
+        cursor = self._frames[-1].cursors[-1]
         while True:
-            ran, go_on = self._step(stmt, scope, lambda: truthy(self._value(stmt.test, scope)))
+            test = stmt.test
+            ran, go_on = self._step(stmt, scope, lambda: truthy(self._value(test, scope)))  # noqa: B023
             if not ran or not go_on:
                 return
             try:
@@ -451,6 +551,7 @@ class Interpreter:
                 return
             except _Continue:
                 pass
+            stmt = _now(cursor, stmt)
             self._frames[-1].stmt = stmt
 
     def _for_of(self, stmt: ast.ForOf, scope: _Scope) -> None:
@@ -473,6 +574,7 @@ class Interpreter:
                 )
             return bool(items)
 
+        cursor = self._frames[-1].cursors[-1]
         ran, go_on = self._step(stmt, scope, first)
         index = 0
         while ran and go_on:
@@ -487,8 +589,14 @@ class Interpreter:
             except _Continue:
                 pass
             index += 1
+            stmt = _now(cursor, stmt)
             self._frames[-1].stmt = stmt
-            ran, go_on = self._step(stmt, scope, lambda i=index: i < len(items))  # type: ignore[misc]
+            while True:
+                try:
+                    ran, go_on = self._step(stmt, scope, lambda i=index: i < len(items))  # type: ignore[misc]
+                    break
+                except _Redo as redo:  # reloaded at this test: the loop goes on as edited
+                    stmt = redo.stmt  # type: ignore[assignment]
 
     def _break(self, stmt: ast.Break, scope: _Scope) -> None:
         ran, _ = self._step(stmt, scope, lambda: None)
@@ -533,20 +641,26 @@ class Interpreter:
         )
 
     def _try(self, stmt: ast.Try, scope: _Scope) -> None:
+        """After each of its blocks the ``try`` reads itself back from the cursor: a
+        reload in the block may have edited its ``catch`` or ``finally`` (not their
+        presence, which the reload keeps)."""
+        cursor = self._frames[-1].cursors[-1]
         ran, _ = self._step(stmt, scope, lambda: None)
         if not ran:
             return
         pending: BaseException | None = None
+        catches = stmt.handler is not None
         try:
             try:
-                if stmt.handler is not None:
+                if catches:
                     self._try_depth += 1
                 try:
                     self._block(stmt.block, scope)
                 finally:
-                    if stmt.handler is not None:
+                    if catches:
                         self._try_depth -= 1
             except ScriptError as err:
+                stmt = _now(cursor, stmt)
                 if stmt.handler is None:
                     raise
                 handler_scope = _Scope(scope)
@@ -554,9 +668,11 @@ class Interpreter:
                     handler_scope.vars[stmt.param] = {"name": err.name, "message": err.message}
                 self._block(stmt.handler, handler_scope)
         except (ScriptError, _Break, _Continue, _Return) as exc:
+            stmt = _now(cursor, stmt)
             if stmt.finalizer is None:
                 raise
             pending = exc
+        stmt = _now(cursor, stmt)
         if stmt.finalizer is not None:
             self._block(stmt.finalizer, scope)
         if pending is not None:
@@ -592,8 +708,7 @@ class Interpreter:
         scope.vars.update(zip(decl.params, args, strict=True))
         self._frames.append(frame)
         try:
-            for stmt in decl.body.body:
-                self._statement(stmt, scope)
+            self._run_block(decl.body, scope)
         except _Return as ret:
             return ret.value
         except (_Break, _Continue):  # pragma: no cover - the grammar keeps them in loops
@@ -604,10 +719,19 @@ class Interpreter:
 
     def call_value(self, fn: FunctionValue, args: list[Value]) -> Value:
         """Call a function value from the statement now running (see FunctionValue)."""
+        ref = self._newest(fn.ref)
         frame = self._frames[-1] if self._frames else None
         if frame is None or frame.stmt is None:
-            return self._invoke(fn.ref, args, fn.ref.decl.name_span, fn.ref.program)
-        return self._invoke(fn.ref, args, frame.stmt.span, frame.program)
+            return self._invoke(ref, args, ref.decl.name_span, ref.program)
+        return self._invoke(ref, args, frame.stmt.span, frame.program)
+
+    def _newest(self, ref: FunctionRef) -> FunctionRef:
+        """``ref`` as its file now declares it (a function value outlives a reload)."""
+        latest = self._latest.get(ref.program.file)
+        if latest is None or latest is ref.program:
+            return ref
+        decl = next((f for f in latest.functions if f.name == ref.decl.name), None)
+        return FunctionRef(decl, latest) if decl is not None else ref
 
     def _user_function(self, name: str) -> FunctionRef | None:
         """The file-local function or helper ``name`` (in that order), hooks excepted."""
@@ -881,6 +1005,59 @@ class Interpreter:
             return self._value(node.consequent, scope)
         return self._value(node.alternate, scope)
 
+    # --- debugger reload -------------------------------------------------------
+
+    def reload(
+        self,
+        programs: Mapping[str, ast.Program],
+        helpers: Mapping[str, FunctionRef],
+        consts: Mapping[str, Value],
+        maps: Mapping[str, StatementMap] | None = None,
+    ) -> ReloadOutcome:
+        """Go on in edited code: ``programs`` are the new versions of files (by file),
+        ``helpers`` and ``consts`` the new helper table. Only at a pause, from the
+        interpreter's own thread.
+
+        Every frame is mapped first (:func:`dsl.reload.map_frame`); one that cannot be
+        raises :class:`~dsl.reload.ReloadError` and nothing has changed. Then the
+        cursors are retargeted, so each frame goes on in its new body, and calls made
+        from now on find the new functions. ``maps`` may hold a :class:`StatementMap`
+        already made per file (one is made for any other file a frame runs in).
+        """
+        known: dict[str, StatementMap] = dict(maps or {})
+        plans: list[FramePlan | None] = []
+        for frame in self._frames:
+            file = frame.program.file
+            new = programs.get(file)
+            if new is None:
+                plans.append(None)
+                continue
+            statements = known.get(file)
+            if statements is None or statements.old is not frame.program:
+                statements = known[file] = StatementMap(frame.program, new)
+            assert frame.stmt is not None, "reload outside a pause"
+            blocks = tuple((cursor.block, cursor.index) for cursor in frame.cursors)
+            plans.append(
+                map_frame(
+                    FramePosition(frame.fn, frame.program, blocks, frame.stmt), new, statements
+                )
+            )
+        running: list[str] = []
+        for frame, plan in zip(self._frames, plans, strict=True):
+            if plan is None:
+                continue
+            if plan.stmt is not frame.stmt:
+                running.append(frame.fn)
+            frame.program = plan.program
+            for cursor, (block, index) in zip(frame.cursors, plan.blocks, strict=True):
+                cursor.block, cursor.index = block, index
+            frame.stmt = plan.stmt
+        self.helpers = helpers
+        self._latest.update(programs)
+        self._globals.vars = dict(consts)
+        self._globals.consts = set(consts)
+        return ReloadOutcome(sum(p.skipped for p in plans if p is not None), tuple(running))
+
     # --- debugger eval ---------------------------------------------------------
 
     def _evaluate_here(self, source: str, scope: _Scope, program: ast.Program) -> Value:
@@ -894,8 +1071,9 @@ class Interpreter:
             frame = self._frames[-1]
             paused_at = (frame.stmt, frame.scope)
             try:
-                for stmt in stmts:
-                    self._statement(stmt, scope)
+                # A block of its own: a loop typed here reads itself back from its cursor.
+                span = stmts[0].span.cover(stmts[-1].span)
+                self._run_block(ast.Block(stmts, span), scope)
             except (_Break, _Continue, _Return) as exc:
                 raise self._error(
                     "SyntaxError",
