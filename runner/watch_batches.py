@@ -39,7 +39,7 @@ class Debouncer:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.idle_s = idle_s
-        self.max_s = max(max_s, idle_s)
+        self.max_s = max_s
         self.fire = fire
         self.clock = clock
         self.pending: dict[str, Change] = {}
