@@ -9,6 +9,7 @@ console error (``guard``).
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,6 +166,13 @@ def test_the_tree_lists_scenarios_in_folders_helpers_collections_and_filters(
     orphan = page.locator(".orphan", has_text="gone/missing")
     expect(orphan).to_contain_text("file not found")
     expect(orphan).to_have_css("color", "rgb(198, 40, 40)")
+
+    tree(page).get_by_role("treeitem", name="auth", exact=True).focus()  # the keyboard
+    page.keyboard.press("ArrowDown")
+    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("tab", name="auth/signout")).to_have_attribute("aria-selected", "true")
 
     page.get_by_role("searchbox", name="Filter").fill("sign")
     expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_visible()
@@ -323,6 +331,21 @@ def test_a_terminal_echoes_and_follows_the_panels_size(
     assert after[0] < before[0] and after[1] < before[1], (before, after)
     page.get_by_role("button", name="Close Terminal 1 (local)").click()
     expect(page.locator(".xterm-rows")).to_have_count(0)
+
+
+@pytest.mark.skipif(shutil.which("codex") is not None, reason="codex is installed here")
+def test_a_terminal_whose_program_is_missing_says_so(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    open_page(page, viewer)
+    page.get_by_role("button", name="New codex terminal").click()
+    expect(page.locator(".xterm-rows")).to_contain_text("codex is not installed")
+    page.get_by_role("button", name="New local terminal").click()
+    expect(page.get_by_role("tab", name="Terminal 2 (local)")).to_have_attribute(
+        "aria-selected", "true"
+    )
+    page.get_by_role("tab", name="Terminal 1 (codex)").click()
+    expect(page.locator(".xterm-rows").first).to_contain_text("codex is not installed")
 
 
 # --- resilience ----------------------------------------------------------------------------

@@ -83,7 +83,7 @@ function Helpers({ project, ctx }) {
 }
 
 function Collections({ project, ctx }) {
-  const known = new Set(project.scenarios.map((s) => s.name));
+  const known = new Map(project.scenarios.map((s) => [s.name, s.path]));
   const collections = project.collections
     .filter((c) => matches(ctx.filter, c.name, c.description, ...c.scenarios));
   return html`<section class="side-section" aria-label="Collections">
@@ -93,7 +93,8 @@ function Collections({ project, ctx }) {
         onClick=${() => openTab({ kind: "collection", path: c.path })}>${c.name}</button>
       <${ProblemMark} list=${ctx.problems.get(c.path)} />
       <ul class="collection-entries">${c.scenarios.map((name) => known.has(name)
-        ? html`<li key=${name}>${name}</li>`
+        ? html`<li key=${name}><button class="link entry" aria-label=${`${c.name}: ${name}`}
+            onClick=${() => openTab({ kind: "scenario", path: known.get(name) })}>${name}</button></li>`
         : html`<li key=${name} class="orphan" title="file not found">${name} <span class="orphan-note">file not found</span></li>`)}
       </ul>
     </li>`)}</ul>

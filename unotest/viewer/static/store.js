@@ -4,14 +4,13 @@ import { useEffect, useState } from "./lib.js";
 import { api } from "./api.js";
 import { onMessage, onResync } from "./live.js";
 
-const RUNS_LIMIT = 500;
 const FETCHERS = {
   scenarios: () => api("/api/scenarios"),
   helpers: () => api("/api/helpers"),
   collections: () => api("/api/collections"),
   problems: () => api("/api/problems"),
   breakpoints: () => api("/api/breakpoints"),
-  runs: () => api(`/api/runs?limit=${RUNS_LIMIT}`),
+  runs: () => api("/api/runs"),
 };
 const EMPTY = {
   scenarios: [], helpers: [], collections: [], problems: [],

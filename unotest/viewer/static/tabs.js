@@ -67,7 +67,8 @@ export function activateTab(tab) {
 
 export function restoreFromHash(hash = location.hash) {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
-  tabs = params.getAll("open").map(fromKey).filter(Boolean);
+  const terminals = tabs.filter((t) => !RESTORABLE.includes(t.kind)); // their PTYs live on
+  tabs = [...params.getAll("open").map(fromKey).filter(Boolean), ...terminals];
   const active = params.get("active");
   activeKey = tabs.some((t) => tabKey(t) === active) ? active : (tabs[0] ? tabKey(tabs[0]) : null);
   changed();
