@@ -46,7 +46,9 @@ from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from runner.project_files import resolve_source, save_source
 from runner.protocol import JSONObject
+from runner.restart_links import latest_restart
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import launch_run
 from runner.run_result import error_location
@@ -61,6 +63,10 @@ MAX_EVENTS = 200
 MAX_TAIL = 4_000
 START_TIMEOUT_S = 60.0
 RESUME_TIMEOUT_S = 2.0
+RESTART_TIMEOUT_S = 60.0
+"""How long ``debug restart`` waits for the new run (the old one's hooks end first)."""
+RELOAD_RESULT_S = 2.0
+"""How long ``debug reload`` waits for its ``command:result`` after ``command:applied``."""
 # The SDK's stdio client waits 2 s for the server to exit once it closes the session,
 # then kills it: the runs get most of that to end on their own (their own watch of
 # this server ends whatever is left).
@@ -97,6 +103,13 @@ class StartedRun(TypedDict):
     runId: str
     runDir: str
     pid: int
+
+
+class FileWritten(TypedDict):
+    path: str
+    ok: bool
+    problems: list[JSONObject]
+    statements: list[protocol.BreakpointEntry]
 
 
 class BreakpointsSet(TypedDict):
@@ -277,6 +290,9 @@ class _Tools:
         going = [run for run in self.owned if run.process.poll() is None]
         self.owned = []
         for run in going:
+            if run.kind == "scenario":  # restarted (by the viewer, dbg): its newest run
+                run.run_dir = latest_restart(run.run_dir)
+        for run in going:
             if run.kind == "scenario":
                 ident = f"mcp-session-closed-{uuid.uuid4().hex[:8]}"
                 line = json.dumps({"id": ident, "cmd": "abort"}) + "\n"
@@ -362,7 +378,52 @@ class _Tools:
             # ``command:applied`` comes before ``resumed`` and the ``running`` runtime.json:
             # wait for them, so that a ``wait_for_run`` right after never sees the old pause.
             await _until_resumed(run_dir, str(applied[0].get("id")))
-        return self.safe({"answers": answers})
+        answer: JSONObject = {"answers": answers}
+        waits = {"restart": RESTART_TIMEOUT_S, "reload": RELOAD_RESULT_S}
+        if command["cmd"] in waits and applied and not _has_result(answers):
+            # Their command:result (the new run id; what a reload did) follows the
+            # applied: a restart's once the old run has ended.
+            ident = str(applied[0].get("id"))
+            result = await _until_result(run_dir, ident, waits[str(command["cmd"])])
+            if result is not None:
+                answers.append(result)
+        if command["cmd"] == "restart":
+            answer.update(self._restarted(run_dir, answers))
+        return self.safe(answer)
+
+    def _restarted(self, run_dir: Path, answers: list[JSONObject]) -> JSONObject:
+        """``newRunId`` (and ``newRunDir``) once the restart's run exists; the runs this
+        session owns follow it, so the new run still ends with the session."""
+        result = next((a for a in answers if a.get("kind") == "command:result"), None)
+        if result is None or result.get("ok") is not True:
+            return {}
+        new_dir = latest_restart(run_dir)
+        if new_dir == run_dir:
+            return {}
+        for run in self.owned:
+            if run.run_dir == run_dir:
+                run.run_dir = new_dir
+        return {"newRunId": new_dir.name, "newRunDir": self.project.relative(new_dir)}
+
+    def write_file(self, file: str, text: str) -> FileWritten:
+        """A scenario or helper file replaced (or created) as the viewer's
+        ``PUT /api/files`` does it, and its new problems and statement starts."""
+        rel = _source_path(file)
+        try:
+            resolve_source(self.project, rel, must_exist=False)
+            if not rel.endswith(".js"):
+                raise UnotestError(f"{rel}: write_file writes scenario and helper files only")
+            view = save_source(self.project, rel, text)
+        except UnotestError as err:
+            raise ToolError(str(err)) from None
+        problems = [_diag(d) for d in view.problems]
+        written: FileWritten = {
+            "path": view.path,
+            "ok": not problems,
+            "problems": problems,
+            "statements": [{"line": line, "col": col} for line, col in view.statements],
+        }
+        return written
 
     def set_breakpoints(self, scenario: str, breakpoints: list[str]) -> BreakpointsSet:
         index = self.index()
@@ -476,6 +537,35 @@ def _paused(run_dir: Path, state: object) -> bool:
     return last == "paused"
 
 
+def _has_result(answers: list[JSONObject]) -> bool:
+    return any(a.get("kind") in ("command:result", "command:rejected") for a in answers)
+
+
+async def _until_result(run_dir: Path, ident: str, timeout: float) -> JSONObject | None:
+    """The ``command:result`` answering ``ident``, if one comes within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for event in read_events(run_dir / protocol.STEPS_FILE):
+            if event.get("kind") == "command:result" and event.get("id") == ident:
+                return event
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(0.02)
+
+
+def _source_path(file: str) -> str:
+    """A project-relative path from what an agent names a file by: the path itself, a
+    scenario name (``shop/known-bug``) or ``_helpers/<name>``."""
+    if not isinstance(file, str) or not file:
+        raise ToolError("file must name a scenario, a helper or their path")
+    prefix = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+    if file.startswith((f"{protocol.UNOTEST_DIR}/", "/")):
+        return file  # a path: resolve_source refuses an absolute one, or one that escapes
+    if file.startswith(f"{protocol.HELPERS_SUBDIR}/"):
+        return prefix + (file if file.endswith(".js") else f"{file}.js")
+    return prefix + (file if file.endswith(".test.js") else f"{file}.test.js")
+
+
 async def _until_resumed(run_dir: Path, ident: str) -> None:
     deadline = time.monotonic() + RESUME_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -561,7 +651,8 @@ def build_server(root: Path) -> MCPServer:
             "unotest runs browser end-to-end scenarios statement by statement. Loop: "
             "list_scenarios → read_scenario → run_scenario (debug/breakpoints) → "
             "wait_for_run → inspect_runtime / debug (eval, step, continue) → get_failure → "
-            "edit the .test.js file → check → run again."
+            "write_file the fix → debug reload + retry the paused run (or restart it, or run "
+            "again)."
         ),
     )
     _add_discovery_tools(server, tools)
@@ -646,8 +737,11 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         expr: str | None = None,
     ) -> JSONObject:
         """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
-        skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`); returns the
-        runner's command:applied / command:rejected / command:result."""
+        skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`, reload, restart);
+        returns the runner's command:applied / command:rejected / command:result.
+        `reload` (at a pause) continues on the files as they are now (write them with
+        write_file); `restart` ends the run (aborted) and starts the scenario again in the
+        same browser as a new run: the answer's `newRunId` is the run to follow."""
         if cmd not in NAMES:
             raise ToolError(unknown_command(cmd))
         command: dict[str, str | int] = {"cmd": cmd}
@@ -655,6 +749,14 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
             if value is not None:
                 command[key] = value
         return await tools.debug(run_id, command)
+
+    @server.tool(structured_output=False)
+    def write_file(file: str, text: str) -> FileWritten:
+        """Replace (or create) a scenario or helper file with `text`, the whole file: `file`
+        is a scenario name (`shop/known-bug`), `_helpers/<name>` or the project-relative
+        path. Returns its problems (file/line/col/message; `ok` when none) and its
+        statement starts (where breakpoints can go). Then `debug reload` a paused run."""
+        return tools.write_file(file, text)
 
     @server.tool(structured_output=False)
     def set_breakpoints(scenario: str, breakpoints: list[str]) -> BreakpointsSet:

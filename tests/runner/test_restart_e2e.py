@@ -17,8 +17,13 @@ parses.
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,15 +111,16 @@ class Runner:
 def launch(tmp_path: Path) -> Iterator[Callable[..., Runner]]:
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(project: Path, *args: str, **env: str) -> Runner:
+    def start(project: Path, *args: str, tty: int | None = None, **env: str) -> Runner:
+        """``tty``: a pseudo-terminal's end as stdin and stdout (the prompt runs)."""
         out, err = tmp_path / f"out{len(started)}", tmp_path / f"err{len(started)}"
         with open(out, "wb") as out_file, open(err, "wb") as err_file:
             proc = subprocess.Popen(
                 [*UNOTEST, *args],
                 cwd=project,
                 env=unotest_env(NO_COLOR="1", **env),
-                stdin=subprocess.DEVNULL,
-                stdout=out_file,
+                stdin=subprocess.DEVNULL if tty is None else tty,
+                stdout=out_file if tty is None else tty,
                 stderr=err_file,
             )
         started.append(proc)
@@ -272,3 +278,56 @@ def test_restart_refused_when_the_file_no_longer_parses(
     runs = sorted(p.name for p in (project / "unotest" / ".runs").iterdir())
     assert runs == [old_dir.name]
     assert browsers_of(runner.proc.pid) == {}
+
+
+def read_until(fd: int, needle: str, seen: list[str], timeout: float = 45) -> str:
+    """What the terminal printed up to ``needle`` (after what ``seen`` already holds)."""
+    deadline = time.monotonic() + timeout
+    start = len("".join(seen))
+    while needle not in "".join(seen)[start:]:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} never appeared; output:\n{''.join(seen)}"
+        ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            assert data, f"{needle!r} never appeared; output:\n{''.join(seen)}"
+            seen.append(data.decode("utf-8", "replace").replace("\r", ""))
+    text = "".join(seen)[start:]
+    seen.append("\0")  # a mark: the next read starts after this one's needle
+    return text
+
+
+def test_restart_typed_at_the_prompt_keeps_prompting_on_the_new_run(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    project = make_project(tmp_path / "proj", site, {"flows/again": FLOW})
+    master, slave = pty.openpty()
+    try:
+        runner = launch(project, "e2e", "flows/again", "--debug", "--break", "8:2", tty=slave)
+        os.close(slave)
+        slave = -1
+        seen: list[str] = []
+        shown = read_until(master, "(unotest) ", seen)
+        assert f"paused (breakpoint) at {FLOW_FILE}:8:2" in shown, shown
+        (project / FLOW_FILE).write_text(FLOW.replace("version one", "version two"))
+        os.write(master, b"restart\n")
+        shown = read_until(master, "(unotest) ", seen)
+        assert re.search(r"restart: \S+ → \S+", shown), shown
+        assert f"paused (breakpoint) at {FLOW_FILE}:8:2" in shown, shown
+        assert "@ version two" in shown, shown
+        os.write(master, b"c\n")
+        read_until(master, "passed  flows/again", seen)
+        assert runner.wait() == 0
+        runs = sorted((project / "unotest" / ".runs").iterdir())
+        assert len(runs) == 2
+        events = [read_events(run, finished=True) for run in runs]
+        ids = [e["id"] for run in events for e in run if e["kind"].startswith("command:")]
+        assert ids and all(i.startswith("terminal-") for i in ids), ids
+        assert sorted(run[-1]["outcome"] for run in events) == ["aborted", "completed"]
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)

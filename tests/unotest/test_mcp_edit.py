@@ -1,0 +1,146 @@
+"""Edit and continue through MCP only: ``write_file``, ``debug reload``, ``debug restart``.
+
+The real server (``unotest mcp``) through the SDK's stdio client, on a copy of
+``examples/`` (its webServer on a free port), as in test_mcp.py, whose client and
+leftover checks this module shares: after each test no process its runs started may
+be left (runner, Chromium, web server).
+
+Covered: ``write_file`` (a scenario by name, a helper by ``_helpers/<name>``, a path;
+the new problems placed at file:line:col and the statement starts; one clear sentence
+for a path out of ``unotest/e2e/``, a collection or a name of no source kind, the
+file left as it was); ``debug restart`` of a paused run (the answer's ``newRunId``,
+``restartOf``, the breakpoint kept, the webServer and browser kept, the new run
+driven to the end and ended with the session); the whole fix flow: a debug run
+paused on its failure, the fixed file written with ``write_file``, ``debug reload``,
+``debug retry``, the run completing in the same run directory with one ``step:fail``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from test_mcp import Agent, drive, project  # noqa: F401  (project: the fixture)
+
+from runner import protocol
+
+KNOWN_BUG = "unotest/e2e/shop/known-bug.test.js"
+WRONG_TOTAL = '"Total: 22.5 EUR"'
+RIGHT_TOTAL = '"Total: 25 EUR"'  # the discount code is not applied: Teapot alone
+HELPER = "unotest/e2e/_helpers/cart.js"
+
+
+def events_of(root: Path, run_id: str) -> list[dict[str, Any]]:
+    lines = (root / protocol.UNOTEST_DIR / ".runs" / run_id / "steps.jsonl").read_text()
+    return [json.loads(line) for line in lines.splitlines()]
+
+
+def test_write_file_validates_like_the_viewer(project: Path) -> None:  # noqa: F811
+    async def flow(agent: Agent) -> None:
+        before = sorted(p.name for p in project.iterdir())
+        original = (project / KNOWN_BUG).read_text()
+        broken = original.replace('click("Apply")', 'click("Apply"')
+        written = await agent.ok("write_file", file="shop/known-bug", text=broken)
+        assert written["path"] == KNOWN_BUG and written["ok"] is False
+        assert [(p["file"], p["line"]) for p in written["problems"]] == [(KNOWN_BUG, 9)]
+        assert (project / KNOWN_BUG).read_text() == broken  # saved, as the viewer saves
+
+        written = await agent.ok("write_file", file=KNOWN_BUG, text=original)
+        assert written == {
+            "path": KNOWN_BUG,
+            "ok": True,
+            "problems": [],
+            "statements": [{"line": n, "col": 2} for n in (5, 6, 7, 8, 9)],
+        }
+
+        helper = "function total_of(cart) {\n  return cart.length * no_such_thing\n}\n"
+        written = await agent.ok("write_file", file="_helpers/cart", text=helper)
+        assert written["path"] == HELPER and written["ok"] is False
+        (problem,) = written["problems"]
+        assert (problem["line"], problem["col"]) == (2, 23), problem
+        assert "no_such_thing" in problem["message"]
+        assert written["statements"] == [{"line": 2, "col": 2}]
+
+        for bad in (
+            "../outside.test.js",
+            "unotest/e2e/../../evil.test.js",
+            "/etc/passwd",
+            "unotest/e2e/_collections/nightly.yaml",
+            "unotest/e2e/notes.txt",
+            "unotest/.debugger.json",
+            "unotest/e2e/.hidden.test.js",
+            "shop/../../../outside",
+        ):
+            message = await agent.error("write_file", file=bad, text="x")
+            assert bad.split("/")[-1] in message or "path" in message, message
+        assert not (project.parent / "outside.test.js").exists()
+        assert sorted(p.name for p in project.iterdir()) == before
+        assert "scenarios:" in (project / "unotest/e2e/_collections/nightly.yaml").read_text()
+
+    drive(project, flow)
+
+
+def test_restart_through_mcp(project: Path) -> None:  # noqa: F811
+    async def flow(agent: Agent) -> None:
+        started = await agent.start("run_scenario", name="shop/add-to-cart", breakpoints=["10:4"])
+        old_id = started["runId"]
+        await agent.wait(old_id, "paused")
+        answer = await agent.ok("debug", run_id=old_id, cmd="restart")
+        kinds = [a["kind"] for a in answer["answers"]]
+        assert kinds == ["command:applied", "command:result"], answer
+        new_id = answer["newRunId"]
+        assert new_id != old_id and answer["answers"][1]["value"] == new_id
+        assert answer["newRunDir"] == f"unotest/.runs/{new_id}"
+
+        old = await agent.wait(old_id, "finished")
+        assert old["run"]["status"] == "aborted"
+        paused = await agent.wait(new_id, "paused")  # the breakpoint was kept
+        assert paused["runtime"]["current"] == {"line": 10, "col": 4}
+        manifest = json.loads((project / answer["newRunDir"] / "manifest.json").read_text())
+        assert manifest["restartOf"] == old_id and manifest["pid"] == started["pid"]
+        await agent.ok("debug", run_id=new_id, cmd="clear-bp", line=10, col=4)
+        await agent.ok("debug", run_id=new_id, cmd="continue")
+        done = await agent.wait(new_id, "finished")
+        assert done["run"]["status"] == "passed"
+
+        # A restarted run that still goes ends with the session, as the first one would.
+        started = await agent.start("run_scenario", name="shop/add-to-cart", breakpoints=["10:4"])
+        await agent.wait(started["runId"], "paused")
+        answer = await agent.ok("debug", run_id=started["runId"], cmd="restart")
+        await agent.wait(answer["newRunId"], "paused")
+
+    drive(project, flow)
+
+
+def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
+    async def flow(agent: Agent) -> None:
+        started = await agent.start("run_scenario", name="shop/known-bug", debug=True)
+        run_id = started["runId"]
+        paused = await agent.wait(run_id, "paused", timeout_s=90)
+        assert paused["state"] == "paused-failure"
+        assert paused["runtime"]["current"]["line"] == 9
+
+        read = await agent.ok("read_scenario", name="shop/known-bug")
+        assert WRONG_TOTAL in read["source"]
+        fixed = (project / KNOWN_BUG).read_text().replace(WRONG_TOTAL, RIGHT_TOTAL)
+        written = await agent.ok("write_file", file="shop/known-bug", text=fixed)
+        assert written["ok"] is True, written
+
+        reload = await agent.ok("debug", run_id=run_id, cmd="reload")
+        assert "command:applied" in [a["kind"] for a in reload["answers"]], reload
+        retry = await agent.ok("debug", run_id=run_id, cmd="retry")
+        assert [a["kind"] for a in retry["answers"]] == ["command:applied"], retry
+        done = await agent.wait(run_id, "finished")
+        assert done["run"]["status"] == "passed", done
+
+        events = events_of(project, run_id)
+        fails = [e for e in events if e["kind"] == "step:fail"]
+        assert len(fails) == 1 and fails[0]["line"] == 9
+        oks = [(e["line"], e["col"]) for e in events if e["kind"] == "step:ok"]
+        assert oks[-1] == (9, 2)  # the edited expectation, retried in the same run
+        assert events[-1] == {"kind": "run:finished", "outcome": "completed", "t": events[-1]["t"]}
+        runs = sorted(p.name for p in (project / "unotest" / ".runs").iterdir())
+        assert runs == [run_id]  # no second run: the fix continued this one
+
+    drive(project, flow)
