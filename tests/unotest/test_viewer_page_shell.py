@@ -225,7 +225,7 @@ def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     runs.get_by_role("combobox", name="Scenario").select_option("smoke")
     runs.get_by_role("button", name=f"Open run {run_id}").click()
     expect(page.get_by_role("tab", name="run smoke")).to_have_attribute("aria-selected", "true")
-    assert f"scenario-run%3A{run_id}" in page.url
+    assert f"open=scenario-run:{run_id}" in page.url
 
 
 # --- tabs ----------------------------------------------------------------------------------

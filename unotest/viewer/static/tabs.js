@@ -12,7 +12,13 @@ let activeKey = null;
 const listeners = new Set();
 
 export function tabKey(tab) {
-  return `${tab.kind}:${tab.path ?? tab.runId ?? tab.id ?? ""}`;
+  const ref = tab.path ?? tab.runId ?? tab.id;
+  return ref === undefined ? tab.kind : `${tab.kind}:${ref}`;
+}
+
+// Readable in the address bar: a key's "/" and ":" stay as they are.
+function encodeKey(key) {
+  return encodeURIComponent(key).replace(/%2F/g, "/").replace(/%3A/g, ":");
 }
 
 function fromKey(key) {
@@ -26,12 +32,9 @@ function fromKey(key) {
 }
 
 function writeHash() {
-  const params = new URLSearchParams();
-  for (const tab of tabs) {
-    if (RESTORABLE.includes(tab.kind)) params.append("open", tabKey(tab));
-  }
-  if (activeKey && RESTORABLE.includes(activeKey.split(":")[0])) params.set("active", activeKey);
-  const hash = params.toString();
+  const parts = tabs.filter((t) => RESTORABLE.includes(t.kind)).map((t) => `open=${encodeKey(tabKey(t))}`);
+  if (activeKey && RESTORABLE.includes(activeKey.split(":")[0])) parts.push(`active=${encodeKey(activeKey)}`);
+  const hash = parts.join("&");
   const url = `${location.pathname}${hash ? `#${hash}` : ""}`;
   if (url !== `${location.pathname}${location.hash}`) history.replaceState(null, "", url);
 }
