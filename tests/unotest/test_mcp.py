@@ -812,7 +812,7 @@ def test_docs_name_every_advertised_tool(name: str, tmp_path: Path) -> None:
         return
     # what the server advertises (the loop test checks the same list over stdio)
     tools = anyio.run(build_server(copy_examples(tmp_path)).list_tools)
-    assert len(tools) == 12
+    assert len(tools) == 13
     for tool in tools:
         heading = re.search(rf"^### `{re.escape(tool.name)}`", text, re.MULTILINE)
         assert heading, f"docs/mcp.md has no section for {tool.name}"
