@@ -39,6 +39,7 @@ __all__ = [
     "map_frame",
     "map_program",
     "normalised",
+    "statements",
 ]
 
 MAX_PAIRING_CELLS = 2500
@@ -249,7 +250,7 @@ def map_program(old: ast.Program, new: ast.Program) -> StatementMap:
 
 def _where(program: ast.Program, stmt: ast.Stmt) -> str:
     text = program.statement_text(stmt, 60)
-    return f"{program.file}:{stmt.span.line}:{stmt.span.col} ({' '.join(text.split())})"
+    return f"{program.file}:{stmt.span.line}:{stmt.span.col} `{' '.join(text.split())}`"
 
 
 def _role(holder: ast.Stmt, block: ast.Block) -> str:
@@ -400,6 +401,22 @@ def _identity(stmts: Sequence[ast.Stmt]) -> set[int]:
 
 def _index(stmts: Sequence[ast.Stmt], stmt: ast.Stmt) -> int:
     return next(i for i, s in enumerate(stmts) if s is stmt)
+
+
+def statements(program: ast.Program) -> Iterator[ast.Stmt]:
+    """Every statement of the file's functions, ``else if`` included (where steps are)."""
+
+    def walk(stmt: ast.Stmt) -> Iterator[ast.Stmt]:
+        yield stmt
+        if isinstance(stmt, ast.If) and isinstance(stmt.alternate, ast.If):
+            yield from walk(stmt.alternate)
+        for block in _own_blocks(stmt):
+            for inner in block.body:
+                yield from walk(inner)
+
+    for fn in program.functions:
+        for stmt in fn.body.body:
+            yield from walk(stmt)
 
 
 def changed_functions(old: ast.Program, new: ast.Program) -> list[str]:

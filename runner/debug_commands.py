@@ -29,6 +29,7 @@ __all__ = [
     "NAMES",
     "PROTOCOL_NAMES",
     "RESUMING",
+    "WITH_RESULT",
     "Command",
     "CommandSpec",
     "lookup",
@@ -55,6 +56,8 @@ class CommandSpec:
     """The ``by`` of the ``resumed`` event it writes; None: it leaves a pause paused."""
     anytime: bool = False
     """Applied at once, paused or not; the others need a pause and wait for it."""
+    result: bool = False
+    """Answered by a ``command:result`` after its ``command:applied`` (senders wait for it)."""
 
     @property
     def method(self) -> str:
@@ -68,8 +71,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("continue", ("c", "cont"), "c(ontinue)", resumes="continue"),
     CommandSpec("retry", ("r",), "r(etry)", resumes="continue"),
     CommandSpec("skip", ("k",), "k / skip", resumes="step"),
-    CommandSpec("eval", (), "eval EXPR", argument="expr"),
-    CommandSpec("reload", ("e",), "e / reload"),
+    CommandSpec("eval", (), "eval EXPR", argument="expr", result=True),
+    CommandSpec("reload", ("e",), "e / reload", result=True),
     CommandSpec("pause", (), "pause", anytime=True),
     CommandSpec(
         "set-bp",
@@ -95,6 +98,7 @@ PROTOCOL_NAMES: tuple[str, ...] = get_args(protocol.DbgCommandKind)
 RESUMING: Mapping[str, By] = {spec.name: spec.resumes for spec in COMMANDS if spec.resumes}
 AT_PAUSE: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if not spec.anytime)
 ANYTIME: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if spec.anytime)
+WITH_RESULT: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if spec.result)
 _BY_WORD: Mapping[str, CommandSpec] = {
     word: spec for spec in COMMANDS for word in (spec.name, *spec.aliases)
 }

@@ -26,6 +26,7 @@ from runner.command_feed import CommandFeed, OwnerWatch
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
 from runner.errors import UsageError
 from runner.prompt import PauseAnnouncer, TerminalPrompt
+from runner.reload import Reloader
 from runner.reporter import StepReporter, render_var
 from runner.rundir import RunDirectory
 from runner.secrets import SecretMasker
@@ -64,7 +65,7 @@ def prepare_breakpoints(
         programs[ref.program.file] = ref.program
     file_keys = _file_keys(scenario, programs)
     starts = {file: statement_starts(program) for file, program in programs.items()}
-    breakpoints = Breakpoints(starts)
+    breakpoints = Breakpoints(starts, programs)
     if debug is not None:
         stored = load_breakpoints_file(root / protocol.DEBUGGER_FILE)
         for key, positions in stored.items():
@@ -100,6 +101,18 @@ def _add(
         warn(note)
 
 
+def _reloader(
+    rundir: RunDirectory,
+    reporter: StepReporter,
+    breakpoints: Breakpoints,
+    file_keys: Mapping[str, str],
+) -> Reloader:
+    """``reload`` reads the files of the project the run directory belongs to
+    (``<root>/unotest/.runs/<runId>``, the protocol's layout)."""
+    root = rundir.path.parents[2]
+    return Reloader(root, reporter.scenario, file_keys[""], breakpoints)
+
+
 def start_debugger(
     debug: DebugOptions | None,
     breakpoints: Breakpoints,
@@ -130,6 +143,7 @@ def start_debugger(
         warn=warn,
         step_first=debug is not None and debug.step_first,
         idle_timeout_s=idle_s,
+        reloader=_reloader(rundir, reporter, breakpoints, file_keys),
     )
     reporter.debugger = controller
     reporter.pause_on_failure = debug is not None

@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from dsl import ast
 from dsl.errors import DslError, Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, Step
+from dsl.reload import StatementMap, statements
 from dsl.values import Value
 from runner import events, protocol
 from runner.debug_commands import ANYTIME, RESUMING, Command, method_of, parse_command
@@ -89,12 +91,20 @@ STEP = StopInfo("step")
 
 
 class Breakpoints:
-    """Active breakpoints per file (project-relative path); safe from any thread."""
+    """Active breakpoints per file (project-relative path); safe from any thread.
 
-    def __init__(self, starts: Mapping[str, list[tuple[int, int]]]) -> None:
+    ``programs`` are the files' parsed versions the run uses (``reload`` replaces
+    them, and moves each breakpoint with its statement)."""
+
+    def __init__(
+        self,
+        starts: Mapping[str, list[tuple[int, int]]],
+        programs: Mapping[str, ast.Program] | None = None,
+    ) -> None:
         self._lock = threading.Lock()
         self._by_file: dict[str, set[tuple[int, int]]] = {}
         self.starts = starts
+        self.programs: Mapping[str, ast.Program] = programs or {}
 
     def resolve(self, file: str, line: int, col: int | None) -> tuple[tuple[int, int], str | None]:
         """The position to stop at and, when it matches no statement, a note saying so."""
@@ -124,6 +134,40 @@ class Breakpoints:
     def hit(self, file: str, line: int, col: int) -> bool:
         positions = self._by_file.get(file)
         return positions is not None and (line, col) in positions
+
+    def reload(self, programs: Mapping[str, ast.Program], maps: Mapping[str, StatementMap]) -> int:
+        """The files' new versions: a breakpoint on a statement moves with it (lines
+        inserted above shift it down), any other is resolved again against the new
+        statement starts. How many moved."""
+        moved = 0
+        with self._lock:
+            by_file: dict[str, set[tuple[int, int]]] = {}
+            for file, positions in self._by_file.items():
+                new = programs.get(file)
+                if new is None:
+                    by_file[file] = positions
+                    continue
+                kept = {self._moved(position, maps.get(file), new) for position in positions}
+                moved += len(positions - kept)
+                by_file[file] = kept
+            self._by_file = by_file
+            self.starts = {**self.starts, **{f: statement_starts(p) for f, p in programs.items()}}
+            self.programs = {**self.programs, **programs}
+        return moved
+
+    @staticmethod
+    def _moved(
+        position: tuple[int, int], statement_map: StatementMap | None, new: ast.Program
+    ) -> tuple[int, int]:
+        if statement_map is not None:
+            at = next(
+                (s for s in statements(statement_map.old) if (s.span.line, s.span.col) == position),
+                None,
+            )
+            target = statement_map.get(at) if at is not None else None
+            if target is not None:
+                return target.span.line, target.span.col
+        return land(statement_starts(new), *position).position
 
     def active(self) -> dict[str, list[str]]:
         with self._lock:
@@ -229,6 +273,9 @@ class DebugController:
     listeners: list[DebugListener] = field(default_factory=list)
     idle_timeout_s: float | None = None
     """A pause that no command reaches for this long ends the run (None: never)."""
+    reloader: Callable[[Step], str] | None = None
+    """``reload`` at the pause of the given step: its summary, or ``CommandError`` with
+    why not (:class:`runner.reload.Reloader`); None: this run cannot reload."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -450,8 +497,25 @@ class DebugController:
         return self.do_abort(command)
 
     def do_reload(self, command: Command) -> StopInfo | None:
-        """re-read the scenario and helper files and continue on the edited code"""
-        self._reject(command, "reload is not available in this build yet")
+        """re-read the scenario and helper files and go on in the edited code: the
+        paused statement as edited (r runs it again at a failure), statements added
+        above the pause are not run"""
+        pause = self._here()
+        if self.reloader is None:
+            self._reject(command, "this run was not started from a project's files: no reload")
+            return None
+        try:
+            summary = self.reloader(pause.step)
+        except CommandError as err:
+            self._reject(command, str(err))
+            return None
+        self._applied(command)
+        # runtime.json before the answer: whoever reads the result sees the new position.
+        self.write_state(STATE_OF_REASON[pause.reason], pause.step)
+        event = events.command_result(command.id, True, value=summary)
+        self.emit(event)
+        for listener in self.listeners:
+            listener.evaluated(command, event)
         return None
 
     def _evaluate(self, ident: str, step: Step, expr: str) -> protocol.CommandResultEvent:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from runner import protocol
+from runner.debug_commands import WITH_RESULT
 from runner.errors import UsageError
 from runner.project import Project
 from runner.protocol import JSONObject
@@ -288,7 +289,7 @@ def send_command(
         if (
             "command:rejected" in kinds
             or "command:result" in kinds
-            or ("command:applied" in kinds and command["cmd"] != "eval")
+            or ("command:applied" in kinds and command["cmd"] not in WITH_RESULT)
         ):
             return answers
         time.sleep(0.01)
