@@ -42,6 +42,22 @@ async function logLines(runId, files) {
   return out;
 }
 
+/**
+ * How many of the events that came over /ws while the detail was read are in it too:
+ * the longest end of `read` that `buffered` starts with (the buffer is a run of lines
+ * that began before the read, so it can only overlap the read's end).
+ */
+function overlap(read, buffered) {
+  const a = read.slice(-buffered.length).map((e) => JSON.stringify(e));
+  const b = buffered.map((e) => JSON.stringify(e));
+  for (let k = Math.min(a.length, b.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = a[a.length - k + i] === b[i];
+    if (same) return k;
+  }
+  return 0;
+}
+
 /** The run's detail, its model kept current from /ws, and the runtime state. */
 function useRun(runId) {
   const model = useMemo(() => new RunModel(runId), [runId]);
@@ -53,7 +69,11 @@ function useRun(runId) {
   const loading = useRef(null);
   const runtimeSeq = useRef(0);
 
+  // runtime.json is asked for only once it is known to exist (the detail had it, or the
+  // debugger paused, which writes it first): a 404 would be a console error.
+  const hasRuntime = useRef(false);
   const refreshRuntime = useCallback(() => {
+    if (!hasRuntime.current) return;
     const seq = ++runtimeSeq.current;
     api(`/api/runs/${runId}/files/runtime.json`).then(
       (data) => { if (seq === runtimeSeq.current) setRuntime(data); },
@@ -65,15 +85,16 @@ function useRun(runId) {
     loading.current = [];
     try {
       const data = await api(`/api/runs/${runId}`);
-      const seen = new Set(data.events.slice(-200).map((e) => JSON.stringify(e)));
       model.reset();
       for (const event of data.events) model.apply(event);
-      for (const event of loading.current) if (!seen.has(JSON.stringify(event))) model.apply(event);
+      const buffered = loading.current;
+      for (const event of buffered.slice(overlap(data.events, buffered))) model.apply(event);
       loading.current = null;
       if (model.outcome === null && data.meta && data.meta.status !== "running") {
         model.outcome = data.meta.outcome || data.meta.status;
       }
       setDetail(data);
+      hasRuntime.current = data.runtime !== null;
       setRuntime(data.runtime);
       setError(null);
       setLogs(await logLines(runId, data.files || []));
@@ -90,6 +111,11 @@ function useRun(runId) {
         model.outcome = data.meta.outcome || data.meta.status;
       }
       setDetail((old) => ({ ...(old || {}), meta: data.meta, bundle: data.bundle, files: data.files }));
+      if (data.runtime !== null) {
+        hasRuntime.current = true;
+        runtimeSeq.current++;
+        setRuntime(data.runtime);
+      }
       tick();
     }, () => {});
   }, [runId]);
@@ -106,9 +132,10 @@ function useRun(runId) {
         }
         model.apply(msg.event);
         const kind = msg.event.kind;
+        if (kind === "paused") hasRuntime.current = true;
         if (["paused", "command:result", "command:applied", "resumed"].includes(kind)) refreshRuntime();
         if (kind === "failure-bundle:written") refreshDetail();
-        if (kind === "run:finished") { refreshRuntime(); refreshDetail(); }
+        if (kind === "run:finished") refreshDetail();
         tick();
       } else if (msg.kind === "fs:run-finished") {
         if (model.outcome === null) model.outcome = msg.outcome;
@@ -214,7 +241,9 @@ export function RunView({ tab, active }) {
   const shownFile = (reveal && reveal.file) || (model.live && liveFile) || scenarioFile;
   const currentLine = model.live && shownFile === (liveFile || scenarioFile)
     ? (paused ? paused.line : model.current && model.current.line) : null;
-  const vars = (runtime && runtime.vars) || (model.snapshot && model.snapshot.vars) || {};
+  // At the end runtime.json holds no variables: the last pause's stay visible.
+  const runtimeVars = runtime && runtime.vars && Object.keys(runtime.vars).length ? runtime.vars : null;
+  const vars = runtimeVars || (model.snapshot && model.snapshot.vars) || {};
   const rejections = model.rejections.filter((r) => !sent.some((s) => s.id && s.id === r.id)).slice(-3);
   const reloadAnswer = reload && reload.id ? model.answers.get(reload.id) : null;
 

@@ -13,17 +13,23 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
   const box = useRef(null);
   const [view, setView] = useState({ top: 0, height: 400 });
   const follow = useRef(true);
+  const ours = useRef(-1);
 
   const measure = () => {
     const el = box.current;
     if (!el) return;
-    follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW * 2;
+    // A scroll we made to follow the end says nothing; one the person made decides
+    // whether the list keeps following (it does again once scrolled back to the end).
+    if (el.scrollTop !== ours.current) {
+      follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW * 2;
+    }
     setView({ top: el.scrollTop, height: el.clientHeight || 400 });
   };
   useEffect(() => {
     const el = box.current;
     if (el && follow.current) {
       el.scrollTop = el.scrollHeight;
+      ours.current = el.scrollTop;
       setView({ top: el.scrollTop, height: el.clientHeight || 400 });
     }
   }, [version, steps.length]);

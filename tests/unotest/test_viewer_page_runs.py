@@ -1,0 +1,198 @@
+"""The viewer page's run views in real Chromium on a real ``unotest view``: a failing run's
+failure panel (its screenshot loaded), the screenshot strip and the output; a
+collection run with 2 workers listing its scenario runs, each opening its own tab; a
+finished run reopened from the address bar; a run of 10,000 steps kept windowed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+from viewer_page import (
+    Viewer,
+    browser_type_launch_args,
+    guard_page,
+    page_project,
+    running_viewer,
+    served_site,
+)
+
+__all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
+
+WAIT_MS = 90_000
+"""How long to wait for a run to start a browser and end on a loaded machine (a bound on
+waiting, never an assertion about time)."""
+HEADING = '  expect_visible(role("heading", "Welcome"))\n'
+SCENARIOS = {
+    "alpha": '  goto("/")\n' + HEADING,
+    "beta": '  goto("/")\n  click("Press")\n' + HEADING,
+    "broken": '  goto("/")\n  screenshot("home")\n  expect_visible(role("heading", "Nope"))\n',
+}
+
+
+@pytest.fixture
+def viewer(tmp_path: Path) -> Iterator[Viewer]:
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project",
+            url,
+            scenarios=SCENARIOS,
+            collections={"both": ["alpha", "beta", "gone"]},
+            timeout={"expect": 1000},
+        )
+        with running_viewer(root) as running:
+            yield running
+
+
+def _natural_width(image: Locator) -> int:
+    expect(image).to_be_visible()
+    image.evaluate("img => img.decode ? img.decode().catch(() => null) : null")
+    width: int = image.evaluate("img => img.naturalWidth")
+    return width
+
+
+def _finished(viewer: Viewer, run_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        detail: dict[str, Any] = viewer.api("GET", f"/api/runs/{run_id}")
+        if detail["meta"]["status"] != "running":
+            return detail
+        assert time.monotonic() < deadline, f"run {run_id} did not finish"
+        time.sleep(0.2)
+
+
+def _tab_url(viewer: Viewer, key: str) -> str:
+    return f"{viewer.url}#open={key}&active={key}"
+
+
+def test_a_failing_run_shows_the_failure_panel(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    page.goto(viewer.url)
+    page.get_by_role("treeitem", name="broken").click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text("failed", timeout=WAIT_MS)
+    failure = page.get_by_role("region", name="Failure")
+    expect(failure).to_contain_text("AssertionError", timeout=WAIT_MS)
+    expect(failure).to_contain_text("Nope")
+    frame = failure.get_by_label("Code frame")
+    expect(frame).to_contain_text('> 7 |   expect_visible(role("heading", "Nope"))')
+    assert _natural_width(failure.get_by_role("img", name="Screenshot at the failure")) > 0
+    expect(failure.get_by_text("Aria snapshot")).to_be_visible()
+    strip = page.get_by_role("region", name="Screenshots")
+    assert _natural_width(strip.get_by_role("img", name="Screenshot home.png")) > 0
+    steps = page.get_by_role("region", name="Steps")
+    expect(steps.locator(".step-fail")).to_contain_text('expect_visible(role("heading", "Nope"))')
+    expect(steps.locator(".step-ok")).to_have_count(2)
+    expect(page.get_by_role("log", name="Output")).to_contain_text("unotest e2e broken")
+    for name in ("Continue", "Pause", "Abort"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_disabled()
+    guard.check()
+
+
+def test_a_collection_run_with_two_workers_shows_its_children(
+    page: Page, viewer: Viewer
+) -> None:
+    guard = guard_page(page)
+    page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/both.yaml"))
+    listed = page.get_by_role("list", name="Scenarios of the collection")
+    expect(listed.locator(".orphan")).to_contain_text("gone")
+    expect(listed.locator(".orphan")).to_contain_text("file not found")
+    expect(listed.get_by_role("button", name="alpha")).to_be_visible()
+    page.get_by_role("spinbutton", name="Workers").fill("2")
+    page.get_by_role("button", name="Run", exact=True).click()
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text(re.compile(r"Run (completed|failed)"), timeout=WAIT_MS)
+    table = page.get_by_role("table", name="Scenario runs")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    for name in ("alpha", "beta"):
+        row = rows.filter(has=page.get_by_role("cell", name=name, exact=True))
+        expect(row).to_contain_text("passed", timeout=WAIT_MS)
+    alpha = rows.filter(has=page.get_by_role("cell", name="alpha", exact=True))
+    alpha.get_by_role("button").click()
+    expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
+    expect(page.get_by_role("region", name="Steps")).to_contain_text('goto("/")')
+    guard.check()
+
+
+def test_a_finished_run_reopened_from_the_address_bar(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "beta"})["runId"]
+    assert _finished(viewer, run_id)["meta"]["outcome"] == "completed"
+    page.goto(_tab_url(viewer, f"scenario-run:{run_id}"))
+    expect(page.get_by_role("status", name="Run status")).to_have_text("Run completed")
+    steps = page.get_by_role("region", name="Steps")
+    expect(steps.locator(".step-ok")).to_have_count(3)
+    expect(steps).to_contain_text('click("Press")')
+    expect(page.get_by_role("log", name="Output")).to_contain_text("unotest e2e beta")
+    expect(page.get_by_role("region", name="Failure")).to_have_count(0)
+    # A step click shows its line in the source.
+    steps.get_by_role("button", name='click("Press")').click()
+    expect(page.get_by_role("textbox", name="Source")).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("status", name="Run status")).to_have_text("Run completed")
+    guard.check()
+
+
+def _live_run(root: Path, run_id: str) -> Path:
+    """A run directory as a runner writes it, its runner this test process (alive): the
+    viewer follows its steps.jsonl while the test appends to it."""
+    run_dir = root / "unotest" / ".runs" / run_id
+    run_dir.mkdir(parents=True)
+    manifest = {
+        "schemaVersion": 1,
+        "kind": "scenario",
+        "ref": "alpha",
+        "adapter": "@unotest/web",
+        "startedAt": 1_000,
+        "pid": os.getpid(),
+    }
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    started = {"kind": "run:started", "runId": run_id, "scenario": "alpha", "t": 1_000}
+    (run_dir / "steps.jsonl").write_text(json.dumps(started) + "\n")
+    return run_dir
+
+
+def _append_steps(run_dir: Path, first: int, count: int) -> None:
+    lines = []
+    for n in range(first, first + count):
+        text = f'log("step number {n}")'
+        lines.append({"kind": "step:started", "line": 5, "col": 2, "text": text, "t": 1_001})
+        lines.append({"kind": "step:ok", "durationMs": 1, "t": 1_002})
+    with (run_dir / "steps.jsonl").open("a") as steps:
+        steps.write("".join(json.dumps(e) + "\n" for e in lines))
+
+
+def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    run_dir = _live_run(viewer.root, "alpha-many")
+    page.goto(_tab_url(viewer, "scenario-run:alpha-many"))
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_have_text("Running")
+    steps = page.get_by_role("region", name="Steps")
+    total, chunk = 10_000, 100
+    for first in range(0, total, chunk):
+        _append_steps(run_dir, first, chunk)
+        time.sleep(0.03)  # pacing, as a runner writes: never a burst past the hub's queue
+    finished = {"kind": "run:finished", "outcome": "completed", "t": 2_000}
+    with (run_dir / "steps.jsonl").open("a") as out:
+        out.write(json.dumps(finished) + "\n")
+    expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+    expect(steps.locator(".pane-title")).to_have_text("Steps 10000", timeout=WAIT_MS)
+    rendered = steps.locator(".step").count()
+    assert 0 < rendered < 200, rendered
+    # The list followed the run to its end; scrolled to the top it shows the first steps.
+    expect(steps).to_contain_text("step number 9999")
+    steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = 0 }")
+    expect(steps).to_contain_text("step number 0")
+    expect(steps).not_to_contain_text("step number 9999")
+    assert steps.locator(".step").count() < 200
+    guard.check()
