@@ -112,6 +112,7 @@ class TerminalPrompt(DebugListener):
         self._list(step, 2)
         if reason == "failure":
             self.say("   the step failed: r(etry), k (skip), c or s ends the run as failed")
+            self.say("   fixed the file? e (reload), then r(etry) runs the edited statement")
         self._prompt()
 
     def resumed(self, command: Command) -> None:
