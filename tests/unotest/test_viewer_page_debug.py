@@ -28,8 +28,9 @@ __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to fi
 # assertion, only how long to wait for what must come.
 WAIT_MS = 60_000
 
-BODY = '  goto("/")\n  let n = 1\n  n = n + 1\n  n = n * 10\n  expect_visible(role("heading", "Welcome"))\n'
-# Line 5 goto, 6 let n, 7 n + 1, 8 n * 10, 9 expect_text (the header is lines 1-3).
+HEADING = '  expect_visible(role("heading", "Welcome"))\n'
+BODY = '  goto("/")\n  let n = 1\n  n = n + 1\n  n = n * 10\n' + HEADING
+# Line 5 goto, 6 let n, 7 n + 1, 8 n * 10, 9 the heading (the header is lines 1-3).
 
 
 @pytest.fixture
@@ -158,7 +159,8 @@ def test_edit_save_and_a_problem_inline(page: Page, viewer: Viewer) -> None:
 
 def test_a_save_at_a_pause_offers_reload(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
-    viewer.api("PUT", "/api/breakpoints", {"version": 1, "scenarios": {"smoke": [{"line": 7, "col": 2}]}})
+    at_7 = {"version": 1, "scenarios": {"smoke": [{"line": 7, "col": 2}]}}
+    viewer.api("PUT", "/api/breakpoints", at_7)
     _open_scenario(page, viewer, "smoke")
     page.get_by_role("button", name="Debug").click()
     status = page.get_by_role("status", name="Run status")
@@ -174,3 +176,48 @@ def test_a_save_at_a_pause_offers_reload(page: Page, viewer: Viewer) -> None:
     page.get_by_role("button", name="Abort").click()
     expect(status).to_contain_text("aborted", timeout=WAIT_MS)
     guard.check()
+
+
+HELPER = 'function greet(who) {\n  let text = "hi " + who\n  log(text)\n}\n'
+CALLER = '  goto("/")\n  greet("you")\n  let after = 1\n'
+# Scenario: line 5 goto, 6 greet(...), 7 let after. Helper: line 2 let text, 3 log.
+
+
+def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project", url, scenarios={"caller": CALLER}, helpers={"greeting": HELPER}
+        )
+        with running_viewer(root) as viewer:
+            page.goto(f"{viewer.url}#open=helper:unotest/e2e/_helpers/greeting.js")
+            marker = page.get_by_role("button", name="Breakpoint at line 3")
+            marker.click()
+            expect(marker).to_have_attribute("aria-pressed", "true")
+            assert _breakpoints_on_disk(viewer) == {
+                "version": 1,
+                "scenarios": {"_helpers/greeting": [{"line": 3, "col": 2}]},
+            }
+            page.get_by_role("treeitem", name="caller").click()
+            page.get_by_role("button", name="Debug").click()
+            status = page.get_by_role("status", name="Run status")
+            expect(status).to_contain_text(
+                "Paused at line 3:2 in unotest/e2e/_helpers/greeting.js", timeout=WAIT_MS
+            )
+            # The source follows the run into the helper; its step is indented.
+            expect(page.locator(".source-path")).to_have_text("unotest/e2e/_helpers/greeting.js")
+            expect(page.locator(".code-row.current")).to_have_attribute("data-line", "3")
+            inner = page.get_by_role("region", name="Steps").locator(".step", has_text="let text")
+            expect(inner).to_have_css("padding-left", "24px")
+            expect(page.get_by_role("region", name="Variables")).to_contain_text("hi you")
+            stack = page.get_by_role("region", name="Call stack")
+            expect(stack).to_contain_text("greet")
+            stack.get_by_role("button", name=re.compile("test_it")).click()
+            expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
+            expect(page.locator(".code-row.revealed")).to_have_attribute("data-line", "6")
+            page.keyboard.press("Shift+F11")  # step out
+            expect(status).to_contain_text("Paused at line 7:2", timeout=WAIT_MS)
+            expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
+            page.keyboard.press("F8")
+            expect(status).to_contain_text("completed", timeout=WAIT_MS)
+            guard.check()

@@ -33,12 +33,19 @@ HEADING = '  expect_visible(role("heading", "Welcome"))\n'
 SCENARIOS = {
     "alpha": '  goto("/")\n' + HEADING,
     "beta": '  goto("/")\n  click("Press")\n' + HEADING,
-    "broken": '  goto("/")\n  screenshot("home")\n  expect_visible(role("heading", "Nope"))\n',
+    "broken": '  goto("/bad.html")\n  screenshot("home")\n'
+    + '  expect_visible(role("heading", "Nope"))\n',
 }
+
+
+BAD_PAGE = """<!doctype html><title>bad</title><h1>Bad</h1>
+<script>console.error("boom from the page")</script><img src="/missing.png" alt="">"""
 
 
 @pytest.fixture
 def viewer(tmp_path: Path) -> Iterator[Viewer]:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "bad.html").write_text(BAD_PAGE)
     with served_site(tmp_path / "site") as url:
         root = page_project(
             tmp_path / "project",
@@ -47,6 +54,8 @@ def viewer(tmp_path: Path) -> Iterator[Viewer]:
             collections={"both": ["alpha", "beta", "gone"]},
             timeout={"expect": 1000},
         )
+        config = root / "unotest.config.yaml"
+        config.write_text(config.read_text().replace("trace: off", "trace: on-failure"))
         with running_viewer(root) as running:
             yield running
 
@@ -86,6 +95,14 @@ def test_a_failing_run_shows_the_failure_panel(page: Page, viewer: Viewer) -> No
     expect(frame).to_contain_text('> 7 |   expect_visible(role("heading", "Nope"))')
     assert _natural_width(failure.get_by_role("img", name="Screenshot at the failure")) > 0
     expect(failure.get_by_text("Aria snapshot")).to_be_visible()
+    expect(failure.locator(".failure-console")).to_contain_text("boom from the page")
+    expect(failure.locator(".failure-network")).to_contain_text("/missing.png 404")
+    trace = failure.locator(".failure-trace code")
+    expect(trace).to_have_text(
+        re.compile(r"^playwright show-trace \.unotest/failures/\S+/trace\.zip$")
+    )
+    bundle = trace.inner_text().split(" ")[-1]
+    assert (viewer.root / bundle).is_file()
     strip = page.get_by_role("region", name="Screenshots")
     assert _natural_width(strip.get_by_role("img", name="Screenshot home.png")) > 0
     steps = page.get_by_role("region", name="Steps")
@@ -97,9 +114,7 @@ def test_a_failing_run_shows_the_failure_panel(page: Page, viewer: Viewer) -> No
     guard.check()
 
 
-def test_a_collection_run_with_two_workers_shows_its_children(
-    page: Page, viewer: Viewer
-) -> None:
+def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
     page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/both.yaml"))
     listed = page.get_by_role("list", name="Scenarios of the collection")

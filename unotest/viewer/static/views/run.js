@@ -278,7 +278,7 @@ export function RunView({ tab, active }) {
       </div>
       <div class="run-right">
         <${Variables} vars=${vars} />
-        <${CallStack} runtime=${model.live ? runtime : null} model=${model}
+        <${CallStack} runtime=${model.live ? runtime : null} model=${model} scenarioFile=${scenarioFile}
           onPick=${(frame) => setReveal({ file: frame.file || scenarioFile, line: frame.line })} />
         <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval} />
       </div>

@@ -46,19 +46,27 @@ export function Variables({ vars }) {
   </section>`;
 }
 
-/** The call stack, innermost first: the current place, then each helper frame's caller. */
-export function CallStack({ runtime, model, onPick }) {
-  const frames = [];
+/**
+ * The call stack, innermost first: each frame where it is now. runtime.json lists the
+ * helper frames (file and current line); the test function's own line is the current
+ * line when no helper runs, else that of its open step (the helper call).
+ */
+export function CallStack({ runtime, model, scenarioFile, onPick }) {
+  const helpers = (runtime && runtime.callStack) || [];
   const current = runtime && runtime.current;
-  if (current) {
-    frames.push({ fn: runtime.testFn && (runtime.callStack || []).length === 0 ? runtime.testFn : "(current)",
-      file: runtime.file || null, line: current.line });
-  } else if (model.pause) {
-    frames.push({ fn: "(current)", file: null, line: model.pause.line });
+  let testLine = null;
+  if (helpers.length === 0) {
+    testLine = current ? current.line : model.pause ? model.pause.line : null;
+  } else {
+    const open = model.open.map((i) => model.steps[i]).filter((s) => !s.file || s.file === scenarioFile);
+    testLine = open.length ? open[open.length - 1].line : null;
   }
-  const stack = (runtime && runtime.callStack) || [];
-  for (let i = stack.length - 1; i >= 0; i--) frames.push(stack[i]);
-  if (stack.length && runtime && runtime.testFn) frames.push({ fn: runtime.testFn, file: null, line: null });
+  const frames = [];
+  if (runtime && (current || model.pause)) {
+    frames.push({ fn: runtime.testFn || "test", file: scenarioFile, line: testLine });
+    frames.push(...helpers);
+  }
+  frames.reverse();
   return html`<section class="pane stack" role="region" aria-label="Call stack">
     <div class="pane-title">Call stack</div>
     ${frames.length === 0 ? html`<p class="muted">empty</p>` : html`<ol>${frames.map(

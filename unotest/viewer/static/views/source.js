@@ -70,8 +70,9 @@ function Gutter({ count, starts, setLines, onToggle, current }) {
   return html`<div class="gutter">${rows}</div>`;
 }
 
-function CodeLine({ tokens, problems, current, line }) {
-  const cls = "code-row" + (current ? " current" : "") + (problems.length ? " has-problem" : "");
+function CodeLine({ tokens, problems, current, revealed, line }) {
+  const cls = "code-row" + (current ? " current" : "") + (revealed ? " revealed" : "") +
+    (problems.length ? " has-problem" : "");
   return html`<div class=${cls} data-line=${line}>${tokens.map(
     (t) => html`<span class=${"tok-" + t.type}>${t.text}</span>`,
   )}${problems.map(
@@ -180,7 +181,8 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
         <div class="code">
           <div class="code-hl" aria-hidden="true">${lines.map(
             (tokens, n) => html`<${CodeLine} key=${n} line=${n + 1} tokens=${tokens}
-              current=${current === n + 1} problems=${problemsByLine.get(n + 1) || []} />`,
+              current=${current === n + 1} revealed=${reveal !== null && reveal.line === n + 1}
+              problems=${problemsByLine.get(n + 1) || []} />`,
           )}</div>
           <textarea class="code-input" aria-label="Source" spellcheck="false" wrap="off"
             autocomplete="off" autocapitalize="off" value=${text}
