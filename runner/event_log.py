@@ -13,7 +13,7 @@ import io
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from runner import envelope
 from runner.envelope import Envelope
@@ -61,12 +61,19 @@ class LiveFile:
 class EventLog:
     """Envelopes in emission order, each passed to every sink as it is emitted."""
 
-    def __init__(self, sinks: Sequence[Sink] = ()) -> None:
+    def __init__(
+        self, sinks: Sequence[Sink] = (), mask: Callable[[object], object] | None = None
+    ) -> None:
+        """``mask`` (a run's ``SecretMasker.mask_data``) is applied to every envelope
+        before any sink sees it, so no transport can carry a secret."""
         self.events: list[Envelope] = []
         self.sinks: list[Sink] = list(sinks)
+        self.mask = mask
         self._lock = threading.Lock()
 
     def emit(self, event: Envelope) -> None:
+        if self.mask is not None:
+            event = cast(Envelope, self.mask(event))
         with self._lock:
             self.events.append(event)
             for sink in self.sinks:

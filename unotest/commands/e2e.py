@@ -21,6 +21,7 @@ from typing import TextIO, cast
 from dsl.scenario import ScenarioFile
 from runner import envelope
 from runner.config import Config, load_config
+from runner.envelope import Envelope
 from runner.errors import UsageError
 from runner.event_log import EventLog, LiveFile, OutputTee
 from runner.positions import parse_position
@@ -147,7 +148,10 @@ def e2e_command(args: argparse.Namespace) -> int:
     debug = _debug_options(args)
     retries = retries_of(getattr(args, "retries", None), config, debug=debug is not None)
     live = LiveFile()
-    log = EventLog([live, *([ndjson_printer(sys.stdout)] if reporters.ndjson else [])])
+    sinks: list[Callable[[Envelope], None]] = [live]
+    if reporters.ndjson:
+        sinks.append(ndjson_printer(sys.stdout))
+    log = EventLog(sinks, mask=masker.mask_data)
     attempts = _Attempts(project, scenario.name, log, live, stream)
     attempts.begin()
     result = _run_attempts(
@@ -169,11 +173,10 @@ def e2e_command(args: argparse.Namespace) -> int:
     attempts.end(result)
     _report(reporters, log, attempts, project, config)
     if args.json:
-        data = {
-            **result.to_json(),
-            "status": attempts.status(result),
-            "attempts": len(attempts.failed) + 1,
-        }
+        data: dict[str, object] = {**result.to_json()}
+        if retries:
+            # Additive, only when retries were on: the shape of a plain run stays as it was.
+            data.update(status=attempts.status(result), attempts=len(attempts.failed) + 1)
         print(json_dump(masker.mask_data(data)))
     return exit_code_for_run(result.outcome, result.signal)
 
