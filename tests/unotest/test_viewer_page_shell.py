@@ -27,6 +27,8 @@ from viewer_page import (
     served_site,
 )
 
+from unotest.viewer.routes_static import resolve_static
+
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
 WAIT_MS = 20_000
@@ -125,6 +127,24 @@ def test_static_files_have_their_content_types_and_nothing_else_is_served(
         answer = viewer.client.get(viewer.base + path, **auth)  # type: ignore[arg-type]
         assert answer.status_code == 404, path
         assert answer.json() == {"error": "nothing is served at this path"}, path
+
+
+def test_a_static_path_resolves_only_to_a_regular_file_under_the_folder(tmp_path: Path) -> None:
+    root = tmp_path / "static"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.js").write_text("export {};\n", encoding="utf-8")
+    (root / "b.exe").write_text("x", encoding="utf-8")
+    (tmp_path / "secret.js").write_text("export {};\n", encoding="utf-8")
+    (root / "out.js").symlink_to(tmp_path / "secret.js")
+    (root / "in.js").symlink_to(root / "sub" / "a.js")
+    (root / "sub" / "dir.js").mkdir()
+    assert resolve_static("sub/a.js", root) == (root / "sub" / "a.js").resolve()
+    assert resolve_static("in.js", root) == (root / "sub" / "a.js").resolve()
+    for refused in [
+        "out.js", "../secret.js", "sub/../../secret.js", "sub/./a.js", "sub//a.js", "/sub/a.js",
+        "sub", "sub/dir.js", "b.exe", ".hidden.js", "sub\\a.js", "a.js\x00", "", "missing.js",
+    ]:
+        assert resolve_static(refused, root) is None, refused
 
 
 def test_a_request_without_the_token_is_refused_and_the_cookie_alone_is_enough(

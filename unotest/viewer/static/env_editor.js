@@ -25,8 +25,8 @@ export function EnvEditor() {
   const [file, setFile] = useState(null);
   const [edits, setEdits] = useState({});
   const [note, setNote] = useState(null);
-  const load = () => api("/api/env").then((f) => { setFile(f); setEdits({}); },
-    (err) => setNote({ error: true, text: err.message }));
+  // After a reconnect the file is read again; values being edited stay as typed.
+  const load = () => api("/api/env").then(setFile, (err) => setNote({ error: true, text: err.message }));
   useEffect(() => { load(); return onResync(load); }, []);
   if (!file) return html`<section class="env-editor" aria-label="Env"><h1>Env</h1>
     ${note ? html`<p role="alert">${note.text}</p>` : html`<p>Loading…</p>`}</section>`;

@@ -3,7 +3,7 @@
 // own pages (Runs, Env, terminals). Everything comes from store.js, live.
 import { html, useState } from "./lib.js";
 import { useProject } from "./store.js";
-import { openTab } from "./tabs.js";
+import { openTab, tabKey, useTabs } from "./tabs.js";
 import { buildTree, latestRuns, matches, problemsByPath, problemTitle } from "./project_tree.js";
 import { onTreeKey } from "./tree_keys.js";
 import { openTerminal } from "./terminals.js";
@@ -23,7 +23,9 @@ function RunBadge({ run }) {
 
 function ScenarioItem({ scenario, ctx }) {
   const problems = ctx.problems.get(scenario.path);
+  const selected = ctx.activePath === scenario.path;
   return html`<li role="treeitem" aria-label=${scenario.name} tabindex="-1"
+      aria-selected=${selected ? "true" : "false"}
       class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
       onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path }); }}>
     <span class="color-dot" style=${{ background: scenario.color }}></span>
@@ -116,7 +118,12 @@ function Pages() {
 export function Sidebar() {
   const project = useProject();
   const [filter, setFilter] = useState("");
-  const ctx = { filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems) };
+  const { tabs, activeKey } = useTabs();
+  const active = tabs.find((t) => tabKey(t) === activeKey);
+  const ctx = {
+    filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
+    activePath: active?.kind === "scenario" ? active.path : null,
+  };
   return html`<aside class="sidebar" aria-label="Project">
     <${Pages} />
     <input type="search" class="filter" placeholder="Filter" aria-label="Filter"
