@@ -12,6 +12,7 @@ equals the JSON report; every envelope validates against the version-1 schema.
 from __future__ import annotations
 
 import json
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -209,3 +210,46 @@ def test_bad_retry_and_reporter_arguments_are_one_sentence(
         assert done.code == 2, done
         assert words in done.err and len(done.err.strip().splitlines()) == 1, done.err
     assert project.site.requests("a") == 0
+
+
+def test_the_web_server_start_is_a_before_all_hook(
+    tmp_path: Path, site: FlakySite, chromium_path: str
+) -> None:
+    from net import free_port
+
+    port = free_port()
+    (tmp_path / "www").mkdir()
+    extra = (
+        "webServer:\n"
+        f"  command: {sys.executable} -m http.server {port} --bind 127.0.0.1\n"
+        f"  url: http://127.0.0.1:{port}/\n"
+        f"  cwd: {tmp_path / 'www'}\n"
+    )
+    project = FlakyProject(tmp_path / "proj", site, chromium_path, extra=extra)
+    project.scenario("ok", "ok", "0")
+    project.collection("c", ["ok"])
+    report = tmp_path / "report.json"
+    done = project.cli("collection", "c", "--reporter", f"json={report}")
+
+    assert done.code == 0, done
+    events = json.loads(report.read_text())
+    validate_envelopes(events)
+    assert types(events)[:4] == ["run_start", "suite_start", "hook", "test_start"]
+    [hook] = of_type(events, "hook")
+    assert hook["kind"] == "before_all" and hook["status"] == "passed"
+    assert hook["suite"] == "c" and hook["test_name"] is None and hook["duration_ns"] > 0
+
+
+def test_a_debug_run_never_retries_and_the_flag_wins() -> None:
+    from runner.config import Config
+    from runner.errors import UsageError
+    from unotest.reports import retries_of
+
+    config = Config(root=Path("."), retries=3)
+    assert retries_of(None, config) == 3
+    assert retries_of(1, config) == 1
+    assert retries_of(0, config) == 0
+    assert retries_of(2, config, debug=True) == 0
+    assert retries_of(None, config, debug=True) == 0
+    with pytest.raises(UsageError, match="--retries 11"):
+        retries_of(11, config)
