@@ -1,0 +1,238 @@
+"""``restart`` against a cold ``unotest e2e`` of the same scenario, as a ratio.
+
+Runs the real product on a throw-away project whose scenario opens one page served by
+this script on 127.0.0.1, clicks, checks and loops a little, then reaches its last
+statement, where a breakpoint (``--break``) holds it. Both paths are timed to the same
+point, the ``paused`` event at that last statement:
+
+* **cold**: from just before spawning ``unotest e2e bench --debug --break L:C`` (the
+  console script next to this Python) to its pause: Python start-up and imports, the
+  project index, Playwright's driver, Chromium, the context, the scenario;
+* **restart**: from the append of ``{"cmd": "restart"}`` to the paused run's
+  commands.jsonl (one ``os.write`` on an ``O_APPEND`` descriptor, as ``unotest dbg``
+  does) to the new run's pause at the same breakpoint (kept across the restart): the
+  old run's end, the files read and parsed again, a fresh context of the same browser,
+  the scenario.
+
+Each is measured ``--rounds`` times (cold runs one after the other, restarts chained in
+one process), the medians compared; issue 16 targets restart ≤ 0.3 × cold.
+
+    .venv/bin/python bench/restart.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+PAGE = """<!doctype html><html><head><title>Restart</title></head><body>
+<button id="go" onclick="document.getElementById('out').textContent='done'">Go</button>
+<p id="out"></p></body></html>"""
+SCENARIO = """\
+// id-bench-restart
+// Started again and again
+// #0f766e
+function test_restart() {
+  goto("/index.html")
+  click(css("#go"))
+  expect_text(css("#out"), "done")
+  let x = 0
+  for (const i of range(50)) {
+    x += i
+  }
+  let last = x
+}
+"""
+LAST = "12:2"
+TARGET = 0.3
+POLL = 0.001
+TIMEOUT = 90.0
+UNOTEST = str(Path(sys.executable).with_name("unotest"))
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(_Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="bench-site", daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _events(run_dir: Path) -> list[dict[str, Any]]:
+    try:
+        data = (run_dir / "steps.jsonl").read_bytes()
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in data.split(b"\n")[:-1] if line.strip()]
+
+
+def _wait(what: str, process: subprocess.Popen[bytes], found: Any) -> Any:
+    """Poll ``found()`` until it answers something; exit when the runner ends first."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        value = found()
+        if value is not None:
+            return value
+        if process.poll() is not None:
+            sys.exit(f"the runner ended (exit {process.returncode}) waiting for {what}")
+        if time.monotonic() > deadline:
+            sys.exit(f"no {what} within {TIMEOUT:g} s")
+        time.sleep(POLL)
+
+
+def _run_dir_of(runs: Path, pid: int) -> Path | None:
+    for manifest in runs.glob("*/manifest.json"):
+        try:
+            if json.loads(manifest.read_text()).get("pid") == pid:
+                return manifest.parent
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _paused_at_last(run_dir: Path) -> bool | None:
+    line, col = (int(part) for part in LAST.split(":"))
+    paused = any(
+        e.get("kind") == "paused" and (e.get("line"), e.get("col")) == (line, col)
+        for e in _events(run_dir)
+    )
+    return True if paused else None
+
+
+def _answer(run_dir: Path, ident: str) -> dict[str, Any] | None:
+    """The restart's ``command:result`` (or its rejection), once written."""
+    answers = ("command:result", "command:rejected")
+    return next(
+        (e for e in _events(run_dir) if e.get("id") == ident and e.get("kind") in answers), None
+    )
+
+
+def _append(run_dir: Path, command: dict[str, str]) -> float:
+    data = (json.dumps(command) + "\n").encode()
+    fd = os.open(run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
+    try:
+        started = time.perf_counter()
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    return started
+
+
+def _start(project: Path, log: Path) -> tuple[subprocess.Popen[bytes], float]:
+    with open(log, "ab") as out:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [UNOTEST, "e2e", "bench", "--debug", "--break", LAST],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    return process, started
+
+
+def _end(process: subprocess.Popen[bytes], run_dir: Path | None) -> None:
+    """Abort the paused run and wait for the runner; terminate it if it does not end."""
+    if run_dir is not None and process.poll() is None:
+        _append(run_dir, {"id": f"bench-abort-{time.monotonic_ns()}", "cmd": "abort"})
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _cold(project: Path, rounds: int, log: Path) -> list[float]:
+    runs = project / "unotest" / ".runs"
+    times = []
+    for _ in range(rounds):
+        process, started = _start(project, log)
+        run_dir = None
+        try:
+            run_dir = _wait("a run directory", process, lambda p=process: _run_dir_of(runs, p.pid))
+            _wait("the pause at the last statement", process, lambda d=run_dir: _paused_at_last(d))
+            times.append(time.perf_counter() - started)
+        finally:
+            _end(process, run_dir)
+    return times
+
+
+def _restarts(project: Path, rounds: int, log: Path) -> list[float]:
+    runs = project / "unotest" / ".runs"
+    process, _ = _start(project, log)
+    run_dir = None
+    times = []
+    try:
+        run_dir = _wait("a run directory", process, lambda: _run_dir_of(runs, process.pid))
+        _wait("the first pause", process, lambda: _paused_at_last(run_dir))
+        for n in range(rounds):
+            ident = f"bench-restart-{n}"
+            sent = _append(run_dir, {"id": ident, "cmd": "restart"})
+            result = _wait(
+                f"the answer to {ident}", process, lambda d=run_dir, i=ident: _answer(d, i)
+            )
+            if result.get("ok") is not True:
+                sys.exit(f"restart refused: {result.get('error') or result.get('reason')}")
+            run_dir = runs / result["value"]
+            _wait("the new run's pause", process, lambda d=run_dir: _paused_at_last(d))
+            times.append(time.perf_counter() - sent)
+    finally:
+        _end(process, run_dir)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="cold runs and restarts each")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
+        base = Path(tmp)
+        site = base / "site"
+        site.mkdir()
+        (site / "index.html").write_text(PAGE)
+        server, base_url = _serve(site)
+        project = base / "project"
+        (project / "unotest" / "e2e").mkdir(parents=True)
+        (project / "unotest.config.yaml").write_text(
+            f"baseURL: {base_url}\nheadless: true\ntrace: off\n"
+        )
+        (project / "unotest" / "e2e" / "bench.test.js").write_text(SCENARIO)
+        log = base / "runner.log"
+        try:
+            cold = _cold(project, args.rounds, log)
+            restart = _restarts(project, args.rounds, log)
+        except SystemExit:
+            print(log.read_text(errors="replace")[-4000:], file=sys.stderr)
+            raise
+        finally:
+            server.shutdown()
+    cold_ms, restart_ms = statistics.median(cold) * 1000, statistics.median(restart) * 1000
+    ratio = restart_ms / cold_ms
+    print(f"cold unotest e2e to the last statement: median {cold_ms:.0f} ms  {_all(cold)}")
+    print(f"restart to the same point:              median {restart_ms:.0f} ms  {_all(restart)}")
+    verdict = "meets" if ratio <= TARGET else "misses"
+    print(f"restart / cold = {ratio:.2f}x ({verdict} the target of {TARGET}x)")
+
+
+def _all(values: list[float]) -> str:
+    return "(" + ", ".join(f"{v * 1000:.0f}" for v in values) + " ms)"
+
+
+if __name__ == "__main__":
+    main()
