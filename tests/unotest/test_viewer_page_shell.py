@@ -232,6 +232,9 @@ def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     run_id = started["runId"]
     smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
     expect(smoke.locator(".run-badge")).to_have_text("completed", timeout=60_000)
+    other = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "auth/signin"})
+    signin = tree(page).get_by_role("treeitem", name="auth/signin", exact=True)
+    expect(signin.locator(".run-badge")).to_have_text("completed", timeout=60_000)
 
     page.get_by_role("button", name="Runs", exact=True).click()
     runs = page.get_by_role("region", name="Runs")
@@ -242,7 +245,9 @@ def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     runs.get_by_role("combobox", name="Status").select_option("failed")
     expect(runs.get_by_role("row").filter(has_text=run_id)).to_have_count(0)
     runs.get_by_role("combobox", name="Status").select_option("passed")
+    expect(runs.get_by_role("row").filter(has_text=other["runId"])).to_have_count(1)
     runs.get_by_role("combobox", name="Scenario").select_option("smoke")
+    expect(runs.get_by_role("row").filter(has_text=other["runId"])).to_have_count(0)
     runs.get_by_role("button", name=f"Open run {run_id}").click()
     expect(page.get_by_role("tab", name="run smoke")).to_have_attribute("aria-selected", "true")
     assert f"open=scenario-run:{run_id}" in page.url
