@@ -52,6 +52,13 @@ def _breakpoints_on_disk(viewer: Viewer) -> object:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def _run_id(page: Page) -> str:
+    """The run id of the active run tab, from the address bar."""
+    match = re.search(r"active=scenario-run(?::|%3A)([A-Za-z0-9_-]+)", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
 def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
     _open_scenario(page, viewer, "smoke")
@@ -101,6 +108,18 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     steps = page.get_by_role("region", name="Steps")
     expect(steps).to_contain_text("let n = 1")
 
+    # A breakpoint set in the run's source reaches the live run (set-bp) and the file.
+    page.get_by_role("button", name="Breakpoint at line 9").click()
+    expect(page.get_by_role("button", name="Breakpoint at line 9")).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    page.get_by_role("button", name="Continue").click()
+    expect(status).to_contain_text("Paused at line 9:2", timeout=WAIT_MS)
+    expect(status).to_contain_text("breakpoint")
+    assert _breakpoints_on_disk(viewer) == {
+        "version": 1,
+        "scenarios": {"smoke": [{"line": 6, "col": 2}, {"line": 9, "col": 2}]},
+    }
     page.get_by_role("button", name="Continue").click()
     expect(status).to_contain_text("completed", timeout=WAIT_MS)
     for name in ("Continue", "Step", "Pause", "Abort"):
@@ -168,6 +187,11 @@ def test_a_save_at_a_pause_offers_reload(page: Page, viewer: Viewer) -> None:
     source = page.get_by_role("textbox", name="Source")
     source.fill(source.input_value().replace("n = n * 10", "n = n * 1000"))
     page.get_by_role("button", name="Save").click()
+    # A command the runner refuses, from any sender, shows its reason.
+    viewer.api("POST", f"/api/runs/{_run_id(page)}/commands", {"cmd": "retry"})
+    expect(page.get_by_text("Rejected retry: retry re-runs a failed statement")).to_be_visible(
+        timeout=WAIT_MS
+    )
     page.get_by_role("button", name="Reload").click()
     # Until the engine lands reload (issue 16) the runner rejects it; either answer shows.
     expect(page.locator(".reload-offer")).to_contain_text(

@@ -53,6 +53,12 @@ export function CollectionRunView({ tab }) {
   const meta = detail.meta || {};
   const started = (detail.events || []).find((e) => e.kind === "collection-run:started");
   const children = [...(detail.children || [])].sort((a, b) => a.startedAt - b.startedAt);
+  // The worker of each scenario run, when the orchestrator's events say (an additive
+  // `worker` on collection-run:scenario-started; none of 0.5.0's fields carries it).
+  const workers = new Map();
+  for (const e of detail.events || []) {
+    if (e.kind === "collection-run:scenario-started" && e.worker != null) workers.set(e.scenarioRunId, e.worker);
+  }
   const finished = meta.status && meta.status !== "running";
   const pending = started ? started.scenarios.length - children.length : 0;
   return html`<section class="view collection-run-view" aria-label=${`Collection run ${runId}`}>
@@ -69,7 +75,7 @@ export function CollectionRunView({ tab }) {
       <thead><tr><th>scenario</th><th>worker</th><th>status</th><th>duration</th><th>run</th></tr></thead>
       <tbody>${children.map((c) => html`<tr key=${c.runId} class=${"child-" + c.status}>
         <td>${c.ref}</td>
-        <td>${c.worker != null ? c.worker : "—"}</td>
+        <td>${workers.has(c.runId) ? workers.get(c.runId) : "—"}</td>
         <td>${c.status}</td>
         <td>${formatDuration(c.durationMs)}</td>
         <td><button type="button" class="linkish" onClick=${() => openTab({ kind: "scenario-run", runId: c.runId })}>

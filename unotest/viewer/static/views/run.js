@@ -229,8 +229,9 @@ export function RunView({ tab, active }) {
     const id = await send({ cmd: "reload" });
     setReload({ id });
   };
-  const onBreakpoint = (key, line, col, set) => {
-    if (model.live) send({ cmd: set ? "set-bp" : "clear-bp", file: key, line, col });
+  // The file already says so for the next run; a live run is told at once.
+  const onBreakpoint = (path, line, col, set) => {
+    if (model.live) send({ cmd: set ? "set-bp" : "clear-bp", file: path, line, col });
   };
 
   if (error && !detail) return html`<section class="view run-view"><p class="view-error" role="alert">${error}</p></section>`;

@@ -83,7 +83,7 @@ function CodeLine({ tokens, problems, current, revealed, line }) {
 /**
  * The source view. `path` is the file; `current` the line a run is at (highlighted and
  * scrolled to), `reveal` a line to scroll to (a call-stack frame click); `onSaved(file)`
- * is told after a successful save; `onBreakpoint(line, col, set)` is told of each toggle
+ * is told after a successful save; `onBreakpoint(path, line, col, set)` is told of each toggle
  * (a live run forwards it as set-bp / clear-bp).
  */
 export function SourceView({ path, current = null, reveal = null, onSaved, onBreakpoint, active = true }) {
@@ -146,7 +146,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
     if (!key) return;
     try {
       await toggleLine(key, line, col, set);
-      if (onBreakpoint) onBreakpoint(key, line, col, set);
+      if (onBreakpoint) onBreakpoint(path, line, col, set);
     } catch (err) {
       setNote(`Breakpoint not ${set ? "set" : "cleared"}: ${err.message}`);
     }
