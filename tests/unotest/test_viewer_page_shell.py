@@ -268,6 +268,10 @@ def test_tabs_show_the_colour_close_and_are_restored_from_the_address(
     expect(tabs.get_by_role("tab")).to_have_count(4)
     cart = page.locator(".tab", has=page.get_by_role("tab", name="shop/cart"))
     expect(cart.locator(".tab-strip")).to_have_css("background-color", "rgb(255, 0, 0)")
+    tabs.get_by_role("tab", name="Runs").focus()  # the keyboard: Left shows the tab before
+    page.keyboard.press("ArrowLeft")
+    expect(tabs.get_by_role("tab", name="Env")).to_be_focused()
+    expect(tabs.get_by_role("tab", name="Env")).to_have_attribute("aria-selected", "true")
     page.get_by_role("button", name="Close Env").click()
     expect(tabs.get_by_role("tab")).to_have_count(3)
     tabs.get_by_role("tab", name="smoke").click()

@@ -34,11 +34,29 @@ export function describeTab(tab, project) {
   }
 }
 
+// Left/Right (Home/End) move to the neighbouring tab and show it (WAI-ARIA tabs).
+function onTabKey(event, tabs, activeKey) {
+  const index = tabs.findIndex((t) => tabKey(t) === activeKey);
+  const to = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+  if (to === undefined || !tabs.length) return;
+  event.preventDefault();
+  const bar = event.currentTarget;
+  const next = tabs[(to + tabs.length) % tabs.length];
+  openTab(next);
+  const key = tabKey(next);
+  requestAnimationFrame(() => {
+    for (const el of bar.querySelectorAll(".tab")) {
+      if (el.dataset.key === key) el.querySelector('[role="tab"]')?.focus();
+    }
+  });
+}
+
 export function TabBar() {
   const { tabs, activeKey } = useTabs();
   const project = useProject();
   if (!tabs.length) return html`<div class="tabbar empty" role="tablist" aria-label="Open tabs"></div>`;
-  return html`<div class="tabbar" role="tablist" aria-label="Open tabs">
+  return html`<div class="tabbar" role="tablist" aria-label="Open tabs"
+      onKeyDown=${(e) => onTabKey(e, tabs, activeKey)}>
     ${tabs.map((tab) => {
       const key = tabKey(tab);
       const { label, color } = describeTab(tab, project);
@@ -46,6 +64,7 @@ export function TabBar() {
       return html`<div key=${key} class=${`tab${selected ? " active" : ""}`} data-key=${key}>
         <span class="tab-strip" style=${{ background: color ?? "transparent" }}></span>
         <button role="tab" class="tab-label" aria-selected=${selected ? "true" : "false"}
+          tabindex=${selected ? "0" : "-1"}
           title=${tab.path ?? tab.runId ?? label} onClick=${() => openTab(tab)}>${label}</button>
         <button class="tab-close" aria-label=${`Close ${label}`} title="Close"
           onClick=${() => closeTab(tab)}>×</button>
