@@ -53,12 +53,14 @@ class Handover:
     """What stays up from one run to the next: the browser (with its driver), the
     webServer. Exactly one run holds it at a time; the last one closes it."""
 
-    browser: WarmBrowser
+    browser: WarmBrowser | None
+    """None when there was no live browser to keep: the next run launches one."""
     web_server: WebServer | None = None
 
     async def close(self) -> None:
         try:
-            await self.browser.close()
+            if self.browser is not None:
+                await self.browser.close()
         finally:
             if self.web_server is not None:
                 await asyncio.to_thread(self.web_server.stop)

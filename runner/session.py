@@ -149,7 +149,12 @@ class ScenarioRun:
 
     async def _run_restarting(self) -> RunResult:
         run = self
+        loop = asyncio.get_running_loop()
         while True:
+            if run is not self and run.handle_signals:
+                # Before anything of the next run: a signal meanwhile is its own (it
+                # starts, and ends aborted, as a run signalled before it began does).
+                install_signal_handlers(loop, run._request_stop)
             result = await run._main()
             successor = run.next_run
             if successor is None:
@@ -322,8 +327,8 @@ class ScenarioRun:
                 with contextlib.suppress(OSError):
                     reporter.close_open_steps(*ABORTED_STEP)
         if self._keep_warm():
-            self.handover = self._warm_for_next(web_server)
-        if self.handover is None:
+            self.handover = await self._warm_for_next(web_server)
+        else:
             await self._cleanup(web_server)
         feed.stop()
         return driven
@@ -381,7 +386,7 @@ class ScenarioRun:
     # --- restart (runner.restart) ----------------------------------------------------
 
     def _shared_browser(self) -> Browser | None:
-        if self.warm is not None:
+        if self.warm is not None and self.warm.browser is not None:
             return self.warm.browser.browser
         return self.shared_browser
 
@@ -392,6 +397,11 @@ class ScenarioRun:
         if self.shared_browser is not None or self.parent_run_id is not None:
             return "not restarted: a scenario of a collection run restarts with the collection"
         return None
+
+    def _too_late(self) -> str:
+        if self.stopper.stopped:
+            return f"not restarted: {self.signal_name} ended the run"
+        return "not restarted: the run was already ending"
 
     def _keep_warm(self) -> bool:
         """Whether the browser and the webServer stay up for a restart; asked once the
@@ -407,14 +417,16 @@ class ScenarioRun:
             )
         return self._keep
 
-    def _warm_for_next(self, web_server: WebServer | None) -> Handover | None:
+    async def _warm_for_next(self, web_server: WebServer | None) -> Handover:
         """The browser (launched here and kept, or inherited) and the webServer for the
-        next run; None when the browser is gone (``_cleanup`` closes what is left)."""
+        next run. A restart before the browser was up, or after it died, hands on no
+        browser: the next run launches one, as a first run does."""
         browser = self.warm.browser if self.warm is not None else self.browser.kept
-        if browser is None or not browser.browser.is_connected():
-            return None
         self.browser.kept = None
         self.warm = None
+        if browser is not None and not browser.browser.is_connected():
+            await browser.close()  # its driver
+            browser = None
         return Handover(browser, web_server)
 
     def _watch_restart(self, reporter: StepReporter) -> None:
@@ -446,9 +458,7 @@ class ScenarioRun:
             return
         try:
             if handover is None:
-                raise UsageError(
-                    self._restart_refusal() or "not restarted: the run was already ending"
-                )
+                raise UsageError(self._restart_refusal() or self._too_late())
             scenario, helpers = await asyncio.to_thread(
                 reload_scenario, self.project, self.scenario.name
             )

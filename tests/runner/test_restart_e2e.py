@@ -11,7 +11,8 @@ runs linked both ways (``restartOf`` in the new manifest, the old run's
 exit code of the last run, a restart while running (not paused), a run started as the
 viewer and the MCP server start them (``UNOTEST_OUTPUT_TO_RUN_DIR=1``: each run's
 output in its own directory) and a restart refused when the edited file no longer
-parses.
+parses; a restart before the browser is up (during a slow webServer start): the
+webServer started once and kept, the new run launching the browser itself.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 import pytest
 from events import append_command, is_kind, read_events, wait_for_event
-from net import serve_directory
+from net import free_port, serve_directory
 from procs import cmdline, descendants, stop_tree, wait_for_run_dir
 from sites import config_yaml, unotest_env, write_project
 
@@ -331,3 +332,29 @@ def test_restart_typed_at_the_prompt_keeps_prompting_on_the_new_run(
         if slave >= 0:
             os.close(slave)
         os.close(master)
+
+
+def test_restart_before_the_browser_keeps_the_web_server(
+    tmp_path: Path, launch: Callable[..., Runner]
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    serve = (
+        f"echo started >> starts.txt; sleep 2; exec {sys.executable} -m http.server {port} "
+        f"--bind 127.0.0.1 --directory {SITE}"
+    )
+    extra = f"webServer:\n  command: {json.dumps(serve)}\n  url: {url}/index.html\n"
+    timeout = {"action": 2000, "expect": 2000, "navigation": 15000, "scenario": 60000}
+    project = write_project(
+        tmp_path / "proj", config_yaml(url, timeout=timeout, extra=extra), {"flows/again": FLOW}
+    )
+    runner = launch(project, "e2e", "flows/again")
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("run:started"))
+    assert browsers_of(runner.proc.pid) == {}  # the webServer is still starting
+    _, new_dir = restart(old_dir, runner)
+    assert not any(e["kind"] == "step:started" for e in read_events(old_dir, finished=True))
+    assert runner.wait() == 0
+    assert read_events(new_dir, finished=True)[-1]["outcome"] == "completed"
+    assert (project / "starts.txt").read_text() == "started\n"  # one webServer, kept
+    assert "@ version one" in runner.stdout
