@@ -29,12 +29,14 @@ __all__ = [
     "ScenarioHistory",
     "bound_history",
     "history_dir",
+    "history_report",
     "load_history",
     "longest_first",
     "medians_ms",
     "referenced_run_ids",
     "save_history",
     "summarize",
+    "summary_json",
 ]
 
 HISTORY_SUBDIR = ".history"
@@ -187,6 +189,29 @@ def summarize(name: str, seen: Sequence[Outcome], last: int) -> ScenarioHistory:
         median,
         statuses,
     )
+
+
+def summary_json(row: ScenarioHistory) -> dict[str, object]:
+    """One scenario's summary as ``unotest history --json`` (and MCP) give it."""
+    return {
+        "scenario": row.scenario,
+        "strip": row.strip,
+        "statuses": row.statuses,
+        "runs": row.runs,
+        "passRate": row.pass_rate,
+        "flaky": row.flaky,
+        "failed": row.failed,
+        "medianMs": row.median_ms,
+    }
+
+
+def history_report(
+    project: Project, scenario: str | None = None, last: int = 10
+) -> list[dict[str, object]]:
+    """Every scenario's summary (or the one asked for; none without history), by name."""
+    seen = outcomes(load_history(project))
+    names = sorted(seen) if scenario is None else [scenario] if scenario in seen else []
+    return [summary_json(summarize(name, seen[name], last)) for name in names]
 
 
 def medians_ms(project: Project, last: int = 20) -> dict[str, float]:

@@ -18,6 +18,7 @@ from runner.event_log import EventLog
 from runner.history import (
     bound_history,
     history_dir,
+    history_report,
     load_history,
     longest_first,
     medians_ms,
@@ -118,6 +119,9 @@ def test_history_summaries_strip_rate_flaky_median(project: Project) -> None:
     assert summary.median_ms == 250.0
     assert summarize("a", seen["a"], 2).strip == "~✓"
     assert medians_ms(project) == {"a": 250.0}
+    [report] = history_report(project, "a", last=3)
+    assert report["strip"] == "✗~✓" and report["runs"] == 3 and report["flaky"] == 1
+    assert history_report(project, "nope") == [] and len(history_report(project)) == 1
     assert {"run0", "run2-0", "run2-1"} <= referenced_run_ids(project)
 
 

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from flaky_site import FlakyProject, FlakySite, served, validate_envelopes
 
+from runner.retries import attempt_chain
+
 
 @pytest.fixture
 def site() -> Iterator[FlakySite]:
@@ -75,6 +77,10 @@ def test_e2e_flaky_scenario_passes_on_its_retry(project: FlakyProject, tmp_path:
     assert project.manifest(second)["attempt"] == 2
     assert project.manifest(second)["retryOf"] == first
     assert "attempt" not in project.manifest(first)
+    runs = project.root / "unotest/.runs"
+    for either in (first, second):
+        chain = attempt_chain(runs, either)
+        assert chain.run_ids == (first, second) and chain.status == "flaky"
     # the live copy in the first attempt's directory holds the same envelopes
     live = project.root / "unotest/.runs" / first / "events.ndjson"
     assert [json.loads(line) for line in live.read_text().splitlines()] == events
@@ -100,6 +106,8 @@ def test_e2e_always_failing_runs_n_plus_one_times(project: FlakyProject, tmp_pat
     assert end["suite"] is None and "suite_start" not in types(events)
     assert len(set(end["run_ids"])) == 3
     assert history.stem == end["run_ids"][0]
+    chain = attempt_chain(project.root / "unotest/.runs", end["run_ids"][1])
+    assert chain.run_ids == tuple(end["run_ids"]) and chain.status == "failed"
 
 
 def test_retries_from_the_config_and_the_flag_wins(

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from runner.errors import UsageError
-from runner.history import ScenarioHistory, load_history, outcomes, summarize
+from runner.history import ScenarioHistory, load_history, outcomes, summarize, summary_json
 from runner.project import Project, find_project_root
 from runner.text import printable, show_name
 from unotest.console import json_dump
@@ -51,19 +51,6 @@ def _table(rows: list[ScenarioHistory], last: int) -> str:
     )
 
 
-def _as_json(row: ScenarioHistory) -> dict[str, object]:
-    return {
-        "scenario": row.scenario,
-        "strip": row.strip,
-        "statuses": row.statuses,
-        "runs": row.runs,
-        "passRate": row.pass_rate,
-        "flaky": row.flaky,
-        "failed": row.failed,
-        "medianMs": row.median_ms,
-    }
-
-
 def history_command(args: argparse.Namespace) -> int:
     """``unotest history [SCENARIO] [--json] [--last N] [--root DIR]``."""
     last: int = getattr(args, "last", 10)
@@ -76,7 +63,7 @@ def history_command(args: argparse.Namespace) -> int:
     names = sorted(seen) if wanted is None else [wanted] if wanted in seen else []
     rows = [summarize(name, seen[name], last) for name in names]
     if getattr(args, "json", False):
-        print(json_dump([_as_json(row) for row in rows]))
+        print(json_dump([summary_json(row) for row in rows]))
         return EXIT_OK
     if not rows:
         what = f"for {show_name(wanted)} " if wanted is not None else ""
