@@ -245,3 +245,75 @@ def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page)
             page.keyboard.press("F8")
             expect(status).to_contain_text("completed", timeout=WAIT_MS)
             guard.check()
+
+
+LOOP = '  goto("/")\n  let i = 0\n  while (i < 600) {\n    wait(100)\n    i = i + 1\n  }\n'
+
+
+def test_pause_a_running_debug_run_then_abort(tmp_path: Path, page: Page) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
+        with running_viewer(root) as viewer:
+            _open_scenario(page, viewer, "loop")
+            page.get_by_role("button", name="Debug").click()
+            status = page.get_by_role("status", name="Run status")
+            steps = page.get_by_role("region", name="Steps")
+            expect(steps).to_contain_text("wait(100)", timeout=WAIT_MS)
+            expect(status).to_have_text("Running")
+            pause = page.get_by_role("button", name="Pause")
+            expect(pause).to_be_enabled()
+            expect(page.get_by_role("button", name="Continue")).to_be_disabled()
+            pause.click()
+            expect(status).to_contain_text(re.compile(r"Paused at line \d+:\d+"), timeout=WAIT_MS)
+            expect(status).to_contain_text("(step)")
+            expect(pause).to_be_disabled()
+            expect(page.get_by_role("region", name="Variables")).to_contain_text("i")
+            page.get_by_role("button", name="Abort").click()
+            expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
+            guard.check()
+
+
+FAILING = (
+    '  goto("/")\n  click("Later")\n  let after = 1\n'
+    + '  expect_visible(role("heading", "Gone"))\n  after = 2\n'
+)
+# Line 6 click("Later") fails until the page has the button; line 8 fails for good.
+
+
+def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project",
+            url,
+            scenarios={"flaky": FAILING},
+            timeout={"action": 1000, "expect": 1000},
+        )
+        with running_viewer(root) as viewer:
+            _open_scenario(page, viewer, "flaky")
+            page.get_by_role("button", name="Debug").click()
+            status = page.get_by_role("status", name="Run status")
+            expect(status).to_contain_text("Paused at line 6:2 (failure)", timeout=WAIT_MS)
+            retry = page.get_by_role("button", name="Retry")
+            skip = page.get_by_role("button", name="Skip")
+            expect(retry).to_be_enabled()
+            expect(skip).to_be_enabled()
+            # Fix the page at the pause, then run the failed statement again.
+            evaluate = page.get_by_role("textbox", name="Evaluate")
+            add_button = "document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')"
+            evaluate.fill(f'evaluate("{add_button}")')
+            evaluate.press("Enter")
+            expect(page.locator(".eval-answer.ok")).to_have_count(1, timeout=WAIT_MS)
+            retry.click()
+            expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
+            expect(retry).to_be_enabled()
+            skip.click()
+            expect(status).to_contain_text("Paused at line 9:2 (step)", timeout=WAIT_MS)
+            expect(retry).to_be_disabled()
+            expect(skip).to_be_disabled()
+            page.get_by_role("button", name="Continue").click()
+            expect(status).to_contain_text("Run completed", timeout=WAIT_MS)
+            steps = page.get_by_role("region", name="Steps")
+            expect(steps.locator(".step-skipped")).to_contain_text("Gone")
+            guard.check()
