@@ -141,9 +141,13 @@ class DependencyGraph:
 
     def problems_for(self, scenario: str) -> list[str]:
         """What stops ``scenario`` from running: problems in its file or in any helper
-        (as ``unotest e2e`` refuses to start, helpers that do not parse included)."""
-        files = [self.scenario_files.get(scenario, ""), *self.helper_files()]
-        return [text for rel in files for text in self.problems.get(rel, [])]
+        (as ``unotest e2e`` refuses to start, helpers that do not parse included), the
+        files that do not load first."""
+        files = [*self.helper_files(), self.scenario_files.get(scenario, "")]
+        found = [text for rel in files for text in self.problems.get(rel, [])]
+        # A file that does not load first: it is often why the others have problems
+        # (a helper that does not parse leaves its callers calling an unknown name).
+        return sorted(found, key=lambda text: text.split(":", 1)[0] not in self.broken)
 
 
 def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[str]]]:
