@@ -14,7 +14,14 @@ then waits for the next ``paused`` before sending the next one. steps.jsonl is r
 by byte offset, polled every 0.2 ms, so the figures include at most that much of the
 bench's own lag. runner.md §3 targets a p50 of at most 20 ms.
 
-    .venv/bin/python bench/debug_latency.py [--commands 200]
+Then ``reload`` (issue 16, target at most 100 ms): a second scenario of 500 lines
+(twenty functions of loops, branches and a ``try``, and a test calling them) paused
+before its first statement; the bench rewrites the file, one statement edited in the
+middle, alternately two versions, and times each ``reload`` from the append to its
+``command:result`` (read, parse and check of the scenario and its helper, the frames
+mapped, the breakpoints moved).
+
+    .venv/bin/python bench/debug_latency.py [--commands 200] [--reloads 20]
 """
 
 from __future__ import annotations
@@ -51,6 +58,54 @@ function test_latency() {{
 """
 POLL = 0.0002
 TIMEOUT = 60.0
+BIG_FUNCTIONS = 18
+
+
+def big_scenario(variant: int) -> str:
+    """A scenario of about 500 lines; ``variant`` changes one statement in the middle."""
+    lines = [
+        "// id-bench-reload",
+        "// Five hundred lines to reload",
+        "// #0f766e",
+        "function test_reload() {",
+        '  goto("/index.html")',
+        "  let total = 0",
+        *(f"  total += part_{n}({n})" for n in range(BIG_FUNCTIONS)),
+        "  log(`total ${total}`)",
+        "}",
+    ]
+    for n in range(BIG_FUNCTIONS):
+        edited = n == BIG_FUNCTIONS // 2 and variant % 2 == 1
+        lines += [
+            "",
+            f"function part_{n}(seed) {{",
+            "  let acc = seed",
+            "  let names = []",
+            "  for (const i of range(3)) {",
+            "    acc += i",
+            '    names.push("item " + i)',
+            "    if (acc > 100) {",
+            "      acc = acc - 100",
+            "    } else if (acc < 0) {",
+            "      acc = 0",
+            "    } else {",
+            f"      acc = acc + {2 if edited else 1}",
+            "    }",
+            "  }",
+            "  let k = 0",
+            "  while (k < 2) {",
+            "    k += 1",
+            "    acc += k",
+            "  }",
+            "  try {",
+            "    expect_equal(len(names), 3)",
+            "  } catch (e) {",
+            '    log("unexpected " + e.message)',
+            "  }",
+            "  return acc",
+            "}",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -186,9 +241,56 @@ def _measure(project: Path, count: int, log: Path) -> tuple[list[float], list[fl
                 process.wait()
 
 
+def _measure_reload(project: Path, count: int, log: Path) -> list[float]:
+    """``count`` reloads of the big scenario, paused before its first statement: the
+    append of each ``reload`` to its ``command:result``."""
+    unotest = str(Path(sys.executable).with_name("unotest"))
+    scenario = project / "unotest" / "e2e" / "big.test.js"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [unotest, "e2e", "big", "--step"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        run_dir = _run_dir(project / "unotest" / ".runs", process)
+        commands = run_dir / "commands.jsonl"
+        events = Events(run_dir / "steps.jsonl", process)
+        events.wait_for(lambda e: e.get("kind") == "paused", "the first pause")
+        times: list[float] = []
+        for n in range(count):
+            scenario.write_text(big_scenario(n + 1))
+            ident = f"reload-{n}"
+            sent = _append(commands, {"id": ident, "cmd": "reload"})
+            event, seen = events.wait_for(
+                lambda e, i=ident: (
+                    e.get("id") == i and e.get("kind") in ("command:result", "command:rejected")
+                ),
+                f"the answer to {ident}",
+            )
+            if event["kind"] != "command:result":
+                sys.exit(f"{ident} was rejected: {event.get('reason')}")
+            times.append(seen - sent)
+        _append(commands, {"id": "reload-end", "cmd": "continue"})
+        events.wait_for(lambda e: e.get("kind") == "run:finished", "run:finished")
+        process.wait(timeout=TIMEOUT)
+        return times
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=200, help="step commands to send")
+    parser.add_argument("--reloads", type=int, default=20, help="reload commands to send")
     args = parser.parse_args()
     if args.commands > 2 * LOOP:
         parser.error(f"at most {2 * LOOP} commands (the scenario has about that many steps)")
@@ -203,9 +305,14 @@ def main() -> None:
             (project / "unotest" / "e2e").mkdir(parents=True)
             (project / "unotest" / "e2e" / "bench.test.js").write_text(SCENARIO)
             (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+            big = base / "big"  # a project of its own: its only run is the one to find
+            (big / "unotest" / "e2e").mkdir(parents=True)
+            (big / "unotest" / "e2e" / "big.test.js").write_text(big_scenario(0))
+            (big / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
             log = base / "run.log"
             try:
                 applied, resumed, repaused = _measure(project, args.commands, log)
+                reloads = _measure_reload(big, args.reloads, log) if args.reloads else []
             except SystemExit:
                 print(log.read_text(errors="replace")[-4000:], file=sys.stderr)
                 raise
@@ -222,6 +329,11 @@ def main() -> None:
     print(f"append -> resumed           p50 {ms(resumed, 50)}   p99 {ms(resumed, 99)}")
     print(f"append -> next paused       p50 {ms(repaused, 50)}   p99 {ms(repaused, 99)}")
     print(f"(mean applied {statistics.mean(applied) * 1000:.2f} ms; target p50 <= 20 ms)")
+    if reloads:
+        size = len(big_scenario(0).splitlines())
+        print(f"reloads sent:               {len(reloads)} ({size}-line scenario, paused)")
+        print(f"append -> command:result    p50 {ms(reloads, 50)}   p99 {ms(reloads, 99)}")
+        print("(target: reload <= 100 ms)")
 
 
 if __name__ == "__main__":
