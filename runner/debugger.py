@@ -140,34 +140,20 @@ class Breakpoints:
         inserted above shift it down), any other is resolved again against the new
         statement starts. How many moved."""
         moved = 0
+        starts = {file: statement_starts(program) for file, program in programs.items()}
         with self._lock:
             by_file: dict[str, set[tuple[int, int]]] = {}
             for file, positions in self._by_file.items():
-                new = programs.get(file)
-                if new is None:
+                if file not in programs:
                     by_file[file] = positions
                     continue
-                kept = {self._moved(position, maps.get(file), new) for position in positions}
+                kept = _follow(positions, maps.get(file), starts[file])
                 moved += len(positions - kept)
                 by_file[file] = kept
             self._by_file = by_file
-            self.starts = {**self.starts, **{f: statement_starts(p) for f, p in programs.items()}}
+            self.starts = {**self.starts, **starts}
             self.programs = {**self.programs, **programs}
         return moved
-
-    @staticmethod
-    def _moved(
-        position: tuple[int, int], statement_map: StatementMap | None, new: ast.Program
-    ) -> tuple[int, int]:
-        if statement_map is not None:
-            at = next(
-                (s for s in statements(statement_map.old) if (s.span.line, s.span.col) == position),
-                None,
-            )
-            target = statement_map.get(at) if at is not None else None
-            if target is not None:
-                return target.span.line, target.span.col
-        return land(statement_starts(new), *position).position
 
     def active(self) -> dict[str, list[str]]:
         with self._lock:
@@ -176,6 +162,29 @@ class Breakpoints:
                 for file, positions in sorted(self._by_file.items())
                 if positions
             }
+
+
+def _follow(
+    positions: set[tuple[int, int]],
+    statement_map: StatementMap | None,
+    starts: list[tuple[int, int]],
+) -> set[tuple[int, int]]:
+    """Where breakpoints are in a file's new version: at the new place of the statement
+    each was on, or landed again on the new statement starts."""
+    at = (
+        {(s.span.line, s.span.col): s for s in statements(statement_map.old)}
+        if statement_map is not None and positions
+        else {}
+    )
+    kept: set[tuple[int, int]] = set()
+    for position in positions:
+        old = at.get(position)
+        target = statement_map.get(old) if statement_map is not None and old is not None else None
+        if target is None:
+            kept.add(land(starts, *position).position)
+        else:
+            kept.add((target.span.line, target.span.col))
+    return kept
 
 
 def load_breakpoints_file(path: Path) -> dict[str, list[tuple[int, int]]]:
