@@ -42,12 +42,15 @@ async function logLines(runId, files) {
   return out;
 }
 
+const MAX_LOG_LINES = 5000;
+
 /**
- * How many of the events that came over /ws while the detail was read are in it too:
- * the longest end of `read` that `buffered` starts with (the buffer is a run of lines
- * that began before the read, so it can only overlap the read's end).
+ * How many of the events (or log lines) that came over /ws while the detail was read are
+ * in it too: the longest end of `read` that `buffered` starts with (the buffer is a run
+ * of lines that began before the read, so it can only overlap the read's end).
  */
 function overlap(read, buffered) {
+  if (!buffered.length) return 0;
   const a = read.slice(-buffered.length).map((e) => JSON.stringify(e));
   const b = buffered.map((e) => JSON.stringify(e));
   for (let k = Math.min(a.length, b.length); k > 0; k--) {
@@ -64,9 +67,10 @@ function useRun(runId) {
   const [detail, setDetail] = useState(null);
   const [error, setError] = useState(null);
   const [runtime, setRuntime] = useState(null);
-  const [logs, setLogs] = useState([]);
+  const logs = useRef([]);
   const tick = useTick();
   const loading = useRef(null);
+  const loadingLogs = useRef(null);
   const runtimeSeq = useRef(0);
 
   // runtime.json is asked for only once it is known to exist (the detail had it, or the
@@ -79,6 +83,18 @@ function useRun(runId) {
       (data) => { if (seq === runtimeSeq.current) setRuntime(data); },
       () => {},
     );
+  }, [runId]);
+
+  const loadLogs = useCallback(async (files) => {
+    loadingLogs.current = [];
+    try {
+      const read = await logLines(runId, files);
+      const buffered = loadingLogs.current;
+      logs.current = [...read, ...buffered.slice(overlap(read, buffered))].slice(-MAX_LOG_LINES);
+    } finally {
+      loadingLogs.current = null;
+      tick();
+    }
   }, [runId]);
 
   const load = useCallback(async () => {
@@ -97,8 +113,8 @@ function useRun(runId) {
       hasRuntime.current = data.runtime !== null;
       setRuntime(data.runtime);
       setError(null);
-      setLogs(await logLines(runId, data.files || []));
       tick();
+      await loadLogs(data.files || []);
     } catch (err) {
       loading.current = null;
       setError(err.message);
@@ -144,7 +160,13 @@ function useRun(runId) {
         refreshDetail();
         tick();
       } else if (msg.kind === "log:line") {
-        setLogs((old) => [...old, { stream: msg.stream, line: msg.line }]);
+        const line = { stream: msg.stream, line: msg.line };
+        if (loadingLogs.current) loadingLogs.current.push(line);
+        else {
+          logs.current.push(line);
+          if (logs.current.length > MAX_LOG_LINES) logs.current.splice(0, logs.current.length - MAX_LOG_LINES);
+          tick();
+        }
       }
     });
     return () => {
@@ -153,7 +175,7 @@ function useRun(runId) {
     };
   }, [runId]);
 
-  return { model, detail, error, runtime, logs, refreshRuntime };
+  return { model, detail, error, runtime, logs: logs.current, refreshRuntime };
 }
 
 /** The eval entries of the console, answered from the model's command events. */
@@ -275,7 +297,7 @@ export function RunView({ tab, active }) {
           active=${active} onSaved=${onSaved} onBreakpoint=${onBreakpoint} />`}
         <${FailurePanel} runId=${runId} bundle=${detail.bundle} />
         <${ScreenshotStrip} runId=${runId} paths=${model.screenshots} />
-        <${Output} lines=${logs} />
+        <${Output} lines=${logs} count=${logs.length} />
       </div>
       <div class="run-right">
         <${Variables} vars=${vars} />

@@ -102,7 +102,7 @@ export function EvalConsole({ entries, onEval }) {
   };
   return html`<section class="pane eval" role="region" aria-label="Console">
     <div class="pane-title">Console</div>
-    <ol class="eval-log" aria-live="polite">${entries.map((e) => html`<li key=${e.id || e.expr}>
+    <ol class="eval-log" aria-live="polite">${entries.map((e, i) => html`<li key=${i}>
       <div class="eval-expr">› ${e.expr}</div>
       <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
     <input type="text" class="eval-input" aria-label="Evaluate" placeholder="Evaluate at the pause (Enter)"
@@ -121,10 +121,10 @@ export function ScreenshotStrip({ runId, paths }) {
   </section>`;
 }
 
-export function Output({ lines }) {
-  if (!lines.length) return null;
+export function Output({ lines, count }) {
+  if (!count) return null;
   return html`<details class="output" open>
-    <summary>Output (${lines.length} lines)</summary>
+    <summary>Output (${count} lines)</summary>
     <pre role="log" aria-label="Output">${lines.map((l, i) => html`<div key=${i} class=${"out-" + l.stream}>${l.line}</div>`)}</pre>
   </details>`;
 }
