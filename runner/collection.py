@@ -176,6 +176,8 @@ class CollectionRun:
     the collection's own order."""
     on_start: Callable[[Path], None] | None = None
     """Called once the collection's run directory exists (the live event file)."""
+    on_output: Callable[[str, str], None] | None = None
+    """Called with a scenario's name and each line it logs (the ``output`` events)."""
     on_web_server: Callable[[float], None] | None = None
     """Called with the milliseconds the webServer took to be ready (the before_all hook)."""
 
@@ -457,6 +459,10 @@ class CollectionRun:
             elif kind == "finished":
                 self._finish(ScenarioOutcome.from_worker(name, worker.index, message))
                 return True
+            elif kind == "output" and self.on_output is not None:
+                text = message.get("text")
+                if isinstance(text, str):
+                    self.on_output(name, text)
 
     def _died(self, worker: _WorkerProcess, name: str) -> ScenarioOutcome:
         """A worker gone mid-scenario: ``interrupted``, or ``aborted`` while aborting."""

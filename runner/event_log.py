@@ -20,7 +20,7 @@ from runner.envelope import Envelope
 from runner.retries import Attempt, final_status
 from runner.rundir import append_line
 
-__all__ = ["LIVE_EVENTS_FILE", "EventLog", "LiveFile", "OutputTee"]
+__all__ = ["LIVE_EVENTS_FILE", "EventLog", "LineStream", "LiveFile", "line_stream", "output_stream"]
 
 LIVE_EVENTS_FILE = "events.ndjson"
 """The live copy of a run's envelopes, in its run directory (the first attempt's for
@@ -128,25 +128,41 @@ class EventLog:
         self.emit(envelope.run_end(self.counts(), envelope.duration_ns(duration_ms), extra=extra))
 
 
-class OutputTee(io.TextIOBase):
-    """A run's ``log_stream`` that also emits each whole line as an ``output`` event
-    (``stdout``, with the scenario's name), so a scenario's ``log()`` reaches every
-    transport and still its terminal."""
+class LineStream(io.TextIOBase):
+    """A text stream that hands each whole line written to it to ``on_line`` (and
+    passes the text on to ``target``, if any): a run's ``log_stream`` whose ``log()``
+    lines become ``output`` events (``e2e``) or reports to the orchestrator (a
+    collection worker), while a terminal still shows them."""
 
-    def __init__(self, target: TextIO, log: EventLog, test_name: str) -> None:
+    def __init__(self, on_line: Callable[[str], None], target: TextIO | None = None) -> None:
         super().__init__()
+        self.on_line = on_line
         self.target = target
-        self.log = log
-        self.test_name = test_name
         self._partial = ""
 
     def write(self, text: str) -> int:
-        self.target.write(text)
+        if self.target is not None:
+            self.target.write(text)
         lines = (self._partial + text).split("\n")
         self._partial = lines.pop()
         for line in lines:
-            self.log.emit(envelope.output("stdout", line, self.test_name))
+            self.on_line(line)
         return len(text)
 
     def flush(self) -> None:
-        self.target.flush()
+        if self.target is not None:
+            self.target.flush()
+
+
+def line_stream(on_line: Callable[[str], None]) -> TextIO:
+    """A ``log_stream`` that only hands each line to ``on_line`` (a collection worker)."""
+    return cast(TextIO, LineStream(on_line))
+
+
+def output_stream(log: EventLog, test_name: str, target: TextIO) -> TextIO:
+    """A run's ``log_stream`` emitting each line as an ``output`` event on ``log``."""
+
+    def on_line(line: str) -> None:
+        log.emit(envelope.output("stdout", line, test_name))
+
+    return cast(TextIO, LineStream(on_line, target))

@@ -33,6 +33,7 @@ from runner import events
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
+from runner.event_log import line_stream
 from runner.project import Project, ProjectIndex
 from runner.protocol import JSONObject
 from runner.run_result import RunResult
@@ -188,7 +189,7 @@ class _Worker:
                 environment,
                 out=devnull,
                 quiet=True,
-                log_stream=devnull,
+                log_stream=line_stream(lambda line: self.send(messages.output_report(name, line))),
                 parent_run_id=parent_run_id if isinstance(parent_run_id, str) else None,
                 shared_browser=browser,
                 handle_signals=False,

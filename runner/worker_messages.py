@@ -18,6 +18,7 @@ __all__ = [
     "FatalReport",
     "FinishedReport",
     "Order",
+    "OutputReport",
     "ReadyReport",
     "RelaunchedReport",
     "ReloadOrder",
@@ -29,6 +30,7 @@ __all__ = [
     "exit_order",
     "fatal_report",
     "finished_report",
+    "output_report",
     "ready_report",
     "relaunched_report",
     "reload_order",
@@ -127,6 +129,14 @@ class RelaunchedReport(TypedDict):
     reason: str
 
 
+class OutputReport(TypedDict):
+    """A line the scenario logged (``log()``), already masked: an ``output`` event."""
+
+    type: Literal["output"]
+    scenario: str
+    text: str
+
+
 Report = (
     ReadyReport
     | FatalReport
@@ -134,7 +144,12 @@ Report = (
     | FinishedReport
     | UnfinishedReport
     | RelaunchedReport
+    | OutputReport
 )
+
+
+def output_report(scenario: str, text: str) -> OutputReport:
+    return {"type": "output", "scenario": scenario, "text": text}
 
 
 def ready_report(pid: int) -> ReadyReport:

@@ -167,6 +167,15 @@ def test_collection_reports_flaky_everywhere(project: FlakyProject, tmp_path: Pa
             assert follower["data"]["name"] == event["data"]["name"]
     run_end = of_type(events, "run_end")[0]
     assert (run_end["passed"], run_end["flaky"], run_end["failed"]) == (1, 1, 1)
+    # each attempt's log() line, forwarded by the worker, inside its test's start and end
+    outputs = [i for i, e in enumerate(events) if e["type"] == "output"]
+    flaky_lines = [i for i in outputs if events[i]["data"]["test_name"] == "flaky"]
+    assert [events[i]["data"]["text"] for i in flaky_lines] == ["@ visiting flaky"] * 2
+    start = types(events).index("test_start", 0)
+    starts = {e["data"]["name"]: i for i, e in enumerate(events) if e["type"] == "test_start"}
+    finish = {e["data"]["name"]: i for i, e in enumerate(events) if e["type"] == "test_end"}
+    assert start <= starts["flaky"] < min(flaky_lines) and max(flaky_lines) < finish["flaky"]
+    assert len(outputs) == 1 + 2 + 2  # ok once, flaky and down twice each
     retry_id = ends["flaky"]["run_id"]
     assert project.manifest(retry_id)["retryOf"] == ends["flaky"]["run_ids"][0]
     assert project.manifest(retry_id)["parentRunId"] == run_end["runId"]

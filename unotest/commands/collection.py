@@ -113,6 +113,7 @@ def collection_command(args: argparse.Namespace) -> int:
         order=longest_first(names, medians_ms(project)),
         on_start=tracker.started,
         on_web_server=tracker.web_server,
+        on_output=tracker.output,
     )
     result = _add_unrun(run.run(), broken, skipped, printer)
     tracker.finish(result)
@@ -180,6 +181,9 @@ class CollectionEvents:
     def web_server(self, milliseconds: float) -> None:
         duration = envelope.duration_ns(milliseconds)
         self.log.emit(envelope.hook("before_all", "passed", duration, suite=self.name))
+
+    def output(self, scenario: str, text: str) -> None:
+        self.log.emit(envelope.output("stdout", text, scenario))
 
     def on_event(self, kind: str, outcome: ScenarioOutcome) -> None:
         self.printer(kind, outcome)

@@ -16,14 +16,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TextIO
 
 from dsl.scenario import ScenarioFile
 from runner import envelope
 from runner.config import Config, load_config
 from runner.envelope import Envelope
 from runner.errors import UsageError
-from runner.event_log import EventLog, LiveFile, OutputTee
+from runner.event_log import EventLog, LiveFile, output_stream
 from runner.positions import parse_position
 from runner.project import (
     SCENARIO_SUFFIX,
@@ -248,8 +248,8 @@ def _run_attempts(attempts: _Attempts, retries: int, make_run: _MakeRun) -> RunR
     """Run the scenario until it passes, is stopped, or has failed ``retries + 1`` times;
     each attempt a new :class:`ScenarioRun` (its own browser, its own run directory)."""
     while True:
-        tee = OutputTee(attempts.stream, attempts.log, attempts.name)
-        result = make_run(attempts.on_started, cast(TextIO, tee)).run()
+        tee = output_stream(attempts.log, attempts.name, attempts.stream)
+        result = make_run(attempts.on_started, tee).run()
         if not retryable(result.outcome) or len(attempts.failed) >= retries:
             return result
         attempt = attempts.attempt(result)
