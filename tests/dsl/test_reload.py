@@ -37,6 +37,8 @@ class Reloader:
     at: str
     new: dict[str, str]
     on_failure: bool = False
+    nth: int = 1
+    """Reload the nth time the step is seen (a loop's header once per iteration)."""
     outcome: ReloadOutcome | None = None
     error: ReloadError | None = None
     seen: list[tuple[str, int, str]] = field(default_factory=list)
@@ -58,11 +60,14 @@ class Hook:
     def __init__(self, reloader: Reloader) -> None:
         self.reloader = reloader
         self.done = False
+        self.count = 0
 
     def before_statement(self, step: Step) -> Directive:
         if not self.done and not self.reloader.on_failure and step.text == self.reloader.at:
-            self.done = True
-            self.reloader.reload(step)
+            self.count += 1
+            if self.count == self.reloader.nth:
+                self.done = True
+                self.reloader.reload(step)
         self.reloader.seen.append((step.file, step.line, step.text))
         return Directive.PROCEED
 
@@ -177,6 +182,59 @@ def test_a_for_of_whose_iterable_changed_while_it_runs_is_refused_and_nothing_ch
     assert "for (const i of [1, 2, 3])" in reloader.error.message
     assert "changed its header" in reloader.error.message
     assert run.probes == ["i1", "i2", "i3", [1.0, 2.0, 3.0]]  # the old code went on
+
+
+def test_paused_at_a_for_of_header_mid_loop_the_loop_goes_on_as_edited() -> None:
+    run = Run(LOOP)
+    new = LOOP.replace('probe("i" + i)', 'probe("new i" + i)')
+    reloader = Reloader("for (const i of [1, 2, 3])", {FILE: new}, nth=2)
+    run.go(reloader)
+    assert reloader.error is None
+    assert run.probes == ["i1", "new i2", "new i3", [1.0, 2.0, 3.0]]
+    headers = [line for _, line, text in reloader.seen if text.startswith("for (")]
+    assert headers == [3, 3, 3, 3]  # the first check, then one per item (no restart)
+
+
+def test_paused_at_a_while_test_the_new_test_decides() -> None:
+    old = body("let n = 0", "while (n < 5) {", "  probe(n)", "  n += 1", "}")
+    run = Run(old)
+    reloader = Reloader("while (n < 5)", {FILE: old.replace("n < 5", "n < 3")}, nth=2)
+    run.go(reloader)
+    assert run.probes == [0.0, 1.0, 2.0]
+
+
+def test_paused_at_an_else_if_test_it_runs_as_edited() -> None:
+    old = body(
+        "let x = 2",
+        "if (x == 1) {",
+        '  probe("one")',
+        "} else if (x == 3) {",
+        '  probe("three")',
+        "}",
+    )
+    new = old.replace("x == 3", "x == 2").replace('"three"', '"two"')
+    run = Run(old)
+    reloader = Reloader("if (x == 3)", {FILE: new})
+    run.go(reloader)
+    assert reloader.error is None and run.probes == ["two"]
+
+
+def test_two_reloads_in_a_row() -> None:
+    run = Run(body('probe("a")', 'probe("b")', 'probe("c")'))
+    first = body('probe("a")', 'probe("b1")', 'probe("c")')
+    second = body('probe("a")', 'probe("x")', 'probe("b2")', 'probe("c2")')
+
+    class Twice(Reloader):
+        def reload(self, step: Step) -> Directive:
+            super().reload(step)
+            self.new = {FILE: second}
+            super().reload(step)
+            return Directive.PROCEED
+
+    reloader = Twice('probe("b")', {FILE: first})
+    run.go(reloader)
+    assert run.probes == ["a", "b2", "c2"]
+    assert reloader.outcome is not None and reloader.outcome.skipped == 1
 
 
 def test_a_while_loop_reads_its_new_test_and_body() -> None:
