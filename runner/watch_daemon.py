@@ -89,6 +89,8 @@ class WatchDaemon:
         self.address: tuple[str, int] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
         self.lock = asyncio.Lock()
+        self.announced = False
+        """``daemon.started`` was published (so ``daemon.stopped`` will be)."""
 
     # --- start and stop ------------------------------------------------------------
 
@@ -104,10 +106,7 @@ class WatchDaemon:
                 WebServer.from_config, self.config.web_server, cancel=threading.Event()
             )
         await self.pool.start()
-        server = None
-        if self.options.port is not None:
-            self.address = await self.socket.start(self.options.host, self.options.port)
-            server = {"host": self.address[0], "port": self.address[1]}
+        server = await self._listen()
         started = int(time.time() * 1000)
         if self.address is not None:
             write_discovery(self.root, *self.address, self.options.version, PROTOCOL_VERSION,
@@ -123,7 +122,24 @@ class WatchDaemon:
                 len(index.files),
             )
         )
+        self.announced = True
         self._spawn(watch_project(self.root, self._changed, self.stopped))
+
+    async def _listen(self) -> dict[str, Any] | None:
+        """The socket, or None (``server: null``) when it is off or cannot be opened:
+        the daemon then serves stdout alone, and says so."""
+        if self.options.port is None:
+            return None
+        try:
+            self.address = await self.socket.start(self.options.host, self.options.port)
+        except OSError as err:
+            where = f"{self.options.host}:{self.options.port}"
+            self.bus.publish(
+                error("socket", f"cannot listen on {where}", err.strerror or str(err),
+                      "no socket and no discovery file: the events go to stdout only")
+            )
+            return None
+        return {"host": self.address[0], "port": self.address[1]}
 
     def _check_collection(self) -> None:
         name = self.options.collection
@@ -152,7 +168,8 @@ class WatchDaemon:
         if self.web_server is not None:
             await asyncio.to_thread(self.web_server.stop)
         remove_discovery(self.root)
-        self.bus.publish(daemon_stopped(reason))
+        if self.announced:
+            self.bus.publish(daemon_stopped(reason))
         await self.socket.close()
         for task in list(self.tasks):
             task.cancel()

@@ -177,3 +177,39 @@ def test_a_file_that_is_not_a_discovery_file_is_unreadable(tmp_path: Path, text:
     path.write_text(text)
     found = read_discovery(tmp_path)
     assert found.status == "unreadable" and found.reason
+
+
+def test_readable_lines_show_the_chain_the_runs_and_what_took_over() -> None:
+    import io
+
+    from runner.watch_lines import LinePrinter
+
+    out = io.StringIO()
+    printer = LinePrinter(Path("/p"), out)
+    bus = EventBus()
+    bus.listen(printer)
+    reason = {
+        "kind": "importer",
+        "changedFile": "/p/unotest/e2e/_helpers/auth.js",
+        "sourceFile": "/p/unotest/e2e/login.test.js",
+        "depth": 1,
+        "chain": ["/p/unotest/e2e/_helpers/auth.js", "/p/unotest/e2e/login.test.js"],
+        "via": ["sign_in", "test_it"],
+    }
+    plan = [{"runnerKey": "unotest", "adapterId": "e2e", "scenarios": ["login"],
+             "testFiles": ["/p/unotest/e2e/login.test.js"],
+             "reasons": {"/p/unotest/e2e/login.test.js": [reason]}}]
+    bus.publish(batch_started("batch-1", ["/p/unotest/e2e/_helpers/auth.js"], "idle", plan,
+                              [{"file": "/p/x.yaml", "reason": "a collection file"}]))
+    bus.publish({"type": "some.future.event"})
+    bus.publish({"type": "error", "scope": "worker:0", "message": "browser gone",
+                 "detail": None, "degradedTo": "a new browser"})
+    text = out.getvalue()
+    assert "batch-1 (idle): 1 scenario(s)" in text
+    assert (
+        "login  ← unotest/e2e/_helpers/auth.js → unotest/e2e/login.test.js (sign_in, test_it)"
+        in text
+    )
+    assert "nothing for x.yaml: a collection file" in text
+    assert "! worker:0: browser gone; a new browser" in text
+    assert "future" not in text
