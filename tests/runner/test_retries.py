@@ -229,6 +229,31 @@ def test_bad_retry_and_reporter_arguments_are_one_sentence(
     assert project.site.requests("a") == 0
 
 
+def test_e2e_json_and_ndjson_cannot_share_stdout(project: FlakyProject) -> None:
+    project.scenario("a", "a", "0")
+    done = project.cli("e2e", "a", "--json", "--reporter", "ndjson")
+    assert done.code == 2 and "choose one" in done.err, done
+    assert project.site.requests("a") == 0
+
+
+def test_e2e_ndjson_streams_on_stdout(project: FlakyProject) -> None:
+    project.scenario("a", "a", "1")
+    done = project.cli("e2e", "a", "--retries", "1", "--reporter", "ndjson")
+    assert done.code == 0, done
+    streamed = [json.loads(line) for line in done.out.splitlines()]
+    validate_envelopes(streamed)
+    assert types(streamed) == [
+        "run_start",
+        "test_start",
+        "output",
+        "output",
+        "retry",
+        "test_end",
+        "run_end",
+    ]
+    assert "@ visiting a" in done.err  # the run's own console went to stderr
+
+
 def test_the_web_server_start_is_a_before_all_hook(
     tmp_path: Path, site: FlakySite, chromium_path: str
 ) -> None:

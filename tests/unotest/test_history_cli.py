@@ -114,3 +114,26 @@ def test_a_history_file_of_a_newer_version_is_one_sentence(project: FlakyProject
         "unotest: unotest/.history/x.json: event protocol version 2 is not supported "
         "(this unotest reads version 1)"
     )
+
+
+def test_a_collection_starts_the_longest_scenario_first(project: FlakyProject) -> None:
+    from runner import envelope
+
+    for name in ("quick", "slow", "fresh"):
+        project.scenario(name, name, "0")
+    project.collection("c", ["quick", "slow", "fresh"])
+    past = [envelope.run_start(2)]
+    for name, ms in (("quick", 100), ("slow", 900)):
+        past.append(envelope.test_end(name, None, "passed", ms * 1_000_000))
+    folder = project.root / "unotest/.history"
+    folder.mkdir(parents=True)
+    (folder / "old.json").write_text(json.dumps(past))
+
+    report = project.root / "report.json"
+    done = project.cli("collection", "c", "--workers", "1", "--reporter", f"json={report}")
+    assert done.code == 0, done
+    events = json.loads(report.read_text())
+    started = [e["data"]["name"] for e in events if e["type"] == "test_start"]
+    assert started == ["fresh", "slow", "quick"]  # no history first, then longest first
+    ended = [e["data"]["name"] for e in events if e["type"] == "test_end"]
+    assert ended == started

@@ -137,6 +137,8 @@ def e2e_command(args: argparse.Namespace) -> int:
     name = resolve_scenario_name(index, args.scenario, Path.cwd())
     scenario = _runnable(index, name)
     reporters = parse_reporters(getattr(args, "reporter", None), junit_allowed=False)
+    if reporters.ndjson and args.json:
+        raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
     config = load_config(root, os.environ)
     if args.headed:
         config = replace(config, headless=False)
