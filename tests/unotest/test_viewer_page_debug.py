@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 from viewer_page import (
     Viewer,
     browser_type_launch_args,
@@ -317,3 +318,44 @@ def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
             steps = page.get_by_role("region", name="Steps")
             expect(steps.locator(".step-skipped")).to_contain_text("Gone")
             guard.check()
+
+
+def test_a_run_tab_catches_up_after_the_socket_drops(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    blocked = {"on": False}
+    live: list[WebSocketRoute] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        if blocked["on"]:
+            ws.close()
+            return
+        ws.connect_to_server()
+        live.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    at_6 = {"version": 1, "scenarios": {"smoke": [{"line": 6, "col": 2}]}}
+    viewer.api("PUT", "/api/breakpoints", at_6)
+    _open_scenario(page, viewer, "smoke")
+    page.get_by_role("button", name="Debug").click()
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    run_id = _run_id(page)
+    blocked["on"] = True
+    live[-1].close()
+    # Driven by someone else while this page hears nothing: two steps.
+    for line in (7, 8):
+        viewer.api("POST", f"/api/runs/{run_id}/commands", {"cmd": "step"})
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while True:
+            runtime = viewer.api("GET", f"/api/runs/{run_id}")["runtime"]
+            if runtime["state"] == "paused-step" and runtime["current"]["line"] == line:
+                break
+            assert time.monotonic() < deadline, runtime
+            time.sleep(0.1)
+    expect(status).to_contain_text("Paused at line 6:2")  # still what it last heard
+    blocked["on"] = False
+    expect(status).to_contain_text("Paused at line 8:2", timeout=WAIT_MS)
+    expect(page.get_by_role("region", name="Variables")).to_contain_text(re.compile(r"n\s*2"))
+    page.get_by_role("button", name="Continue").click()
+    expect(status).to_contain_text("completed", timeout=WAIT_MS)
+    guard.check()
