@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,9 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e["data"] for e in events if e["type"] == kind]
 
 
-def test_e2e_flaky_scenario_passes_on_its_retry(project: FlakyProject, tmp_path: Path) -> None:
+def test_e2e_flaky_scenario_passes_on_its_retry(
+    project: FlakyProject, tmp_path: Path, protocol_validate: Callable[[str, object], None]
+) -> None:
     project.scenario("shop/cart", "cart", "1")
     report = tmp_path / "report.json"
     done = project.cli("e2e", "shop/cart", "--retries", "2", "--reporter", f"json={report}")
@@ -76,6 +78,7 @@ def test_e2e_flaky_scenario_passes_on_its_retry(project: FlakyProject, tmp_path:
     assert retry["run_id"] == first and end["run_id"] == second
     assert project.manifest(second)["attempt"] == 2
     assert project.manifest(second)["retryOf"] == first
+    protocol_validate("RunManifest", project.manifest(second))  # additive fields only
     assert "attempt" not in project.manifest(first)
     runs = project.root / "unotest/.runs"
     for either in (first, second):
