@@ -114,3 +114,32 @@ def test_the_stream_needs_the_token(viewer: tuple[FlakyProject, str]) -> None:
     base = url.partition("?")[0].rstrip("/")
     answer = httpx.get(base + "/api/events", timeout=10)
     assert answer.status_code == 401
+
+
+def test_only_version_1_envelopes_from_files_that_appear_later(
+    viewer: tuple[FlakyProject, str],
+) -> None:
+    project, url = viewer
+    old = project.root / "unotest/.runs/old-run"
+    old.mkdir(parents=True)
+    (old / "events.ndjson").write_text(
+        json.dumps({"protocol_version": 1, "type": "x", "data": {}}) + "\n"
+    )
+    reader = SseReader(url)
+    assert reader.connected.wait(30)
+    new = project.root / "unotest/.runs/new-run"
+    new.mkdir()
+    lines = [
+        {"protocol_version": 2, "type": "run_start", "data": {}},
+        {"protocol_version": 1, "type": "run_start", "data": {"total": 0, "random_seed": None}},
+        "not json",
+        {"protocol_version": 1, "type": "run_end", "data": {"total": 0}},
+    ]
+    with open(new / "events.ndjson", "a") as live:
+        for line in lines:
+            live.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
+    assert reader.ended.wait(30), reader.events
+    assert [(name, data["protocol_version"]) for name, data in reader.events] == [
+        ("run_start", 1),
+        ("run_end", 1),
+    ]  # the file present before the connection is not replayed

@@ -45,9 +45,9 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
     return [Route("/api/events", endpoint, methods=["GET"], name="events")]
 
 
-def _live_files(runs_dir: Path) -> list[Path]:
-    """Every run's ``events.ndjson``, oldest run first (run ids sort by time within a ref)."""
-    found: list[tuple[float, Path]] = []
+def _live_files(runs_dir: Path) -> list[tuple[Path, int]]:
+    """Every run's ``events.ndjson`` and its size, the oldest written first."""
+    found: list[tuple[float, Path, int]] = []
     try:
         entries = list(os.scandir(runs_dir))
     except OSError:
@@ -55,10 +55,11 @@ def _live_files(runs_dir: Path) -> list[Path]:
     for entry in entries:
         path = Path(entry.path) / LIVE_EVENTS_FILE
         try:
-            found.append((path.stat().st_mtime, path))
+            stat = path.stat()
         except OSError:
             continue
-    return [path for _, path in sorted(found)]
+        found.append((stat.st_mtime, path, stat.st_size))
+    return [(path, size) for _, path, size in sorted(found)]
 
 
 class _Follower:
@@ -67,20 +68,19 @@ class _Follower:
     def __init__(self, runs_dir: Path) -> None:
         self.runs_dir = runs_dir
         self.tailers: dict[Path, LineTailer] = {}
-        for path in _live_files(runs_dir):
-            try:
-                size = path.stat().st_size
-            except OSError:
-                continue
+        for path, size in _live_files(runs_dir):
             self.tailers[path] = LineTailer(path, size)  # what was there before is not live
 
     def new_envelopes(self) -> list[Envelope]:
-        for path in _live_files(self.runs_dir):
-            self.tailers.setdefault(path, LineTailer(path))
+        """Only files that grew are opened; a file that went (pruned) is forgotten."""
+        files = _live_files(self.runs_dir)
+        present = {path for path, _ in files}
+        for path in [p for p in self.tailers if p not in present]:
+            del self.tailers[path]
         found: list[Envelope] = []
-        for path, tailer in list(self.tailers.items()):
-            if not path.parent.exists():
-                del self.tailers[path]  # pruned
+        for path, size in files:
+            tailer = self.tailers.setdefault(path, LineTailer(path))
+            if size == tailer.offset:
                 continue
             for line in tailer.read():
                 event = _envelope(line)
