@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pty
 import queue
 import signal
 import socket
@@ -124,16 +125,25 @@ class Client:
 
 
 class Daemon:
-    def __init__(self, root: Path, *args: str) -> None:
+    def __init__(self, root: Path, *args: str, terminal: bool = False) -> None:
+        """``terminal``: stdin is a pseudo-terminal (``press`` types keys on it)."""
         self.root = root
+        self.keyboard: int | None = None
+        stdin: int | None = subprocess.DEVNULL
+        if terminal:
+            self.keyboard, stdin = pty.openpty()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "unotest", "watch", "--json", "--idle-ms", "80",
              "--max-ms", "1000", *args],
             cwd=root,
             env=unotest_env(),
+            stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        if terminal:
+            assert isinstance(stdin, int)
+            os.close(stdin)
         self.stdout: queue.Queue[Event | None] = queue.Queue()
         threading.Thread(target=_lines_into, args=(self.proc.stdout, self.stdout),
                          daemon=True).start()
@@ -144,6 +154,10 @@ class Daemon:
         self.started = first
         assert first["type"] == "daemon.started"
         self.port = int(first["server"]["port"])
+
+    def press(self, key: str) -> None:
+        assert self.keyboard is not None
+        os.write(self.keyboard, key.encode())
 
     def save(self, rel: str, text: str | None = None) -> None:
         path = self.root / rel
@@ -160,6 +174,9 @@ class Daemon:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
+            if self.keyboard is not None:
+                os.close(self.keyboard)
+                self.keyboard = None
 
     def workers(self) -> list[int]:
         return [p for p in children(self.proc.pid) if b"runner.worker" in cmdline(p)]
@@ -409,7 +426,7 @@ def test_a_second_daemon_on_the_project_says_so_and_exits_0(shared: Daemon) -> N
 
 
 @needs_proc
-def test_kill_9_leaves_a_stale_file_the_next_start_overwrites_and_sigint_stops_cleanly(
+def test_kill_9_leaves_a_stale_file_the_next_start_overwrites_keys_and_sigint_stop(
     tmp_path: Path,
 ) -> None:
     site = tmp_path / "site"
@@ -429,13 +446,14 @@ def test_kill_9_leaves_a_stale_file_the_next_start_overwrites_and_sigint_stops_c
         )
         assert status.returncode == 1 and status.stdout.startswith("stale")
         _wait_gone([worker, *descendants(worker)])  # a worker outlives no daemon
-        second = Daemon(root, "--collection", "smoke")
+        second = Daemon(root, "--collection", "smoke", terminal=True)
         try:
             info = json.loads(discovery_path(root).read_text())
             assert info["pid"] == second.proc.pid and info["port"] == second.port
             (worker,) = second.workers()
             processes = [worker, *descendants(worker)]
             assert any(b"--remote-debugging-pipe" in cmdline(p) for p in processes)
+            _keys_run_batches(second)
         finally:
             code = second.stop(signal.SIGINT)
         assert code == 0
@@ -445,6 +463,29 @@ def test_kill_9_leaves_a_stale_file_the_next_start_overwrites_and_sigint_stops_c
         while (event := second.stdout.get(timeout=WAIT_S)) is not None:
             events.append(event)
         assert events[-1]["type"] == "daemon.stopped"
+
+
+def _keys_run_batches(daemon: Daemon) -> None:
+    """On a terminal: ``a`` runs the collection's scenarios, ``f`` the failed ones (none
+    here), Enter the last batch that ran something, again."""
+    client = Client(daemon.port)
+    try:
+        assert client.next()["type"] == "snapshot"
+        daemon.press("a")
+        started, _, finished = client.batch()
+        assert started["trigger"] == "manual" and started["changedFiles"] == []
+        reasons = reasons_of(started)
+        assert sorted(reasons) == ["login", "plain"]  # the collection's, not the project's
+        assert {r[0]["kind"] for r in reasons.values()} == {"manual"}
+        assert finished["result"]["status"] == "passed"
+        daemon.press("f")
+        started, _, finished = client.batch()
+        assert started["plan"] == [] and finished["result"]["status"] == "skipped"
+        daemon.press("\n")
+        started, _, _ = client.batch()
+        assert sorted(reasons_of(started)) == ["login", "plain"]
+    finally:
+        client.close()
 
 
 def _wait_gone(pids: list[int]) -> None:

@@ -115,7 +115,7 @@ async def _serve(root: Path, args: argparse.Namespace) -> int:
         version=version("unotest"),
     )
     daemon = WatchDaemon(options)
-    keys = sys.stdin.isatty() and not args.json
+    keys = sys.stdin.isatty()
     if args.json:
         daemon.bus.listen(lambda event: _write(encode(event)))
     else:
