@@ -359,3 +359,46 @@ def test_a_run_tab_catches_up_after_the_socket_drops(page: Page, viewer: Viewer)
     page.get_by_role("button", name="Continue").click()
     expect(status).to_contain_text("completed", timeout=WAIT_MS)
     guard.check()
+
+
+HIGHLIGHTED = (
+    "  /* block */ let total = 1_000 / 2 / 5\n"
+    "  let s = `sum ${total + 1} of \"${'x'}\"`\n"
+    "  if (matches(s, /^sum\\/[0-9]+/i)) { log('yes') }\n"
+    "  const hex = 0x1F // trailing\n"
+)
+
+
+def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -> None:
+    guard = guard_page(page)
+    root = page_project(tmp_path / "project", None, scenarios={"colors": HIGHLIGHTED})
+    with running_viewer(root) as viewer:
+        _open_scenario(page, viewer, "colors")
+
+        def texts(kind: str) -> list[str]:
+            return page.locator(f".code-hl .tok-{kind}").all_inner_texts()
+
+        expect(page.locator(".code-hl .tok-regex")).to_have_count(1)
+        assert texts("regex") == ["/^sum\\/[0-9]+/i"]  # and 1_000 / 2 / 5 is division
+        assert texts("number")[:3] == ["1_000", "2", "5"]
+        assert "0x1F" in texts("number")
+        assert texts("comment") == [
+            "// id-colors",
+            "// Scenario colors",
+            "// #4f46e5",
+            "/* block */",
+            "// trailing",
+        ]
+        assert {"let", "if", "const", "function"} <= set(texts("keyword"))
+        assert texts("template")[0] == "`sum ${"
+        assert "'x'" in texts("string")
+        assert "'yes'" in texts("string")
+        # The highlighted text is the file's text, character for character.
+        shown = page.locator(".code-hl").evaluate(
+            "el => [...el.querySelectorAll('.code-row')].map(r => "
+            "[...r.querySelectorAll('span[class^=tok-]')].map(s => s.textContent).join(''))"
+            ".join('\\n')"
+        )
+        source = (root / "unotest" / "e2e" / "colors.test.js").read_text()
+        assert shown == source
+        guard.check()

@@ -99,7 +99,11 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
 
   useEffect(() => setDraft(null), [path]);
   const text = draft !== null ? draft : file ? file.text : "";
-  const lines = useMemo(() => tokenLines(text), [text]);
+  // Only the scenario language is highlighted; a collection's YAML is shown as it is.
+  const lines = useMemo(
+    () => (/\.js$/.test(path) ? tokenLines(text) : text.split("\n").map((t) => (t ? [{ type: "plain", text: t }] : []))),
+    [text, path],
+  );
   const starts = useMemo(() => startsByLine(file && file.statements), [file]);
   const setLines = useMemo(
     () => new Set(breakpointsOf(project && project.breakpoints, key).map((bp) => bp.line)),
