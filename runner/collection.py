@@ -42,8 +42,8 @@ from typing import TextIO, cast
 from runner import events, protocol
 from runner import worker_messages as messages
 from runner.command_feed import OWNER_POLL_SECONDS, OwnerWatch
-from runner.config import Config
-from runner.errors import WebServerCancelled
+from runner.config import Config, WebServerConfig
+from runner.errors import WebServerCancelled, WebServerError
 from runner.events import RunError
 from runner.project import Project, ProjectIndex
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
@@ -178,8 +178,9 @@ class CollectionRun:
     """Called once the collection's run directory exists (the live event file)."""
     on_output: Callable[[str, str], None] | None = None
     """Called with a scenario's name and each line it logs (the ``output`` events)."""
-    on_web_server: Callable[[float], None] | None = None
-    """Called with the milliseconds the webServer took to be ready (the before_all hook)."""
+    on_web_server: Callable[[float, str | None], None] | None = None
+    """Called with the milliseconds the webServer took to be ready, and the error when it
+    did not start (the ``before_all`` hook)."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
@@ -241,13 +242,7 @@ class CollectionRun:
         web_server: WebServer | None = None
         try:
             if self.config.web_server is not None and self.scenarios:
-                started = time.monotonic()
-                web_server = await asyncio.to_thread(
-                    WebServer.from_config, self.config.web_server, cancel=self.cancel
-                )
-                self.web_server = web_server
-                if self.on_web_server is not None:
-                    self.on_web_server((time.monotonic() - started) * 1000)
+                web_server = await self._start_web_server(self.config.web_server)
             count = max(1, min(self.workers, len(self.scenarios)))
             if self.scenarios:
                 await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
@@ -256,6 +251,21 @@ class CollectionRun:
         finally:
             if web_server is not None:
                 await asyncio.to_thread(web_server.stop)
+
+    async def _start_web_server(self, config: WebServerConfig) -> WebServer:
+        """Start (or reuse) the webServer, telling ``on_web_server`` how long it took
+        and, when it did not start, why (the ``before_all`` hook's envelope)."""
+        started = time.monotonic()
+        try:
+            web_server = await asyncio.to_thread(WebServer.from_config, config, cancel=self.cancel)
+        except WebServerError as err:
+            if self.on_web_server is not None and not isinstance(err, WebServerCancelled):
+                self.on_web_server((time.monotonic() - started) * 1000, str(err))
+            raise
+        self.web_server = web_server
+        if self.on_web_server is not None:
+            self.on_web_server((time.monotonic() - started) * 1000, None)
+        return web_server
 
     async def _watch_owner(self, owner: OwnerWatch) -> None:
         """The MCP session that started the collection closed: abort it as SIGTERM does."""

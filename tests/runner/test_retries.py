@@ -285,6 +285,35 @@ def test_the_web_server_start_is_a_before_all_hook(
     assert hook["suite"] == "c" and hook["test_name"] is None and hook["duration_ns"] > 0
 
 
+def test_a_web_server_that_does_not_start_is_a_failed_hook_and_the_run_ends(
+    tmp_path: Path, site: FlakySite, chromium_path: str
+) -> None:
+    from net import free_port
+
+    port = free_port()
+    extra = (
+        "webServer:\n"
+        f"  command: {sys.executable} -c 'raise SystemExit(3)'\n"
+        f"  url: http://127.0.0.1:{port}/\n"
+        "  timeout: 20000\n"
+    )
+    project = FlakyProject(tmp_path / "proj", site, chromium_path, extra=extra)
+    project.scenario("ok", "ok", "0")
+    project.collection("c", ["ok"])
+    done = project.cli("collection", "c", "--reporter", "ndjson")
+
+    assert done.code == 2, done
+    assert done.err.startswith("unotest: "), done.err
+    streamed = [json.loads(line) for line in done.out.splitlines()]
+    validate_envelopes(streamed)
+    assert types(streamed) == ["run_start", "suite_start", "hook", "suite_end", "run_end"]
+    hook = streamed[2]["data"]
+    assert hook["kind"] == "before_all" and hook["status"] == "failed"
+    assert hook["error_message"] and hook["error_message"] in done.err
+    assert streamed[-1]["data"]["outcome"] == "failed"
+    assert project.site.requests("ok") == 0
+
+
 def test_a_debug_run_never_retries_and_the_flag_wins() -> None:
     from runner.config import Config
     from runner.errors import UsageError

@@ -26,7 +26,7 @@ from runner import envelope
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.envelope import Envelope
-from runner.errors import ConfigError, UsageError
+from runner.errors import ConfigError, UnotestError, UsageError
 from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
@@ -38,6 +38,7 @@ from runner.text import did_you_mean
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
+    Reporters,
     history_quietly,
     ndjson_printer,
     parse_reporters,
@@ -115,17 +116,33 @@ def collection_command(args: argparse.Namespace) -> int:
         on_web_server=tracker.web_server,
         on_output=tracker.output,
     )
-    result = _add_unrun(run.run(), broken, skipped, printer)
+    try:
+        finished = run.run()
+    except UnotestError:
+        tracker.abandon()
+        raise
+    result = _add_unrun(finished, broken, skipped, printer)
     tracker.finish(result)
+    _report(result, reporters, log.events, started, out)
+    history_quietly(project, result.run_id, log.events, config)
+    return exit_code_for_run(result.outcome, result.signal)
+
+
+def _report(
+    result: CollectionResult,
+    reporters: Reporters,
+    events: list[Envelope],
+    started: float,
+    out: TextIO,
+) -> None:
+    """The summary, JUnit and the JSON array, once the collection has ended."""
     if reporters.show_list:
         _summary(result, out)
     if reporters.junit is not None:
         write_report(reporters.junit, junit_xml(result, started))
     if reporters.json is not None:
-        text = json.dumps(log.events, ensure_ascii=False, indent=2)
+        text = json.dumps(events, ensure_ascii=False, indent=2)
         write_report(reporters.json, text + "\n")
-    history_quietly(project, result.run_id, log.events, config)
-    return exit_code_for_run(result.outcome, result.signal)
 
 
 def _header(
@@ -178,9 +195,20 @@ class CollectionEvents:
         self.log.emit(envelope.run_start(self.total, extra=extra))
         self.log.emit(envelope.suite_start(self.name))
 
-    def web_server(self, milliseconds: float) -> None:
+    def web_server(self, milliseconds: float, error: str | None) -> None:
         duration = envelope.duration_ns(milliseconds)
-        self.log.emit(envelope.hook("before_all", "passed", duration, suite=self.name))
+        status: envelope.Status = "passed" if error is None else "failed"
+        self.log.emit(
+            envelope.hook("before_all", status, duration, suite=self.name, error_message=error)
+        )
+
+    def abandon(self) -> None:
+        """The collection ended in an error (its webServer did not start): close the
+        suite and the run, so a live reader is not left waiting for ``run_end``."""
+        if self.log.events:
+            self.log.emit(envelope.suite_end(self.name))
+            elapsed = (time.monotonic() - self.clock) * 1000
+            self.log.run_end(elapsed, extra={"outcome": "failed", "collection": self.name})
 
     def output(self, scenario: str, text: str) -> None:
         self.log.emit(envelope.output("stdout", text, scenario))
