@@ -154,6 +154,13 @@ def test_a_finished_run_reopened_from_the_address_bar(page: Page, viewer: Viewer
     expect(page.get_by_role("textbox", name="Source")).to_be_visible()
     page.reload()
     expect(page.get_by_role("status", name="Run status")).to_have_text("Run completed")
+    # From a finished run, the same scenario again: a new run in its own tab.
+    page.get_by_role("button", name="Run again").click()
+    expect(page).not_to_have_url(re.compile(f"active=scenario-run(:|%3A){run_id}"))
+    expect(page.get_by_role("status", name="Run status")).to_have_text(
+        "Run completed", timeout=WAIT_MS
+    )
+    assert len(viewer.api("GET", "/api/runs?ref=beta")) == 2
     guard.check()
 
 

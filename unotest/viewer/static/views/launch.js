@@ -9,7 +9,7 @@ import { SourceView } from "./source.js";
 import { scenarioName } from "./breakpoints.js";
 
 /** POST /api/runs, then open the run's tab; a refusal is `setError`'s sentence. */
-async function startRun(request, tabKind, setError, setBusy) {
+export async function startRun(request, tabKind, setError, setBusy) {
   setBusy(true);
   setError(null);
   try {

@@ -11,6 +11,7 @@ import { RunModel, COMMANDS } from "./run_model.js";
 import { StepsList } from "./steps.js";
 import { SourceView } from "./source.js";
 import { FailurePanel } from "./failure.js";
+import { startRun } from "./launch.js";
 import {
   Toolbar, StatusBanner, Variables, CallStack, EvalConsole, ScreenshotStrip, Output,
 } from "./run_panes.js";
@@ -206,6 +207,7 @@ export function RunView({ tab, active }) {
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
   const [reload, setReload] = useState(null);
+  const [again, setAgain] = useState(false);
 
   const scenario = (detail && detail.meta && detail.meta.ref) || (runtime && runtime.scenario) || null;
   const scenarioMeta = ((project && project.scenarios) || []).find((s) => s.name === scenario);
@@ -276,6 +278,11 @@ export function RunView({ tab, active }) {
       <span class="muted">${runId}</span>
       <span class="spacer"></span>
       <${Toolbar} model=${model} send=${send} />
+      ${!model.live && scenario && html`<span class="run-again">
+        ${[["Run again", false], ["Debug again", true]].map(([label, debug]) => html`<button type="button"
+          disabled=${again} onClick=${() => startRun({ kind: "scenario", scenario, debug },
+            "scenario-run", setNotice, setAgain)}>${label}</button>`)}
+      </span>`}
     </header>
     <${StatusBanner} model=${model} runtime=${runtime} scenarioFile=${scenarioFile} />
     ${notice && html`<p class="run-notice" role="alert">${notice}</p>`}
