@@ -114,6 +114,14 @@ def test_a_history_file_of_a_newer_version_is_one_sentence(project: FlakyProject
         "unotest: unotest/.history/x.json: event protocol version 2 is not supported "
         "(this unotest reads version 1)"
     )
+    pruned = project.cli("runs", "--prune", "--keep", "0")
+    assert pruned.code == 2 and "version 2 is not supported" in pruned.err, pruned
+    # a collection still runs: only its longest-first ordering does without history
+    project.scenario("ok", "ok", "0")
+    project.collection("c", ["ok"])
+    done = project.cli("collection", "c")
+    assert done.code == 0, done
+    assert "warning: unotest/.history/x.json: event protocol version 2" in done.err
 
 
 def test_a_collection_starts_the_longest_scenario_first(project: FlakyProject) -> None:

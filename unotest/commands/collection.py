@@ -26,7 +26,7 @@ from runner import envelope
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.envelope import Envelope
-from runner.errors import ConfigError, UnotestError, UsageError
+from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageError
 from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
@@ -111,7 +111,7 @@ def collection_command(args: argparse.Namespace) -> int:
         skipped=skipped,
         broken=broken,
         retries=retries,
-        order=longest_first(names, medians_ms(project)),
+        order=_schedule(project, names),
         on_start=tracker.started,
         on_web_server=tracker.web_server,
         on_output=tracker.output,
@@ -143,6 +143,16 @@ def _report(
     if reporters.json is not None:
         text = json.dumps(events, ensure_ascii=False, indent=2)
         write_report(reporters.json, text + "\n")
+
+
+def _schedule(project: Project, names: list[str]) -> list[str]:
+    """Longest first by history; a history we cannot read only costs the ordering."""
+    try:
+        medians = medians_ms(project)
+    except EventProtocolError as err:
+        print(f"warning: {err}; scenarios start in the listed order", file=sys.stderr)
+        medians = {}
+    return longest_first(names, medians)
 
 
 def _header(
