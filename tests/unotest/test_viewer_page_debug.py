@@ -172,6 +172,11 @@ def test_edit_save_and_a_problem_inline(page: Page, viewer: Viewer) -> None:
     expect(page.locator(".problem-inline")).to_have_count(1)
     problem = page.locator(".code-row.has-problem")
     expect(problem).to_have_attribute("data-line", "8")
+    # The character at the problem's column is marked: where `* * 100` breaks.
+    marked = problem.locator(".problem-at")
+    expect(marked).to_have_count(1)
+    col = int(re.sub(r"^\D*\d+:(\d+).*$", r"\1", page.locator(".problem-inline").inner_text()))
+    assert source.input_value().split("\n")[7][col] == marked.inner_text()
     expect(page.get_by_role("list", name="Problems")).to_contain_text(re.compile(r"\d+:\d+"))
     assert "n = n * * 100" in path.read_text()
     guard.check()

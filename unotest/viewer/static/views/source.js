@@ -70,12 +70,33 @@ function Gutter({ count, starts, setLines, onToggle, current }) {
   return html`<div class="gutter">${rows}</div>`;
 }
 
+/** The tokens of a line as spans; the character at each problem's column is marked
+ *  (a problem past the line's end marks nothing there: its note says where). */
+function spans(tokens, cols) {
+  const out = [];
+  let at = 0;
+  for (const t of tokens) {
+    const end = at + t.text.length;
+    const inside = cols.filter((c) => c >= at && c < end).sort((a, b) => a - b);
+    let from = 0;
+    for (const col of inside) {
+      const i = col - at;
+      if (i > from) out.push(html`<span class=${"tok-" + t.type}>${t.text.slice(from, i)}</span>`);
+      if (i >= from) {
+        out.push(html`<span class=${"tok-" + t.type + " problem-at"}>${t.text[i]}</span>`);
+        from = i + 1;
+      }
+    }
+    if (from < t.text.length) out.push(html`<span class=${"tok-" + t.type}>${t.text.slice(from)}</span>`);
+    at = end;
+  }
+  return out;
+}
+
 function CodeLine({ tokens, problems, current, revealed, line }) {
   const cls = "code-row" + (current ? " current" : "") + (revealed ? " revealed" : "") +
     (problems.length ? " has-problem" : "");
-  return html`<div class=${cls} data-line=${line}>${tokens.map(
-    (t) => html`<span class=${"tok-" + t.type}>${t.text}</span>`,
-  )}${problems.map(
+  return html`<div class=${cls} data-line=${line}>${spans(tokens, problems.map((p) => p.col))}${problems.map(
     (p) => html`<span class="problem-inline" title=${p.message}>  ⟵ ${p.line}:${p.col} ${p.message}</span>`,
   )}</div>`;
 }
