@@ -34,7 +34,7 @@ from runner.project import CollectionEntry, Project, ProjectIndex, find_project_
 from runner.protocol import JSONObject
 from runner.retries import Attempt
 from runner.run_result import error_chain, error_location
-from runner.text import did_you_mean
+from runner.text import did_you_mean, one_line
 from unotest.console import format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
@@ -316,7 +316,8 @@ def _event_printer(out: TextIO, retries: int) -> Callable[[str, ScenarioOutcome]
         extra = f"  ({_seconds(result.duration_ms)})" if result.duration_ms else ""
         if kind == "retry":
             attempt = len(result.retries) + 1
-            note = f"  attempt {attempt} of {retries + 1} {result.outcome}: {_message(result)}"
+            why = one_line(_message(result))
+            note = f"  attempt {attempt} of {retries + 1} {result.outcome}: {why}"
             print(f"  ↻ {worker} {result.scenario}{extra}{note}", file=out, flush=True)
             return
         note = f"  {result.note}" if result.note else ""
@@ -387,7 +388,7 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
         why = f"{first.error_name}: " if first.error_name else ""
         print(
             f"  ~ {scenario.scenario}: flaky, passed on attempt {len(scenario.retries) + 1} "
-            f"(attempt 1: {why}{first.error_message or first.outcome})",
+            f"(attempt 1: {why}{one_line(first.error_message or first.outcome)})",
             file=out,
         )
     print(f"  collection run: {result.run_dir}", file=out)
