@@ -43,6 +43,7 @@ class _Member:
     process: asyncio.subprocess.Process
     reports: asyncio.Queue[JSONObject | None] = field(default_factory=asyncio.Queue)
     busy: bool = False
+    order_id: str | None = None
     reader: asyncio.Task[None] | None = None
 
 
@@ -61,6 +62,7 @@ class WarmPool:
         self.members: dict[int, _Member] = {}
         self.idle: asyncio.Queue[int] = asyncio.Queue()
         self.closing = False
+        self.orders = 0
 
     async def start(self) -> None:
         """Every worker launched and ready (in parallel); the first failure raises."""
@@ -136,8 +138,10 @@ class WarmPool:
     def abort_running(self) -> None:
         """Abort the scenario each busy worker runs (its browser stays)."""
         for member in self.members.values():
-            if member.busy:
-                self._order(member, messages.abort_order())
+            if member.busy and member.order_id is not None:
+                # With its order's id: a run the worker has not started yet is not
+                # run, and an abort that arrives after the run ended hits nothing.
+                self._order(member, messages.abort_order(member.order_id))
 
     async def run(
         self, scenario: str, on_started: Callable[[str], None], wanted: Callable[[], bool]
@@ -151,7 +155,9 @@ class WarmPool:
             if not wanted() or self.closing:
                 return None
             member.busy = True
-            self._order(member, messages.run_order(scenario, None))
+            self.orders += 1
+            member.order_id = f"order-{self.orders}"
+            self._order(member, messages.run_order(scenario, None, member.order_id))
             while True:
                 report = await member.reports.get()
                 if report is None:
@@ -165,6 +171,7 @@ class WarmPool:
             return PoolOutcome(None, run_id, index)
         finally:
             member.busy = False
+            member.order_id = None
             if index in self.members and self.members[index].process.returncode is None:
                 self.idle.put_nowait(index)
 

@@ -105,7 +105,8 @@ def status_of(
     if not isinstance(data, dict):
         error = report.get("error")
         text = error.get("error") if isinstance(error, dict) else None
-        return "errored", None, str(text or "the runner failed")
+        # Aborted before it started (its batch was cancelled): nothing ran, nothing broke.
+        return ("cancelled" if cancelled else "errored"), None, str(text or "the runner failed")
     try:
         result = RunResult.from_json(data)
     except ValueError as err:

@@ -55,6 +55,8 @@ class _Worker:
         self.orders: asyncio.Queue[JSONObject | None] = asyncio.Queue()
         self.write_lock = threading.Lock()
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
+        self.current_order: str | None = None
+        self.cancelled_orders: set[str] = set()
         self.index: ProjectIndex
         self.config: Config
 
@@ -88,10 +90,21 @@ class _Worker:
         _hand_over(loop, self._receive, None)  # the orchestrator is gone
 
     def _receive(self, order: JSONObject | None) -> None:
+        if order is not None and order.get("type") == "abort" and "orderId" in order:
+            self._abort_order(str(order["orderId"]))
+            return
         aborting = order is None or order.get("type") == "abort"
         if aborting and self.current is not None:
             self.current.abort("abort")
         self.orders.put_nowait(order)
+
+    def _abort_order(self, order_id: str) -> None:
+        """Abort the run of one order: the current one, or one still queued (the
+        reader that sent both may not know whether it started; ids are never reused)."""
+        if self.current is not None and self.current_order == order_id:
+            self.current.abort("abort")
+        else:
+            self.cancelled_orders.add(order_id)
 
     async def serve(self) -> int:
         loop = asyncio.get_running_loop()
@@ -172,6 +185,11 @@ class _Worker:
         order: JSONObject,
     ) -> None:
         name = str(order.get("scenario"))
+        order_id = order.get("orderId")
+        if isinstance(order_id, str) and order_id in self.cancelled_orders:
+            self.cancelled_orders.discard(order_id)
+            self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
+            return
         parent_run_id = order.get("parentRunId")
         scenario = index.scenarios.get(name)
         if scenario is None:
@@ -196,6 +214,7 @@ class _Worker:
                 on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
             )
             self.current = run
+            self.current_order = order_id if isinstance(order_id, str) else None
             try:
                 result = await run.run_async()
             except Exception as err:
@@ -208,6 +227,7 @@ class _Worker:
                 return
             finally:
                 self.current = None
+                self.current_order = None
         self.send(finished_report(name, result, masker))
 
 

@@ -7,7 +7,7 @@ reads; a scenario's result travels as :meth:`runner.run_result.RunResult.to_json
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from runner.events import RunError
 from runner.run_result import RunResultJSON
@@ -48,10 +48,16 @@ class RunOrder(TypedDict):
     scenario: str
     parentRunId: str | None
     """The collection's run id; None for a run of its own (the watch daemon's)."""
+    orderId: NotRequired[str]
+    """Names this order for an ``abort`` that must reach it and nothing else."""
 
 
 class AbortOrder(TypedDict):
+    """Abort the current scenario; with ``orderId``, only the run of that order, even
+    if the worker has not started it yet (it then reports it without running it)."""
+
     type: Literal["abort"]
+    orderId: NotRequired[str]
 
 
 class ExitOrder(TypedDict):
@@ -68,12 +74,18 @@ class ReloadOrder(TypedDict):
 Order = RunOrder | AbortOrder | ExitOrder | ReloadOrder
 
 
-def run_order(scenario: str, parent_run_id: str | None) -> RunOrder:
-    return {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
+def run_order(scenario: str, parent_run_id: str | None, order_id: str | None = None) -> RunOrder:
+    order: RunOrder = {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
+    if order_id is not None:
+        order["orderId"] = order_id
+    return order
 
 
-def abort_order() -> AbortOrder:
-    return {"type": "abort"}
+def abort_order(order_id: str | None = None) -> AbortOrder:
+    order: AbortOrder = {"type": "abort"}
+    if order_id is not None:
+        order["orderId"] = order_id
+    return order
 
 
 def exit_order() -> ExitOrder:
