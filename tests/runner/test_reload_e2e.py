@@ -209,6 +209,10 @@ def test_helpers_edited_off_and_on_the_call_stack(
     assert on_run.wait() == 0, on_run.stdout + on_run.stderr
     assert logged(off_run) == ["one!", "new two!", "end"]
     assert logged(on_run) == ["one!", "below one!", "above two!", "two!", "below two!", "end"]
+    events = read_events(on_run.run_dir)
+    reloaded = next(i for i, e in enumerate(events) if e.get("cmd") == "reload")
+    first = next(e for e in events[reloaded:] if e["kind"] == "step:started")
+    assert (first["file"], first["line"], first["text"]) == (NOTES_FILE, 6, 'log("@ " + shout)')
     for run in (off_run, on_run):
         events = read_events(run.run_dir)
         assert events[-1]["outcome"] == "completed"
