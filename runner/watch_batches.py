@@ -122,7 +122,7 @@ class Batch:
         if outcome is None:
             self._finished(job, self._never_ran(job))
             return
-        status, result, message = status_of(outcome.report, self.cancelled)
+        status, result, message = status_of(outcome.report, self.cancelled, outcome.worker)
         record = make_test_run_result(
             job, status, result=result, message=message or None, run_id=outcome.run_id
         )

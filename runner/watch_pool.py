@@ -21,16 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner import worker_messages as messages
+from runner.errors import BrowserLaunchError
 from runner.protocol import JSONObject
 
-__all__ = ["PoolOutcome", "WarmPool"]
+__all__ = ["NO_WORKER", "PoolOutcome", "WarmPool"]
 
 START_TIMEOUT_S = 60.0
+NO_WORKER = -1
+"""In the idle queue when every worker is gone: whoever waits for one is answered."""
 
 
 @dataclass
 class PoolOutcome:
-    """A worker's ``finished`` report on one scenario, or None when the worker died."""
+    """A worker's ``finished`` report on one scenario, or None when the worker died
+    (``worker`` is ``NO_WORKER`` when there was none left to run it)."""
 
     report: JSONObject | None
     run_id: str | None
@@ -96,7 +100,7 @@ class WarmPool:
         if first is None or first.get("type") != "ready":
             await self._reap(member)
             why = (first or {}).get("error", "it did not start")
-            raise RuntimeError(f"worker {index} could not start: {why}")
+            raise BrowserLaunchError(f"worker {index} could not start: {why}")
         return member
 
     async def _read(self, member: _Member) -> None:
@@ -149,6 +153,9 @@ class WarmPool:
         """``scenario`` on the next free worker, until its ``finished`` report; None when
         it is no longer ``wanted`` once a worker is free (its batch was cancelled)."""
         index = await self.idle.get()
+        if index == NO_WORKER:
+            self.idle.put_nowait(index)  # for every other scenario waiting
+            return PoolOutcome(None, None, index)
         member = self.members[index]
         run_id: str | None = None
         try:
@@ -182,8 +189,16 @@ class WarmPool:
             return
         try:
             await self._spawn(member.index)
-        except RuntimeError as err:
-            self.on_degraded(f"worker:{member.index}", "a worker died", str(err), "none")
+        except BrowserLaunchError as err:
+            left = len(self.members)
+            self.on_degraded(
+                f"worker:{member.index}",
+                f"worker {member.index} died and no new one could start",
+                str(err),
+                f"{left} worker(s) left" if left else "none: scenarios end errored until a restart",
+            )
+            if not left:
+                self.idle.put_nowait(NO_WORKER)
             return
         self.on_degraded(
             f"worker:{member.index}",

@@ -95,12 +95,14 @@ def make_test_run_result(
 
 
 def status_of(
-    report: JSONObject | None, cancelled: bool
+    report: JSONObject | None, cancelled: bool, worker: int = 0
 ) -> tuple[RunStatus, RunResult | None, str]:
-    """A worker's ``finished`` report (None: the worker died) as a status, the run's
-    result when there is one, and a message when there is no result."""
+    """A worker's ``finished`` report (None: the worker died, or there was none:
+    ``worker`` < 0) as a status, the run's result when there is one, and a message
+    when there is no result."""
     if report is None:
-        return "errored", None, "the worker running it died"
+        why = "no worker is left to run it" if worker < 0 else "the worker running it died"
+        return "errored", None, why
     data = report.get("result")
     if not isinstance(data, dict):
         error = report.get("error")
