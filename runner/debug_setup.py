@@ -105,12 +105,12 @@ def _reloader(
     rundir: RunDirectory,
     reporter: StepReporter,
     breakpoints: Breakpoints,
-    file_keys: Mapping[str, str],
+    file_keys: dict[str, str],
 ) -> Reloader:
     """``reload`` reads the files of the project the run directory belongs to
     (``<root>/unotest/.runs/<runId>``, the protocol's layout)."""
     root = rundir.path.parents[2]
-    return Reloader(root, reporter.scenario, file_keys[""], breakpoints)
+    return Reloader(root, reporter.scenario, file_keys[""], breakpoints, file_keys)
 
 
 def start_debugger(

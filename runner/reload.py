@@ -21,11 +21,14 @@ from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import Step
 from dsl.reload import ReloadError, StatementMap, changed_functions
 from dsl.scenario import HelperFile, HelperTable, build_helper_table, load_helper, load_scenario
+from runner import protocol
 from runner.debugger import Breakpoints
 from runner.errors import CommandError
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, arity_table, read_source
 
 __all__ = ["Reloader", "Sources", "read_sources"]
+
+_E2E_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,9 @@ class Reloader:
     scenario: str
     scenario_file: str
     breakpoints: Breakpoints
+    file_keys: dict[str, str] | None = None
+    """The names breakpoint commands give files by; a helper file created since the
+    run started is added (``_helpers/<name>`` and its path)."""
 
     def __call__(self, step: Step) -> str:
         """Reload at the pause ``step`` is at; the summary, or ``CommandError``."""
@@ -129,6 +135,13 @@ class Reloader:
             )
         }
         moved = self.breakpoints.reload(sources.programs, maps)
+        if self.file_keys is not None:
+            for file in sources.programs:
+                if file not in self.file_keys:
+                    self.file_keys[file] = file
+                    self.file_keys.setdefault(
+                        file.removeprefix(_E2E_PREFIX).removesuffix(".js"), file
+                    )
         return _summary(
             len(changed - on_stack),
             sorted(n for _, n in changed & on_stack),

@@ -205,3 +205,23 @@ def test_a_file_that_cannot_be_read_is_named(tmp_path: Path, missing: str) -> No
     assert str(rejected["reason"]).startswith(f"{target}:1:0: "), rejected
     harness.send("abort")
     harness.join()
+
+
+def test_a_helper_file_created_since_the_start_takes_breakpoints_after_a_reload(
+    tmp_path: Path,
+) -> None:
+    harness = make(tmp_path, SOURCE).start()
+    harness.paused()
+    keys = harness.controller.file_keys
+    assert isinstance(keys, dict)
+    harness.controller.reloader = Reloader(tmp_path, "t", FILE, harness.breakpoints, keys)
+    extra = "unotest/e2e/_helpers/extra.js"
+    (tmp_path / extra).write_text("function extra() {\n  return 1\n}\n")
+    before = harness.send("set-bp", file="_helpers/extra", line=2)
+    assert harness.answer(before)["kind"] == "command:rejected"
+    assert reload(harness)["value"] == "reloaded: 1 function replaced"
+    after = harness.send("set-bp", file="_helpers/extra", line=2)
+    assert harness.answer(after)["kind"] == "command:applied"
+    assert harness.breakpoints.active()[extra] == ["2:2"]
+    harness.send("abort")
+    harness.join()
