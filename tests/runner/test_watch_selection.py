@@ -6,6 +6,7 @@ Real project files in ``tmp_path``, loaded as the daemon loads them
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,24 @@ def test_a_manual_selection_names_its_reason(root: Path) -> None:
 )
 def test_batch_status_precedence(statuses: list[RunStatus], expected: str) -> None:
     assert batch_status(statuses) == expected
+
+
+def test_the_example_project_saving_auth_js_selects_exactly_its_users(tmp_path: Path) -> None:
+    """The issue's "done when", decided on a copy of examples/ (no browser needed)."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    root = tmp_path / "example"
+    shutil.copytree(examples / "unotest" / "e2e", root / "unotest" / "e2e")
+    shutil.copy(examples / "unotest.config.yaml", root / "unotest.config.yaml")
+    graph = graph_of(root)
+    users = sorted(
+        name
+        for name, rel in graph.scenario_files.items()
+        if "sign_in(" in (root / rel).read_text(encoding="utf-8")
+    )
+    assert users  # the example still has scenarios that sign in
+    sel = select(root, graph, graph, [Change(f"{H}/auth.js", "change")], None)
+    assert sorted(sel.reasons) == users
+    for name, reasons in sel.reasons.items():
+        (reason,) = reasons
+        scenario_file = abs_(root, graph.scenario_files[name])
+        assert reason["chain"] == [abs_(root, f"{H}/auth.js"), scenario_file]
