@@ -314,8 +314,8 @@ def _same_shape(
     if type(old) is not type(new):
         return "was replaced by a different kind of statement"
     if isinstance(old, ast.ForOf) and isinstance(new, ast.ForOf):
-        before = (old.kind, old.name, normalised_expr(old_program, old.iterable))
-        after = (new.kind, new.name, normalised_expr(new_program, new.iterable))
+        before = (old.kind, old.name, _normalised_expr(old_program, old.iterable))
+        after = (new.kind, new.name, _normalised_expr(new_program, new.iterable))
         if before != after:
             return "changed its header while it iterates (keep the loop variable and the iterable)"
     if (
@@ -328,11 +328,11 @@ def _same_shape(
     return None
 
 
-def normalised_expr(program: ast.Program, node: ast.Expr) -> str:
+def _normalised_expr(program: ast.Program, node: ast.Expr) -> str:
     return " ".join(program.source[node.span.start : node.span.end].split())
 
 
-def map_frame(position: FramePosition, new: ast.Program, statements: StatementMap) -> FramePlan:
+def map_frame(position: FramePosition, new: ast.Program, statement_map: StatementMap) -> FramePlan:
     """The frame's place in ``new``; :class:`ReloadError` when it has none."""
     old = position.program
     fn = next((f for f in new.functions if f.name == position.fn), None)
@@ -353,7 +353,7 @@ def map_frame(position: FramePosition, new: ast.Program, statements: StatementMa
         if found is None:  # pragma: no cover - the interpreter's cursors always nest
             raise ReloadError(f"the running position at {_where(old, old_stmt)} is inconsistent")
         holder, links = found
-        new_stmt = statements.get(old_stmt)
+        new_stmt = statement_map.get(old_stmt)
         if new_stmt is None or id(new_stmt) not in _identity(new_block.body):
             what = (
                 "the statement the run is at"
@@ -364,10 +364,10 @@ def map_frame(position: FramePosition, new: ast.Program, statements: StatementMa
                 f"{what}, {_where(old, old_stmt)}, was removed or rewritten beyond recognition"
             )
         new_index = _index(new_block.body, new_stmt)
-        skipped += sum(1 for s in new_block.body[:new_index] if statements.is_new(s))
+        skipped += sum(1 for s in new_block.body[:new_index] if statement_map.is_new(s))
         blocks.append((new_block, new_index))
         new_holder = _follow_elifs(new_stmt, links)
-        if new_holder is None or statements.get(holder) is not new_holder:
+        if new_holder is None or statement_map.get(holder) is not new_holder:
             raise ReloadError(
                 f"the else-if chain at {_where(old, old_stmt)} changed while the run is inside it"
             )
