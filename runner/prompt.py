@@ -122,6 +122,9 @@ class TerminalPrompt(DebugListener):
     def evaluated(self, command: Command, event: protocol.CommandResultEvent) -> None:
         if command.source == "terminal":
             self.say(event.get("value", "") if event["ok"] else f"error: {event.get('error')}")
+            pause = self.controller.current_pause
+            if command.cmd == "reload" and pause is not None:
+                self._list(pause.step, 2)  # where the run now stands, in the new code
             self._prompt()
 
     def applied(self, command: Command) -> None:
