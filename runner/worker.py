@@ -1,9 +1,11 @@
 """A collection worker: one browser, many scenarios, each in a fresh browser context.
 
 Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker``.
-It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``), reports on stdout
-(``ready``, ``started``, ``finished``, ``fatal``), plain serialisable data both ways;
-``finished`` carries the run's :class:`runner.run_result.RunResult` as its JSON.
+It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``, and ``reload`` from
+the watch daemon, which keeps workers warm across saves), reports on stdout (``ready``,
+``started``, ``finished``, ``fatal``, ``relaunched`` when a browser that disconnected
+was replaced), plain serialisable data both ways; ``finished`` carries the run's
+:class:`runner.run_result.RunResult` as its JSON.
 It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
 terminal means, and tells it; both reach every process of the group), aborts its
 current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
