@@ -36,6 +36,20 @@ def events_of(root: Path, run_id: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines.splitlines()]
 
 
+def closed_steps(events: list[dict[str, Any]]) -> list[tuple[str, int, str]]:
+    """(``step:ok``/``step:fail``, line, text) of each step as it closed: each closes the
+    innermost ``step:started`` still open."""
+    open_steps: list[dict[str, Any]] = []
+    closed = []
+    for event in events:
+        if event["kind"] == "step:started":
+            open_steps.append(event)
+        elif event["kind"] in ("step:ok", "step:fail"):
+            started = open_steps.pop()
+            closed.append((event["kind"], started["line"], started["text"]))
+    return closed
+
+
 def test_write_file_validates_like_the_viewer(project: Path) -> None:  # noqa: F811
     async def flow(agent: Agent) -> None:
         before = sorted(p.name for p in project.iterdir())
@@ -128,17 +142,22 @@ def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
         assert written["ok"] is True, written
 
         reload = await agent.ok("debug", run_id=run_id, cmd="reload")
-        assert "command:applied" in [a["kind"] for a in reload["answers"]], reload
+        kinds = [a["kind"] for a in reload["answers"]]
+        assert kinds == ["command:applied", "command:result"], reload  # what it did
+        assert reload["answers"][1]["ok"] is True and "newRunId" not in reload
         retry = await agent.ok("debug", run_id=run_id, cmd="retry")
         assert [a["kind"] for a in retry["answers"]] == ["command:applied"], retry
         done = await agent.wait(run_id, "finished")
         assert done["run"]["status"] == "passed", done
 
         events = events_of(project, run_id)
-        fails = [e for e in events if e["kind"] == "step:fail"]
-        assert len(fails) == 1 and fails[0]["line"] == 9
-        oks = [(e["line"], e["col"]) for e in events if e["kind"] == "step:ok"]
-        assert oks[-1] == (9, 2)  # the edited expectation, retried in the same run
+        steps = closed_steps(events)
+        assert [(kind, line) for kind, line, _ in steps] == [
+            *(("step:ok", line) for line in (5, 6, 7, 8)),
+            ("step:fail", 9),
+            ("step:ok", 9),  # the edited expectation, retried in the same run
+        ], steps
+        assert WRONG_TOTAL in steps[4][2] and RIGHT_TOTAL in steps[5][2]
         assert events[-1] == {"kind": "run:finished", "outcome": "completed", "t": events[-1]["t"]}
         runs = sorted(p.name for p in (project / "unotest" / ".runs").iterdir())
         assert runs == [run_id]  # no second run: the fix continued this one
