@@ -118,6 +118,7 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     guard = guard_page(page)
     page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/both.yaml"))
     listed = page.get_by_role("list", name="Scenarios of the collection")
+    expect(listed.locator(".orphan")).to_have_count(1)
     expect(listed.locator(".orphan")).to_contain_text("gone")
     expect(listed.locator(".orphan")).to_contain_text("file not found")
     expect(listed.get_by_role("button", name="alpha")).to_be_visible()

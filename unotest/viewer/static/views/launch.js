@@ -96,6 +96,8 @@ export function CollectionView({ tab, active }) {
     <ul class="collection-scenarios" aria-label="Scenarios of the collection">
       ${((meta && meta.scenarios) || []).map((s) => {
         const found = byName.get(s);
+        // Until the project has loaded, no entry is called missing.
+        if (!found && !(project && project.loaded)) return html`<li>${s}</li>`;
         return found
           ? html`<li><button type="button" class="linkish"
               onClick=${() => openTab({ kind: "scenario", path: found.path })}>${s}</button></li>`

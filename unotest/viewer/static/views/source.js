@@ -11,26 +11,48 @@ import { breakpointKey, breakpointsOf, toggleLine } from "./breakpoints.js";
 
 const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:collections-changed"]);
 
-/** The file at `path` from GET /api/files, refetched on a resync or a change on disk
- *  (unless `keep()` says the person has unsaved edits). */
+// Files already read, by path: a run moving in and out of helpers switches the source
+// between files at every call, which must neither refetch nor flicker each time. Any
+// change on disk (or a reconnect) empties it.
+const cache = new Map();
+let cacheWatched = false;
+
+function watchCache() {
+  if (cacheWatched) return;
+  cacheWatched = true;
+  onMessage((msg) => { if (CHANGED.has(msg.kind)) cache.clear(); });
+  onResync(() => cache.clear());
+}
+
+/** The file at `path` from GET /api/files (or the cache), refetched on a resync or a
+ *  change on disk unless `keep()` says the person has unsaved edits. */
 export function useSourceFile(path, keep) {
-  const [file, setFile] = useState(null);
+  const [file, setFileState] = useState(() => cache.get(path) || null);
   const [error, setError] = useState(null);
   const keepRef = useRef(keep);
   keepRef.current = keep;
+  const pathRef = useRef(path);
+  pathRef.current = path;
+  const setFile = useCallback((data, forPath = pathRef.current) => {
+    cache.set(forPath, data);
+    if (forPath === pathRef.current) setFileState(data);
+  }, []);
   const load = useCallback(() => {
     if (!path) return;
     api(filePath(path)).then(
       (data) => {
-        setFile(data);
-        setError(null);
+        setFile(data, path);
+        if (path === pathRef.current) setError(null);
       },
-      (err) => setError(err.message),
+      (err) => { if (path === pathRef.current) setError(err.message); },
     );
   }, [path]);
   useEffect(() => {
-    setFile(null);
-    load();
+    watchCache();
+    const cached = cache.get(path);
+    setFileState(cached || null);
+    setError(null);
+    if (!cached) load();
     const offResync = onResync(load);
     const offMessage = onMessage((msg) => {
       if (CHANGED.has(msg.kind) && !(keepRef.current && keepRef.current())) load();
