@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from dsl.scenario import HelperTable, ScenarioFile
+from runner import protocol
 from runner.browser_lifecycle import WarmBrowser
 from runner.debug_commands import Command
 from runner.debugger import Breakpoints, DebugListener
@@ -32,6 +33,7 @@ from runner.errors import UsageError
 from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.prompt import TerminalPrompt
 from runner.rundir import RunDirectory
+from runner.runs import read_events
 from runner.webserver import WebServer
 
 __all__ = [
@@ -88,6 +90,17 @@ class RestartWatch(DebugListener):
     def applied(self, command: Command) -> None:
         if command.cmd == RESTART_CMD and self.command is None:
             self.command = command
+
+    def ident_in(self, rundir: RunDirectory) -> str | None:
+        """The restart's id: as heard, or, for one applied before this listener was
+        added (the command feed starts first), its ``command:applied`` in steps.jsonl."""
+        if self.command is not None:
+            return self.command.id
+        for event in read_events(rundir.path / protocol.STEPS_FILE):
+            if event.get("kind") == "command:applied" and event.get("cmd") == RESTART_CMD:
+                ident = event.get("id")
+                return ident if isinstance(ident, str) else None
+        return None
 
 
 def terminal_prompt_of(listeners: list[DebugListener]) -> TerminalPrompt | None:

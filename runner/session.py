@@ -450,9 +450,11 @@ class ScenarioRun:
         """After a ``restart``: the scenario read again, the next run's directory made
         (``restartOf``), and this run's ``command:result`` naming it, before this run's
         ``run:finished``; or the reason no run follows, and everything closed."""
-        command = self.restart_watch.command
+        controller = self.reporter.debugger if self.reporter is not None else None
+        asked = controller is not None and controller.restart_requested
+        ident = self.restart_watch.ident_in(rundir) if asked else None
         handover, self.handover = self.handover, None
-        if command is None:
+        if ident is None:
             if handover is not None:
                 await handover.close()
             return
@@ -473,9 +475,9 @@ class ScenarioRun:
             if handover is not None:
                 await handover.close()
             self._warn(str(err))
-            rundir.append(events.command_result(command.id, False, error=str(err)))
+            rundir.append(events.command_result(ident, False, error=str(err)))
             return
-        rundir.append(events.command_result(command.id, True, value=new_dir.run_id))
+        rundir.append(events.command_result(ident, True, value=new_dir.run_id))
         self.console.line(f"restart: {rundir.run_id} → {new_dir.run_id}")
         self.next_run = self._successor(scenario, helpers, Restarted(new_dir, handover))
 
