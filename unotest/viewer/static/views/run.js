@@ -269,7 +269,12 @@ export function RunView({ tab, active }) {
   // At the end runtime.json holds no variables: the last pause's stay visible.
   const runtimeVars = runtime && runtime.vars && Object.keys(runtime.vars).length ? runtime.vars : null;
   const vars = runtimeVars || (model.snapshot && model.snapshot.vars) || {};
-  const rejections = model.rejections.filter((r) => !sent.some((s) => s.id && s.id === r.id)).slice(-3);
+  // Rejections of this pause (or run stretch), but not those the console or the reload
+  // offer already show next to what was sent.
+  const answeredHere = new Set(sent.map((s) => s.id).concat(reload ? [reload.id] : []));
+  const rejections = model.rejections
+    .filter((r) => r.turn === model.turn && !answeredHere.has(r.id))
+    .slice(-3);
   const reloadAnswer = reload && reload.id ? model.answers.get(reload.id) : null;
 
   return html`<section class="view run-view" aria-label=${`Run ${runId}`}>
@@ -287,7 +292,7 @@ export function RunView({ tab, active }) {
     <${StatusBanner} model=${model} runtime=${runtime} scenarioFile=${scenarioFile} />
     ${notice && html`<p class="run-notice" role="alert">${notice}</p>`}
     ${rejections.map((r, i) => html`<p class="run-notice" key=${i}>Rejected${r.cmd ? ` ${r.cmd}` : ""}: ${r.reason}</p>`)}
-    ${reload && html`<div class="reload-offer">
+    ${reload && model.live && html`<div class="reload-offer">
       <span>Saved at a pause.</span>
       <button type="button" onClick=${doReload} disabled=${!model.pause}>Reload</button>
       ${reloadAnswer && reloadAnswer.kind === "command:rejected" && html`<span class="view-error">Reload rejected: ${reloadAnswer.reason}</span>`}

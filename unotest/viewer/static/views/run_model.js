@@ -32,8 +32,9 @@ export class RunModel {
     this.screenshots = [];
     this.answers = new Map();
     this.rejections = [];
-    this.bundleWritten = false;
     this.snapshot = null;
+    /** Counts pauses and resumes: a rejection is shown until the run moves on. */
+    this.turn = 0;
     this.version = (this.version || 0) + 1;
   }
 
@@ -108,10 +109,12 @@ const HANDLERS = {
     }
   },
   paused: (m, e) => {
+    m.turn++;
     m.pause = { reason: e.reason, line: e.line, col: e.col };
     if (e.snapshot) m.snapshot = e.snapshot;
   },
   resumed: (m) => {
+    m.turn++;
     m.pause = null;
   },
   "run:finished": (m, e) => {
@@ -125,9 +128,6 @@ const HANDLERS = {
   screenshot: (m, e) => {
     m.screenshots.push(e.path);
   },
-  "failure-bundle:written": (m) => {
-    m.bundleWritten = true;
-  },
   "command:applied": (m, e) => {
     if (e.id) m.answers.set(e.id, e);
   },
@@ -136,7 +136,7 @@ const HANDLERS = {
   },
   "command:rejected": (m, e) => {
     if (e.id) m.answers.set(e.id, e);
-    m.rejections.push(e);
+    m.rejections.push({ ...e, turn: m.turn });
   },
 };
 
