@@ -10,9 +10,10 @@ runs linked both ways (``restartOf`` in the new manifest, the old run's
 (``--break`` and one set by a command) kept, the file re-read (an edit counts), the
 exit code of the last run, a restart while running (not paused), a run started as the
 viewer and the MCP server start them (``UNOTEST_OUTPUT_TO_RUN_DIR=1``: each run's
-output in its own directory) and a restart refused when the edited file no longer
-parses; a restart before the browser is up (during a slow webServer start): the
-webServer started once and kept, the new run launching the browser itself.
+output in its own directory), a restart refused when the edited file no longer
+parses or the run is a collection worker's, and a restart before the browser is up
+(during a slow webServer start): the webServer started once and kept, the new run
+launching the browser itself.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import pytest
 from events import append_command, is_kind, read_events, wait_for_event
 from net import free_port, serve_directory
 from procs import cmdline, descendants, stop_tree, wait_for_run_dir
-from sites import config_yaml, unotest_env, write_project
+from sites import collection_yaml, config_yaml, unotest_env, write_project
 
 from runner.tail import RunsWatcher
 
@@ -358,3 +359,42 @@ def test_restart_before_the_browser_keeps_the_web_server(
     assert read_events(new_dir, finished=True)[-1]["outcome"] == "completed"
     assert (project / "starts.txt").read_text() == "started\n"  # one webServer, kept
     assert "@ version one" in runner.stdout
+
+
+def test_restart_refused_in_a_collection_run(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    """A worker's scenario does not restart on its own (its orchestrator decides what
+    runs): the restart is answered, the run ends aborted, the collection goes on."""
+    timeout = {"action": 2000, "expect": 2000, "navigation": 15000, "scenario": 60000}
+    project = write_project(
+        tmp_path / "proj",
+        config_yaml(site, timeout=timeout),
+        {"flows/slow": SLOW, "flows/again": FLOW},
+        collections={"both": collection_yaml(["flows/slow", "flows/again"])},
+    )
+    runner = launch(project, "collection", "both", "--workers", "1")
+    runs = project / "unotest" / ".runs"
+    child = None
+    deadline = time.monotonic() + 45
+    while child is None:
+        assert runner.proc.poll() is None and time.monotonic() < deadline, runner.stderr
+        for manifest in runs.glob("flows-slow-*/manifest.json"):
+            child = manifest.parent
+        time.sleep(0.05)
+    wait_for_event(child, is_kind("step:started", line=6))
+    ident = append_command(child, "restart")
+    _, result = wait_for_event(
+        child, lambda e: e.get("id") == ident and e["kind"] == "command:result"
+    )
+    assert result == {
+        "kind": "command:result",
+        "id": ident,
+        "ok": False,
+        "error": "not restarted: a scenario of a collection run restarts with the collection",
+        "t": result["t"],
+    }
+    assert read_events(child)[-1]["outcome"] == "aborted"
+    runner.wait()
+    refs = sorted(json.loads(m.read_text())["ref"] for m in runs.glob("*/manifest.json"))
+    assert refs == ["both", "flows/again", "flows/slow"]  # no run of its own followed
