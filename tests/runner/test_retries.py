@@ -12,7 +12,9 @@ equals the JSON report; every envelope validates against the version-1 schema.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -327,3 +329,47 @@ def test_a_debug_run_never_retries_and_the_flag_wins() -> None:
     assert retries_of(None, config, debug=True) == 0
     with pytest.raises(UsageError, match="--retries 11"):
         retries_of(11, config)
+
+
+def test_a_debugger_restart_is_no_attempt_and_debug_never_retries(project: FlakyProject) -> None:
+    from events import append_command, is_kind, wait_for_event
+    from sites import unotest_env
+
+    project.scenario("again", "again", "always")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unotest", "e2e", "again", "--debug", "--break", "6:2"],
+        cwd=project.root,
+        env=unotest_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    runs = project.root / "unotest/.runs"
+    try:
+        deadline = time.monotonic() + 60
+        while not (runs.is_dir() and any(runs.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [first] = list(runs.iterdir())
+        wait_for_event(first, is_kind("paused", line=6, col=2))
+        ident = append_command(first, "restart")
+        _, answer = wait_for_event(
+            first, lambda e: e.get("id") == ident and e["kind"] == "command:result"
+        )
+        second = runs / answer["value"]
+        wait_for_event(second, is_kind("paused", line=6, col=2))
+        append_command(second, "continue")
+        wait_for_event(second, is_kind("paused", reason="failure"))  # debug: pauses there
+        append_command(second, "abort")
+        assert proc.wait(60) != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+
+    manifest = project.manifest(second.name)
+    assert manifest["restartOf"] == first.name
+    assert "attempt" not in manifest and "retryOf" not in manifest
+    assert project.site.requests("again") == 1  # no retry after the failure
+    live = [json.loads(line) for line in (first / "events.ndjson").read_text().splitlines()]
+    assert types(live).count("test_start") == 1 and "retry" not in types(live)
+    assert types(live)[-1] == "run_end"

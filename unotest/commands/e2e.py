@@ -199,6 +199,7 @@ class _Attempts:
         self.stream = stream
         self.failed: list[Attempt] = []
         self.first_run_id: str | None = None
+        self.attempt_opened = False
         self.started = time.monotonic()
 
     def begin(self) -> None:
@@ -208,13 +209,16 @@ class _Attempts:
         self.log.emit(envelope.test_start(self.name, self.suite))
 
     def on_started(self, run_id: str) -> None:
-        """The first attempt's directory holds the live events; a retry is linked to it."""
+        """The first attempt's directory holds the live events; a retry is linked to it.
+        Only an attempt's first run is: a debugger ``restart`` within an attempt makes
+        runs of its own (linked by ``restartOf``), which are no attempts."""
         run_dir = self.project.runs_dir / run_id
         if self.first_run_id is None:
             self.first_run_id = run_id
             self.live.open(run_dir)
-        else:
+        elif not self.attempt_opened:
             mark_attempt(run_dir, len(self.failed) + 1, self.first_run_id)
+        self.attempt_opened = True
 
     def attempt(self, result: RunResult) -> Attempt:
         error: Mapping[str, object] = result.error or {}
@@ -251,6 +255,7 @@ def _run_attempts(attempts: _Attempts, retries: int, make_run: _MakeRun) -> RunR
     each attempt a new :class:`ScenarioRun` (its own browser, its own run directory)."""
     while True:
         tee = output_stream(attempts.log, attempts.name, attempts.stream)
+        attempts.attempt_opened = False
         result = make_run(attempts.on_started, tee).run()
         if not retryable(result.outcome) or len(attempts.failed) >= retries:
             return result
