@@ -123,8 +123,14 @@ def test_restart_through_mcp(project: Path) -> None:  # noqa: F811
         await agent.wait(started["runId"], "paused")
         answer = await agent.ok("debug", run_id=started["runId"], cmd="restart")
         await agent.wait(answer["newRunId"], "paused")
+        going.append(answer["newRunId"])
 
+    going: list[str] = []
     drive(project, flow)
+    events = events_of(project, going[0])
+    aborts = [e for e in events if e["kind"] == "command:applied" and e["cmd"] == "abort"]
+    assert [e["id"][: len("mcp-session-closed-")] for e in aborts] == ["mcp-session-closed-"]
+    assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "aborted"
 
 
 def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
