@@ -407,3 +407,22 @@ def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -
         source = (root / "unotest" / "e2e" / "colors.test.js").read_text()
         assert shown == source
         guard.check()
+
+
+def test_a_run_without_debug_can_be_paused_from_the_page(tmp_path: Path, page: Page) -> None:
+    """Every run reads commands: Run (no --debug, no breakpoints) pauses on Pause too."""
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
+        with running_viewer(root) as viewer:
+            _open_scenario(page, viewer, "loop")
+            page.get_by_role("button", name="Run", exact=True).click()
+            status = page.get_by_role("status", name="Run status")
+            expect(page.get_by_role("region", name="Steps")).to_contain_text(
+                "wait(100)", timeout=WAIT_MS
+            )
+            page.get_by_role("button", name="Pause").click()
+            expect(status).to_contain_text("(step)", timeout=WAIT_MS)
+            page.get_by_role("button", name="Abort").click()
+            expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
+            guard.check()

@@ -208,6 +208,7 @@ export function RunView({ tab, active }) {
   const [reveal, setReveal] = useState(null);
   const [reload, setReload] = useState(null);
   const [again, setAgain] = useState(false);
+  const acceptsRef = useRef(() => false);
 
   const scenario = (detail && detail.meta && detail.meta.ref) || (runtime && runtime.scenario) || null;
   const scenarioMeta = ((project && project.scenarios) || []).find((s) => s.name === scenario);
@@ -231,11 +232,11 @@ export function RunView({ tab, active }) {
       if (!cmd) return;
       const spec = COMMANDS.find((c) => c.cmd === cmd);
       event.preventDefault();
-      if (spec && model.accepts(spec.when)) send({ cmd });
+      if (spec && acceptsRef.current(spec.when)) send({ cmd });
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [active, model, send]);
+  }, [active, send]);
 
   const onEval = async (expr) => {
     const entry = { expr, id: null, failed: null };
@@ -262,6 +263,9 @@ export function RunView({ tab, active }) {
   if (!detail) return html`<section class="view run-view"><p class="muted">Loading run ${runId}…</p></section>`;
 
   const paused = model.pause;
+  // Every run reads commands (a run without --debug merely starts with no breakpoints).
+  const accepts = (when) => model.accepts(when);
+  acceptsRef.current = accepts;
   const liveFile = paused ? (runtime && runtime.file) || (model.current && model.current.file) : model.current && model.current.file;
   const shownFile = (reveal && reveal.file) || (model.live && liveFile) || scenarioFile;
   const currentLine = model.live && shownFile === (liveFile || scenarioFile)
@@ -282,7 +286,7 @@ export function RunView({ tab, active }) {
       <h2 class="view-title">${scenario || runId}</h2>
       <span class="muted">${runId}</span>
       <span class="spacer"></span>
-      <${Toolbar} model=${model} send=${send} />
+      <${Toolbar} accepts=${accepts} send=${send} />
       ${!model.live && scenario && html`<span class="run-again">
         ${[["Run again", false], ["Debug again", true]].map(([label, debug]) => html`<button type="button"
           disabled=${again} onClick=${() => startRun({ kind: "scenario", scenario, debug },

@@ -4,10 +4,11 @@ import { html, useRef, useState } from "../lib.js";
 import { runFileUrl } from "../api.js";
 import { COMMANDS, runRelative } from "./run_model.js";
 
-export function Toolbar({ model, send }) {
+/** The debugger's buttons; `accepts(when)` says which the run takes now. */
+export function Toolbar({ accepts, send }) {
   return html`<div class="run-toolbar" role="toolbar" aria-label="Debugger">
     ${COMMANDS.map((c) => html`<button type="button" class=${"cmd cmd-" + c.cmd}
-      disabled=${!model.accepts(c.when)} title=${c.key ? `${c.label} (${c.key})` : c.label}
+      disabled=${!accepts(c.when)} title=${c.key ? `${c.label} (${c.key})` : c.label}
       onClick=${() => send({ cmd: c.cmd })}>${c.label}</button>`)}
   </div>`;
 }
