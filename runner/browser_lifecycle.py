@@ -28,7 +28,7 @@ from runner.rundir import RunDirectory
 from runner.scenario_thread import Execution
 from runner.secrets import SecretMasker
 
-__all__ = ["BrowserLifecycle", "Driven", "WarmBrowser", "close_browser"]
+__all__ = ["BrowserLifecycle", "Driven", "Standby", "WarmBrowser", "close_browser"]
 
 CLOSE_TIMEOUT_S = 10
 TITLE_TIMEOUT_S = 2
@@ -57,6 +57,20 @@ class WarmBrowser:
         finally:
             with contextlib.suppress(Exception):
                 await self.playwright.stop()
+
+
+@dataclass
+class Standby:
+    """A context and its page opened ahead of a restart (while the run before is paused)
+    and never used: the next run's fresh context, without waiting then for Chromium to
+    start the page's renderer (most of what a new context costs)."""
+
+    context: BrowserContext
+    page: Page
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.context.close(), CLOSE_TIMEOUT_S)
 
 
 class BrowserLifecycle:
@@ -91,16 +105,18 @@ class BrowserLifecycle:
         provided_page: Page | None,
         shared_browser: Browser | None,
         keep_launched: Callable[[], bool] = lambda: False,
+        standby: Standby | None = None,
     ) -> Driven:
         """``execute`` the scenario on the page the run is given, else in a new context.
 
         A browser launched here is closed at the end unless ``keep_launched()`` says
         otherwise (a ``restart``): then it stays up, with its driver, in :attr:`kept`,
-        for the next run to use as its shared browser."""
+        for the next run to use as its shared browser. ``standby``: a context of
+        ``shared_browser`` opened ahead for this run (:meth:`open_standby`)."""
         if provided_page is not None:
             return await self._on_page(rundir, execute, provided_page, tracing=False)
         if shared_browser is not None:
-            return await self._in_new_context(rundir, execute, shared_browser)
+            return await self._in_new_context(rundir, execute, shared_browser, standby)
         config = self.config
         playwright = await async_playwright().start()
         try:
@@ -137,20 +153,38 @@ class BrowserLifecycle:
         if self.launched is not None:
             await close_browser(self.launched)
 
-    async def _in_new_context(
-        self, rundir: RunDirectory, execute: Callable[[], Awaitable[Execution]], browser: Browser
-    ) -> Driven:
-        """A fresh context of ``browser``, closed whatever happens."""
+    async def open_standby(self, browser: Browser) -> Standby:
+        """A fresh context of ``browser`` and its page, for a run to come."""
+        context = await self._new_context(browser)
+        try:
+            return Standby(context, await context.new_page())
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+            raise
+
+    async def _new_context(self, browser: Browser) -> BrowserContext:
         width, height = self.config.viewport
-        context = await browser.new_context(
+        return await browser.new_context(
             base_url=self.config.base_url, viewport={"width": width, "height": height}
         )
+
+    async def _in_new_context(
+        self,
+        rundir: RunDirectory,
+        execute: Callable[[], Awaitable[Execution]],
+        browser: Browser,
+        standby: Standby | None = None,
+    ) -> Driven:
+        """A fresh context of ``browser`` (``standby``'s, if opened ahead), closed
+        whatever happens."""
+        context = standby.context if standby is not None else await self._new_context(browser)
         self.context = context
         try:
             tracing = self.config.trace != "off"
             if tracing:
                 await context.tracing.start(screenshots=True, snapshots=True, sources=False)
-            page = await context.new_page()
+            page = standby.page if standby is not None else await context.new_page()
             driven = await self._on_page(rundir, execute, page, tracing)
             # A failure bundle stops the trace itself (into the bundle).
             if not self.bundle_attempted and tracing:

@@ -24,11 +24,12 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from dsl.interpreter import Step
 from dsl.scenario import HelperTable, ScenarioFile
 from runner import protocol
-from runner.browser_lifecycle import WarmBrowser
+from runner.browser_lifecycle import Standby, WarmBrowser
 from runner.debug_commands import Command
-from runner.debugger import Breakpoints, DebugListener
+from runner.debugger import Breakpoints, DebugListener, PauseReason
 from runner.errors import UsageError
 from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.prompt import TerminalPrompt
@@ -58,9 +59,13 @@ class Handover:
     browser: WarmBrowser | None
     """None when there was no live browser to keep: the next run launches one."""
     web_server: WebServer | None = None
+    standby: Standby | None = None
+    """The next run's context and page, opened ahead in ``browser``."""
 
     async def close(self) -> None:
         try:
+            if self.standby is not None:
+                await self.standby.close()
             if self.browser is not None:
                 await self.browser.close()
         finally:
@@ -82,14 +87,21 @@ class Restarted:
 
 class RestartWatch(DebugListener):
     """Remembers the ``restart`` command the debugger applied: its id is what the
-    old run's ``command:result`` answers."""
+    old run's ``command:result`` answers. ``likely`` is called (from the thread that
+    pauses or applies) when a restart may come soon, a pause, or has come: the run
+    opens the next run's context then, in the background."""
 
-    def __init__(self) -> None:
+    def __init__(self, likely: Callable[[], None] = lambda: None) -> None:
         self.command: Command | None = None
+        self.likely = likely
+
+    def paused(self, step: Step, reason: PauseReason) -> None:
+        self.likely()
 
     def applied(self, command: Command) -> None:
         if command.cmd == RESTART_CMD and self.command is None:
             self.command = command
+            self.likely()
 
     def ident_in(self, rundir: RunDirectory) -> str | None:
         """The restart's id: as heard, or, for one applied before this listener was

@@ -34,7 +34,7 @@ from dsl.scenario import HelperTable, ScenarioFile
 from runner import events
 from runner.bridge import LoopBridge
 from runner.browser_builtins import BrowserBuiltins, Timeouts
-from runner.browser_lifecycle import BrowserLifecycle, Driven
+from runner.browser_lifecycle import BrowserLifecycle, Driven, Standby
 from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debug_setup import DebugOptions, prepare_breakpoints, start_debugger
@@ -135,8 +135,10 @@ class ScenarioRun:
         self.warm: Handover | None = restarted.handover if restarted is not None else None
         self.handover: Handover | None = None
         self.next_run: ScenarioRun | None = None
-        self.restart_watch = RestartWatch()
+        self.restart_watch = RestartWatch(likely=self._standby_soon)
         self._keep: bool | None = None
+        self._standby: asyncio.Future[Standby] | None = None
+        self._standby_taken = False
 
     def run(self) -> RunResult:
         """The run, and each run a ``restart`` starts after it: the last one's result."""
@@ -308,6 +310,7 @@ class ScenarioRun:
                 provided_page=self.provided_page,
                 shared_browser=self._shared_browser(),
                 keep_launched=self._keep_warm,
+                standby=self._inherited_standby(),
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()
@@ -350,6 +353,9 @@ class ScenarioRun:
     async def _cleanup(self, web_server: WebServer | None) -> None:
         """Close what this run holds and does not hand on: a browser it launched (or
         kept for a restart that did not come), one it inherited, the webServer."""
+        for standby in (await self._take_standby(), self._inherited_standby()):
+            if standby is not None:
+                await standby.close()
         await self.browser.close_launched()
         inherited = self.warm.browser if self.warm is not None else None
         for warm in (self.browser.kept, inherited):
@@ -422,12 +428,53 @@ class ScenarioRun:
         next run. A restart before the browser was up, or after it died, hands on no
         browser: the next run launches one, as a first run does."""
         browser = self.warm.browser if self.warm is not None else self.browser.kept
+        standby = await self._take_standby()
         self.browser.kept = None
         self.warm = None
         if browser is not None and not browser.browser.is_connected():
             await browser.close()  # its driver
             browser = None
-        return Handover(browser, web_server)
+        if standby is not None and browser is None:
+            await standby.close()
+            standby = None
+        return Handover(browser, web_server, standby)
+
+    def _standby_soon(self) -> None:
+        """From any thread, when a restart may come (a pause) or has come: open the
+        next run's context and page now, in the background, so that the restart does
+        not wait for Chromium's new renderer (most of a new context's cost)."""
+        bridge = self.bridge
+        if bridge is None or self._standby is not None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+            bridge.loop.call_soon_threadsafe(self._open_standby)
+
+    def _open_standby(self) -> None:
+        """On the loop. A debug run opens it as soon as its own page is there."""
+        if self._standby is not None or self._standby_taken or self._restart_refusal():
+            return
+        browser = self._shared_browser() or self.browser.launched
+        if browser is not None and browser.is_connected():
+            self._standby = asyncio.ensure_future(self.browser.open_standby(browser))
+
+    async def _take_standby(self) -> Standby | None:
+        """The context opened ahead, once opened (None if none, or it failed); no other
+        is opened after this."""
+        self._standby_taken = True
+        future, self._standby = self._standby, None
+        if future is None:
+            return None
+        try:
+            return await future
+        except Exception:
+            return None
+
+    def _inherited_standby(self) -> Standby | None:
+        warm = self.warm
+        standby = warm.standby if warm is not None else None
+        if warm is not None:
+            warm.standby = None
+        return standby
 
     def _watch_restart(self, reporter: StepReporter) -> None:
         """Hear the ``restart`` command; a restarted run keeps the old run's terminal
@@ -535,6 +582,8 @@ class ScenarioRun:
     async def _execute(self) -> Execution:
         assert self.bridge is not None and self.reporter is not None
         self.bridge.check()
+        if self.debug is not None:
+            self._open_standby()  # a restart is likely enough in a debug run
         thread = ScenarioThread(
             self.scenario,
             self.helpers,
