@@ -11,8 +11,8 @@ point, the ``paused`` event at that last statement:
 * **restart**: from the append of ``{"cmd": "restart"}`` to the paused run's
   commands.jsonl (one ``os.write`` on an ``O_APPEND`` descriptor, as ``unotest dbg``
   does) to the new run's pause at the same breakpoint (kept across the restart): the
-  old run's end, the files read and parsed again, a fresh context of the same browser,
-  the scenario.
+  old run's end, the files read and parsed again, a fresh context of the same browser
+  (a debug run opens it ahead, so its renderer is already up), the scenario.
 
 Each is measured ``--rounds`` times (cold runs one after the other, restarts chained in
 one process), the medians compared; issue 16 targets restart ≤ 0.3 × cold. The last
