@@ -21,8 +21,11 @@ loop that runs one run after the other is :meth:`runner.session.ScenarioRun.run`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+
+from playwright.async_api import Browser
 
 from dsl.interpreter import Step
 from dsl.scenario import HelperTable, ScenarioFile
@@ -42,6 +45,7 @@ __all__ = [
     "Handover",
     "RestartWatch",
     "Restarted",
+    "StandbyOpener",
     "carry_breakpoints",
     "held_breakpoints",
     "reload_scenario",
@@ -83,6 +87,42 @@ class Restarted:
     handover: Handover
     breakpoints: Mapping[str, list[tuple[int, int]]] = field(default_factory=dict)
     prompt: TerminalPrompt | None = None
+
+
+class StandbyOpener:
+    """The next run's context and page opened ahead (a :class:`Standby`), at most once
+    per run and never after the run has taken it (for the next run, or to close it):
+    a restart then does not wait for Chromium to start a renderer, most of what a new
+    context costs. What it costs otherwise: one blank page's renderer while it waits."""
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[Standby] | None = None
+        self._taken = False
+
+    def soon(self, loop: asyncio.AbstractEventLoop, open_it: Callable[[], None]) -> None:
+        """From any thread: ``open_it`` on the loop, unless one is open or opening."""
+        if self._future is None and not self._taken:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+                loop.call_soon_threadsafe(open_it)
+
+    def open(
+        self, browser: Browser | None, opener: Callable[[Browser], Awaitable[Standby]]
+    ) -> None:
+        """On the loop: start opening one in ``browser`` (a live one), in the background."""
+        idle = self._future is None and not self._taken
+        if idle and browser is not None and browser.is_connected():
+            self._future = asyncio.ensure_future(opener(browser))
+
+    async def take(self) -> Standby | None:
+        """The one opened, once it is (None: none, or it failed); none is opened after."""
+        self._taken = True
+        future, self._future = self._future, None
+        if future is None:
+            return None
+        try:
+            return await future
+        except Exception:
+            return None
 
 
 class RestartWatch(DebugListener):

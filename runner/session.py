@@ -49,6 +49,7 @@ from runner.restart import (
     Handover,
     Restarted,
     RestartWatch,
+    StandbyOpener,
     carry_breakpoints,
     held_breakpoints,
     reload_scenario,
@@ -137,8 +138,7 @@ class ScenarioRun:
         self.next_run: ScenarioRun | None = None
         self.restart_watch = RestartWatch(likely=self._standby_soon)
         self._keep: bool | None = None
-        self._standby: asyncio.Future[Standby] | None = None
-        self._standby_taken = False
+        self.standby = StandbyOpener()
 
     def run(self) -> RunResult:
         """The run, and each run a ``restart`` starts after it: the last one's result."""
@@ -353,7 +353,7 @@ class ScenarioRun:
     async def _cleanup(self, web_server: WebServer | None) -> None:
         """Close what this run holds and does not hand on: a browser it launched (or
         kept for a restart that did not come), one it inherited, the webServer."""
-        for standby in (await self._take_standby(), self._inherited_standby()):
+        for standby in (await self.standby.take(), self._inherited_standby()):
             if standby is not None:
                 await standby.close()
         await self.browser.close_launched()
@@ -428,7 +428,7 @@ class ScenarioRun:
         next run. A restart before the browser was up, or after it died, hands on no
         browser: the next run launches one, as a first run does."""
         browser = self.warm.browser if self.warm is not None else self.browser.kept
-        standby = await self._take_standby()
+        standby = await self.standby.take()
         self.browser.kept = None
         self.warm = None
         if browser is not None and not browser.browser.is_connected():
@@ -440,34 +440,15 @@ class ScenarioRun:
         return Handover(browser, web_server, standby)
 
     def _standby_soon(self) -> None:
-        """From any thread, when a restart may come (a pause) or has come: open the
-        next run's context and page now, in the background, so that the restart does
-        not wait for Chromium's new renderer (most of a new context's cost)."""
-        bridge = self.bridge
-        if bridge is None or self._standby is not None:
-            return
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
-            bridge.loop.call_soon_threadsafe(self._open_standby)
+        """From any thread, when a restart may come (a pause) or has come."""
+        if self.bridge is not None:
+            self.standby.soon(self.bridge.loop, self._open_standby)
 
     def _open_standby(self) -> None:
         """On the loop. A debug run opens it as soon as its own page is there."""
-        if self._standby is not None or self._standby_taken or self._restart_refusal():
-            return
-        browser = self._shared_browser() or self.browser.launched
-        if browser is not None and browser.is_connected():
-            self._standby = asyncio.ensure_future(self.browser.open_standby(browser))
-
-    async def _take_standby(self) -> Standby | None:
-        """The context opened ahead, once opened (None if none, or it failed); no other
-        is opened after this."""
-        self._standby_taken = True
-        future, self._standby = self._standby, None
-        if future is None:
-            return None
-        try:
-            return await future
-        except Exception:
-            return None
+        if self._restart_refusal() is None:
+            browser = self._shared_browser() or self.browser.launched
+            self.standby.open(browser, self.browser.open_standby)
 
     def _inherited_standby(self) -> Standby | None:
         warm = self.warm
