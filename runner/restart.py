@@ -167,7 +167,10 @@ def reload_scenario(project: Project, name: str) -> tuple[ScenarioFile, HelperTa
     index = ProjectIndex.load(project)
     scenario = index.scenarios.get(name)
     file = scenario.file if scenario is not None else _file_of(project, name)
-    files = [helper.file for helper in index.helpers] + [file]
+    helpers = project.relative(project.helpers_dir) + "/"
+    # Every helper file read, those that no longer parse included (they are not helpers
+    # of the index then, and the scenario's calls of them would be the only sign).
+    files = [read for read in index.files if read.startswith(helpers)] + [file]
     problems = index.errors_in(files)
     if scenario is None and not problems:
         raise UsageError(f"scenario '{name}' is gone from the project: not restarted")
