@@ -462,7 +462,9 @@ class CollectionRun:
             if kind == "started" and isinstance(run_id, str):
                 worker.run_id = run_id
                 self._link_retry(name, run_id)
-                self._dir.append(events.collection_scenario_started(run_id, name))
+                # The worker as a person counts them (1-based); the index is 0-based.
+                started = events.collection_scenario_started(run_id, name, worker.index + 1)
+                self._dir.append(started)
                 self.on_event(
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
                 )

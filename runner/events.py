@@ -214,14 +214,18 @@ def collection_run_started(
 
 
 def collection_scenario_started(
-    scenario_run_id: str, scenario: str
+    scenario_run_id: str, scenario: str, worker: int | None = None
 ) -> protocol.CollectionScenarioStartedEvent:
-    return {
+    """``worker`` (ours, 1-based): which worker runs it, so a viewer can show it."""
+    event: protocol.CollectionScenarioStartedEvent = {
         "kind": "collection-run:scenario-started",
         "scenarioRunId": scenario_run_id,
         "scenario": scenario,
         "t": now_ms(),
     }
+    if worker is not None:
+        event["worker"] = worker
+    return event
 
 
 def collection_scenario_finished(

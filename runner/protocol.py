@@ -432,9 +432,12 @@ class CollectionRunStartedEvent(RunArtifactBase):
 
 
 class CollectionScenarioStartedEvent(RunArtifactBase):
+    """``worker`` is ours: the worker (1-based) that runs the scenario."""
+
     kind: Literal["collection-run:scenario-started"]
     scenarioRunId: RunId
     scenario: str
+    worker: NotRequired[int]
 
 
 class CollectionScenarioFinishedEvent(RunArtifactBase):
