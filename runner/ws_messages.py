@@ -5,6 +5,10 @@ The viewer server pushes these over its WebSocket; they are built here and nowhe
 fields against the protocol's interfaces. The ``fs:*-changed`` and ``fs:bp-changed``
 messages carry only their kind, as 0.5.0 types them: a client refetches over REST.
 
+``watch:event`` and ``watch:status`` are ours (additive; a client ignores unknown kinds):
+the viewer's link to the project's watch daemon (``unotest watch``) forwards each
+daemon event as it came off the daemon's socket, and says when the daemon comes or goes.
+
 ``fs:run-step`` and ``fs:collection-run-step`` carry a ``steps.jsonl`` line *as read
 back*: a ``RunArtifact`` (or ``CollectionRunArtifact``) or one of our additive kinds
 (``command:applied``, ``step:skipped``, ...), so ``event`` is a :data:`JSONObject`.
@@ -28,6 +32,9 @@ __all__ = [
     "FsScenariosChangedMessage",
     "LogLineMessage",
     "LogStream",
+    "WatchEventMessage",
+    "WatchStatus",
+    "WatchStatusMessage",
     "WsMessage",
     "bp_changed",
     "collection_run_step",
@@ -39,9 +46,12 @@ __all__ = [
     "run_started",
     "run_step",
     "scenarios_changed",
+    "watch_event",
+    "watch_status",
 ]
 
 LogStream: TypeAlias = Literal["stdout", "stderr"]
+WatchStatus: TypeAlias = Literal["running", "not-running", "stale", "unreadable"]
 
 
 class FsScenariosChangedMessage(TypedDict):
@@ -93,6 +103,23 @@ class LogLineMessage(TypedDict):
     line: str
 
 
+class WatchEventMessage(TypedDict):
+    """Ours: one event of the watch daemon's socket (``snapshot``, ``batch.started``, ...),
+    unchanged (its absolute paths, its ``seq``)."""
+
+    kind: Literal["watch:event"]
+    event: JSONObject
+
+
+class WatchStatusMessage(TypedDict):
+    """Ours: the viewer's link to the watch daemon changed (``connected``: it reads the
+    daemon's socket now); ``GET /api/watch`` has the whole state."""
+
+    kind: Literal["watch:status"]
+    status: WatchStatus
+    connected: bool
+
+
 class ErrorMessage(TypedDict):
     kind: Literal["error"]
     message: str
@@ -108,6 +135,8 @@ WsMessage: TypeAlias = (
     | FsCollectionRunStepMessage
     | FsRunFinishedMessage
     | LogLineMessage
+    | WatchEventMessage
+    | WatchStatusMessage
     | ErrorMessage
 )
 """Every message the viewer server sends on ``/ws``."""
@@ -151,3 +180,11 @@ def log_line(run_id: RunId, stream: LogStream, line: str) -> LogLineMessage:
 
 def error(message: str) -> ErrorMessage:
     return {"kind": "error", "message": message}
+
+
+def watch_event(event: JSONObject) -> WatchEventMessage:
+    return {"kind": "watch:event", "event": event}
+
+
+def watch_status(status: WatchStatus, connected: bool) -> WatchStatusMessage:
+    return {"kind": "watch:status", "status": status, "connected": connected}

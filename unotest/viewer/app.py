@@ -23,6 +23,7 @@ from unotest.viewer import (
     routes_runs,
     routes_static,
     routes_terminal,
+    routes_watch,
     routes_ws,
 )
 from unotest.viewer.answers import error_handlers
@@ -35,6 +36,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     routes_project,
     routes_runs,
     routes_ws,
+    routes_watch,
     routes_terminal,
     routes_events,
     routes_static,

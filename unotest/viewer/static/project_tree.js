@@ -45,3 +45,42 @@ export function problemsByPath(problems) {
 export function problemTitle(list) {
   return list.map((p) => `${p.line}:${p.col} ${p.message}`).join("\n");
 }
+
+// The watch daemon (GET /api/watch): a path under unotest/e2e/ as a person names it.
+function e2eRelative(path, watch) {
+  const root = watch?.daemon?.root;
+  const base = root ? `${root.replace(/\/+$/, "")}/unotest/e2e/` : null;
+  return base && path?.startsWith(base) ? path.slice(base.length) : path ?? "";
+}
+
+// One selection reason in words: "re-run: _helpers/auth.js → sign_in → test_signin_flow"
+// (a helper in the middle of the chain in parentheses after its function).
+export function reasonText(reason, watch) {
+  if (reason.kind === "importer") {
+    const chain = reason.chain ?? [];
+    const via = reason.via ?? [];
+    const steps = via.map((name, i) => (i > 0 && i < chain.length - 1
+      ? `${name} (${e2eRelative(chain[i], watch)})` : name));
+    const text = [e2eRelative(chain[0] ?? reason.changedFile, watch), ...steps].join(" → ");
+    return `re-run: ${text}${reason.byName ? " (by name)" : ""}`;
+  }
+  if (reason.kind === "changed") return `re-run: saved ${e2eRelative(reason.changedFile, watch)}`;
+  return `re-run: ${reason.message ?? reason.kind}`;
+}
+
+// A scenario's entry in the daemon's last batches ({status, reasons, runId, …}) or null.
+export function watchEntry(watch, path) {
+  return watch?.connected ? watch.files?.[path] ?? null : null;
+}
+
+// The sidebar's one line about the daemon, or null when none runs.
+export function watchSummary(watch) {
+  if (!watch || watch.status === "not-running") return null;
+  if (watch.status === "stale") return `Watch daemon gone (${watch.reason ?? "stale unotest/.daemon.json"})`;
+  if (watch.status === "unreadable") return `Watch daemon unknown: ${watch.reason ?? "unotest/.daemon.json is unreadable"}`;
+  if (!watch.connected) return "Watch daemon running; connecting…";
+  const batch = watch.lastBatch;
+  if (!batch) return "Watching: no batch yet";
+  const status = watch.running ? "running" : batch.result?.status ?? "running";
+  return `Watching: ${batch.batchId} ${status}`;
+}

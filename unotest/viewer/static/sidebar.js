@@ -1,10 +1,14 @@
 // The sidebar: a filter, the scenarios as a folder tree (each with its latest run's
 // outcome and its problems), helpers, collections (orphan entries red), and the shell's
-// own pages (Runs, Env, terminals). Everything comes from store.js, live.
+// own pages (Runs, Env, terminals); when `unotest watch` runs, a line saying so and, per
+// scenario of its batches, the last status with why it was chosen (read-only).
+// Everything comes from store.js, live.
 import { html, useState } from "./lib.js";
 import { useProject } from "./store.js";
 import { openTab, tabKey, useTabs } from "./tabs.js";
-import { buildTree, latestRuns, matches, problemsByPath, problemTitle } from "./project_tree.js";
+import {
+  buildTree, latestRuns, matches, problemsByPath, problemTitle, reasonText, watchEntry, watchSummary,
+} from "./project_tree.js";
 import { onTreeKey } from "./tree_keys.js";
 import { openTerminal } from "./terminals.js";
 
@@ -21,9 +25,22 @@ function RunBadge({ run }) {
   return html`<span class=${`run-badge status-${run.status}`} title=${`latest run: ${label}`}>${label}</span>`;
 }
 
+// The daemon's last status for one scenario; its reasons as the tooltip, and as a line
+// under the scenario once the badge is clicked.
+function WatchBadge({ entry, open, setOpen }) {
+  if (!entry) return null;
+  const status = entry.status ?? "queued";
+  return html`<button class=${`watch-badge status-${status}`} aria-label=${`watch: ${status}`}
+      aria-expanded=${open ? "true" : "false"} title=${entry.reasonLines.join("\n")}
+      onClick=${(e) => { e.stopPropagation(); setOpen(!open); }}>↻ ${status}</button>`;
+}
+
 function ScenarioItem({ scenario, ctx }) {
   const problems = ctx.problems.get(scenario.path);
   const selected = ctx.activePath === scenario.path;
+  const [reasonOpen, setReasonOpen] = useState(false);
+  const found = watchEntry(ctx.watch, scenario.path);
+  const entry = found && { ...found, reasonLines: (found.reasons ?? []).map((r) => reasonText(r, ctx.watch)) };
   return html`<li role="treeitem" aria-label=${scenario.name} tabindex="-1"
       aria-selected=${selected ? "true" : "false"}
       class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
@@ -32,6 +49,10 @@ function ScenarioItem({ scenario, ctx }) {
     <span class="leaf-name" title=${scenario.title}>${scenario.name.split("/").pop()}</span>
     <${ProblemMark} list=${problems} />
     <${RunBadge} run=${ctx.latest.get(scenario.name)} />
+    <${WatchBadge} entry=${entry} open=${reasonOpen} setOpen=${setReasonOpen} />
+    ${entry && reasonOpen && html`<div class="watch-reason" aria-label=${`why ${scenario.name} ran`}>
+      ${entry.reasonLines.length ? entry.reasonLines.map((line, i) => html`<div key=${i}>${line}</div>`) : "no reason given"}
+    </div>`}
   </li>`;
 }
 
@@ -104,6 +125,14 @@ function Collections({ project, ctx }) {
   </section>`;
 }
 
+function WatchLine({ watch }) {
+  const text = watchSummary(watch);
+  if (!text) return null;
+  const live = watch.status === "running" && watch.connected;
+  return html`<p class=${`watch-line${live ? " live" : ""}`} role="status" aria-label="Watch daemon"
+    title=${watch.daemon ? `unotest watch, pid ${watch.daemon.pid}, port ${watch.daemon.port}` : ""}>${text}</p>`;
+}
+
 function Pages() {
   return html`<nav class="side-pages" aria-label="Pages">
     <button onClick=${() => openTab({ kind: "runs" })}>Runs</button>
@@ -122,10 +151,11 @@ export function Sidebar() {
   const active = tabs.find((t) => tabKey(t) === activeKey);
   const ctx = {
     filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
-    activePath: active?.kind === "scenario" ? active.path : null,
+    activePath: active?.kind === "scenario" ? active.path : null, watch: project.watch,
   };
   return html`<aside class="sidebar" aria-label="Project">
     <${Pages} />
+    <${WatchLine} watch=${project.watch} />
     <input type="search" class="filter" placeholder="Filter" aria-label="Filter"
       value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
     ${project.error && html`<p class="side-error" role="alert">${project.error}</p>`}

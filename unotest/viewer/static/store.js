@@ -11,10 +11,11 @@ const FETCHERS = {
   problems: () => api("/api/problems"),
   breakpoints: () => api("/api/breakpoints"),
   runs: () => api("/api/runs"),
+  watch: () => api("/api/watch"),
 };
 const EMPTY = {
   scenarios: [], helpers: [], collections: [], problems: [],
-  breakpoints: { version: 1, scenarios: {} }, runs: [], loaded: false, error: null,
+  breakpoints: { version: 1, scenarios: {} }, runs: [], watch: null, loaded: false, error: null,
 };
 const ON_MESSAGE = {
   "fs:scenarios-changed": ["scenarios", "problems"],
@@ -23,6 +24,9 @@ const ON_MESSAGE = {
   "fs:bp-changed": ["breakpoints"],
   "fs:run-started": ["runs"],
   "fs:run-finished": ["runs"],
+  // The watch daemon's events (ours): /api/watch has them folded, one fetch per burst.
+  "watch:event": ["watch"],
+  "watch:status": ["watch"],
 };
 
 let state = EMPTY;
@@ -80,7 +84,8 @@ export function projectState() {
   return state;
 }
 
-// A Preact hook: {scenarios, helpers, collections, problems, breakpoints, runs, loaded, error}.
+// A Preact hook: {scenarios, helpers, collections, problems, breakpoints, runs, watch,
+// loaded, error}; `watch` is GET /api/watch (the watch daemon, null until fetched).
 export function useProject() {
   const [current, setCurrent] = useState(state);
   useEffect(() => {
