@@ -11,6 +11,7 @@ The only departures from 0.5.0 are *additive*, because consumers ignore what
 they do not know but reject what they misread:
 
 * new optional fields on existing shapes (``RunManifest.pid``,
+  ``RunManifest``/``RunMeta`` ``restartOf``/``attempt``/``retryOf``,
   ``StepStartedEvent.file``/``depth``, ``ResumedEvent.cmd``,
   ``RuntimeStateFile.file``/``page``/``breakpoints``, ``DbgCommand.file``/``expr``);
 * new event kinds that 0.5.0 does not list (``command:applied``,
@@ -251,6 +252,10 @@ class RunManifest(TypedDict):
     hostname: NotRequired[str]
     restartOf: NotRequired[str]
     """The run this one restarted (``restart``): same process, same browser."""
+    attempt: NotRequired[int]
+    """A retry's attempt number (2, 3, …; ``--retries``)."""
+    retryOf: NotRequired[str]
+    """A retry's first attempt's run id."""
 
 
 # ---------------------------------------------------------------------------
@@ -474,6 +479,12 @@ class RunMeta(TypedDict):
     status: RunStatus
     outcome: RunOutcome | None
     parentRunId: NotRequired[str]
+    restartOf: NotRequired[str]
+    """Ours, from the manifest: the run this one restarted."""
+    attempt: NotRequired[int]
+    """Ours, from the manifest: a retry's attempt number (2, 3, …)."""
+    retryOf: NotRequired[str]
+    """Ours, from the manifest: a retry's first attempt's run id."""
 
 
 # ---------------------------------------------------------------------------

@@ -217,7 +217,21 @@ def run_meta(run_dir: Path, now_ms: int | None = None) -> protocol.RunMeta | Non
     parent = manifest.get("parentRunId")
     if isinstance(parent, str):
         meta["parentRunId"] = parent
+    _add_links(meta, manifest)
     return meta
+
+
+def _add_links(meta: protocol.RunMeta, manifest: JSONObject) -> None:
+    """The manifest's additive links (a restart's ``restartOf``, a retry's ``attempt``
+    and ``retryOf``), so every list of runs shows how runs follow each other."""
+    restart_of = manifest.get("restartOf")
+    if isinstance(restart_of, str):
+        meta["restartOf"] = restart_of
+    retry_of = manifest.get("retryOf")
+    attempt = _int_field(manifest, "attempt")
+    if isinstance(retry_of, str) and attempt is not None:
+        meta["retryOf"] = retry_of
+        meta["attempt"] = attempt
 
 
 def list_runs(runs_dir: Path) -> list[protocol.RunMeta]:

@@ -397,3 +397,67 @@ def test_cli_root_and_usage_errors(project: Path, tmp_path_factory: pytest.TempP
     proc = cli(project, "--limit", "0")
     assert proc.returncode == 2
     assert "--limit" in proc.stderr
+
+
+# --- links between runs: restarts and retries (additive RunMeta fields) -----------------
+
+
+def _finish(run: RunDirectory, outcome: str) -> None:
+    run.append({"kind": "run:started", "runId": run.run_id, "scenario": "cart"})
+    run.append({"kind": "run:finished", "outcome": outcome})
+    run.close()
+
+
+def test_run_meta_carries_restart_and_retry_links(
+    project: Path, protocol_validate: Validate
+) -> None:
+    """Real writers link the runs (``RunDirectory.create(restart_of=…)``,
+    ``retries.mark_attempt``); ``run_meta``, ``list_runs`` and ``unotest runs --json``
+    show the links, still valid RunMeta."""
+    from runner.retries import mark_attempt
+
+    runs_dir = project / "unotest" / ".runs"
+    clock = iter(range(T0, T0 + 100))
+    first = RunDirectory.create(runs_dir, "scenario", "cart", now_ms=lambda: next(clock))
+    _finish(first, "aborted")
+    restarted = RunDirectory.create(
+        runs_dir, "scenario", "cart", restart_of=first.run_id, now_ms=lambda: next(clock)
+    )
+    _finish(restarted, "failed")
+    retry = RunDirectory.create(runs_dir, "scenario", "cart", now_ms=lambda: next(clock))
+    mark_attempt(retry.path, 2, restarted.run_id)
+    _finish(retry, "completed")
+
+    plain, by_restart, by_retry = (run_meta(r.path) for r in (first, restarted, retry))
+    assert plain is not None and by_restart is not None and by_retry is not None
+    assert not {"restartOf", "attempt", "retryOf"} & set(plain)
+    assert by_restart["restartOf"] == first.run_id
+    assert not {"attempt", "retryOf"} & set(by_restart)
+    assert (by_retry["attempt"], by_retry["retryOf"]) == (2, restarted.run_id)
+    assert "restartOf" not in by_retry
+    for meta in (plain, by_restart, by_retry):
+        protocol_validate("RunMeta", meta)
+    assert list_runs(runs_dir) == [by_retry, by_restart, plain]
+
+    proc = cli(project, "--json")
+    assert proc.returncode == 0, proc.stderr
+    listed = {m["runId"]: m for m in json.loads(proc.stdout)}
+    assert listed[restarted.run_id]["restartOf"] == first.run_id
+    assert listed[retry.run_id]["retryOf"] == restarted.run_id
+    assert listed[retry.run_id]["attempt"] == 2
+    for meta in listed.values():
+        protocol_validate("RunMeta", meta)
+
+
+def test_run_meta_ignores_malformed_links(runs_dir: Path) -> None:
+    """A hand-edited manifest's links of the wrong type are left out, not passed on."""
+    odd = make_run(
+        runs_dir,
+        finished("completed"),
+        manifest={"restartOf": 12, "attempt": "2", "retryOf": "first"},
+    )
+    no_number = make_run(runs_dir, finished("completed"), manifest={"retryOf": "first"})
+    for path in (odd, no_number):
+        meta = run_meta(path)
+        assert meta is not None
+        assert not {"restartOf", "attempt", "retryOf"} & set(meta)
