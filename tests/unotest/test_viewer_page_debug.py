@@ -1,8 +1,9 @@
 """The viewer page's debugging views in real Chromium on a real ``unotest view``: a
 breakpoint set by clicking the gutter (written to ``.debugger.json``), Debug, the paused
 banner, Step, Variables changing, Evaluate, Continue to ``completed``; breakpoints that
-converge between two pages; an edit saved to disk with a problem shown inline; the
-edit-and-continue hook (Reload at a pause, its answer shown)."""
+converge between two pages; an edit saved to disk with a problem shown inline; edit and
+continue (a save at a failure pause, Reload refused then applied, the pause following the
+new code, Retry), from the run tab and from a helper's tab; Restart opening the new run."""
 
 from __future__ import annotations
 
@@ -208,29 +209,162 @@ def test_edit_save_and_a_problem_inline(page: Page, viewer: Viewer) -> None:
     guard.check()
 
 
-def test_a_save_at_a_pause_offers_reload(page: Page, viewer: Viewer) -> None:
+WRONG = '  expect_text(css("#out"), "pressed")\n'
+RIGHT = '  expect_text(css("#out"), "clicked")\n'
+FIXABLE = '  goto("/")\n  click("Press")\n' + WRONG
+# Line 5 goto, 6 click, 7 the expectation (wrong: the button says "clicked").
+
+
+def _closed_steps(viewer: Viewer, run_id: str) -> list[tuple[str, int, str]]:
+    """(``step:ok``/``step:fail``, line, text) of each step of the run as it closed."""
+    lines = (viewer.root / "unotest" / ".runs" / run_id / "steps.jsonl").read_text()
+    open_steps: list[dict[str, object]] = []
+    closed: list[tuple[str, int, str]] = []
+    for event in (json.loads(line) for line in lines.splitlines()):
+        if event["kind"] == "step:started":
+            open_steps.append(event)
+        elif event["kind"] in ("step:ok", "step:fail"):
+            started = open_steps.pop()
+            closed.append((event["kind"], int(str(started["line"])), str(started["text"])))
+    return closed
+
+
+def test_edit_and_continue_from_the_run_tab(tmp_path: Path, page: Page) -> None:
+    """Paused on a failed expectation: a syntax error saved is refused by Reload with its
+    place (still paused); the fix saved (a line added above), Reload, the pause follows
+    to the new line, Retry completes the same run with one step:fail."""
     guard = guard_page(page)
-    at_7 = {"version": 1, "scenarios": {"smoke": [{"line": 7, "col": 2}]}}
-    viewer.api("PUT", "/api/breakpoints", at_7)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project", url, scenarios={"fix": FIXABLE}, timeout={"expect": 1000}
+        )
+        with _viewer(root) as viewer:
+            _open_scenario(page, viewer, "fix")
+            page.get_by_role("button", name="Debug").click()
+            status = page.get_by_role("status", name="Run status")
+            expect(status).to_contain_text("Paused at line 7:2 (failure)", timeout=WAIT_MS)
+            run_id = _run_id(page)
+            offer = page.get_by_role("group", name="Reload")
+            expect(offer).to_have_count(0)
+            source = page.get_by_role("textbox", name="Source")
+            original = source.input_value()
+
+            source.fill(original.replace(WRONG, WRONG.replace(")\n", "))\n")))
+            page.get_by_role("button", name="Save").click()
+            reload = offer.get_by_role("button", name="Reload")
+            expect(reload).to_be_enabled()
+            reload.click()
+            expect(offer).to_contain_text(
+                re.compile(r"Reload rejected: unotest/e2e/fix\.test\.js:7:\d+: "), timeout=WAIT_MS
+            )
+            expect(status).to_contain_text("Paused at line 7:2 (failure)")
+
+            source.fill(original.replace(WRONG, "  let note = 1\n" + RIGHT))
+            page.get_by_role("button", name="Save").click()
+            expect(offer).not_to_contain_text("rejected")
+            reload.click()
+            expect(offer).to_contain_text(
+                "reloaded: test_it (on the call stack) going on in the new code, "
+                "1 statement above the pause skipped",
+                timeout=WAIT_MS,
+            )
+            # No `paused` event follows a reload: the page took the place from runtime.json.
+            expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
+            expect(page.locator(".code-row.current")).to_have_attribute("data-line", "8")
+            page.get_by_role("button", name="Retry").click()
+            expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+            expect(offer).to_have_count(0)
+            assert [(kind, line) for kind, line, _ in _closed_steps(viewer, run_id)] == [
+                ("step:ok", 5),
+                ("step:ok", 6),
+                ("step:fail", 7),
+                ("step:ok", 8),  # the edited expectation, retried in the same run
+            ]
+            assert [p.name for p in (root / "unotest" / ".runs").iterdir()] == [run_id]
+            guard.check()
+
+
+CHECKS = 'function check_out() {\n' + WRONG + '}\n'
+USES_CHECKS = '  goto("/")\n  click("Press")\n  check_out()\n'
+# The helper's line 2 fails (the button says "clicked"); the scenario calls it on line 7.
+
+
+def test_a_helper_saved_in_its_tab_reloads_the_paused_run(tmp_path: Path, page: Page) -> None:
+    """A run paused in a helper: a write from outside the page offers Reload in the run
+    tab; the fix saved in the helper's own tab offers to reload that run from there."""
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project",
+            url,
+            scenarios={"uses": USES_CHECKS},
+            helpers={"checks": CHECKS},
+            timeout={"expect": 1000},
+        )
+        with _viewer(root) as viewer:
+            _open_scenario(page, viewer, "uses")
+            page.get_by_role("button", name="Debug").click()
+            status = page.get_by_role("status", name="Run status")
+            expect(status).to_contain_text(
+                "Paused at line 2:2 in unotest/e2e/_helpers/checks.js (failure)", timeout=WAIT_MS
+            )
+            run_id = _run_id(page)
+            offer = page.get_by_role("group", name="Reload")
+            expect(offer).to_have_count(0)
+            # An editor elsewhere saves the helper: the run tab hears fs:helpers-changed.
+            helper = root / "unotest" / "e2e" / "_helpers" / "checks.js"
+            helper.write_text("// checked\n" + CHECKS)
+            expect(offer.get_by_role("button", name="Reload")).to_be_enabled(timeout=WAIT_MS)
+
+            page.get_by_role("button", name="checks", exact=True).click()
+            source = page.get_by_role("textbox", name="Source")
+            expect(source).to_have_value(re.compile("// checked"), timeout=WAIT_MS)
+            others = page.get_by_role("group", name="Paused runs")
+            expect(others).to_have_count(0)
+            source.fill(source.input_value().replace(WRONG, RIGHT))
+            page.get_by_role("button", name="Save").click()
+            others.get_by_role("button", name="Reload uses").click()
+            expect(page).to_have_url(re.compile(f"active=scenario-run(:|%3A){run_id}"))
+            expect(offer).to_contain_text("reloaded: ", timeout=WAIT_MS)
+            expect(offer).not_to_contain_text("rejected")
+            expect(status).to_contain_text("Paused at line 3:2 in unotest/e2e/_helpers/checks.js")
+            page.get_by_role("button", name="Retry").click()
+            expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+            steps = _closed_steps(viewer, run_id)
+            assert [kind for kind, _, _ in steps].count("step:fail") == 1, steps
+            assert steps[-1][0] == "step:ok" and "clicked" in steps[-2][2], steps
+            guard.check()
+
+
+def test_restart_from_the_page_opens_the_new_run(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    at_6 = {"version": 1, "scenarios": {"smoke": [{"line": 6, "col": 2}]}}
+    viewer.api("PUT", "/api/breakpoints", at_6)
     _open_scenario(page, viewer, "smoke")
     page.get_by_role("button", name="Debug").click()
     status = page.get_by_role("status", name="Run status")
-    expect(status).to_contain_text("Paused at line 7:2", timeout=WAIT_MS)
-    source = page.get_by_role("textbox", name="Source")
-    source.fill(source.input_value().replace("n = n * 10", "n = n * 1000"))
-    page.get_by_role("button", name="Save").click()
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    old = _run_id(page)
     # A command the runner refuses, from any sender, shows its reason.
-    viewer.api("POST", f"/api/runs/{_run_id(page)}/commands", {"cmd": "retry"})
+    viewer.api("POST", f"/api/runs/{old}/commands", {"cmd": "retry"})
     expect(page.get_by_text("Rejected retry: retry re-runs a failed statement")).to_be_visible(
         timeout=WAIT_MS
     )
-    page.get_by_role("button", name="Reload").click()
-    # Until the engine lands reload (issue 16) the runner rejects it; either answer shows.
-    expect(page.locator(".reload-offer")).to_contain_text(
-        re.compile("Reload rejected: |Reloaded"), timeout=WAIT_MS
-    )
-    page.get_by_role("button", name="Abort").click()
-    expect(status).to_contain_text("aborted", timeout=WAIT_MS)
+    page.get_by_role("button", name="Restart").click()
+    expect(page).not_to_have_url(re.compile(f"active=scenario-run(:|%3A){old}"), timeout=WAIT_MS)
+    new = _run_id(page)
+    header = page.get_by_role("region", name=f"Run {new}")
+    expect(header.get_by_role("button", name=old)).to_be_visible(timeout=WAIT_MS)
+    expect(header).to_contain_text(f"restart of {old}")
+    # The same breakpoints: the new run pauses where the old one did.
+    expect(status).to_contain_text("Paused at line 6:2 (breakpoint)", timeout=WAIT_MS)
+    assert viewer.api("GET", f"/api/runs/{new}")["manifest"]["restartOf"] == old
+    page.get_by_role("button", name="Continue").click()
+    expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+    # The old run's tab says what became of it.
+    header.get_by_role("button", name=old).click()
+    expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
+    expect(page.get_by_role("region", name=f"Run {old}")).to_contain_text(f"restarted as {new}")
     guard.check()
 
 

@@ -1,12 +1,14 @@
 // The scenario, helper and collection tabs: the source, and Run / Debug (POST /api/runs,
 // then the run's tab). A debug run takes its breakpoints from unotest/.debugger.json,
-// which the runner reads when it starts, so none are passed inline.
-import { html, useState } from "../lib.js";
+// which the runner reads when it starts, so none are passed inline. A save of a file a
+// paused run uses offers to reload that run from here too (edits.js).
+import { html, useEffect, useState } from "../lib.js";
 import { api } from "../api.js";
 import { openTab } from "../tabs.js";
 import { useProject } from "../store.js";
 import { SourceView } from "./source.js";
 import { scenarioName } from "./breakpoints.js";
+import { onSave, sendReload, useEdits, usedBy } from "./edits.js";
 
 /** POST /api/runs, then open the run's tab; a refusal is `setError`'s sentence. */
 export async function startRun(request, tabKind, setError, setBusy) {
@@ -20,6 +22,30 @@ export async function startRun(request, tabKind, setError, setBusy) {
   } finally {
     setBusy(false);
   }
+}
+
+/**
+ * After a save in this tab: the runs paused in this page that use the file, each with
+ * a button that sends it `reload` and opens its tab (where the answer shows).
+ */
+function ReloadPausedRuns({ path }) {
+  const { paused } = useEdits();
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState(null);
+  useEffect(() => onSave((p) => { if (p === path) setSaved(true); }), [path]);
+  const runs = paused.filter((run) => usedBy(path, run.scenarioFile));
+  if (!saved || !runs.length) return null;
+  const reload = (runId) => {
+    setSaved(false);
+    openTab({ kind: "scenario-run", runId });
+    sendReload(runId).catch((err) => setError(`reload: ${err.message}`));
+  };
+  return html`<div class="reload-offer" role="group" aria-label="Paused runs">
+    <span>Saved; paused runs use this file:</span>
+    ${runs.map((run) => html`<button type="button" key=${run.runId} title=${`Reload run ${run.runId}`}
+      onClick=${() => reload(run.runId)}>Reload ${run.scenario || run.runId}</button>`)}
+    ${error && html`<span class="view-error">${error}</span>`}
+  </div>`;
 }
 
 function Headed({ value, onChange }) {
@@ -46,12 +72,14 @@ export function ScenarioView({ tab, active }) {
       <button type="button" onClick=${() => run(true)} disabled=${busy || !name}>Debug</button>
     </header>
     ${error && html`<p class="view-error" role="alert">${error}</p>`}
+    <${ReloadPausedRuns} path=${tab.path} />
     <${SourceView} path=${tab.path} active=${active} />
   </section>`;
 }
 
 export function HelperView({ tab, active }) {
   return html`<section class="view helper-view" aria-label=${`Helper ${tab.path}`}>
+    <${ReloadPausedRuns} path=${tab.path} />
     <${SourceView} path=${tab.path} active=${active} />
   </section>`;
 }

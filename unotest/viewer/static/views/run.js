@@ -1,12 +1,15 @@
 // The scenario-run tab, live or historical: GET /api/runs/<runId>, then fs:run-step,
 // fs:run-finished and log:line (refetched on a resync). Steps, the source with the
 // current statement, the debugger toolbar and keys, the status banner, Variables, Call
-// stack, Evaluate, screenshots, the failure panel, the output, and the edit-and-continue
-// hook (a save at a pause offers Reload).
+// stack, Evaluate, screenshots, the failure panel, the output, edit and continue (a
+// save at a pause, here or in any tab, offers Reload; its answer is shown and the pause
+// follows the new position) and Restart (the new run opens in its own tab).
 import { html, useCallback, useEffect, useMemo, useRef, useState } from "../lib.js";
 import { api, runFileUrl } from "../api.js";
 import { onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
+import { ReloadOffer, RestartLinks, useReload, useRestart } from "./run_edit.js";
+import { sentReloads } from "./edits.js";
 import { RunModel, COMMANDS } from "./run_model.js";
 import { StepsList } from "./steps.js";
 import { SourceView } from "./source.js";
@@ -81,7 +84,11 @@ function useRun(runId) {
     if (!hasRuntime.current) return;
     const seq = ++runtimeSeq.current;
     api(`/api/runs/${runId}/files/runtime.json`).then(
-      (data) => { if (seq === runtimeSeq.current) setRuntime(data); },
+      (data) => {
+        if (seq !== runtimeSeq.current) return;
+        model.follow(data);
+        setRuntime(data);
+      },
       () => {},
     );
   }, [runId]);
@@ -112,7 +119,10 @@ function useRun(runId) {
       }
       setDetail(data);
       hasRuntime.current = data.runtime !== null;
+      model.follow(data.runtime);
       setRuntime(data.runtime);
+      // A reload answered while the detail was read: its runtime.json may be newer.
+      if (model.followRuntime) refreshRuntime();
       setError(null);
       tick();
       await loadLogs(data.files || []);
@@ -131,6 +141,7 @@ function useRun(runId) {
       if (data.runtime !== null) {
         hasRuntime.current = true;
         runtimeSeq.current++;
+        model.follow(data.runtime);
         setRuntime(data.runtime);
       }
       tick();
@@ -206,7 +217,6 @@ export function RunView({ tab, active }) {
   const [notice, setNotice] = useState(null);
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
-  const [reload, setReload] = useState(null);
   const [again, setAgain] = useState(false);
   const acceptsRef = useRef(() => false);
 
@@ -224,6 +234,8 @@ export function RunView({ tab, active }) {
       return null;
     }
   }, [runId]);
+  const { reload, doReload } = useReload({ runId, model, scenario, scenarioFile, onError: setNotice });
+  const sendCommand = useRestart({ model, send });
 
   useEffect(() => {
     if (!active) return undefined;
@@ -232,7 +244,7 @@ export function RunView({ tab, active }) {
       if (!cmd) return;
       const spec = COMMANDS.find((c) => c.cmd === cmd);
       event.preventDefault();
-      if (spec && acceptsRef.current(spec.when)) send({ cmd });
+      if (spec && acceptsRef.current(spec.when)) sendCommand({ cmd });
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -249,11 +261,6 @@ export function RunView({ tab, active }) {
   const pauseKey = model.pause ? `${model.pause.reason}:${model.pause.line}:${model.pause.col}` : "";
   useEffect(() => setReveal(null), [pauseKey, model.steps.length]);
 
-  const onSaved = () => { if (model.pause && model.live) setReload({ id: null }); };
-  const doReload = async () => {
-    const id = await send({ cmd: "reload" });
-    setReload({ id });
-  };
   // The file already says so for the next run; a live run is told at once.
   const onBreakpoint = (path, line, col, set) => {
     if (model.live) send({ cmd: set ? "set-bp" : "clear-bp", file: path, line, col });
@@ -275,18 +282,18 @@ export function RunView({ tab, active }) {
   const vars = runtimeVars || (model.snapshot && model.snapshot.vars) || {};
   // Rejections of this pause (or run stretch), but not those the console or the reload
   // offer already show next to what was sent.
-  const answeredHere = new Set(sent.map((s) => s.id).concat(reload ? [reload.id] : []));
+  const answeredHere = new Set(sent.map((s) => s.id));
   const rejections = model.rejections
-    .filter((r) => r.turn === model.turn && !answeredHere.has(r.id))
+    .filter((r) => r.turn === model.turn && !answeredHere.has(r.id) && !sentReloads.has(r.id))
     .slice(-3);
-  const reloadAnswer = reload && reload.id ? model.answers.get(reload.id) : null;
 
   return html`<section class="view run-view" aria-label=${`Run ${runId}`}>
     <header class="view-bar">
       <h2 class="view-title">${scenario || runId}</h2>
       <span class="muted">${runId}</span>
+      <${RestartLinks} detail=${detail} model=${model} />
       <span class="spacer"></span>
-      <${Toolbar} accepts=${accepts} send=${send} />
+      <${Toolbar} accepts=${accepts} send=${sendCommand} />
       ${!model.live && scenario && html`<span class="run-again">
         ${[["Run again", false], ["Debug again", true]].map(([label, debug]) => html`<button type="button"
           disabled=${again} onClick=${() => startRun({ kind: "scenario", scenario, debug },
@@ -296,12 +303,7 @@ export function RunView({ tab, active }) {
     <${StatusBanner} model=${model} runtime=${runtime} scenarioFile=${scenarioFile} />
     ${notice && html`<p class="run-notice" role="alert">${notice}</p>`}
     ${rejections.map((r, i) => html`<p class="run-notice" key=${i}>Rejected${r.cmd ? ` ${r.cmd}` : ""}: ${r.reason}</p>`)}
-    ${reload && model.live && html`<div class="reload-offer">
-      <span>Saved at a pause.</span>
-      <button type="button" onClick=${doReload} disabled=${!model.pause}>Reload</button>
-      ${reloadAnswer && reloadAnswer.kind === "command:rejected" && html`<span class="view-error">Reload rejected: ${reloadAnswer.reason}</span>`}
-      ${reloadAnswer && reloadAnswer.kind !== "command:rejected" && html`<span>Reloaded: Retry runs the statement again.</span>`}
-    </div>`}
+    <${ReloadOffer} reload=${reload} model=${model} onReload=${doReload} />
     ${detail.eventsOmitted > 0 && html`<p class="muted">${detail.eventsOmitted} earlier events not shown.</p>`}
     <div class="run-grid">
       <div class="run-left">
@@ -310,7 +312,7 @@ export function RunView({ tab, active }) {
       </div>
       <div class="run-main">
         ${shownFile && html`<${SourceView} path=${shownFile} current=${currentLine} reveal=${reveal}
-          active=${active} onSaved=${onSaved} onBreakpoint=${onBreakpoint} />`}
+          active=${active} onBreakpoint=${onBreakpoint} />`}
         <${FailurePanel} runId=${runId} bundle=${detail.bundle} />
         <${ScreenshotStrip} runId=${runId} paths=${model.screenshots} />
         <${Output} lines=${logs} count=${logs.length} />

@@ -13,6 +13,7 @@ export const COMMANDS = [
   { label: "Pause", cmd: "pause", when: "running" },
   { label: "Retry", cmd: "retry", when: "failure" },
   { label: "Skip", cmd: "skip", when: "failure" },
+  { label: "Restart", cmd: "restart", when: "live" },
   { label: "Abort", cmd: "abort", when: "live" },
 ];
 
@@ -33,6 +34,18 @@ export class RunModel {
     this.answers = new Map();
     this.rejections = [];
     this.snapshot = null;
+    /** Reloads applied (id → when) and restarts applied (their command:result follows). */
+    this.reloads = new Map();
+    this.restarts = new Set();
+    /**
+     * A reload moved the paused statement: no `paused` event says where to, runtime.json
+     * (written before the answer) does; `follow(runtime)` takes it from there.
+     */
+    this.followRuntime = false;
+    /** When the reload to follow was applied: an older runtime.json is from before it. */
+    this.followSince = 0;
+    /** The run that a restart of this one started ({ runId } or { error }). */
+    this.restartedAs = null;
     /** Counts pauses and resumes: a rejection is shown until the run moves on. */
     this.turn = 0;
     this.version = (this.version || 0) + 1;
@@ -57,6 +70,20 @@ export class RunModel {
     this.version++;
     const handler = HANDLERS[event.kind];
     if (handler) handler(this, event);
+  }
+
+  /** After a reload, the pause where runtime.json now says it is; true if it moved. */
+  follow(runtime) {
+    if (!this.followRuntime || !this.pause || !runtime || !runtime.current) return false;
+    if (typeof runtime.state !== "string" || !runtime.state.startsWith("paused")) return false;
+    if (typeof runtime.updatedAt === "number" && runtime.updatedAt < this.followSince) return false;
+    this.followRuntime = false;
+    const { line, col } = runtime.current;
+    if (this.pause.line === line && this.pause.col === col) return false;
+    this.pause = { ...this.pause, line, col };
+    if (this.current) this.current = { ...this.current, line, col, file: runtime.file || this.current.file };
+    this.version++;
+    return true;
   }
 
   closeTop(status, fields) {
@@ -110,11 +137,13 @@ const HANDLERS = {
   },
   paused: (m, e) => {
     m.turn++;
+    m.followRuntime = false;
     m.pause = { reason: e.reason, line: e.line, col: e.col };
     if (e.snapshot) m.snapshot = e.snapshot;
   },
   resumed: (m) => {
     m.turn++;
+    m.followRuntime = false;
     m.pause = null;
   },
   "run:finished": (m, e) => {
@@ -129,10 +158,21 @@ const HANDLERS = {
     m.screenshots.push(e.path);
   },
   "command:applied": (m, e) => {
-    if (e.id) m.answers.set(e.id, e);
+    if (!e.id) return;
+    m.answers.set(e.id, e);
+    if (e.cmd === "reload") m.reloads.set(e.id, e.t || 0);
+    if (e.cmd === "restart") m.restarts.add(e.id);
   },
   "command:result": (m, e) => {
-    if (e.id) m.answers.set(e.id, e);
+    if (!e.id) return;
+    m.answers.set(e.id, e);
+    if (m.reloads.has(e.id) && e.ok && m.pause) {
+      m.followRuntime = true;
+      m.followSince = m.reloads.get(e.id);
+    }
+    if (m.restarts.has(e.id)) {
+      m.restartedAs = e.ok && typeof e.value === "string" ? { runId: e.value } : { error: e.error || "not restarted" };
+    }
   },
   "command:rejected": (m, e) => {
     if (e.id) m.answers.set(e.id, e);

@@ -8,6 +8,7 @@ import { onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
 import { tokenLines } from "./highlight.js";
 import { breakpointKey, breakpointsOf, toggleLine } from "./breakpoints.js";
+import { announceSave } from "./edits.js";
 
 const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:collections-changed"]);
 
@@ -126,8 +127,9 @@ function CodeLine({ tokens, problems, current, revealed, line }) {
 /**
  * The source view. `path` is the file; `current` the line a run is at (highlighted and
  * scrolled to), `reveal` a line to scroll to (a call-stack frame click); `onSaved(file)`
- * is told after a successful save; `onBreakpoint(path, line, col, set)` is told of each toggle
- * (a live run forwards it as set-bp / clear-bp).
+ * is told after a successful save (and every tab through edits.js's `announceSave`);
+ * `onBreakpoint(path, line, col, set)` is told of each toggle (a live run forwards it as
+ * set-bp / clear-bp).
  */
 export function SourceView({ path, current = null, reveal = null, onSaved, onBreakpoint, active = true }) {
   const [draft, setDraft] = useState(null);
@@ -183,6 +185,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
       const count = (saved.problems || []).length;
       setNote(count ? `Saved with ${count} problem${count > 1 ? "s" : ""}` : "Saved");
       if (onSaved) onSaved(saved);
+      announceSave(path); // a paused run using this file offers Reload (edits.js)
     } catch (err) {
       setNote(`Not saved: ${err.message}`);
     } finally {
