@@ -2,7 +2,12 @@
 
 One listener, called by the interpreter around every step (in the scenario's
 thread), turns each step into the protocol's ``step:started`` / ``step:ok`` /
-``step:fail`` lines, rewrites runtime.json, and prints the step for a person. It
+``step:fail`` lines, keeps runtime.json current, and prints the step for a person.
+runtime.json is written at once when its meaning changes (a failure, and the
+debugger's pauses and resumes, the start and the end, through :meth:`write_runtime`)
+and at most every :data:`~runner.runtime_file.PROGRESS_INTERVAL_S` while the steps
+run (:class:`~runner.runtime_file.RuntimeFile`): one write and one page-title round
+trip per step were most of a step's cost. It
 also remembers where each uncaught failure happened first (the innermost step) and
 its chain, the open steps from the scenario's own statement down to it, for the
 run's error, the bundle and ``lastFailure``.
@@ -30,6 +35,7 @@ from runner.bridge import LoopBridge
 from runner.debugger import DebugController
 from runner.project import SCENARIO_SUFFIX
 from runner.rundir import RunDirectory
+from runner.runtime_file import RuntimeFile
 from runner.secrets import MASK_MARGIN, cut_masked
 
 __all__ = ["ConsoleOutput", "FailurePoint", "StepReporter", "render_var"]
@@ -162,6 +168,14 @@ class StepReporter:
     debugger: DebugController | None = None
     pause_on_failure: bool = False
     scenario_file: str | None = None
+    runtime_file: RuntimeFile | None = None
+    """runtime.json's writer (made from ``rundir`` when not given)."""
+    _page: protocol.PageInfo | None = None
+    """The page as last asked, shown by progress states written later."""
+
+    def __post_init__(self) -> None:
+        if self.runtime_file is None:
+            self.runtime_file = RuntimeFile(self.rundir.write_runtime)
 
     # --- hook -----------------------------------------------------------------------
 
@@ -188,7 +202,7 @@ class StepReporter:
         )
         self._announce_callers()
         self.bridge.check()
-        self.write_runtime("running", step)
+        self._progress(step)
         self.console.running(self._console_line(MARK_RUNNING, opened))
         return Directive.PROCEED
 
@@ -204,7 +218,7 @@ class StepReporter:
                     self.open.pop()
                     self.rundir.append(events.step_skipped(step.line, step.col))
                     self.console.finish(self._console_line(MARK_SKIPPED, opened))
-                    self.write_runtime("running", step)
+                    self._progress(step)
                     return directive
         self.open.pop()
         duration, paused = self._timing(opened)
@@ -219,7 +233,10 @@ class StepReporter:
             mark = MARK_CAUGHT if caught else MARK_FAIL
             note = f"caught {error.name}" if caught else ""
             self.console.finish(self._console_line(mark, opened, duration, paused, note))
-        self.write_runtime("running", step)
+        if error is not None and not caught:
+            self.write_runtime("running", step)  # lastFailure is new: shown at once
+        else:
+            self._progress(step)
         return directive
 
     # --- unwinding without the hook -----------------------------------------------------
@@ -349,33 +366,51 @@ class StepReporter:
             stack=point.chain,
         )
 
+    def _progress(self, step: Step) -> None:
+        """runtime.json while steps run: written now when the last write is old enough,
+        else built now (the step's variables are this thread's) and written by the
+        timer, with the page as last asked (asking again costs a round trip)."""
+        writer = self.runtime_file
+        assert writer is not None
+        if writer.due():
+            self.write_runtime("running", step)
+            return
+        number = writer.number()
+        writer.progress(number, self._runtime_state("running", step, self._page))
+
     def write_runtime(
         self, state: protocol.RuntimeState, step: Step | None = None, *, page: bool = True
     ) -> None:
+        """runtime.json now (a pause, a resume, a failure, the start and the end)."""
+        writer = self.runtime_file
+        assert writer is not None
+        number = writer.number()
         info = self.page_info() if page else None
         mask = self.console.mask
-        self.rundir.write_runtime(
-            events.runtime_state(
-                run_id=self.run_id,
-                scenario=self.scenario,
-                test_fn=self.test_fn,
-                state=state,
-                current=None if step is None else (step.file, step.line, step.col),
-                variables=self._vars(step, mask) if step is not None else {},
-                call_stack=self._call_stack(step) if step is not None else [],
-                failure=self.last_failure,
-                breakpoints=(
-                    self.debugger.breakpoints.active() if self.debugger is not None else None
-                ),
-                page=(
-                    None
-                    if info is None
-                    else {
-                        "url": cut_masked(info.get("url", ""), MAX_VAR_CHARS, mask),
-                        "title": cut_masked(info.get("title", ""), MAX_VAR_CHARS, mask),
-                    }
-                ),
-            )
+        shown: protocol.PageInfo | None = None
+        if info is not None:
+            shown = {
+                "url": cut_masked(info.get("url", ""), MAX_VAR_CHARS, mask),
+                "title": cut_masked(info.get("title", ""), MAX_VAR_CHARS, mask),
+            }
+            self._page = shown
+        writer.write_now(number, self._runtime_state(state, step, shown))
+
+    def _runtime_state(
+        self, state: protocol.RuntimeState, step: Step | None, page: protocol.PageInfo | None
+    ) -> protocol.RuntimeStateFile:
+        mask = self.console.mask
+        return events.runtime_state(
+            run_id=self.run_id,
+            scenario=self.scenario,
+            test_fn=self.test_fn,
+            state=state,
+            current=None if step is None else (step.file, step.line, step.col),
+            variables=self._vars(step, mask) if step is not None else {},
+            call_stack=self._call_stack(step) if step is not None else [],
+            failure=self.last_failure,
+            breakpoints=(self.debugger.breakpoints.active() if self.debugger is not None else None),
+            page=page,
         )
 
     def write_final_runtime(self, state: protocol.RuntimeState) -> None:
@@ -385,9 +420,13 @@ class StepReporter:
         not ask the page anything: ``page_info`` goes through the loop bridge, which
         raises ``Interrupt`` after an abort (a traceback instead of exit 130) and would
         block forever on the loop's own thread otherwise. No page is open at these
-        points anyway (not yet, or being closed), so ``page`` is left out.
+        points anyway (not yet, or being closed), so ``page`` is left out. A progress
+        state still waiting for its timer is dropped: it is older.
         """
         self.write_runtime(state, None, page=False)
+        if state != "starting":
+            assert self.runtime_file is not None
+            self.runtime_file.close()
 
     # --- console ------------------------------------------------------------------------
 
