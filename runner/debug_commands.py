@@ -28,6 +28,7 @@ __all__ = [
     "COMMANDS",
     "NAMES",
     "PROTOCOL_NAMES",
+    "RESULT_WITHIN",
     "RESUMING",
     "WITH_RESULT",
     "Command",
@@ -58,6 +59,10 @@ class CommandSpec:
     """Applied at once, paused or not; the others need a pause and wait for it."""
     result: bool = False
     """Answered by a ``command:result`` after its ``command:applied`` (senders wait for it)."""
+    result_within: float | None = None
+    """How long a sender waits for that ``command:result`` once the command is applied,
+    when it may come later than the acknowledgement (a restart's comes once the old run
+    has ended and the new one exists); ``None``: within the acknowledgement's time."""
 
     @property
     def method(self) -> str:
@@ -89,7 +94,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         anytime=True,
     ),
     CommandSpec("abort", ("a",), "a(bort)", anytime=True),
-    CommandSpec("restart", (), "restart", anytime=True),
+    CommandSpec("restart", (), "restart", anytime=True, result=True, result_within=60.0),
 )
 
 NAMES: tuple[str, ...] = tuple(spec.name for spec in COMMANDS)
@@ -99,6 +104,9 @@ RESUMING: Mapping[str, By] = {spec.name: spec.resumes for spec in COMMANDS if sp
 AT_PAUSE: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if not spec.anytime)
 ANYTIME: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if spec.anytime)
 WITH_RESULT: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if spec.result)
+RESULT_WITHIN: Mapping[str, float] = {
+    spec.name: spec.result_within for spec in COMMANDS if spec.result_within is not None
+}
 _BY_WORD: Mapping[str, CommandSpec] = {
     word: spec for spec in COMMANDS for word in (spec.name, *spec.aliases)
 }

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from runner import protocol
-from runner.debug_commands import WITH_RESULT
+from runner.debug_commands import RESULT_WITHIN, WITH_RESULT
 from runner.errors import UsageError
 from runner.project import Project
 from runner.protocol import JSONObject
@@ -281,7 +281,11 @@ def glob_escape(text: str) -> str:
 def send_command(
     run_dir: Path, command: Mapping[str, object], timeout: float = ACK_TIMEOUT_S
 ) -> list[JSONObject]:
-    """Append ``command`` (an id is added) and return the runner's answers to it."""
+    """Append ``command`` (an id is added) and return the runner's answers to it.
+
+    Waits ``timeout`` for the answer; a command answered by a ``command:result`` that
+    may come well after its ``command:applied`` (``restart``: once the old run has
+    ended) is given its own time from the acknowledgement on (``RESULT_WITHIN``)."""
     steps = run_dir / protocol.STEPS_FILE
     events = read_events(steps)
     if any(e.get("kind") == "run:finished" for e in events):
@@ -292,19 +296,20 @@ def send_command(
     append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
     wanted = {"command:applied", "command:rejected", "command:result"}
     deadline = time.monotonic() + timeout
+    later = RESULT_WITHIN.get(str(command.get("cmd")))
     answers: list[JSONObject] = []
     while time.monotonic() < deadline:
-        answers = [
-            e
-            for e in read_events(steps, start)
-            if e.get("kind") in wanted and e.get("id") == ident
-        ]
+        new_events = read_events(steps, start)
+        answers = [e for e in new_events if e.get("kind") in wanted and e.get("id") == ident]
         kinds = {e["kind"] for e in answers}
         if (
             "command:rejected" in kinds
             or "command:result" in kinds
             or ("command:applied" in kinds and command["cmd"] not in WITH_RESULT)
+            or any(e.get("kind") == "run:finished" for e in new_events)  # no answer to come
         ):
             return answers
+        if later is not None and "command:applied" in kinds:
+            deadline, later = time.monotonic() + later, None  # from the acknowledgement on
         time.sleep(0.01)
     return answers

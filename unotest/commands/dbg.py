@@ -2,10 +2,12 @@
 
 ``dbg`` appends one ``DbgCommand`` line to the run's commands.jsonl (one ``write`` on
 an ``O_APPEND`` descriptor, so concurrent writers never interleave) and waits up to
-5 s for the runner's ``command:applied`` / ``command:rejected`` (and, for ``eval``, the
-``command:result``), reading steps.jsonl from where it ended before the append. The
-words it takes are the debugger's vocabulary (``runner.debug_commands``), the same as
-at the terminal prompt.
+5 s for the runner's ``command:applied`` / ``command:rejected`` (and, for ``eval`` and
+``reload``, the ``command:result``), reading steps.jsonl from where it ended before the
+append. ``restart`` waits longer for its ``command:result`` (it comes once the old run
+has ended and the new one exists) and prints the new run id, the one to drive next.
+The words it takes are the debugger's vocabulary (``runner.debug_commands``), the same
+as at the terminal prompt.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from runner.debug_commands import parse_words
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
+from runner.protocol import JSONObject
 from runner.runs import ACK_TIMEOUT_S, find_run_dir, send_command
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -42,9 +45,30 @@ def dbg_command(args: argparse.Namespace) -> int:
             "(is it running with --debug?)"
         )
     if args.json:
+        if command["cmd"] == "restart" and result is None:
+            return EXIT_FAILED  # applied, but no new run was named
         return EXIT_OK if result is None or result.get("ok") else EXIT_FAILED
+    if command["cmd"] == "restart":
+        return _restarted(run_dir, result)
     if result is not None:
         print(result["value"] if result.get("ok") else f"error: {result.get('error')}")
         return EXIT_OK if result.get("ok") else EXIT_FAILED
     print(f"applied: {command['cmd']}")
     return EXIT_OK
+
+
+def _restarted(run_dir: Path, result: JSONObject | None) -> int:
+    """``restarted as <newRunId>``, or why no run follows (exit 1)."""
+    if result is None:
+        print(f"applied: restart, but run {run_dir.name} named no new run (see its stderr.log)")
+        return EXIT_FAILED
+    if result.get("ok") is not True:
+        print(f"not restarted: {_reason(result.get('error'))}")
+        return EXIT_FAILED
+    print(f"restarted as {result.get('value')}")
+    return EXIT_OK
+
+
+def _reason(error: object) -> str:
+    text = str(error or "no reason given")
+    return text.removeprefix("not restarted: ")
