@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from net import free_port
 from playwright.sync_api import Page, expect
 from sites import unotest_env
 from viewer_page import (
@@ -206,6 +209,19 @@ def dead_pid() -> int:
     return proc.pid
 
 
+def write_discovery_file(root: Path, pid: int, port: int) -> None:
+    info = {
+        "pid": pid,
+        "host": "127.0.0.1",
+        "port": port,
+        "root": root.as_posix(),
+        "version": "0.1.0",
+        "protocolVersion": 1,
+        "startedAt": 1,
+    }
+    discovery_path(root).write_text(json.dumps(info), encoding="utf-8")
+
+
 def save(root: Path, rel: str) -> None:
     path = root / rel
     path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -220,24 +236,17 @@ def test_api_watch_follows_the_discovery_file(project: Path) -> None:
         unreadable = watch_state(viewer, lambda a: a["status"] == "unreadable")
         assert "is not JSON" in unreadable["reason"]
         gone = dead_pid()
-        discovery_path(project).write_text(
-            json.dumps(
-                {
-                    "pid": gone,
-                    "host": "127.0.0.1",
-                    "port": 9,
-                    "root": project.as_posix(),
-                    "version": "0.1.0",
-                    "protocolVersion": 1,
-                    "startedAt": 1,
-                }
-            ),
-            encoding="utf-8",
-        )
+        write_discovery_file(project, gone, 9)
         stale = watch_state(viewer, lambda a: a["status"] == "stale")
         assert stale["daemon"]["pid"] == gone and f"process {gone} is gone" in stale["reason"]
         assert stale["connected"] is False and stale["files"] == {}
-        with watching(project) as daemon:  # overwrites the stale file
+        write_discovery_file(project, os.getpid(), free_port())  # runs, but listens nowhere
+        refused = watch_state(viewer, lambda a: a["status"] == "running")
+        assert refused["connected"] is False and refused["daemon"]["pid"] == os.getpid()
+        time.sleep(1.5)  # a connection is tried and fails, more than once: still no answer
+        assert viewer.api("GET", "/api/watch")["connected"] is False
+        discovery_path(project).unlink()  # else the daemon would think one runs already
+        with watching(project) as daemon:
             running = watch_state(viewer, lambda a: a["connected"])
             assert running["status"] == "running"
             assert running["daemon"]["pid"] == daemon.pid
@@ -304,6 +313,27 @@ def test_a_saved_helpers_batch_reaches_ws_and_api_watch_with_its_reasons(
             assert back["state"]["lastBatch"] is None
             answer = watch_state(viewer, lambda a: a["connected"])
             assert answer["daemon"]["pid"] == again.pid and answer["files"] == {}
+
+
+def test_a_viewer_started_after_a_batch_has_it_from_the_snapshot(project: Path) -> None:
+    root = project.as_posix()
+    with watching(project) as daemon:
+        with socket.create_connection(("127.0.0.1", daemon.port), timeout=WAIT_S) as sock:
+            lines = sock.makefile("rb")
+            assert json.loads(lines.readline())["type"] == "snapshot"
+            save(project, f"{E}/plain.test.js")
+            while (event := json.loads(lines.readline()))["type"] != "batch.finished":
+                pass
+        assert event["result"]["status"] == "passed"
+        with running_viewer(project) as viewer:
+            answer = watch_state(viewer, lambda a: a["connected"])
+            assert answer["lastBatch"]["batchId"] == event["batchId"]
+            assert answer["lastBatch"]["result"]["status"] == "passed"
+            plain = answer["files"]["unotest/e2e/plain.test.js"]
+            assert plain["status"] == "passed" and plain["scenario"] == "plain"
+            changed = {"kind": "changed", "changedFile": f"{root}/{E}/plain.test.js"}
+            assert plain["reasons"] == [changed]
+            assert answer["totals"]["batches"] == 1 and answer["totals"]["passed"] == 1
 
 
 def test_the_sidebar_shows_the_daemon_watching_and_why_a_scenario_reran(
