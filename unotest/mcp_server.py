@@ -44,11 +44,13 @@ from runner import protocol
 from runner.debug_commands import NAMES, RESUMING, unknown_command
 from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
+from runner.history import history_report
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.project_files import resolve_source, save_source
 from runner.protocol import JSONObject
-from runner.restart_links import latest_restart
+from runner.restart_links import latest_restart, restarted_as
+from runner.retries import attempt_chain
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import launch_run
 from runner.run_result import error_location
@@ -61,6 +63,8 @@ __all__ = ["build_server"]
 MAX_TEXT = 20_000
 MAX_EVENTS = 200
 MAX_TAIL = 4_000
+MAX_LAST = 200
+"""``get_history``'s ``last``: at most this many outcomes per scenario."""
 START_TIMEOUT_S = 60.0
 RESUME_TIMEOUT_S = 2.0
 RESTART_TIMEOUT_S = 60.0
@@ -330,8 +334,43 @@ class _Tools:
                 "events": shown,
                 "eventsOmitted": len(events) - len(shown),
                 "output": output,
+                **self._links(run_dir, meta),
             }
         )
+
+    def _links(self, run_dir: Path, meta: protocol.RunMeta | None) -> JSONObject:
+        """How a scenario run links to others: the attempts of its ``--retries`` and the
+        restarts before and after it (``latestRestart``: the run to follow now)."""
+        if meta is None or meta["kind"] != "scenario":
+            return {
+                "attemptChain": None,
+                "restartOf": None,
+                "restartedAs": None,
+                "latestRestart": None,
+            }
+        following = restarted_as(run_dir)
+        latest = latest_restart(run_dir) if following is not None else None
+        return {
+            "attemptChain": attempt_chain(self.project.runs_dir, run_dir.name).to_json(),
+            "restartOf": meta.get("restartOf"),
+            "restartedAs": following.name if following is not None else None,
+            "latestRestart": latest.name if latest is not None else None,
+        }
+
+    def get_history(self, scenario: str | None, last: int) -> JSONObject:
+        """``unotest history --json``'s summaries: every scenario's, or one's. A name
+        with no history must be a scenario of the project (a typo is an error, not an
+        empty answer); one with history may have been removed since."""
+        try:
+            report = history_report(self.project, scenario, max(1, min(int(last), MAX_LAST)))
+        except UnotestError as err:
+            raise ToolError(str(err)) from None
+        if scenario is not None and not report:
+            index = self.index()
+            kind, _ = self.scenario_path(index, scenario)  # names the known ones
+            if kind != "scenario":
+                raise ToolError(f"{scenario!r} is a helper: history is kept per scenario")
+        return self.safe({"scenarios": list(report)})
 
     def list_runs(self, limit: int) -> JSONObject:
         runs = list_runs(self.project.runs_dir)
@@ -703,9 +742,18 @@ def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
 
     @server.tool(structured_output=False)
     def get_run(run_id: str) -> JSONObject:
-        """RunMeta plus the run's events so far (newest last, bounded in size) and the end
-        of its captured stdout (the scenario's log() lines) and stderr (runner warnings)."""
+        """RunMeta plus the run's events so far (newest last, bounded in size), the end
+        of its captured stdout (the scenario's log() lines) and stderr (runner warnings),
+        its retries' `attemptChain` and its restarts (`restartOf`, `restartedAs`,
+        `latestRestart`: the run to follow now)."""
         return tools.get_run(run_id)
+
+    @server.tool(structured_output=False)
+    def get_history(scenario: str | None = None, last: int = 10) -> JSONObject:
+        """What past runs say about each scenario (or one): its last `last` outcomes
+        (strip, statuses, pass rate, flaky and failed counts, median duration), as
+        `unotest history --json` gives them, under `scenarios`."""
+        return tools.get_history(scenario, last)
 
     @server.tool(structured_output=False)
     def list_runs(limit: int = 20) -> JSONObject:

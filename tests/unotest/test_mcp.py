@@ -288,6 +288,7 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
             "run_scenario",
             "run_collection",
             "get_run",
+            "get_history",
             "list_runs",
             "wait_for_run",
             "inspect_runtime",
@@ -812,7 +813,7 @@ def test_docs_name_every_advertised_tool(name: str, tmp_path: Path) -> None:
         return
     # what the server advertises (the loop test checks the same list over stdio)
     tools = anyio.run(build_server(copy_examples(tmp_path)).list_tools)
-    assert len(tools) == 13
+    assert len(tools) == 14
     for tool in tools:
         heading = re.search(rf"^### `{re.escape(tool.name)}`", text, re.MULTILINE)
         assert heading, f"docs/mcp.md has no section for {tool.name}"

@@ -9,8 +9,9 @@ Covered: ``write_file`` (a scenario by name, a helper by ``_helpers/<name>``, a 
 the new problems placed at file:line:col and the statement starts; one clear sentence
 for a path out of ``unotest/e2e/``, a collection or a name of no source kind, the
 file left as it was); ``debug restart`` of a paused run (the answer's ``newRunId``,
-``restartOf``, the breakpoint kept, the webServer and browser kept, the new run
-driven to the end and ended with the session); the whole fix flow: a debug run
+``restartOf``, the breakpoint kept, the webServer and browser kept, ``get_run``'s
+``restartOf``/``restartedAs``/``latestRestart`` both ways and over two restarts, the new
+run driven to the end and ended with the session); the whole fix flow: a debug run
 paused on its failure, the fixed file written with ``write_file``, ``debug reload``,
 ``debug retry``, the run completing in the same run directory with one ``step:fail``.
 """
@@ -109,6 +110,20 @@ def test_restart_through_mcp(project: Path) -> None:  # noqa: F811
 
         old = await agent.wait(old_id, "finished")
         assert old["run"]["status"] == "aborted"
+        linked = await agent.ok("get_run", run_id=old_id)  # an agent holding the old id
+        assert [linked[k] for k in ("restartOf", "restartedAs", "latestRestart")] == [
+            None,
+            new_id,
+            new_id,
+        ]
+        linked = await agent.ok("get_run", run_id=new_id)
+        assert [linked[k] for k in ("restartOf", "restartedAs", "latestRestart")] == [
+            old_id,
+            None,
+            None,
+        ]
+        assert linked["run"]["restartOf"] == old_id  # RunMeta has the link too
+        assert linked["attemptChain"] == {"attempts": [new_id], "status": None}  # running
         paused = await agent.wait(new_id, "paused")  # the breakpoint was kept
         assert paused["runtime"]["current"] == {"line": 10, "col": 4}
         manifest = json.loads((project / answer["newRunDir"] / "manifest.json").read_text())
@@ -122,7 +137,12 @@ def test_restart_through_mcp(project: Path) -> None:  # noqa: F811
         started = await agent.start("run_scenario", name="shop/add-to-cart", breakpoints=["10:4"])
         await agent.wait(started["runId"], "paused")
         answer = await agent.ok("debug", run_id=started["runId"], cmd="restart")
+        middle = answer["newRunId"]
+        await agent.wait(middle, "paused")
+        answer = await agent.ok("debug", run_id=middle, cmd="restart")  # twice
         await agent.wait(answer["newRunId"], "paused")
+        linked = await agent.ok("get_run", run_id=started["runId"])
+        assert (linked["restartedAs"], linked["latestRestart"]) == (middle, answer["newRunId"])
         going.append(answer["newRunId"])
 
     going: list[str] = []
