@@ -385,23 +385,23 @@ class SmartTarget:
         return locator
 
     async def resolve(self, page: Page, timeout_ms: float) -> Locator:
-        """The single visible element this text names, waiting up to ``timeout_ms``."""
+        """The single visible element this text names, waiting up to ``timeout_ms``.
+
+        The first strategy is asked alone (most targets are found by it); the others,
+        when it finds nothing, together in one round trip: when their union holds one
+        visible element, that element is the one the first of them matching anything
+        names (a strategy matching it matches nothing else), so asking them one by one
+        is needed only when the union holds more (which one wins, or an ambiguity).
+        """
         deadline = time.monotonic() + timeout_ms / 1000
         tried = strategies(self.text, self.for_input)
+        first, others = tried[0], tried[1:]
         while True:
-            for strategy in tried:
-                locator = strategy.make(page).filter(visible=True)
-                count = await locator.count()
-                if count == 1:
-                    return locator
-                if count > 1:
-                    listing = await describe_candidates(locator, count)
-                    raise BuiltinError(
-                        "LocatorError",
-                        f"{self.render()} is ambiguous: {strategy.description} matches {count} "
-                        f"visible elements ({listing}); use a locator with .first(), .nth(i) "
-                        "or a more precise role/label",
-                    )
+            found = await _unique(self, first, first.make(page).filter(visible=True))
+            if found is None:
+                found = await self._among(page, others)
+            if found is not None:
+                return found
             if time.monotonic() >= deadline:
                 names = "; ".join(s.description for s in tried)
                 raise BuiltinError(
@@ -410,6 +410,39 @@ class SmartTarget:
                     f"(tried {names})",
                 )
             await asyncio.sleep(0.1)
+
+    async def _among(self, page: Page, others: list[Strategy]) -> Locator | None:
+        """The element the later strategies name: their union in one round trip, one by
+        one only when it holds more than one element."""
+        union = others[0].make(page)
+        for strategy in others[1:]:
+            union = union.or_(strategy.make(page))
+        union = union.filter(visible=True)
+        count = await union.count()
+        if count == 1:
+            return union
+        for strategy in others if count > 1 else []:
+            found = await _unique(self, strategy, strategy.make(page).filter(visible=True))
+            if found is not None:
+                return found
+        return None
+
+
+async def _unique(target: SmartTarget, strategy: Strategy, locator: Locator) -> Locator | None:
+    """``locator`` when it finds one visible element, ``None`` when none; more is an
+    ambiguity, reported with the elements it found."""
+    count = await locator.count()
+    if count == 1:
+        return locator
+    if count > 1:
+        listing = await describe_candidates(locator, count)
+        raise BuiltinError(
+            "LocatorError",
+            f"{target.render()} is ambiguous: {strategy.description} matches {count} "
+            f"visible elements ({listing}); use a locator with .first(), .nth(i) "
+            "or a more precise role/label",
+        )
+    return None
 
 
 _DESCRIBE = """(elements, limit) => elements.slice(0, limit).map(e => {
