@@ -284,7 +284,7 @@ def test_edit_and_continue_from_the_run_tab(tmp_path: Path, page: Page) -> None:
             guard.check()
 
 
-CHECKS = 'function check_out() {\n' + WRONG + '}\n'
+CHECKS = "function check_out() {\n" + WRONG + "}\n"
 USES_CHECKS = '  goto("/")\n  click("Press")\n  check_out()\n'
 # The helper's line 2 fails (the button says "clicked"); the scenario calls it on line 7.
 

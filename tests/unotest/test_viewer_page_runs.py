@@ -32,7 +32,8 @@ WAIT_MS = 90_000
 waiting, never an assertion about time)."""
 HEADING = '  expect_visible(role("heading", "Welcome"))\n'
 SCENARIOS = {
-    "alpha": '  goto("/")\n' + HEADING,
+    # alpha waits, so the second worker has started before the first could take beta too.
+    "alpha": '  goto("/")\n  wait(3000)\n' + HEADING,
     "beta": '  goto("/")\n  click("Press")\n' + HEADING,
     "broken": '  goto("/bad.html")\n  screenshot("home")\n'
     + '  expect_visible(role("heading", "Nope"))\n',
@@ -158,6 +159,17 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     for name in ("alpha", "beta"):
         row = rows.filter(has=page.get_by_role("cell", name=name, exact=True))
         expect(row).to_contain_text("passed", timeout=WAIT_MS)
+    # Each row names its worker (1-based), as the collection's scenario-started says.
+    run_id = re.sub(r".*active=collection-run(?::|%3A)", "", page.url)
+    started = [
+        e
+        for e in viewer.api("GET", f"/api/runs/{run_id}")["events"]
+        if e["kind"] == "collection-run:scenario-started"
+    ]
+    assert sorted(e["worker"] for e in started) == [1, 2], started
+    for event in started:
+        row = rows.filter(has=page.get_by_role("cell", name=event["scenario"], exact=True))
+        expect(row.locator("td").nth(1)).to_have_text(str(event["worker"]))
     alpha = rows.filter(has=page.get_by_role("cell", name="alpha", exact=True))
     alpha.get_by_role("button").click()
     expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
@@ -245,3 +257,17 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     expect(steps).not_to_contain_text("step number 9999")
     assert steps.locator(".step").count() < 200
     guard.check()
+
+
+def test_the_default_page_project_scenario_passes(tmp_path: Path) -> None:
+    """``page_project``'s default scenario (the heading by CSS) completes on the served
+    site: the fixture other page tests start from is a passing project."""
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "project", url)
+        with _viewer(root) as viewer:
+            run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})[
+                "runId"
+            ]
+            detail = _finished(viewer, run_id)
+            assert detail["meta"]["outcome"] == "completed", detail["meta"]
+            assert [e["kind"] for e in detail["events"]].count("step:ok") == 2
