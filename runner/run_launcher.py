@@ -13,7 +13,8 @@ the child exits without starting.
 :func:`launch_run` returns once the run has written its first event (``run:started``,
 ``collection-run:started``); :func:`follow_output` reads the two logs line by line, for
 a caller that forwards them (the viewer's ``log:line``), from any process: a restarted
-viewer follows a run it did not start the same way.
+viewer follows a run it did not start the same way. It follows a run through each
+``restart`` too: the new run directory's logs, under the new run id.
 
 A run started with ``owner_pid`` watches that process and ends with it
 (``UNOTEST_OWNER_PID``, :class:`runner.command_feed.OwnerWatch`); one started without
@@ -38,6 +39,7 @@ from typing import IO, Literal
 from runner import protocol
 from runner.command_feed import OWNER_ENV
 from runner.errors import UsageError
+from runner.restart_links import restarted_as
 from runner.runs import read_events
 
 __all__ = [
@@ -222,6 +224,40 @@ class _LogReader:
                 return
 
 
+class _FollowedRun:
+    """One run directory being followed: its two logs, and whether a ``restart`` has
+    moved the process on to a new run directory (:mod:`runner.restart_links`)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.readers = [(stream, _LogReader(run_dir / name)) for stream, name in _LOGS]
+        self.steps_offset = 0
+        self.successor: Path | None = None
+
+    def restarted_as(self) -> Path | None:
+        """The run that restarted this one, once its ``command:result`` is written.
+
+        Only new whole lines of steps.jsonl are scanned, and the links are read only
+        when one of them is a ``command:result`` (eval, reload, restart): a long run
+        costs a small read per poll."""
+        if self.successor is not None:
+            return None  # already handed on: a run restarts at most once
+        try:
+            with open(self.run_dir / protocol.STEPS_FILE, "rb") as handle:
+                handle.seek(self.steps_offset)
+                data = handle.read(MAX_LINE_BYTES)
+        except OSError:
+            return None
+        end = data.rfind(b"\n") + 1  # whole lines only: the last may be being written
+        if end == 0 and len(data) == MAX_LINE_BYTES:
+            end = len(data)  # a line longer than a chunk: no command:result, skip it
+        self.steps_offset += end
+        if b'"command:result"' in data[:end]:
+            self.successor = restarted_as(self.run_dir)
+            return self.successor
+        return None
+
+
 async def follow_output(
     run_dir: Path,
     on_line: OutputLine,
@@ -230,13 +266,23 @@ async def follow_output(
     poll: float = POLL_S,
 ) -> None:
     """Hand every line of the run's ``stdout.log``/``stderr.log`` to ``on_line`` until
-    ``ended()`` (then what is left, a last unended line included, and return)."""
-    readers = [(stream, _LogReader(run_dir / name)) for stream, name in _LOGS]
+    ``ended()`` (then what is left, a last unended line included, and return).
+
+    A ``restart`` goes on in the same process as a new run directory, whose output goes
+    to its own logs: the new run is followed too, its lines under its own run id. The
+    old run's logs are still read until the end (a line written there after the
+    restart's answer still goes out)."""
+    followed = [_FollowedRun(run_dir)]
     while True:
         final = ended()
-        for stream, reader in readers:
-            for line in reader.lines(final):
-                on_line(run_dir.name, stream, mask(line))
+        for run in followed:
+            for stream, reader in run.readers:
+                for line in reader.lines(final):
+                    on_line(run.run_dir.name, stream, mask(line))
+        successor = followed[-1].restarted_as()
+        if successor is not None:
+            followed.append(_FollowedRun(successor))
+            continue  # read the new run at once (its last lines too, when ended)
         if final:
             return
         await asyncio.sleep(poll)

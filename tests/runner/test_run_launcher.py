@@ -143,3 +143,87 @@ def test_the_log_reader_takes_whole_lines_and_cuts_an_overlong_one(
         f.write(b"tail")
     assert list(reader.lines()) == []
     assert list(reader.lines(final=True)) == ["tail"]
+
+
+FAKE_RESTART = textwrap.dedent(
+    """
+    import json, os, sys, time
+    root = sys.argv[sys.argv.index("--root") + 1]
+    runs = os.path.join(root, "unotest", ".runs")
+
+    def make(run_id, **extra):
+        run = os.path.join(runs, run_id)
+        os.makedirs(run)
+        manifest = {"schemaVersion": 1, "kind": "scenario", "ref": "fake", "pid": os.getpid(),
+                    "adapter": "@unotest/web", "startedAt": 1, **extra}
+        with open(os.path.join(run, "manifest.json"), "w") as f:
+            json.dump(manifest, f)
+        return run
+
+    def event(run, **data):
+        with open(os.path.join(run, "steps.jsonl"), "a") as f:
+            f.write(json.dumps(data) + "\\n")
+
+    def capture(run):
+        for stream, name in ((sys.stdout, "stdout.log"), (sys.stderr, "stderr.log")):
+            stream.flush()
+            fd = os.open(os.path.join(run, name), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            os.dup2(fd, stream.fileno())
+            os.close(fd)
+
+    first = make("fake-1")
+    capture(first)
+    event(first, kind="run:started", runId="fake-1", t=1)
+    time.sleep(0.3)
+    print("in the first run", flush=True)
+    # an eval whose answer looks like a run id is no restart
+    event(first, kind="command:result", id="e1", ok=True, value="fake-0")
+    time.sleep(0.2)
+    second = make("fake-2", restartOf="fake-1")
+    event(first, kind="command:result", id="r1", ok=True, value="fake-2")
+    print("the first run's last line", flush=True)
+    event(first, kind="run:finished", outcome="aborted", t=2)
+    capture(second)
+    event(second, kind="run:started", runId="fake-2", t=3)
+    time.sleep(0.2)
+    print("in the second run", flush=True)
+    print("a warning of the second run", file=sys.stderr, flush=True)
+    time.sleep(0.2)
+    third = make("fake-3", restartOf="fake-2")
+    event(second, kind="command:result", id="r2", ok=True, value="fake-3")
+    event(second, kind="run:finished", outcome="aborted", t=4)
+    capture(third)
+    event(third, kind="run:started", runId="fake-3", t=5)
+    sys.stdout.write("the third run ends without a newline")
+    """
+)
+
+
+def test_the_output_follows_the_run_through_its_restarts(tmp_path: Path) -> None:
+    """A ``restart`` goes on in the same process as a new run directory: its lines come
+    under the new run id, and a line the old run writes late still comes, under the old."""
+    (tmp_path / "unotest").mkdir()
+    script = tmp_path / "fake_restart.py"
+    script.write_text(FAKE_RESTART)
+    lines: list[tuple[str, str, str]] = []
+
+    async def main() -> None:
+        run = await launch_run(
+            tmp_path,
+            [sys.executable, str(script)],
+            "scenario",
+            on_line=lambda run_id, stream, text: lines.append((run_id, stream, text)),
+        )
+        assert run.run_id == "fake-1" and run.follower is not None
+        await asyncio.wait_for(run.follower, 30)
+
+    asyncio.run(main())
+    assert sorted(lines) == sorted(
+        [
+            ("fake-1", "stdout", "in the first run"),
+            ("fake-1", "stdout", "the first run's last line"),
+            ("fake-2", "stdout", "in the second run"),
+            ("fake-2", "stderr", "a warning of the second run"),
+            ("fake-3", "stdout", "the third run ends without a newline"),
+        ]
+    )
