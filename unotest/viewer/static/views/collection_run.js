@@ -53,8 +53,9 @@ export function CollectionRunView({ tab }) {
   const meta = detail.meta || {};
   const started = (detail.events || []).find((e) => e.kind === "collection-run:started");
   const children = [...(detail.children || [])].sort((a, b) => a.startedAt - b.startedAt);
-  // The worker of each scenario run, when the orchestrator's events say (an additive
-  // `worker` on collection-run:scenario-started; none of 0.5.0's fields carries it).
+  // The worker (1-based) of each scenario run: our additive `worker` on the
+  // orchestrator's collection-run:scenario-started (none of 0.5.0's fields carries it;
+  // a collection run written before it was added shows "—").
   const workers = new Map();
   for (const e of detail.events || []) {
     if (e.kind === "collection-run:scenario-started" && e.worker != null) workers.set(e.scenarioRunId, e.worker);
