@@ -20,7 +20,7 @@ from typing import Any, NoReturn, cast
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import LexerState
-from lark.parse_tree_builder import ExpandSingleChild
+from lark.parse_tree_builder import ChildFilter, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
 
@@ -609,8 +609,51 @@ def _reduction(rule: Any) -> tuple[int, Any, str]:
     callback = _lalr.callbacks[rule]
     size = len(rule.expansion)
     if size == 1 and type(callback) is ExpandSingleChild:
-        callback = None
-    return size, callback, rule.origin.name
+        return size, None, rule.origin.name
+    return size, _compiled(callback), rule.origin.name
+
+
+def _is_default(builder: Any) -> bool:
+    """Whether ``builder`` is Lark's for a rule with no callback of ours (the
+    ``__x_star_n`` rules Lark makes for repetitions): it builds a ``Tree``."""
+    if not isinstance(builder, functools.partial):
+        return False
+    assert str(builder.args[0]).startswith("__"), builder  # every rule of ours has a method
+    return True
+
+
+def _compiled(callback: Any) -> Any:
+    """Lark's callback for a rule as one small function: the same children handed to
+    the same method of ours, without Lark's generic filtering loop and the ``Tree`` of
+    each repetition (the fast loop keeps a repetition as a plain list, which the rule
+    that holds it spreads in place, as Lark spreads the tree's children).
+
+    Lark's own parse (of input with an error) keeps Lark's callbacks.
+    """
+    if _is_default(callback):
+        return _list_of
+    if type(callback) is ExpandSingleChild:  # with more than one child: the inner one
+        return _compiled(callback.node_builder)
+    if not isinstance(callback, ChildFilter):
+        return callback  # one of our methods, called with the children as they are
+    builder = None if _is_default(callback.node_builder) else callback.node_builder
+    steps: list[str] = []
+    for entry in callback.to_include:
+        index, spread = entry[0], entry[1]
+        steps += ["r.append(None)"] * (entry[2] if len(entry) > 2 else 0)
+        steps.append(f"r.extend(c[{index}])" if spread else f"r.append(c[{index}])")
+    steps += ["r.append(None)"] * (getattr(callback, "append_none", None) or 0)
+    # A repetition first (left recursion) grows its own list, as Lark's filter does.
+    first = steps[0]
+    head = "r = c[0]" if first == "r.extend(c[0])" else f"r = []\n    {first}"
+    body = "\n    ".join([head, *steps[1:], "return r" if builder is None else "return b(r)"])
+    namespace: dict[str, Any] = {"b": builder}
+    exec(f"def f(c):\n    {body}\n", namespace)  # code made here, from the grammar
+    return namespace["f"]
+
+
+def _list_of(children: list[Any]) -> list[Any]:
+    return children
 
 
 # Lark's parse table with each reduction looked up once: state -> symbol -> (shift?, arg).
@@ -686,16 +729,16 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
                         line_start = pos + value.rindex("\n") + 1
                 pos += len(value)
                 continue
-            t = new_token(lex_type, value, pos, line, pos - line_start + 1)
+            start, start_line, start_col = pos, line, pos - line_start + 1
             if lex_type in newline_types:
                 newlines = value.count("\n")
                 if newlines:
                     line += newlines
                     line_start = pos + value.rindex("\n") + 1
             pos += len(value)
-            t.end_line = line
-            t.end_column = pos - line_start + 1
-            t.end_pos = pos
+            t = new_token(
+                lex_type, value, start, start_line, start_col, line, pos - line_start + 1, pos
+            )
             if lex_type in lex_callback:
                 t = lex_callback[lex_type](t)
             if not ignored:
