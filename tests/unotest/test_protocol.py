@@ -140,7 +140,15 @@ def test_run_artifact_union_kinds() -> None:
 
 
 def test_additive_fields_are_optional() -> None:
-    assert {"pid", "pidStartTime", "hostname", "parentRunId"} == RunManifest.__optional_keys__
+    assert {
+        "pid",
+        "pidStartTime",
+        "hostname",
+        "parentRunId",
+        "restartOf",
+        "attempt",
+        "retryOf",
+    } == RunManifest.__optional_keys__
     assert {"file", "depth"} == protocol.StepStartedEvent.__optional_keys__
     assert {"cmd"} == protocol.ResumedEvent.__optional_keys__
     assert {"file", "page", "breakpoints"} == RuntimeStateFile.__optional_keys__
