@@ -315,6 +315,48 @@ def test_a_saved_helpers_batch_reaches_ws_and_api_watch_with_its_reasons(
             assert answer["daemon"]["pid"] == again.pid and answer["files"] == {}
 
 
+def snapshot_line(files: dict[str, Any]) -> bytes:
+    state = {"daemon": {}, "running": False, "lastBatch": None, "files": files, "totals": {}}
+    event = {"type": "snapshot", "seq": 0, "timestamp": 1, "state": state}
+    return json.dumps(event).encode() + b"\n"
+
+
+def test_a_broken_line_from_the_daemon_costs_a_reconnect_not_the_link(project: Path) -> None:
+    """A stand-in daemon on a real socket (this process, so its pid runs) sends a snapshot,
+    then a line that is not JSON: the link drops that connection and, after its backoff,
+    connects again for a fresh snapshot; the viewer answers all along."""
+    plain = f"{project.as_posix()}/{E}/plain.test.js"
+    connections: queue.Queue[socket.socket] = queue.Queue()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+
+        def accept() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    connections.put(server.accept()[0])
+
+        threading.Thread(target=accept, daemon=True).start()
+        with running_viewer(project) as viewer:
+            write_discovery_file(project, os.getpid(), server.getsockname()[1])
+            first = connections.get(timeout=WAIT_S)
+            first.sendall(snapshot_line({plain: {"status": "failed", "reasons": []}}))
+            answer = watch_state(viewer, lambda a: a["connected"])
+            assert answer["files"]["unotest/e2e/plain.test.js"]["status"] == "failed"
+            first.sendall(b"{this is no event\n")
+            first.settimeout(WAIT_S)
+            assert first.recv(1) == b"", "the link kept a connection with a broken line"
+            first.close()
+            second = connections.get(timeout=WAIT_S)
+            second.sendall(snapshot_line({plain: {"status": "passed", "reasons": []}}))
+            answer = watch_state(
+                viewer,
+                lambda a: a["files"].get("unotest/e2e/plain.test.js", {}).get("status") == "passed",
+            )
+            assert answer["status"] == "running" and answer["connected"] is True
+            discovery_path(project).unlink()  # first: a closed connection is tried again
+            second.close()
+            watch_state(viewer, lambda a: a["status"] == "not-running" and not a["connected"])
+
+
 def test_a_viewer_started_after_a_batch_has_it_from_the_snapshot(project: Path) -> None:
     root = project.as_posix()
     with watching(project) as daemon:

@@ -34,6 +34,8 @@ POLL_S = 1.0
 BACKOFF_S = (1.0, 5.0)
 """The first and the longest wait after a failed connection to the same daemon."""
 CONNECT_TIMEOUT_S = 3.0
+SNAPSHOT_TIMEOUT_S = 10.0
+"""How long a new connection may stay silent before its first line (the snapshot)."""
 LINE_LIMIT = 32 * 1024 * 1024
 """The longest line read (a ``batch.finished`` carries every run's result)."""
 
@@ -134,8 +136,8 @@ class DaemonLink:
         snapshot = False
         try:
             snapshot = await self._read(reader)
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            pass  # a broken line or connection: a fresh snapshot next time
+        except Exception:  # a broken line, connection or event shape
+            pass  # a fresh connection (a fresh snapshot) after the backoff; the link lives on
         finally:
             if not snapshot:
                 self._note_failure(info)
@@ -155,7 +157,10 @@ class DaemonLink:
         """Fold every line until the daemon closes the connection (it stopped, or dropped
         this client for falling behind); whether a snapshot came."""
         while True:
-            line = await reader.readline()
+            if self.state is None:  # the daemon sends it at once; a silent one is not one
+                line = await asyncio.wait_for(reader.readline(), SNAPSHOT_TIMEOUT_S)
+            else:
+                line = await reader.readline()
             if not line:
                 return self.state is not None
             event = json.loads(line)
