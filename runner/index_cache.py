@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from dsl.checker import Diagnostic
 from runner import protocol
+from runner.problems import problem_order
 
 if TYPE_CHECKING:
     from runner.project import Project, ProjectIndex
@@ -96,7 +97,7 @@ class IndexSummary:
         """``ProjectIndex.load(project, check).errors``, in the same order."""
         if not check:
             return list(self.parse_errors)
-        return sorted(self.parse_errors + self.check_errors, key=lambda d: (d.file, d.line, d.col))
+        return sorted(self.parse_errors + self.check_errors, key=problem_order)
 
     def helper_metas(self) -> list[protocol.HelperMeta]:
         return [{"name": h.name, "path": h.path} for h in self.helpers]

@@ -32,15 +32,18 @@ from dsl.scenario import (
 )
 from runner import protocol
 from runner.errors import UsageError
+from runner.problems import SCENARIO_SUFFIX, problem_order
 from runner.signatures import BROWSER_SIGNATURES
 from runner.text import did_you_mean, has_control_character, show_name
 
 __all__ = [
     "ALL_BUILTIN_SIGNATURES",
+    "SCENARIO_SUFFIX",
     "CollectionEntry",
     "Project",
     "ProjectIndex",
     "find_project_root",
+    "problem_order",
     "read_source",
     "scenario_name_problem",
     "yaml_flow_too_deep",
@@ -48,7 +51,6 @@ __all__ = [
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
 CONFIG_FILE = "unotest.config.yaml"
-SCENARIO_SUFFIX = ".test.js"
 MAX_SOURCE_BYTES = 5 * 1024 * 1024
 
 
@@ -135,6 +137,9 @@ class ProjectIndex:
     """Project-relative path of every scenario, helper and collection file that was read."""
     unlisted: list[ScenarioFile] = field(default_factory=list)
     """Scenarios that parsed but are not listed (duplicate id): still statically checked."""
+    helper_files: list[str] = field(default_factory=list)
+    """Project-relative path of every helper file read, those that did not load included
+    (``helpers`` holds only those that did)."""
 
     @classmethod
     def load(cls, project: Project, check: bool = True) -> ProjectIndex:
@@ -161,7 +166,7 @@ class ProjectIndex:
         index._load_collections()
         if check:
             index._check_programs()
-        index.errors.sort(key=lambda d: (d.file, d.line, d.col))
+        index.errors.sort(key=problem_order)
         return index
 
     @classmethod
@@ -182,7 +187,7 @@ class ProjectIndex:
         index._load_helpers(helper_paths)
         index._load_scenarios(scenario_paths)
         index._check_programs()
-        index.errors.sort(key=lambda d: (d.file, d.line, d.col))
+        index.errors.sort(key=problem_order)
         return index
 
     # --- discovery -------------------------------------------------------------
@@ -199,6 +204,7 @@ class ProjectIndex:
         names = set(ALL_BUILTIN_SIGNATURES)
         for path, name in paths:
             rel = self.project.relative(path)
+            self.helper_files.append(rel)
             source = self._read(path, "helper")
             if source is None:
                 continue
@@ -322,6 +328,18 @@ class ProjectIndex:
     def errors_in(self, files: Iterable[str]) -> list[Diagnostic]:
         wanted = set(files)
         return [d for d in self.errors if d.file in wanted]
+
+    def helper_problems(self) -> list[Diagnostic]:
+        """The problems of every helper file, one that does not parse included: any of
+        them stops every scenario (each run loads every helper file)."""
+        return self.errors_in(self.helper_files)
+
+    def problems_of(self, scenario_file: str | None) -> list[Diagnostic]:
+        """What stops a scenario from running: the helper files' problems first (a
+        syntax error there is the cause of the scenario's "'x' is not a function"),
+        then the scenario file's own."""
+        own = self.errors_in([scenario_file]) if scenario_file is not None else []
+        return self.helper_problems() + [d for d in own if d.file not in self.helper_files]
 
     def orphan_warnings(self) -> list[str]:
         """Collection entries naming no scenario, or one twice: they are skipped when run."""

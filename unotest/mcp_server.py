@@ -49,10 +49,10 @@ from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
 from runner.project_files import resolve_source, save_source
 from runner.protocol import JSONObject
-from runner.restart_links import latest_restart, restarted_as
-from runner.retries import attempt_chain
+from runner.restart_links import latest_restart
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import launch_run
+from runner.run_links import run_links
 from runner.run_result import error_location
 from runner.rundir import append_line, atomic_write
 from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
@@ -232,7 +232,7 @@ class _Tools:
         else:
             assert name is not None
             _, path = self.scenario_path(index, name)
-            errors = index.errors_in([path, *(h.file for h in index.helpers)])
+            errors = index.problems_of(path)  # a helper that does not parse first
         return {"ok": not errors, "errors": [_diag(d) for d in errors]}
 
     # --- runs ------------------------------------------------------------------------
@@ -334,28 +334,9 @@ class _Tools:
                 "events": shown,
                 "eventsOmitted": len(events) - len(shown),
                 "output": output,
-                **self._links(run_dir, meta),
+                **run_links(run_dir),
             }
         )
-
-    def _links(self, run_dir: Path, meta: protocol.RunMeta | None) -> JSONObject:
-        """How a scenario run links to others: the attempts of its ``--retries`` and the
-        restarts before and after it (``latestRestart``: the run to follow now)."""
-        if meta is None or meta["kind"] != "scenario":
-            return {
-                "attemptChain": None,
-                "restartOf": None,
-                "restartedAs": None,
-                "latestRestart": None,
-            }
-        following = restarted_as(run_dir)
-        latest = latest_restart(run_dir) if following is not None else None
-        return {
-            "attemptChain": attempt_chain(self.project.runs_dir, run_dir.name).to_json(),
-            "restartOf": meta.get("restartOf"),
-            "restartedAs": following.name if following is not None else None,
-            "latestRestart": latest.name if latest is not None else None,
-        }
 
     def get_history(self, scenario: str | None, last: int) -> JSONObject:
         """``unotest history --json``'s summaries: every scenario's, or one's. A name

@@ -10,7 +10,7 @@ from pathlib import Path
 from dsl.checker import Diagnostic
 from runner.errors import UsageError
 from runner.index_cache import load_summary
-from runner.project import SCENARIO_SUFFIX, Project, find_project_root
+from runner.project import SCENARIO_SUFFIX, Project, find_project_root, problem_order
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, format_diagnostic, json_dump, plural
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -107,7 +107,7 @@ def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
     from runner.project import ProjectIndex  # here: the cached path never needs the parser
 
     index = ProjectIndex.load_files(files, Path.cwd())
-    return sorted(problems + index.errors, key=lambda d: (d.file, d.line, d.col)), warnings
+    return sorted(problems + index.errors, key=problem_order), warnings
 
 
 MAX_LOOSE_ENTRIES = 100_000

@@ -280,6 +280,9 @@ def _runnable(
     names: list[str] = []
     skipped: list[str] = []
     broken: list[str] = []
+    helpers = index.helper_problems()  # every scenario's, said once and first
+    for problem in helpers:
+        print(format_diagnostic(problem), file=sys.stderr)
     for name in entry.meta["scenarios"]:
         if name in names or name in skipped or name in broken:
             continue  # listed twice: run, warned about or reported once
@@ -290,8 +293,8 @@ def _runnable(
             )
             skipped.append(name)
             continue
-        problems = index.errors_in([known[name], *(h.file for h in index.helpers)])
-        if problems or name not in index.scenarios:
+        problems = index.errors_in([known[name]])
+        if helpers or problems or name not in index.scenarios:
             for problem in problems:
                 print(format_diagnostic(problem), file=sys.stderr)
             broken.append(name)

@@ -107,8 +107,7 @@ def _runnable(index: ProjectIndex, name: str) -> ScenarioFile:
     path = next((m["path"] for m in index.scenario_metas if m["name"] == name), None)
     if path is None and _file_of(index, name) in index.files:
         path = _file_of(index, name)  # unreadable, binary, too big: not listed, but there
-    files = [h.file for h in index.helpers] + ([path] if path else [])
-    problems = index.errors_in(files)
+    problems = index.problems_of(path)  # a helper's own syntax error first
     scenario = index.scenarios.get(name)
     if problems or scenario is None:
         for problem in problems:
