@@ -463,7 +463,7 @@ class CollectionRun:
                 worker.run_id = run_id
                 self._link_retry(name, run_id)
                 # The worker as a person counts them (1-based); the index is 0-based.
-                started = events.collection_scenario_started(run_id, name, worker.index + 1)
+                started = events.collection_scenario_started(run_id, name, worker.index)
                 self._dir.append(started)
                 self.on_event(
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)

@@ -385,10 +385,10 @@ def test_green_collection_run_directories_events_and_worker_env(
         (hit,) = site.visits(slug)
         assert hit["count"] == "2"
         assert hit["index"] == str(ends[scenario]["worker"])
-    # scenario-started names its worker (ours, 1-based: the 0-based index + 1).
+    # scenario-started names its worker (ours, 0-based like the JSON report).
     workers = {e["scenario"]: e["worker"] for e in events if e["kind"].endswith("-started")}
-    assert workers == {name: ends[name]["worker"] + 1 for name in ("home", "env/a", "env/b")}
-    assert set(workers.values()) <= {1, 2}
+    assert workers == {name: ends[name]["worker"] for name in ("home", "env/a", "env/b")}
+    assert set(workers.values()) <= {0, 1}
 
 
 def test_contexts_are_fresh_between_scenarios_of_one_worker(project: Project) -> None:

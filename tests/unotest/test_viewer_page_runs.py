@@ -159,14 +159,14 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     for name in ("alpha", "beta"):
         row = rows.filter(has=page.get_by_role("cell", name=name, exact=True))
         expect(row).to_contain_text("passed", timeout=WAIT_MS)
-    # Each row names its worker (1-based), as the collection's scenario-started says.
+    # Each row names its worker (0-based), as the collection's scenario-started says.
     run_id = re.sub(r".*active=collection-run(?::|%3A)", "", page.url)
     started = [
         e
         for e in viewer.api("GET", f"/api/runs/{run_id}")["events"]
         if e["kind"] == "collection-run:scenario-started"
     ]
-    assert sorted(e["worker"] for e in started) == [1, 2], started
+    assert sorted(e["worker"] for e in started) == [0, 1], started
     for event in started:
         row = rows.filter(has=page.get_by_role("cell", name=event["scenario"], exact=True))
         expect(row.locator("td").nth(1)).to_have_text(str(event["worker"]))

@@ -53,7 +53,7 @@ export function CollectionRunView({ tab }) {
   const meta = detail.meta || {};
   const started = (detail.events || []).find((e) => e.kind === "collection-run:started");
   const children = [...(detail.children || [])].sort((a, b) => a.startedAt - b.startedAt);
-  // The worker (1-based) of each scenario run: our additive `worker` on the
+  // The worker (0-based, as the console's [w0]) of each scenario run: our additive `worker` on the
   // orchestrator's collection-run:scenario-started (none of 0.5.0's fields carries it;
   // a collection run written before it was added shows "—").
   const workers = new Map();
