@@ -216,7 +216,8 @@ def collection_run_started(
 def collection_scenario_started(
     scenario_run_id: str, scenario: str, worker: int | None = None
 ) -> protocol.CollectionScenarioStartedEvent:
-    """``worker`` (ours, 0-based like the JSON report and the console's ``[w0]``): which worker runs it, so a viewer can show it."""
+    """``worker`` (ours, 0-based like the JSON report and the console's ``[w0]``): which
+    worker runs it, so a viewer can show it."""
     event: protocol.CollectionScenarioStartedEvent = {
         "kind": "collection-run:scenario-started",
         "scenarioRunId": scenario_run_id,

@@ -437,7 +437,7 @@ class CollectionRunStartedEvent(RunArtifactBase):
 
 
 class CollectionScenarioStartedEvent(RunArtifactBase):
-    """``worker`` is ours: the worker (0-based, as ``UNOTEST_WORKER_INDEX``) that runs the scenario."""
+    """``worker`` is ours: the worker (0-based, as ``UNOTEST_WORKER_INDEX``) running it."""
 
     kind: Literal["collection-run:scenario-started"]
     scenarioRunId: RunId
