@@ -621,6 +621,7 @@ _LEXERS: dict[int, Any] = cast(Any, _lark.parser).lexer.lexers
 assert not any(isinstance(key, str) for key in _lalr.callbacks), "no terminal callbacks"
 
 
+@functools.cache  # a rule is reduced in many states: one function for it
 def _reduction(rule: Any) -> tuple[int, Any, str]:
     """A reduction as the fast loop needs it: its length, its callback (``None`` when
     the callback returns its one child unchanged, a ``?rule`` with one symbol) and the
