@@ -29,6 +29,7 @@ __all__ = [
     "find_run_dir",
     "list_runs",
     "read_events",
+    "read_manifest",
     "run_meta",
     "runner_alive",
     "send_command",
@@ -151,7 +152,7 @@ def runner_alive(run_dir: Path, now_ms: int | None = None) -> bool:
     """Whether the runner writing ``run_dir`` still lives, without reading its steps:
     the manifest's pid (and start time), else a heartbeat younger than
     ``HEARTBEAT_STALE_SECONDS``. A finished run's runner is gone: ask ``run_meta``."""
-    manifest = _read_manifest(run_dir) or {}
+    manifest = read_manifest(run_dir) or {}
     if now_ms is None:
         now_ms = time.time_ns() // 1_000_000
     return _runner_alive(manifest, run_dir, now_ms)
@@ -172,7 +173,8 @@ def _heartbeat_fresh(run_dir: Path, now_ms: int) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _read_manifest(run_dir: Path) -> JSONObject | None:
+def read_manifest(run_dir: Path) -> JSONObject | None:
+    """The run's ``manifest.json`` as an object; ``None`` when missing or not one."""
     try:
         value = json.loads((run_dir / protocol.RUN_MANIFEST_FILE).read_bytes())
     except (OSError, ValueError, RecursionError):
@@ -182,7 +184,7 @@ def _read_manifest(run_dir: Path) -> JSONObject | None:
 
 def run_meta(run_dir: Path, now_ms: int | None = None) -> protocol.RunMeta | None:
     """The ``RunMeta`` of one run directory; ``None`` without a readable manifest."""
-    manifest = _read_manifest(run_dir)
+    manifest = read_manifest(run_dir)
     if manifest is None:
         return None
     kind = manifest.get("kind")

@@ -6,21 +6,26 @@ through ``POST /api/runs/<runId>/commands``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from net import serve_directory
+import uvicorn
+from net import free_port, serve_directory
 from sites import config_yaml, scenario_source, write_project
 from starlette.applications import Starlette
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
 
 from runner import protocol
 from runner.secrets import MASK
+from unotest.viewer import routes_ws
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.hub import Closed
 from unotest.viewer.routes_runs import routes
@@ -379,3 +384,177 @@ def test_screenshots_of_a_run_are_served_and_its_files_listed(root: Path) -> Non
         assert detail["files"] == listed
 
     _drive(root, body)
+
+
+# ---------------------------------------------------------------------------
+# links between runs: restarts and retries (issues 16 and 18)
+# ---------------------------------------------------------------------------
+
+
+def _linked_runs(root: Path) -> None:
+    """Hand-made runs linked as the runner links them: ``cart-a`` restarted as
+    ``cart-b`` (its ``command:result`` names it, ``cart-b``'s manifest names it back),
+    ``cart-b`` restarted as ``cart-c``; ``flaky-a`` failed and ``flaky-b`` is its
+    second attempt (``attempt``/``retryOf``), passed."""
+    result = {"kind": "command:result", "id": "r1", "ok": True, "t": 1_100}
+    _run(root, "cart-a", ref="cart", started=10_000, extra_events=[{**result, "value": "cart-b"}])
+    _run(root, "cart-b", ref="cart", started=10_100, extra_events=[{**result, "value": "cart-c"}])
+    _run(root, "cart-c", ref="cart", started=10_200, finished=None)
+    _run(root, "flaky-a", ref="flaky", started=11_000)
+    _run(root, "flaky-b", ref="flaky", started=11_100)
+    for run_id, extra in (
+        ("cart-b", {"restartOf": "cart-a"}),
+        ("cart-c", {"restartOf": "cart-b"}),
+        ("flaky-b", {"attempt": 2, "retryOf": "flaky-a"}),
+    ):
+        path = root / "unotest" / ".runs" / run_id / "manifest.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **extra}))
+    steps = root / "unotest" / ".runs" / "flaky-b" / "steps.jsonl"
+    steps.write_text(steps.read_text().replace('"failed"', '"completed"'))
+
+
+def test_a_runs_detail_and_listing_show_its_restarts_and_attempts(
+    root: Path, protocol_validate: Callable[[str, object], None]
+) -> None:
+    _linked_runs(root)
+
+    async def body(client: Client, _ctx: ViewerContext) -> None:
+        links = ("restartOf", "restartedAs", "latestRestart")
+        first = (await client.get("/api/runs/cart-a")).json()
+        assert [first[k] for k in links] == [None, "cart-b", "cart-c"]
+        assert first["attemptChain"] == {"attempts": ["cart-a"], "status": "failed"}
+        middle = (await client.get("/api/runs/cart-b")).json()
+        assert [middle[k] for k in links] == ["cart-a", "cart-c", "cart-c"]
+        last = (await client.get("/api/runs/cart-c")).json()
+        assert [last[k] for k in links] == ["cart-b", None, None]
+        assert last["attemptChain"] == {"attempts": ["cart-c"], "status": None}  # running
+        for run_id in ("flaky-a", "flaky-b"):
+            detail = (await client.get(f"/api/runs/{run_id}")).json()
+            assert detail["attemptChain"] == {"attempts": ["flaky-a", "flaky-b"], "status": "flaky"}
+            assert [detail[k] for k in links] == [None, None, None]
+        night = (await client.get("/api/runs/night-d")).json()  # a collection run: none
+        assert [night[k] for k in ("attemptChain", *links)] == [None, None, None, None]
+
+        listed = {m["runId"]: m for m in (await client.get("/api/runs")).json()}
+        assert listed["cart-b"]["restartOf"] == "cart-a"
+        assert (listed["flaky-b"]["attempt"], listed["flaky-b"]["retryOf"]) == (2, "flaky-a")
+        assert not {"restartOf", "attempt", "retryOf"} & set(listed["cart-a"])
+        for meta in listed.values():
+            protocol_validate("RunMeta", meta)
+
+    _drive(root, body)
+
+
+@contextlib.asynccontextmanager
+async def _serving(ctx: ViewerContext) -> AsyncIterator[int]:
+    """A real uvicorn on a free port with the runs routes and ``/ws``."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await routes_ws.startup(ctx)
+        try:
+            yield
+        finally:
+            await routes_ws.shutdown(ctx)
+
+    app = Starlette(routes=[*routes(ctx), *routes_ws.routes(ctx)], lifespan=lifespan)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            assert not task.done(), "the server did not start"
+            await asyncio.sleep(0.02)
+        yield port
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
+
+
+async def _receive_until(
+    ws: ClientConnection, seen: list[dict[str, Any]], wanted: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    async def loop() -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(await ws.recv())
+            seen.append(message)
+            if wanted(message):
+                return message
+
+    try:
+        return await asyncio.wait_for(loop(), RUN_TIMEOUT_S)
+    except TimeoutError:
+        shown = [(m["kind"], m.get("runId"), m.get("line")) for m in seen[-40:]]
+        raise AssertionError(f"never came; the last messages: {shown}") from None
+
+
+def _paused_in(run_id: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: (
+        m["kind"] == "fs:run-step" and m["runId"] == run_id and m["event"]["kind"] == "paused"
+    )
+
+
+def test_a_restarted_runs_output_reaches_ws_as_log_lines_of_the_new_run(
+    site_project: Path,
+) -> None:
+    """``POST /api/runs``, paused before its ``log()``; ``restart``; the new run, continued,
+    logs: its line reaches a ``/ws`` client as ``log:line`` with the new runId (the
+    process goes on in a new run directory, whose output the server follows)."""
+    runs = site_project / "unotest" / ".runs"
+
+    async def drive() -> tuple[str, str, list[dict[str, Any]]]:
+        ctx = ViewerContext(root=site_project.resolve(), token="t" * 32)
+        seen: list[dict[str, Any]] = []
+        async with (
+            _serving(ctx) as port,
+            ws_connect(f"ws://127.0.0.1:{port}/ws") as ws,
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http,
+        ):
+            request = {
+                "kind": "scenario",
+                "scenario": "debug-me",
+                "debug": True,
+                "breakpoints": ["7:2"],
+            }
+            started = await http.post("/api/runs", json=request)
+            assert started.status_code == 201, started.text
+            old_id = started.json()["runId"]
+            try:
+                await _receive_until(ws, seen, _paused_in(old_id))
+                restart = await http.post(f"/api/runs/{old_id}/commands", json={"cmd": "restart"})
+                assert restart.status_code == 202, restart.text
+                new = await _receive_until(
+                    ws, seen, lambda m: m["kind"] == "fs:run-started" and m["runId"] != old_id
+                )
+                new_id = str(new["runId"])
+                await _receive_until(ws, seen, _paused_in(new_id))
+                go = await http.post(f"/api/runs/{new_id}/commands", json={"cmd": "continue"})
+                assert go.status_code == 202, go.text
+                await _receive_until(
+                    ws,
+                    seen,
+                    lambda m: (
+                        m["kind"] == "log:line" and m["runId"] == new_id and "n is 1" in m["line"]
+                    ),
+                )
+                await _receive_until(
+                    ws, seen, lambda m: m["kind"] == "fs:run-finished" and m["runId"] == new_id
+                )
+                details = [(await http.get(f"/api/runs/{i}")).json() for i in (old_id, new_id)]
+            finally:
+                for run_dir in runs.iterdir():  # nothing left paused if this failed
+                    line = json.dumps({"id": "test-cleanup", "cmd": "abort"}) + "\n"
+                    with open(run_dir / protocol.COMMANDS_FILE, "a") as commands:
+                        commands.write(line)
+        old, new_detail = details
+        assert (old["restartedAs"], old["latestRestart"]) == (new_id, new_id)
+        assert new_detail["restartOf"] == old_id and new_detail["meta"]["restartOf"] == old_id
+        assert new_detail["attemptChain"] == {"attempts": [new_id], "status": "passed"}
+        return old_id, new_id, seen
+
+    old_id, new_id, seen = asyncio.run(drive())
+    logged = [(m["runId"], m["stream"], m["line"]) for m in seen if m["kind"] == "log:line"]
+    assert (new_id, "stdout", "n is 1") in [(r, s, line.strip()) for r, s, line in logged]
+    assert not any(r == old_id and "n is 1" in line for r, _, line in logged), logged
+    # the old run's own last line (the restart's) came under the old id
+    assert any(r == old_id and f"restart: {old_id}" in line for r, _, line in logged), logged

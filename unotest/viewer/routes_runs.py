@@ -1,8 +1,9 @@
 """The runs REST routes: listing and reading runs, their files, starting runs, driving them.
 
 * ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
-* ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle}``
-  (``files``: the run directory's own files, ours);
+* ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle,
+  attemptChain, restartOf, restartedAs, latestRestart}`` (``files``: the run directory's
+  own files, ours; the links as :func:`runner.run_links.run_links` gives them);
 * ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
   ``screenshot/`` folder) or of its failure bundle, nothing else;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
@@ -38,6 +39,7 @@ from runner.errors import UnotestError
 from runner.protocol import JSONObject
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import Stream, launch_run
+from runner.run_links import run_links
 from runner.rundir import append_line
 from runner.runs import list_runs, read_events, run_meta
 from runner.secrets import RunEnvironment, SecretMasker
@@ -189,6 +191,7 @@ class RunRoutes:
                 "path": self.ctx.project.relative(bundle),
                 "files": sorted(p.name for p in bundle.iterdir() if p.is_file()),
             },
+            **run_links(run_dir),
         }
         return cast(JSONObject, self.masker().mask_data(detail))
 
