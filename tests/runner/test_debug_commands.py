@@ -19,7 +19,9 @@ from runner.debug_commands import (
     COMMANDS,
     NAMES,
     PROTOCOL_NAMES,
+    RESULT_WITHIN,
     RESUMING,
+    WITH_RESULT,
     Command,
     lookup,
     parse_command,
@@ -60,6 +62,14 @@ def test_each_command_is_at_a_pause_or_at_any_time() -> None:
     assert set(AT_PAUSE) | set(ANYTIME) == set(NAMES)
     assert not set(AT_PAUSE) & set(ANYTIME)
     assert set(ANYTIME) == {"pause", "set-bp", "clear-bp", "abort", "restart"}
+
+
+def test_which_commands_are_answered_by_a_result_and_how_long_senders_wait() -> None:
+    """``restart``'s ``command:result`` (the new run id) comes once the old run has
+    ended, well after the acknowledgement: senders (``unotest dbg``, MCP) wait longer."""
+    assert set(WITH_RESULT) == {"eval", "reload", "restart"}
+    assert dict(RESULT_WITHIN) == {"restart": 60.0}
+    assert set(RESULT_WITHIN) <= set(WITH_RESULT)
 
 
 def test_which_commands_resume_and_the_protocols_by() -> None:

@@ -461,3 +461,54 @@ def test_run_meta_ignores_malformed_links(runs_dir: Path) -> None:
         meta = run_meta(path)
         assert meta is not None
         assert not {"restartOf", "attempt", "retryOf"} & set(meta)
+
+
+# --- send_command: a restart's answer comes late ---------------------------------------
+
+
+def _answering_runner(run_dir: Path, answers: list[tuple[float, dict[str, object]]]) -> None:
+    """A stand-in runner: once a command is in commands.jsonl, write ``answers`` (each
+    after its delay) with that command's id, as the debugger answers."""
+    import threading
+
+    def run() -> None:
+        commands = run_dir / protocol.COMMANDS_FILE
+        deadline = time.monotonic() + 30
+        while not commands.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        ident = json.loads(commands.read_text().splitlines()[0])["id"]
+        for delay, event in answers:
+            time.sleep(delay)
+            answer = str(event["kind"]).startswith("command:")
+            line = json.dumps({**event, "id": ident} if answer else event)
+            with open(run_dir / protocol.STEPS_FILE, "a") as steps:
+                steps.write(line + "\n")
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def test_send_restart_waits_past_the_acknowledgement_for_the_new_run_id(runs_dir: Path) -> None:
+    from runner.runs import send_command
+
+    run_dir = make_run(runs_dir, STARTED)
+    applied = {"kind": "command:applied", "cmd": "restart"}
+    result = {"kind": "command:result", "ok": True, "value": "smoke-next"}
+    _answering_runner(run_dir, [(0.0, applied), (1.0, result)])
+    answers = send_command(run_dir, {"cmd": "restart"}, timeout=0.2)
+    assert [(a["kind"], a.get("value")) for a in answers] == [
+        ("command:applied", None),
+        ("command:result", "smoke-next"),
+    ]
+
+
+def test_send_stops_waiting_once_the_run_has_finished(runs_dir: Path) -> None:
+    """No ``command:result`` comes after ``run:finished``: the sender does not wait on."""
+    from runner.runs import send_command
+
+    run_dir = make_run(runs_dir, STARTED)
+    applied = {"kind": "command:applied", "cmd": "restart"}
+    finished = {"kind": "run:finished", "outcome": "aborted", "t": T0 + 10}
+    late = {"kind": "command:result", "ok": True, "value": "never-taken"}
+    _answering_runner(run_dir, [(0.0, applied), (0.0, finished), (3.0, late)])
+    answers = send_command(run_dir, {"cmd": "restart"})
+    assert [a["kind"] for a in answers] == ["command:applied"]
