@@ -6,8 +6,13 @@
    (pytest-xdist): the reference for "one browser per worker, one context per test".
    A generated conftest launches the same Chromium with the same flags
    (``runner.browser.resolve_executable`` and ``CHROMIUM_ARGS``).
-3. Each scenario as its own ``unotest e2e`` process, two processes at a time: what a
+3. The same flows as a Playwright Test spec, ``playwright test --workers 2``, when
+   ``@playwright/test`` resolves next to this repository (``node`` finds it); the
+   bench says which peers are not installed and compares with the fastest measured.
+4. Each scenario as its own ``unotest e2e`` process, two processes at a time: what a
    shell loop or a naive CI matrix would do (a browser launch per scenario).
+
+The collection and its peers run ``--repeat`` times each, interleaved; medians.
 
 Everything is generated into a temporary directory; the site is served on 127.0.0.1 by
 this script. Printed: wall times and ratios, and what a scenario costs inside a warm
@@ -21,7 +26,7 @@ browser launch:
   scenarios of one worker (report, dispatch); minus Playwright's own new context +
   page + close, measured with as many browsers busy at once, this is unotest's share.
 
-    .venv/bin/python bench/collection.py [--scenarios 24] [--parallel 2]
+    .venv/bin/python bench/collection.py [--scenarios 24] [--parallel 2] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import importlib.util
 import itertools
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -107,6 +114,83 @@ FLOWS = [
 """,
     ),
 ]
+
+# The same flows for Playwright Test (``@playwright/test``), formatted with {n}.
+PW_FLOWS = [
+    """\
+  await page.goto("/index.html");
+  await expect(page).toHaveTitle("Bench shop");
+  await page.getByRole("link", {{ name: "Greeting form" }}).click();
+  await expect(page.getByRole("heading", {{ name: "Greeting" }})).toBeVisible();
+  await page.getByLabel("Name").fill("user-{n}");
+  await page.getByRole("button", {{ name: "Greet" }}).click();
+  await expect(page.locator("#out")).toHaveText("Hello, user-{n}!");
+""",
+    """\
+  await page.goto("/list.html");
+  for (let i = 0; i < {n} % 4 + 2; i++) {{
+    await page.getByLabel("Item").fill("item " + i);
+    await page.getByRole("button", {{ name: "Add" }}).click();
+  }}
+  await expect(page.locator("#list li")).toHaveCount({n} % 4 + 2);
+  await expect(page.getByTestId("count")).toHaveText("{count} items");
+""",
+    """\
+  await page.goto("/settings.html");
+  await page.getByLabel("Dark mode").check();
+  await page.getByLabel("Language").selectOption("fr");
+  await page.getByRole("button", {{ name: "Save" }}).click();
+  await expect(page.locator("#saved")).toHaveText("dark=on lang=fr");
+  await expect(page.getByLabel("Dark mode")).toBeChecked();
+""",
+]
+PW_CONFIG = """\
+module.exports = {{
+  testDir: ".",
+  fullyParallel: true,
+  reporter: "line",
+  use: {{ baseURL: {base_url}, launchOptions: {{ executablePath: {executable}, args: {args} }} }},
+}};
+"""
+FIND_PW_TEST = "console.log(require.resolve('@playwright/test'))"
+
+
+def _playwright_test(cwd: Path) -> Path | None:
+    """Where ``@playwright/test`` resolves from ``cwd`` (``node`` itself, as ``npx
+    playwright test`` would), or ``None`` when node or the package is missing."""
+    try:
+        done = subprocess.run(
+            ["node", "-e", FIND_PW_TEST], cwd=cwd, capture_output=True, text=True, check=False
+        )
+    except FileNotFoundError:
+        return None
+    return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
+
+
+def _make_playwright_test(
+    root: Path,
+    flows: list[tuple[str, str, str]],
+    base_url: str,
+    executable: str | None,
+    package: Path,
+) -> None:
+    """The flows as one spec file; the package is required by its path, so the spec
+    finds it from a temporary folder."""
+    root.mkdir()
+    (root / "playwright.config.js").write_text(
+        PW_CONFIG.format(
+            base_url=json.dumps(base_url),
+            executable=json.dumps(executable),
+            args=json.dumps(list(CHROMIUM_ARGS)),
+        ),
+        encoding="utf-8",
+    )
+    tests = [f"const {{ test, expect }} = require({json.dumps(str(package))});\n"]
+    for n, (name, _, _) in enumerate(flows):
+        body = PW_FLOWS[n % len(PW_FLOWS)].format(n=n, count=n % 4 + 2)
+        tests.append(f"\ntest({json.dumps(name)}, async ({{ page }}) => {{\n{body}}});\n")
+    (root / "flows.spec.js").write_text("".join(tests), encoding="utf-8")
+
 
 CONFTEST = """\
 import pytest
@@ -260,10 +344,56 @@ def _context_cost(executable: str | None, base_url: str, parallel: int, rounds: 
     return statistics.mean(float(out) for out in outputs)
 
 
+def _pytest_command(pytest_dir: Path, parallel: int, base_url: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        str(parallel),
+        "--browser",
+        "chromium",
+        "--base-url",
+        base_url,
+        str(pytest_dir),
+    ]
+
+
+def _run_peers(
+    base: Path, flows: list[tuple[str, str, str]], base_url: str, args: argparse.Namespace
+) -> tuple[dict[str, tuple[list[str], Path]], list[str]]:
+    """The peers' commands (name -> argv and the folder to run it in) and which peers
+    are not installed."""
+    executable = resolve_executable("chromium", None)
+    peers: dict[str, tuple[list[str], Path]] = {}
+    missing: list[str] = []
+    pytest_dir = base / "pytest"
+    _make_pytest(pytest_dir, flows)
+    if importlib.util.find_spec("pytest_playwright") and importlib.util.find_spec("xdist"):
+        name = f"pytest-playwright, pytest -n {args.parallel}"
+        peers[name] = (_pytest_command(pytest_dir, args.parallel, base_url), pytest_dir)
+    else:
+        missing.append("pytest-playwright and pytest-xdist (pip install both)")
+    found = _playwright_test(HERE.parent)
+    if found is None:
+        missing.append("Playwright Test (npm install @playwright/test, next to this repository)")
+    else:
+        pw_dir = base / "playwright-test"
+        _make_playwright_test(pw_dir, flows, base_url, executable, found)
+        cli = found.parent / "cli.js"
+        command = ["node", str(cli), "test", "--workers", str(args.parallel)]
+        peers[f"Playwright Test --workers {args.parallel}"] = (command, pw_dir)
+    return peers, missing
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=24)
     parser.add_argument("--parallel", type=int, default=2, help="workers / processes at once")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each, interleaved")
     args = parser.parse_args()
     flows = _flows(args.scenarios)
     executable = resolve_executable("chromium", None)
@@ -272,38 +402,27 @@ def main() -> None:
         server, base_url = _serve(SITE)
         project = base / "project"
         _make_project(project, base_url, flows)
-        pytest_dir = base / "pytest"
-        _make_pytest(pytest_dir, flows)
+        peers, missing = _run_peers(base, flows, base_url, args)
 
         # Warm the file cache (Python, Playwright's driver, Chromium) for every mode.
         _run([UNOTEST, "e2e", flows[0][0]], project)
-
-        launched_ms = time.time() * 1000
-        collection_s, _ = _run(
-            [UNOTEST, "collection", "bench", "--workers", str(args.parallel)], project
-        )
-        stats = _analyse(project, launched_ms, collection_s, args.parallel)
-
-        pytest_s, pytest_out = _run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-n",
-                str(args.parallel),
-                "--browser",
-                "chromium",
-                "--base-url",
-                base_url,
-                str(pytest_dir),
-            ],
-            pytest_dir,
-        )
-        if f"{args.scenarios} passed" not in pytest_out:
-            sys.exit(f"pytest did not pass every test:\n{pytest_out}")
+        collection_times: list[float] = []
+        peer_times: dict[str, list[float]] = {name: [] for name in peers}
+        stats: dict[str, float] = {}
+        for _ in range(args.repeat):
+            shutil.rmtree(project / "unotest" / ".runs", ignore_errors=True)
+            launched_ms = time.time() * 1000
+            collection_s, _ = _run(
+                [UNOTEST, "collection", "bench", "--workers", str(args.parallel)], project
+            )
+            collection_times.append(collection_s)
+            if not stats or collection_s <= min(collection_times):
+                stats = _analyse(project, launched_ms, collection_s, args.parallel)
+            for name, (command, cwd) in peers.items():
+                elapsed, out = _run(command, cwd)
+                if "pytest" in name and f"{args.scenarios} passed" not in out:
+                    sys.exit(f"pytest did not pass every test:\n{out}")
+                peer_times[name].append(elapsed)
 
         start = time.perf_counter()
         with ThreadPoolExecutor(args.parallel) as pool:
@@ -311,19 +430,42 @@ def main() -> None:
         separate_s = time.perf_counter() - start
         context_ms = _context_cost(executable, base_url, args.parallel)
         server.shutdown()
+    _report(args, executable, collection_times, peer_times, missing, separate_s, stats, context_ms)
 
+
+def _report(
+    args: argparse.Namespace,
+    executable: str | None,
+    collection_times: list[float],
+    peer_times: dict[str, list[float]],
+    missing: list[str],
+    separate_s: float,
+    stats: dict[str, float],
+    context_ms: float,
+) -> None:
     n, p = args.scenarios, args.parallel
     per_worker = n / p
+    collection_s = statistics.median(collection_times)
     own_ms = stats["overhead_ms"] - context_ms
     print(f"{n} scenarios, {p} at a time, Chromium {executable or '(Playwright default)'}")
+    print(f"medians of {args.repeat} runs each, interleaved")
     print(f"unotest collection --workers {p}:      {collection_s:7.2f} s")
-    print(f"pytest-playwright, pytest -n {p}:      {pytest_s:7.2f} s")
+    peers = {name: statistics.median(times) for name, times in peer_times.items()}
+    for name, seconds in peers.items():
+        print(f"{name + ':':38s}{seconds:7.2f} s")
+    for name in missing:
+        print(f"not installed, not measured: {name}")
     print(f"unotest e2e per scenario, {p} at once: {separate_s:7.2f} s")
-    print(f"ratio collection / pytest-playwright:  {collection_s / pytest_s:5.2f}x")
+    if peers:
+        fastest = min(peers, key=lambda name: peers[name])
+        print(
+            f"ratio collection / fastest peer ({fastest}): "
+            f"{collection_s / peers[fastest]:5.2f}x (target <= 0.90x)"
+        )
     print(f"ratio separate e2e / collection:       {separate_s / collection_s:5.2f}x")
     print(
         f"collection startup (launch to first scenario): {stats['startup_s']:.2f} s "
-        f"({stats['workers']} worker processes)"
+        f"({stats['workers']:.0f} worker processes)"
     )
     print(
         f"warm worker, per scenario, steps included: {stats['warm_per_scenario_ms']:.0f} ms "

@@ -14,6 +14,13 @@ then waits for the next ``paused`` before sending the next one. steps.jsonl is r
 by byte offset, polled every 0.2 ms, so the figures include at most that much of the
 bench's own lag. runner.md §3 targets a p50 of at most 20 ms.
 
+Then, on a third project, a loop of 20,000 cheap statements run with ``--debug``
+and never paused: ``set-bp``/``clear-bp`` sent one at a time while it runs, each
+timed from the append to its ``command:applied`` (issue 19: p50 at most 5 ms, p99 at
+most 25 ms); and the same loop, shorter, run with and without ``--debug`` a few
+times: the interpreter's time (first step's start to last step's end, from
+steps.jsonl) of each, and what ``--debug`` with no breakpoint hit costs (at most 5 %).
+
 Then ``reload`` (issue 16, target at most 100 ms): a second scenario of 500 lines
 (twenty functions of loops, branches and a ``try``, and a test calling them) paused
 before its first statement; the bench rewrites the file, one statement edited in the
@@ -21,7 +28,8 @@ middle, alternately two versions, and times each ``reload`` from the append to i
 ``command:result`` (read, parse and check of the scenario and its helper, the frames
 mapped, the breakpoints moved).
 
-    .venv/bin/python bench/debug_latency.py [--commands 200] [--reloads 20]
+    .venv/bin/python bench/debug_latency.py [--commands 200] [--reloads 20] [--running 100]
+        [--cost-repeat 5]
 """
 
 from __future__ import annotations
@@ -57,6 +65,31 @@ function test_latency() {{
 }}
 """
 POLL = 0.0002
+RUNNING_LOOP = 20000
+COST_LOOP = 3000
+NEVER_LINE = 5  # the line of log("never"): a breakpoint there is never hit
+
+
+def running_scenario(loop: int) -> str:
+    """A loop of cheap statements that never pauses, and a function never called (the
+    breakpoints the bench sets and clears while the loop runs are in it)."""
+    return f"""\
+// id-bench-running
+// A loop of cheap statements, never paused
+// #0f766e
+function never_called() {{
+  log("never")
+}}
+function test_running() {{
+  let x = 0
+  for (const i of range({loop})) {{
+    x += i
+  }}
+  log(`sum ${{x}}`)
+}}
+"""
+
+
 TIMEOUT = 60.0
 BIG_FUNCTIONS = 18
 
@@ -287,10 +320,140 @@ def _measure_reload(project: Path, count: int, log: Path) -> list[float]:
                 process.wait()
 
 
+class Answers:
+    """The ``command:*`` lines of a busy steps.jsonl (tens of thousands of step lines,
+    skipped unparsed), read by byte offset."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.pending = b""
+
+    def poll(self) -> list[tuple[dict[str, Any], float]]:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return []
+        seen = time.perf_counter()
+        self.offset += len(data)
+        *lines, self.pending = (self.pending + data).split(b"\n")
+        return [(json.loads(line), seen) for line in lines if b'"command:' in line]
+
+
+def _measure_running(project: Path, count: int, log: Path) -> list[float]:
+    """``set-bp``/``clear-bp`` (alternately, in a function never called) sent one at a
+    time to a ``--debug`` run busy in its loop: the append of each to its
+    ``command:applied``. The run is never paused; it ends on its own."""
+    unotest = str(Path(sys.executable).with_name("unotest"))
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [unotest, "e2e", "running", "--debug"],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        run_dir = _run_dir(project / "unotest" / ".runs", process)
+        commands = run_dir / "commands.jsonl"
+        steps = run_dir / "steps.jsonl"
+        deadline = time.monotonic() + TIMEOUT
+        while b'"step:started"' not in steps.read_bytes()[:65536]:  # the loop has begun
+            if time.monotonic() > deadline or process.poll() is not None:
+                sys.exit("the running scenario never started its steps")
+            time.sleep(0.005)
+        answers = Answers(steps)
+        times: list[float] = []
+        for n in range(count):
+            ident = f"running-{n}"
+            cmd = "set-bp" if n % 2 == 0 else "clear-bp"
+            sent = _append(commands, {"id": ident, "cmd": cmd, "line": NEVER_LINE})
+            answer = None
+            while answer is None:
+                answer = next(
+                    ((event, seen) for event, seen in answers.poll() if event.get("id") == ident),
+                    None,
+                )
+                if answer is None:
+                    if process.poll() is not None:
+                        return times  # the loop ended first: what was measured
+                    if time.monotonic() > deadline + TIMEOUT:
+                        sys.exit(f"no answer to {ident}")
+                    time.sleep(POLL)
+            event, seen = answer
+            if event["kind"] != "command:applied":
+                sys.exit(f"{ident} was not applied: {event}")
+            times.append(seen - sent)
+        process.wait(timeout=TIMEOUT * 4)
+        return times
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _interpreter_seconds(project: Path, debug: bool, log: Path) -> float:
+    """One run of the cost scenario, with or without ``--debug``: the time from its first
+    step's start to its last step's end, as steps.jsonl stamps them (the interpreter's
+    time, without the browser's start and end)."""
+    unotest = str(Path(sys.executable).with_name("unotest"))
+    runs = project / "unotest" / ".runs"
+    before = set(runs.iterdir()) if runs.is_dir() else set()
+    with open(log, "wb") as out:
+        done = subprocess.run(
+            [unotest, "e2e", "running", *(["--debug"] if debug else [])],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+            timeout=TIMEOUT * 4,
+        )
+    if done.returncode != 0:
+        sys.exit(f"the cost run failed ({done.returncode})")
+    [run_dir] = set(runs.iterdir()) - before
+    first = last = None
+    with open(run_dir / "steps.jsonl", "rb") as handle:
+        for line in handle:
+            if b'"step:' not in line:
+                continue
+            event = json.loads(line)
+            if first is None and event["kind"] == "step:started":
+                first = event["t"]
+            if event["kind"] in ("step:ok", "step:fail"):
+                last = event["t"]
+    if first is None or last is None:
+        sys.exit("the cost run wrote no steps")
+    return float(last - first) / 1000
+
+
+def _measure_cost(project: Path, repeat: int, log: Path) -> tuple[float, float]:
+    """The fastest of ``repeat`` runs each, plain and ``--debug``, interleaved: on a
+    shared machine the fastest run is the one its neighbours disturbed least."""
+    plain: list[float] = []
+    debug: list[float] = []
+    for _ in range(repeat):
+        plain.append(_interpreter_seconds(project, False, log))
+        debug.append(_interpreter_seconds(project, True, log))
+    return min(plain), min(debug)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=200, help="step commands to send")
     parser.add_argument("--reloads", type=int, default=20, help="reload commands to send")
+    parser.add_argument(
+        "--running", type=int, default=100, help="set-bp/clear-bp commands to a running run"
+    )
+    parser.add_argument(
+        "--cost-repeat", type=int, default=5, help="runs each with and without --debug"
+    )
     args = parser.parse_args()
     if args.commands > 2 * LOOP:
         parser.error(f"at most {2 * LOOP} commands (the scenario has about that many steps)")
@@ -309,10 +472,18 @@ def main() -> None:
             (big / "unotest" / "e2e").mkdir(parents=True)
             (big / "unotest" / "e2e" / "big.test.js").write_text(big_scenario(0))
             (big / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+            running = base / "running"  # a loop that never pauses, with and without --debug
+            (running / "unotest" / "e2e").mkdir(parents=True)
+            (running / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+            running_file = running / "unotest" / "e2e" / "running.test.js"
             log = base / "run.log"
             try:
                 applied, resumed, repaused = _measure(project, args.commands, log)
                 reloads = _measure_reload(big, args.reloads, log) if args.reloads else []
+                running_file.write_text(running_scenario(RUNNING_LOOP))
+                live = _measure_running(running, args.running, log) if args.running else []
+                running_file.write_text(running_scenario(COST_LOOP))
+                cost = _measure_cost(running, args.cost_repeat, log) if args.cost_repeat else None
             except SystemExit:
                 print(log.read_text(errors="replace")[-4000:], file=sys.stderr)
                 raise
@@ -334,6 +505,18 @@ def main() -> None:
         print(f"reloads sent:               {len(reloads)} ({size}-line scenario, paused)")
         print(f"append -> command:result    p50 {ms(reloads, 50)}   p99 {ms(reloads, 99)}")
         print("(target: reload <= 100 ms)")
+    if live:
+        print(f"commands to a running run:  {len(live)} (set-bp/clear-bp, --debug, not paused)")
+        print(f"append -> command:applied   p50 {ms(live, 50)}   p99 {ms(live, 99)}")
+        print("(target: p50 <= 5 ms, p99 <= 25 ms)")
+    if cost is not None:
+        plain, debug = cost
+        steps = 2 * COST_LOOP + 2
+        print(
+            f"interpreter time, {steps} steps, no breakpoint hit (fastest of {args.cost_repeat}):"
+        )
+        print(f"  plain run {plain:.3f} s, --debug {debug:.3f} s")
+        print(f"  --debug costs {(debug / plain - 1) * 100:+.1f} % (target <= 5 %)")
 
 
 if __name__ == "__main__":
