@@ -690,6 +690,18 @@ _STATES: dict[int, dict[str, tuple[bool, Any]]] = {
 _LEX_FAST: dict[int, tuple[Any, ...]] = {}
 
 
+def _fast_lexer(lexer: Any) -> tuple[Any, ...]:
+    """``TemplateContextualLexer.fast_state`` with its pattern led by ``[ \\t]*``: the
+    spaces between two tokens on a line are skipped by the match that finds the next
+    token, not matched as a token of their own (``WS`` is ignored, and no other
+    terminal starts with a space or a tab, so the tokens are the same)."""
+    match, *rest = lexer.fast_state()
+    if match is not None:
+        pattern: re.Pattern[str] = match.__self__
+        match = re.compile(f"[ \\t]*(?:{pattern.pattern})", pattern.flags).match
+    return (match, *rest)
+
+
 class _Unexpected(Exception):
     """The fast loop met input Lark rejects: Lark's own loop reports it."""
 
@@ -716,7 +728,7 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
         state = state_stack[-1]
         fast = lex_fast.get(state)
         if fast is None:
-            fast = lex_fast[state] = lexers[state].fast_state()
+            fast = lex_fast[state] = _fast_lexer(lexers[state])
         match, template_ok, ignore_types, newline_types, lex_callback = fast
         token = None
         while pos < end:
@@ -738,8 +750,13 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
             m = match(source, pos, end)
             if m is None:
                 raise _Unexpected
-            value = m.group(0)
             lex_type = m.lastgroup
+            start = m.start(lex_type)
+            if start != pos:  # spaces and tabs skipped by the pattern (never a newline)
+                pos = start
+                if template_ok and source[pos] == "`":
+                    continue  # a template: scanned by the lexer itself, above
+            value = m.group(lex_type)
             ignored = lex_type in ignore_types
             if ignored and lex_type not in lex_callback:
                 if lex_type in newline_types:
@@ -749,7 +766,7 @@ def _parse_fast(text: TextSlice[str], rule: str) -> Any:
                         line_start = pos + value.rindex("\n") + 1
                 pos += len(value)
                 continue
-            start, start_line, start_col = pos, line, pos - line_start + 1
+            start_line, start_col = line, pos - line_start + 1
             if lex_type in newline_types:
                 newlines = value.count("\n")
                 if newlines:
