@@ -18,8 +18,8 @@ from pathlib import Path
 from runner.debug_commands import parse_words
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
-from runner.protocol import JSONObject
-from runner.runs import ACK_TIMEOUT_S, find_run_dir, send_command
+from runner.protocol import STEPS_FILE, JSONObject
+from runner.runs import ACK_TIMEOUT_S, find_run_dir, read_events, send_command
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
@@ -40,6 +40,8 @@ def dbg_command(args: argparse.Namespace) -> int:
             print(f"rejected: {rejected.get('reason', '')}")
         return EXIT_FAILED
     if not answers:
+        if any(e.get("kind") == "run:finished" for e in read_events(run_dir / STEPS_FILE)):
+            raise UsageError(f"run {run_dir.name} finished before it answered")
         raise UsageError(
             f"no answer from run {run_dir.name} within {ACK_TIMEOUT_S:g} s "
             "(is it running with --debug?)"
