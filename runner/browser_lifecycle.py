@@ -22,6 +22,7 @@ from runner import events
 from runner.browser import launch_browser
 from runner.bundle import PageRecorder, write_failure_bundle
 from runner.config import Config
+from runner.contexts_ahead import ContextsAhead, close_later
 from runner.events import RunError
 from runner.protocol import FinishedOutcome
 from runner.rundir import RunDirectory
@@ -73,6 +74,11 @@ class Standby:
             await asyncio.wait_for(self.context.close(), CLOSE_TIMEOUT_S)
 
 
+AHEAD: ContextsAhead[Standby] = ContextsAhead()
+"""A worker's next context, opened while its current scenario runs (one browser at a
+time per worker process)."""
+
+
 class BrowserLifecycle:
     """The browser, context and page of one run; :meth:`drive` runs the scenario there."""
 
@@ -106,17 +112,27 @@ class BrowserLifecycle:
         shared_browser: Browser | None,
         keep_launched: Callable[[], bool] = lambda: False,
         standby: Standby | None = None,
+        ahead: bool = False,
     ) -> Driven:
         """``execute`` the scenario on the page the run is given, else in a new context.
 
         A browser launched here is closed at the end unless ``keep_launched()`` says
         otherwise (a ``restart``): then it stays up, with its driver, in :attr:`kept`,
         for the next run to use as its shared browser. ``standby``: a context of
-        ``shared_browser`` opened ahead for this run (:meth:`open_standby`)."""
+        ``shared_browser`` opened ahead for this run (:meth:`open_standby`). ``ahead``: the
+        shared browser runs scenario after scenario (a collection worker): this run takes
+        the context opened ahead while the run before it ran, opens the next run's, and
+        closes its own in the background (:mod:`runner.contexts_ahead`)."""
         if provided_page is not None:
             return await self._on_page(rundir, execute, provided_page, tracing=False)
         if shared_browser is not None:
-            return await self._in_new_context(rundir, execute, shared_browser, standby)
+            if ahead and standby is None:
+                options = (self.config.base_url, self.config.viewport)
+                standby = await AHEAD.take(shared_browser, options)
+                AHEAD.open(shared_browser, options, self.open_standby)
+            return await self._in_new_context(
+                rundir, execute, shared_browser, standby, close_later_too=ahead
+            )
         config = self.config
         playwright = await async_playwright().start()
         try:
@@ -175,9 +191,11 @@ class BrowserLifecycle:
         execute: Callable[[], Awaitable[Execution]],
         browser: Browser,
         standby: Standby | None = None,
+        close_later_too: bool = False,
     ) -> Driven:
         """A fresh context of ``browser`` (``standby``'s, if opened ahead), closed
-        whatever happens."""
+        whatever happens (in the background with ``close_later_too``: the browser stays,
+        and the next run need not wait for the answer)."""
         context = standby.context if standby is not None else await self._new_context(browser)
         self.context = context
         try:
@@ -194,8 +212,11 @@ class BrowserLifecycle:
                     await context.tracing.stop()
             return driven
         finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+            if close_later_too:
+                close_later(context)
+            else:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
 
     async def _on_page(
         self,

@@ -311,6 +311,7 @@ class ScenarioRun:
                 shared_browser=self._shared_browser(),
                 keep_launched=self._keep_warm,
                 standby=self._inherited_standby(),
+                ahead=self.shared_browser is not None and self.warm is None,
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()
