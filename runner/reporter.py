@@ -423,10 +423,12 @@ class StepReporter:
         points anyway (not yet, or being closed), so ``page`` is left out. A progress
         state still waiting for its timer is dropped: it is older.
         """
-        self.write_runtime(state, None, page=False)
-        if state != "starting":
-            assert self.runtime_file is not None
-            self.runtime_file.close()
+        try:
+            self.write_runtime(state, None, page=False)
+        finally:
+            if state != "starting":  # even when the write failed: nothing older after it
+                assert self.runtime_file is not None
+                self.runtime_file.close()
 
     # --- console ------------------------------------------------------------------------
 
