@@ -2,9 +2,10 @@
 and what its last batch chose and why, from the viewer's link to it.
 
 ``startup`` starts the link (:class:`unotest.viewer.daemon_link.DaemonLink`) on
-``ctx.hub``, so its ``watch:event``/``watch:status`` messages reach every ``/ws`` client;
-``shutdown`` stops it. The route only reads the link's folded state: it never waits on
-the daemon.
+``ctx.hub`` and keeps it in ``ctx.daemon_link`` (one per server, never module state),
+so its ``watch:event``/``watch:status`` messages reach every ``/ws`` client;
+``shutdown`` stops it and clears the field. The route only reads the link's folded
+state: it never waits on the daemon.
 """
 
 from __future__ import annotations
@@ -20,17 +21,10 @@ from unotest.viewer.daemon_link import DaemonLink, watch_view
 
 __all__ = ["routes", "shutdown", "startup"]
 
-_LINKS: dict[int, DaemonLink] = {}
-"""Each server's link, by its context's id (a context is one server; tests run two)."""
-
-
-def _link(ctx: ViewerContext) -> DaemonLink | None:
-    return _LINKS.get(id(ctx))
-
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:
     def watch(request: Request) -> Response:
-        link = _link(ctx)
+        link = ctx.daemon_link
         if link is None:  # no lifespan started it (an app built without one): the file alone
             return json_response(watch_view(ctx.root, read_discovery(ctx.root), None))
         return json_response(link.view())
@@ -40,11 +34,11 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
 
 async def startup(ctx: ViewerContext) -> None:
     link = DaemonLink(ctx.root, ctx.hub)
-    _LINKS[id(ctx)] = link
+    ctx.daemon_link = link
     link.start()
 
 
 async def shutdown(ctx: ViewerContext) -> None:
-    link = _LINKS.pop(id(ctx), None)
+    link, ctx.daemon_link = ctx.daemon_link, None
     if link is not None:
         await link.stop()
