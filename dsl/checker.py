@@ -5,6 +5,11 @@ line runs, possibly after a minute of clicking. Here every file is read once and
 every problem is reported: unknown functions and variables (with a suggestion),
 wrong argument counts of built-ins and helpers, assignments to undeclared names or
 constants, ``break``/``continue`` outside a loop.
+
+The same walk also answers :func:`function_references`: which names each function
+calls or reads that are none of its own variables, the edges of ``unotest watch``'s
+dependency graph (``runner/watch_graph.py``), so the graph sees exactly the calls the
+checker sees.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dsl import ast
 from dsl.errors import ScenarioSyntaxError, suggestion
 from dsl.interpreter import HOOK_NAMES
 
-__all__ = ["Arity", "Diagnostic", "check_program"]
+__all__ = ["Arity", "Diagnostic", "FunctionReferences", "check_program", "function_references"]
 
 Arity = tuple[int, int | None]
 
@@ -315,3 +320,59 @@ def check_program(
     for fn in program.functions:
         checker.function(fn)
     return sorted(checker.found, key=lambda d: (d.line, d.col))
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionReferences:
+    """The names one function of a file uses that it does not declare itself."""
+
+    name: str
+    """The function's name."""
+    calls: frozenset[str]
+    """Names called as ``name(...)`` (a file function, a helper, a built-in, or a name
+    that resolves to nothing); a call through one of the function's own variables or
+    parameters is not one."""
+    reads: frozenset[str]
+    """Names read as values that no variable or parameter in scope declares: a
+    function passed by name (``expect_poll(ready, ...)``), a helper const, a typo."""
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every name the function depends on, called or read."""
+        return self.calls | self.reads
+
+
+class _Recorder(_Checker):
+    """The checker's walk, recording calls and free reads instead of judging them.
+
+    No consts are declared, so a read of a helper const reaches ``name_as_value`` and
+    is recorded; nothing is reported (problems are :func:`check_program`'s business)."""
+
+    def __init__(self, program: ast.Program) -> None:
+        super().__init__(program, {}, {}, ())
+        self.calls: set[str] = set()
+        self.reads: set[str] = set()
+
+    def call(self, node: ast.Call, callee: ast.Identifier, scope: _Scope) -> None:
+        if scope.lookup(callee.name) is None:
+            self.calls.add(callee.name)
+
+    def name_as_value(self, node: ast.Identifier, scope: _Scope) -> None:
+        self.reads.add(node.name)
+
+    def report(self, span: ast.Span, message: str) -> None:
+        """Nothing: the references are wanted, not the problems."""
+
+    def references(self, fn: ast.FunctionDecl) -> FunctionReferences:
+        self.calls, self.reads = set(), set()
+        self.function(fn)
+        return FunctionReferences(fn.name, frozenset(self.calls), frozenset(self.reads))
+
+
+def function_references(program: ast.Program) -> list[FunctionReferences]:
+    """What each function of one parsed file uses, in declaration order, walked as
+    :func:`check_program` walks it (nested blocks, loops, ``try``, every expression,
+    ``expect_poll``'s function). Names are not resolved: the caller decides what a
+    name means (the file's own function, a helper, a helper const, a built-in)."""
+    recorder = _Recorder(program)
+    return [recorder.references(fn) for fn in program.functions]

@@ -1,15 +1,15 @@
 """The watch daemon's dependency graph: which scenarios a saved file can change.
 
-Built from the static checker's own walk (:mod:`dsl.checker`): a subclass of its
-checker records every call and every name it reads instead of judging them, so the
-graph sees exactly the calls the checker sees (nested blocks, loops, ``expect_poll``'s
-function, helper consts). A node is a function of a file; a scenario's roots are every
-function of its file and the project's hooks (helpers named ``before_each`` /
-``after_each``, which run around every test). A breadth-first walk from the roots
-gives, for every file a scenario reaches, the shortest call path to it: that path is
-the ``chain`` a reason shows. Names that resolve to nothing (a helper that no longer
-parses) are kept as leaves, so a broken helper's scenarios can still be found by the
-names of its functions.
+Built from the static checker's own walk (:func:`dsl.checker.function_references`:
+every call and every name read that no variable declares), so the graph sees exactly
+the calls the checker sees (nested blocks, loops, ``expect_poll``'s function, helper
+consts). A node is a function of a file; a scenario's roots are every function of its
+file and the project's hooks (helpers named ``before_each`` / ``after_each``, which run
+around every test). A breadth-first walk from the roots gives, for every file a
+scenario reaches, the shortest call path to it: that path is the ``chain`` a reason
+shows. Names that resolve to nothing (a helper that no longer parses) are kept as
+leaves, so a broken helper's scenarios can still be found by the names of its
+functions.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl import ast
-from dsl.checker import Arity, _Checker, _Scope
+from dsl.checker import function_references
 from dsl.interpreter import HOOK_NAMES
 from runner import protocol
-from runner.project import SCENARIO_SUFFIX, ProjectIndex, arity_table
+from runner.project import SCENARIO_SUFFIX, ProjectIndex
 
 __all__ = ["DependencyGraph", "Node", "absolute", "helper_names_in_source"]
 
@@ -39,31 +38,6 @@ def helper_names_in_source(source: str) -> set[str]:
     """Function names declared in a helper's text, read without parsing it: what is left
     to go on when the file does not parse."""
     return set(_FUNCTION_DECL.findall(source))
-
-
-class _CallRecorder(_Checker):
-    """The checker's walk, recording the names called or read in each function."""
-
-    def __init__(self, program: ast.Program, helpers: Mapping[str, Arity]) -> None:
-        # No consts are declared: a read of a helper const then reaches name_as_value,
-        # where it is recorded like a call.
-        super().__init__(program, helpers, {}, ())
-        self.names: set[str] = set()
-
-    def call(self, node: ast.Call, callee: ast.Identifier, scope: _Scope) -> None:
-        if scope.lookup(callee.name) is None:
-            self.names.add(callee.name)
-
-    def name_as_value(self, node: ast.Identifier, scope: _Scope) -> None:
-        self.names.add(node.name)
-
-    def report(self, span: ast.Span, message: str) -> None:
-        """Problems are the checker's business, not the graph's."""
-
-    def names_of(self, fn: ast.FunctionDecl) -> set[str]:
-        self.names = set()
-        self.function(fn)
-        return self.names
 
 
 @dataclass
@@ -153,7 +127,6 @@ class DependencyGraph:
 def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[str]]]:
     """Every function's callees (resolved as the interpreter resolves them: the file's
     own functions first, then helpers, then helper consts) and each helper's names."""
-    arities = arity_table(index.helper_table)
     consts = index.helper_table.consts
     edges: dict[Node, set[Node]] = {}
     declared: dict[str, set[str]] = {}
@@ -163,11 +136,10 @@ def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[st
         names = {fn.name for fn in helper.program.functions}
         declared[helper.file] = names | {c.name for c in helper.consts}
     for program in programs:
-        recorder = _CallRecorder(program, arities)
         local = {fn.name for fn in program.functions}
-        for fn in program.functions:
+        for refs in function_references(program):
             targets: set[Node] = set()
-            for name in recorder.names_of(fn):
+            for name in refs.names:
                 if name in local:
                     targets.add((program.file, name))
                 elif (ref := index.helper_table.get(name)) is not None:
@@ -176,7 +148,7 @@ def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[st
                     targets.add((const.file, name))
                 else:
                     targets.add(("", name))
-            edges[(program.file, fn.name)] = targets
+            edges[(program.file, refs.name)] = targets
     return edges, declared
 
 
