@@ -102,6 +102,47 @@ class BrowserLifecycle:
         """The bundle :meth:`bundle_now` wrote (before ``after_each`` hooks ran)."""
         self.kept: WarmBrowser | None = None
         """The launched browser left open for a restart (``drive``'s ``keep_launched``)."""
+        self._prelaunch: asyncio.Task[WarmBrowser] | None = None
+        """The driver and browser started ahead (:meth:`prelaunch`), until ``drive``
+        takes them or :meth:`discard_prelaunch` closes them."""
+
+    def prelaunch(self) -> None:
+        """Start Playwright's driver and launch the browser now, in the background, for
+        the next :meth:`drive` to take: what runs meanwhile (the webServer's start)
+        overlaps them instead of preceding them. A launch error is raised by ``drive``,
+        where it would have been raised anyway."""
+        if self._prelaunch is None:
+            self._prelaunch = asyncio.get_running_loop().create_task(self._start_and_launch())
+
+    async def _start_and_launch(self) -> WarmBrowser:
+        config = self.config
+        playwright = await async_playwright().start()
+        try:
+            browser = await launch_browser(
+                playwright,
+                browser=config.browser,
+                headless=config.headless,
+                executable_path=config.executable_path,
+                ws_endpoint=config.ws_endpoint,
+            )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await playwright.stop()
+            raise
+        return WarmBrowser(browser, playwright)
+
+    async def discard_prelaunch(self) -> None:
+        """Close what :meth:`prelaunch` started when no ``drive`` took it."""
+        task, self._prelaunch = self._prelaunch, None
+        if task is None:
+            return
+        if not task.done():
+            task.cancel()
+        try:
+            started = await task
+        except BaseException:  # cancelled, or the launch failed: nothing is left open
+            return
+        await started.close()
 
     async def drive(
         self,
@@ -133,16 +174,15 @@ class BrowserLifecycle:
             return await self._in_new_context(
                 rundir, execute, shared_browser, standby, close_later_too=ahead
             )
-        config = self.config
-        playwright = await async_playwright().start()
+        if self._prelaunch is None:
+            self.prelaunch()
+        assert self._prelaunch is not None
+        # still ours until it is taken: an abort meanwhile leaves it to close_launched
+        started = await self._prelaunch
+        self._prelaunch = None
+        playwright = started.playwright
+        self.launched = started.browser
         try:
-            self.launched = await launch_browser(
-                playwright,
-                browser=config.browser,
-                headless=config.headless,
-                executable_path=config.executable_path,
-                ws_endpoint=config.ws_endpoint,
-            )
             driven = await self._in_new_context(rundir, execute, self.launched)
             self.driven = driven
             return driven
@@ -165,7 +205,9 @@ class BrowserLifecycle:
                 await playwright.stop()
 
     async def close_launched(self) -> None:
-        """The launched browser, when a failure or an abort left it open."""
+        """The launched browser, when a failure or an abort left it open (or one
+        started ahead that no ``drive`` took)."""
+        await self.discard_prelaunch()
         if self.launched is not None:
             await close_browser(self.launched)
 

@@ -301,6 +301,8 @@ class ScenarioRun:
         """
         driven: Driven = ("failed", None, None)
         web_server: WebServer | None = None
+        if self.provided_page is None and self._shared_browser() is None:
+            self.browser.prelaunch()  # the driver and browser start with the webServer
         try:
             web_server = await self._start_web_server()
             bridge.check()
@@ -330,6 +332,7 @@ class ScenarioRun:
                 # meets it again and reports it.
                 with contextlib.suppress(OSError):
                     reporter.close_open_steps(*ABORTED_STEP)
+        await self.browser.discard_prelaunch()  # not taken: the run ended before drive
         if self._keep_warm():
             self.handover = await self._warm_for_next(web_server)
         else:
