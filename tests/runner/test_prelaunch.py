@@ -35,13 +35,13 @@ def test_drive_takes_the_browser_started_ahead(tmp_path: Path, chromium_path: st
             assert browser.page is not None and browser.launched is not None
             seen.append(browser.launched)
             assert await browser.page.evaluate("1 + 1") == 2
-            return "passed", None, None
+            return "completed", None, None
 
         try:
             driven = await browser.drive(rundir, execute, provided_page=None, shared_browser=None)
         finally:
             rundir.close()
-        assert driven == ("passed", None, None)
+        assert driven == ("completed", None, None)
         assert not seen[0].is_connected()  # closed at the end, as a launched one is
         await browser.discard_prelaunch()  # taken: nothing left to close
 
