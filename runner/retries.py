@@ -6,22 +6,39 @@ run directory of its own (so the viewer and MCP see every attempt). A scenario t
 fails and then passes is ``flaky``: it does not fail the run, and every report says
 so. The link between attempts is two additive manifest fields, ``attempt`` (from 1)
 and ``retryOf`` (the first attempt's run id), written into a retry's manifest as soon
-as its directory exists.
+as its directory exists. So that a reader finds a chain without opening every run's
+manifest, the first attempt's directory also holds ``attempts.json`` (our file, not the
+protocol's), the run ids of its retries in the order they were marked: an index only,
+each retry's own manifest stays the truth.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from runner import protocol
 from runner.envelope import Status
+from runner.errors import RunWriteError
 from runner.protocol import ScenarioOutcomeKind
 from runner.rundir import atomic_write
 from runner.runs import run_meta
 
-__all__ = ["Attempt", "AttemptChain", "attempt_chain", "final_status", "mark_attempt", "retryable"]
+__all__ = [
+    "ATTEMPTS_FILE",
+    "Attempt",
+    "AttemptChain",
+    "attempt_chain",
+    "final_status",
+    "mark_attempt",
+    "retryable",
+]
+
+ATTEMPTS_FILE = "attempts.json"
+"""In a first attempt's run directory: ``{"retries": [runId, ...]}``, its retries."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +69,14 @@ def final_status(outcome: ScenarioOutcomeKind, failed_before: int) -> Status:
 
 def mark_attempt(run_dir: Path, attempt: int, retry_of: str) -> None:
     """Add ``attempt`` and ``retryOf`` to a retry's manifest (replaced atomically, so a
-    reader sees the manifest before or after, never half of it). A missing or
-    unreadable manifest is left alone: the link is a convenience, not the run."""
+    reader sees the manifest before or after, never half of it), and the retry to the
+    first attempt's ``attempts.json``. A missing or unreadable manifest is left alone:
+    the link is a convenience, not the run.
+
+    The index is written first: a reader checks every run it lists against that run's
+    manifest, so a crash between the two writes lists a run that is then left out, as
+    if never marked. An index that cannot be written is removed, and readers fall back
+    to scanning the scenario's runs (:func:`attempt_chain`)."""
     path = run_dir / protocol.RUN_MANIFEST_FILE
     try:
         manifest = json.loads(path.read_bytes())
@@ -61,9 +84,47 @@ def mark_attempt(run_dir: Path, attempt: int, retry_of: str) -> None:
         return
     if not isinstance(manifest, dict):
         return
+    _index_retry(run_dir.parent / retry_of, run_dir.name, attempt)
     manifest.update(attempt=attempt, retryOf=retry_of)
-    data = json.dumps(manifest, ensure_ascii=True, allow_nan=False, indent=2).encode("ascii")
-    atomic_write(path, data + b"\n", fsync=True)
+    atomic_write(path, _json_bytes(manifest), fsync=True)
+
+
+def _json_bytes(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, indent=2).encode("ascii") + b"\n"
+
+
+def _indexed(first_dir: Path) -> list[str] | None:
+    """The retries ``attempts.json`` lists; ``None`` without a readable index (a chain
+    marked before the index existed, or one whose index could not be written)."""
+    try:
+        value = json.loads((first_dir / ATTEMPTS_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    retries = value.get("retries") if isinstance(value, dict) else None
+    if not isinstance(retries, list) or not all(isinstance(r, str) for r in retries):
+        return None
+    return list(retries)
+
+
+def _index_retry(first_dir: Path, run_id: str, attempt: int) -> None:
+    """``run_id`` added to the first attempt's index, replaced atomically. Retries of one
+    scenario are marked one after another by one process, so nothing races this.
+
+    Only the first retry (attempt 2) starts an index: a later one finding none means an
+    earlier write failed, and an index without that retry would hide it from readers."""
+    index = first_dir / ATTEMPTS_FILE
+    retries = _indexed(first_dir)
+    if retries is None:
+        if attempt != 2 or index.exists() or not first_dir.is_dir():
+            return  # unreadable, lost or nowhere to go: readers scan
+        retries = []
+    if run_id not in retries:
+        retries.append(run_id)
+    try:
+        atomic_write(index, _json_bytes({"retries": retries}), fsync=True)
+    except RunWriteError:  # the index is optional: without it, readers scan
+        with contextlib.suppress(OSError):
+            index.unlink()
 
 
 @dataclass(frozen=True)
@@ -87,21 +148,47 @@ def _manifest(run_dir: Path) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
+_RUN_ID_TAIL = re.compile(r"-[0-9a-z]+-[0-9a-f]{6}")
+"""What ``make_run_id`` puts after the scenario's sanitised name."""
+
+
+def _candidates(runs_dir: Path, first: str) -> list[str]:
+    """The runs that may be retries of ``first`` when it has no index: only runs of the
+    same scenario (the same run id segment) can be, so only their manifests are read.
+    An id not made by ``make_run_id`` gives every run (the scan before the index)."""
+    tail = _RUN_ID_TAIL.search(first)
+    segment = first[: tail.start()] if tail is not None and tail.end() == len(first) else None
+    try:
+        names = [p.name for p in runs_dir.iterdir() if p.name != first]
+    except OSError:
+        return []
+    if segment is not None:
+        prefix = segment + "-"
+        names = [
+            n for n in names if n.startswith(prefix) and _RUN_ID_TAIL.fullmatch(n[len(segment) :])
+        ]
+    return [n for n in names if (runs_dir / n).is_dir()]
+
+
 def attempt_chain(runs_dir: Path, run_id: str) -> AttemptChain:
     """The attempts linked to ``run_id`` (itself, its first attempt, the retries whose
-    manifest names that first one in ``retryOf``), ordered by ``attempt``."""
+    manifest names that first one in ``retryOf``), ordered by ``attempt``.
+
+    Its cost is the chain's, not the project's: the first attempt is named by
+    ``retryOf``, its retries by its ``attempts.json``; without an index only the runs of
+    the same scenario are read."""
     first = _manifest(runs_dir / run_id).get("retryOf")
     first = first if isinstance(first, str) else run_id
     linked: list[tuple[int, str]] = [(1, first)]
-    try:
-        entries = [p for p in runs_dir.iterdir() if p.is_dir() and p.name != first]
-    except OSError:
-        entries = []
-    for path in entries:
-        manifest = _manifest(path)
+    indexed = _indexed(runs_dir / first)
+    names = indexed if indexed is not None else _candidates(runs_dir, first)
+    for name in dict.fromkeys(names):
+        if name == first:
+            continue
+        manifest = _manifest(runs_dir / name)
         number = manifest.get("attempt")
         if manifest.get("retryOf") == first and isinstance(number, int):
-            linked.append((number, path.name))
+            linked.append((number, name))
     linked.sort()
     ids = tuple(name for _, name in linked)
     meta = run_meta(runs_dir / ids[-1])
