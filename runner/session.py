@@ -193,25 +193,31 @@ class ScenarioRun:
         loop = asyncio.get_running_loop()
         bridge = self._bind_loop(loop)
         breakpoints, file_keys = self._breakpoints()
-        rundir, reporter = self._open_run_directory(bridge)
-        if self.handle_signals:
-            install_signal_handlers(loop, self._request_stop)
-        feed = start_debugger(
-            self._debug_options(),
-            breakpoints,
-            file_keys,
-            rundir=rundir,
-            reporter=reporter,
-            bridge=bridge,
-            masker=self.masker,
-            warn=self._warn,
-            idle_timeout_ms=self.config.debug.idle_timeout,
-        )
-        self._watch_restart(reporter)
-        rundir.append(events.run_started(rundir.run_id, self.scenario.name))
-        reporter.write_final_runtime("starting")
-        where = self.project.relative(rundir.path)
-        self.console.line(f"unotest e2e {self.scenario.name}  ({where})")
+        if self.provided_page is None and self._shared_browser() is None:
+            self.browser.prelaunch()  # the driver and browser start while the run sets up
+        try:
+            rundir, reporter = self._open_run_directory(bridge)
+            if self.handle_signals:
+                install_signal_handlers(loop, self._request_stop)
+            feed = start_debugger(
+                self._debug_options(),
+                breakpoints,
+                file_keys,
+                rundir=rundir,
+                reporter=reporter,
+                bridge=bridge,
+                masker=self.masker,
+                warn=self._warn,
+                idle_timeout_ms=self.config.debug.idle_timeout,
+            )
+            self._watch_restart(reporter)
+            rundir.append(events.run_started(rundir.run_id, self.scenario.name))
+            reporter.write_final_runtime("starting")
+            where = self.project.relative(rundir.path)
+            self.console.line(f"unotest e2e {self.scenario.name}  ({where})")
+        except BaseException:
+            await self.browser.discard_prelaunch()
+            raise
         outcome, error_info, bundle_path = await self._run_guarded(bridge, rundir, reporter, feed)
         await self._hand_over(rundir)
         try:
@@ -301,8 +307,6 @@ class ScenarioRun:
         """
         driven: Driven = ("failed", None, None)
         web_server: WebServer | None = None
-        if self.provided_page is None and self._shared_browser() is None:
-            self.browser.prelaunch()  # the driver and browser start with the webServer
         try:
             web_server = await self._start_web_server()
             bridge.check()
