@@ -6,13 +6,24 @@ after symlinks are followed and name a scenario (``*.test.js``), a helper
 (``_helpers/**.js``) or a collection (``_collections/*.yaml``). Every write is whole and
 atomic (``runner.rundir.atomic_write``), so a run starting meanwhile never reads half a
 file. Front ends shape the answers; nothing here knows HTTP.
+
+Saves are optimistic: a file's ``version`` is the hash of its bytes on disk, and a save
+given the version its client read (``base_version``) is refused with ``FileConflict``
+when the file has changed since, so two writers (a person in the page, an agent over
+MCP, an editor) never silently lose each other's edits.
 """
 
 from __future__ import annotations
 
+import enum
+import fcntl
+import hashlib
 import json
 import os
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -29,11 +40,14 @@ from runner.project import MAX_SOURCE_BYTES, SCENARIO_SUFFIX, Project, ProjectIn
 from runner.rundir import atomic_write
 
 __all__ = [
+    "UNCHECKED",
     "BreakpointsSaved",
+    "FileConflict",
     "FileExists",
     "FileMissing",
     "FileView",
     "TooLarge",
+    "Unchecked",
     "config_summary",
     "project_summary",
     "read_breakpoints",
@@ -41,6 +55,7 @@ __all__ = [
     "save_breakpoints",
     "save_source",
     "source_view",
+    "version_of",
     "write_collection",
 ]
 
@@ -57,6 +72,39 @@ class FileExists(UsageError):
 
 class TooLarge(UsageError):
     """A source bigger than ``runner.project.MAX_SOURCE_BYTES``."""
+
+
+class FileConflict(FileExists):
+    """A save whose ``base_version`` is not the file's version on disk: someone else
+    wrote it since the client read it. Carries what is on disk now (``None``, ``None``
+    when the file is gone) so the client can merge or choose."""
+
+    def __init__(self, message: str, text: str | None, version: str | None) -> None:
+        super().__init__(message)
+        self.text = text
+        self.version = version
+
+
+class Unchecked(enum.Enum):
+    """No ``base_version`` given: the save replaces whatever is on disk (last save wins),
+    as it did before versions existed; ``None`` means "must not exist yet"."""
+
+    UNCHECKED = "unchecked"
+
+
+UNCHECKED = Unchecked.UNCHECKED
+VERSION_CHARS = 16
+"""A version is the first 16 hex digits of the bytes' sha256: 64 bits, plenty to tell
+two contents of one file apart."""
+
+_SAVE_LOCK = threading.Lock()
+"""Held from a save's version check to its rename: two saves in this process never
+both pass the check against the same bytes."""
+
+
+def version_of(data: bytes) -> str:
+    """The version of a file's content: what a client hands back as ``base_version``."""
+    return hashlib.sha256(data).hexdigest()[:VERSION_CHARS]
 
 
 def _kind_of(parts: tuple[str, ...]) -> str | None:
@@ -108,6 +156,8 @@ class FileView:
     text: str
     statements: list[tuple[int, int]]
     problems: list[Diagnostic] = field(default_factory=list)
+    version: str = ""
+    """``version_of`` the bytes ``text`` was read from (or was saved as)."""
 
 
 def _program_of(index: ProjectIndex, rel: str) -> ast.Program | None:
@@ -123,18 +173,23 @@ def source_view(project: Project, rel: str) -> FileView:
         size = path.stat().st_size
         if size > MAX_SOURCE_BYTES:
             raise TooLarge(f"{rel} is {size:,} bytes; a source file may be {MAX_SOURCE_BYTES:,}")
-        text = path.read_bytes().decode("utf-8", "replace")
+        data = path.read_bytes()
     except OSError as err:
         raise FileMissing(f"{rel}: cannot read it ({err.strerror or err})") from None
+    return _view_of(project, rel, data)
+
+
+def _view_of(project: Project, rel: str, data: bytes) -> FileView:
+    """The view of ``rel`` holding ``data``; problems from the project as it is on disk."""
     index = ProjectIndex.load(project)
     program = _program_of(index, rel)
     starts = statement_starts(program) if program is not None else []
-    return FileView(rel, text, starts, index.errors_in([rel]))
+    text = data.decode("utf-8", "replace")
+    return FileView(rel, text, starts, index.errors_in([rel]), version_of(data))
 
 
-def save_source(project: Project, rel: str, text: str) -> FileView:
-    """Replace (or create) a source file atomically, keeping its mode; the new view."""
-    path = resolve_source(project, rel, must_exist=False)
+def _encoded(text: str) -> bytes:
+    """``text`` as a source file's bytes, or ``UsageError``/``TooLarge`` saying why not."""
     if "\0" in text:
         raise UsageError("the text holds a NUL character; a source file is UTF-8 text")
     try:
@@ -145,12 +200,64 @@ def save_source(project: Project, rel: str, text: str) -> FileView:
         raise TooLarge(
             f"the text is {len(data):,} bytes; a source file may be {MAX_SOURCE_BYTES:,}"
         )
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, data, display=rel)
-    if mode is not None:
-        os.chmod(path, mode)
-    return source_view(project, rel)
+    return data
+
+
+@contextmanager
+def _writers_excluded(project: Project) -> Iterator[None]:
+    """This process's lock, and an advisory ``flock`` on ``unotest/e2e/`` that every
+    unotest process saving a source takes too (the viewer, the MCP server): between
+    them, a version check and its write are one step. Editors take no such lock."""
+    with _SAVE_LOCK:
+        project.e2e_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(project.e2e_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the last descriptor releases the flock
+
+
+def _check_base(path: Path, rel: str, base: str | None) -> None:
+    """Raise ``FileConflict`` unless the file on disk is at version ``base`` (``None``:
+    unless it does not exist)."""
+    try:
+        current: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        current = None
+    except OSError as err:
+        raise FileMissing(f"{rel}: cannot read it ({err.strerror or err})") from None
+    version = None if current is None else version_of(current)
+    if version == base:
+        return
+    text = None if current is None else current.decode("utf-8", "replace")
+    if base is None:
+        raise FileConflict(f"{rel} exists already (created since you opened it)", text, version)
+    if current is None:
+        raise FileConflict(f"{rel} was deleted since you opened it", None, None)
+    raise FileConflict(f"{rel} changed on disk since you opened it", text, version)
+
+
+def save_source(
+    project: Project, rel: str, text: str, *, base_version: str | Unchecked | None = UNCHECKED
+) -> FileView:
+    """Replace (or create) a source file atomically, keeping its mode; the new view.
+
+    With ``base_version`` (the version the client read; ``None``: the file must not
+    exist yet) the save is refused with ``FileConflict`` when the file on disk is at
+    another one. The check runs just before the write, both under ``_writers_excluded``.
+    """
+    path = resolve_source(project, rel, must_exist=False)
+    data = _encoded(text)
+    with _writers_excluded(project):
+        if not isinstance(base_version, Unchecked):
+            _check_base(path, rel, base_version)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data, display=rel)
+        if mode is not None:
+            os.chmod(path, mode)
+    return _view_of(project, rel, data)
 
 
 # ---------------------------------------------------------------------------

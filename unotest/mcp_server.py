@@ -47,7 +47,7 @@ from runner.errors import UnotestError
 from runner.history import history_report
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
-from runner.project_files import resolve_source, save_source
+from runner.project_files import UNCHECKED, FileConflict, Unchecked, resolve_source, save_source
 from runner.protocol import JSONObject
 from runner.restart_links import latest_restart
 from runner.run_adapter import RunnerAdapter
@@ -114,6 +114,7 @@ class FileWritten(TypedDict):
     ok: bool
     problems: list[JSONObject]
     statements: list[protocol.BreakpointEntry]
+    version: str
 
 
 class BreakpointsSet(TypedDict):
@@ -425,15 +426,25 @@ class _Tools:
                 run.run_dir = new_dir
         return {"newRunId": new_dir.name, "newRunDir": self.project.relative(new_dir)}
 
-    def write_file(self, file: str, text: str) -> FileWritten:
+    def write_file(
+        self, file: str, text: str, base_version: str | Unchecked | None = UNCHECKED
+    ) -> FileWritten:
         """A scenario or helper file replaced (or created) as the viewer's
-        ``PUT /api/files`` does it, and its new problems and statement starts."""
+        ``PUT /api/files`` does it, and its new problems, statement starts and version;
+        with ``base_version``, refused when the file changed since that version."""
         rel = _source_path(file)
         try:
             resolve_source(self.project, rel, must_exist=False)
             if not rel.endswith(".js"):
                 raise UnotestError(f"{rel}: write_file writes scenario and helper files only")
-            view = save_source(self.project, rel, text)
+            view = save_source(self.project, rel, text, base_version=base_version)
+        except FileConflict as err:
+            now = (
+                "it no longer exists"
+                if err.version is None
+                else f"its version is now {err.version}"
+            )
+            raise ToolError(f"{err}; {now}: read it again and write your change onto it") from None
         except UnotestError as err:
             raise ToolError(str(err)) from None
         problems = [_diag(d) for d in view.problems]
@@ -442,6 +453,7 @@ class _Tools:
             "ok": not problems,
             "problems": problems,
             "statements": [{"line": line, "col": col} for line, col in view.statements],
+            "version": view.version,
         }
         return written
 
@@ -780,12 +792,15 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         return await tools.debug(run_id, command)
 
     @server.tool(structured_output=False)
-    def write_file(file: str, text: str) -> FileWritten:
+    def write_file(file: str, text: str, base_version: str | None = "") -> FileWritten:
         """Replace (or create) a scenario or helper file with `text`, the whole file: `file`
         is a scenario name (`shop/known-bug`), `_helpers/<name>` or the project-relative
-        path. Returns its problems (file/line/col/message; `ok` when none) and its
-        statement starts (where breakpoints can go). Then `debug reload` a paused run."""
-        return tools.write_file(file, text)
+        path. Returns its problems (file/line/col/message; `ok` when none), its
+        statement starts (where breakpoints can go) and its `version`. `base_version`: the
+        `version` a previous write_file returned; the write is refused when the file has
+        changed since (someone else edited it); null: the file must not exist yet; "" or
+        omitted: no check. Then `debug reload` a paused run."""
+        return tools.write_file(file, text, UNCHECKED if base_version == "" else base_version)
 
     @server.tool(structured_output=False)
     def set_breakpoints(scenario: str, breakpoints: list[str]) -> BreakpointsSet:

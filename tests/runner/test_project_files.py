@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +18,7 @@ from sites import scenario_source, write_project
 from runner.errors import UsageError
 from runner.project import Project
 from runner.project_files import (
+    FileConflict,
     FileExists,
     FileMissing,
     TooLarge,
@@ -23,6 +28,7 @@ from runner.project_files import (
     save_breakpoints,
     save_source,
     source_view,
+    version_of,
     write_collection,
 )
 
@@ -116,6 +122,123 @@ def test_saving_creates_a_new_scenario(project: Project) -> None:
     view = save_source(project, "unotest/e2e/sub/new.test.js", scenario_source("new", BODY))
     assert view.problems == []
     assert (project.e2e_dir / "sub" / "new.test.js").is_file()
+
+
+def test_a_version_is_the_hash_of_the_bytes_on_disk(project: Project) -> None:
+    path = project.root / SMOKE
+    view = source_view(project, SMOKE)
+    assert view.version == hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    saved = save_source(project, SMOKE, view.text + "// more\n")
+    assert saved.version == version_of(path.read_bytes()) != view.version
+    assert source_view(project, SMOKE).version == saved.version
+
+
+def test_a_save_from_an_old_version_is_refused_with_what_is_on_disk(project: Project) -> None:
+    path = project.root / SMOKE
+    opened = source_view(project, SMOKE)
+    meanwhile = opened.text.replace("const a = 1", "const a = 2")
+    path.write_text(meanwhile, encoding="utf-8")  # an editor saves meanwhile
+    with pytest.raises(FileConflict) as caught:
+        save_source(project, SMOKE, opened.text + "// mine\n", base_version=opened.version)
+    assert str(caught.value) == f"{SMOKE} changed on disk since you opened it"
+    assert caught.value.text == meanwhile
+    assert caught.value.version == version_of(meanwhile.encode())
+    assert path.read_text(encoding="utf-8") == meanwhile
+    # Saved again from the version on disk now: written.
+    again = save_source(project, SMOKE, "// mine\n", base_version=caught.value.version)
+    assert path.read_text(encoding="utf-8") == "// mine\n"
+    assert again.version == version_of(b"// mine\n")
+
+
+def test_a_null_base_version_means_the_file_must_not_exist_yet(project: Project) -> None:
+    new = "unotest/e2e/fresh.test.js"
+    created = save_source(project, new, scenario_source("fresh", BODY), base_version=None)
+    assert created.problems == []
+    with pytest.raises(FileConflict, match="exists already") as caught:
+        save_source(project, new, "// other\n", base_version=None)
+    assert caught.value.version == created.version
+    assert (project.root / new).read_text(encoding="utf-8") == created.text
+
+
+def test_a_file_deleted_since_it_was_opened_is_a_conflict(project: Project) -> None:
+    opened = source_view(project, SMOKE)
+    (project.root / SMOKE).unlink()
+    with pytest.raises(FileConflict, match="was deleted since you opened it") as caught:
+        save_source(project, SMOKE, opened.text, base_version=opened.version)
+    assert (caught.value.text, caught.value.version) == (None, None)
+    assert not (project.root / SMOKE).exists()
+
+
+def test_saves_from_one_version_in_many_threads_exactly_one_wins(project: Project) -> None:
+    base = source_view(project, SMOKE).version
+    start = threading.Barrier(8)
+    outcomes: list[str] = []
+
+    def save(n: int) -> None:
+        start.wait()
+        try:
+            save_source(project, SMOKE, f"// writer {n}\n", base_version=base)
+            outcomes.append(f"won {n}")
+        except FileConflict:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [o for o in outcomes if o.startswith("won")]
+    assert len(winners) == 1 and outcomes.count("refused") == 7
+    assert (project.root / SMOKE).read_text() == f"// writer {winners[0].split()[1]}\n"
+
+
+HOLD_FLOCK = (
+    "import fcntl, os, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDONLY)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.readline()\n"
+    "open(sys.argv[2], 'w').write('// the other process\\n')\n"
+)
+
+
+def test_another_unotest_process_saving_holds_off_the_check(project: Project) -> None:
+    """The viewer and the MCP server are separate processes: a save waits for the other's
+    ``flock`` on ``unotest/e2e/``, and checks the version only after it."""
+    base = source_view(project, SMOKE).version
+    path = project.root / SMOKE
+    other = subprocess.Popen(
+        [sys.executable, "-c", HOLD_FLOCK, str(project.e2e_dir), str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "held\n"
+        outcome: list[BaseException | None] = []
+
+        def save() -> None:
+            try:
+                save_source(project, SMOKE, "// mine\n", base_version=base)
+                outcome.append(None)
+            except FileConflict as err:
+                outcome.append(err)
+
+        thread = threading.Thread(target=save)
+        thread.start()
+        thread.join(0.5)
+        assert thread.is_alive(), "the save did not wait for the other process's lock"
+        assert other.stdin is not None
+        other.stdin.write("go\n")
+        other.stdin.close()
+        assert other.wait(30) == 0
+        thread.join(30)
+    finally:
+        if other.poll() is None:
+            other.kill()
+            other.wait()
+    assert isinstance(outcome[0], FileConflict)
+    assert path.read_text() == "// the other process\n"
 
 
 def test_breakpoints_move_to_the_nearest_statement_and_say_so(

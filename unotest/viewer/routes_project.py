@@ -21,7 +21,10 @@ from runner.envfile import parse_env_file, update_env_file
 from runner.errors import UsageError
 from runner.project import ProjectIndex
 from runner.project_files import (
+    UNCHECKED,
+    FileConflict,
     FileView,
+    Unchecked,
     project_summary,
     read_breakpoints,
     save_breakpoints,
@@ -42,7 +45,26 @@ def _file_json(view: FileView) -> dict[str, object]:
         "text": view.text,
         "statements": [{"line": line, "col": col} for line, col in view.statements],
         "problems": [diagnostic_json(d) for d in view.problems],
+        "version": view.version,
     }
+
+
+def _base_version(body: dict[str, object]) -> str | Unchecked | None:
+    """``baseVersion`` as ``save_source`` takes it: absent → no check (last save wins, as
+    curl and older clients expect), ``null`` → the file must not exist yet, a string →
+    the version the client read."""
+    if "baseVersion" not in body:
+        return UNCHECKED
+    base = body["baseVersion"]
+    if base is not None and not isinstance(base, str):
+        raise UsageError("baseVersion must be the version the file was read at, or null")
+    return base
+
+
+def _conflict(err: FileConflict) -> Response:
+    """409 with the sentence and what is on disk now, so the client can merge or choose."""
+    body = {"error": str(err), "text": err.text, "version": err.version}
+    return json_response(body, status=409)
 
 
 def _object(data: object) -> dict[str, object]:
@@ -79,11 +101,18 @@ class ProjectRoutes:
         return json_response(_file_json(source_view(self.ctx.project, request.path_params["path"])))
 
     async def put_file(self, request: Request) -> Response:
-        text = _object(await json_body(request)).get("text")
+        body = _object(await json_body(request))
+        text = body.get("text")
         if not isinstance(text, str):
             raise UsageError('the body must be {"text": "<the whole file>"}')
+        base = _base_version(body)
         path = request.path_params["path"]
-        view = await run_in_threadpool(save_source, self.ctx.project, path, text)
+        try:
+            view = await run_in_threadpool(
+                lambda: save_source(self.ctx.project, path, text, base_version=base)
+            )
+        except FileConflict as err:
+            return _conflict(err)
         return json_response(_file_json(view))
 
     def get_breakpoints(self, request: Request) -> Response:
