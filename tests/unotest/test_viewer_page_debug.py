@@ -586,3 +586,43 @@ def test_a_run_without_debug_can_be_paused_from_the_page(tmp_path: Path, page: P
             page.get_by_role("button", name="Abort").click()
             expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
             guard.check()
+
+
+def test_a_save_over_a_change_on_disk_offers_reload_or_overwrite(
+    page: Page, viewer: Viewer
+) -> None:
+    """The page saves with the version it read: a file changed on disk meanwhile (an
+    editor, an agent) is not overwritten silently but shown in a banner."""
+    guard = guard_page(page)
+    guard.allow("status of 409 (Conflict)")  # the refused saves, provoked on purpose
+    _open_scenario(page, viewer, "smoke")
+    path = viewer.root / "unotest" / "e2e" / "smoke.test.js"
+    source = page.get_by_role("textbox", name="Source")
+    banner = page.get_by_role("alert").filter(has_text="changed on disk")
+    mine = source.input_value().replace("n = n * 10", "n = n * 100")
+    source.fill(mine)
+    theirs = path.read_text().replace("let n = 1", "let n = 2")
+    path.write_text(theirs)
+    page.get_by_role("button", name="Save").click()
+    expect(banner).to_be_visible()
+    assert path.read_text() == theirs  # refused: their edit is still there
+    page.get_by_role("button", name="Overwrite", exact=True).click()
+    expect(page.locator(".source-note")).to_have_text("Saved")
+    expect(banner).to_have_count(0)
+    assert path.read_text() == mine
+
+    # Unedited, the view follows the disk silently.
+    path.write_text(mine.replace("n = n * 100", "n = n * 7"))
+    expect(source).to_have_value(mine.replace("n = n * 100", "n = n * 7"))
+
+    # Edited again, and the disk changes: Reload from disk drops the local edit.
+    source.fill(source.input_value().replace("n = n * 7", "n = n * 8"))
+    on_disk = mine.replace("n = n * 100", "n = n * 9")
+    path.write_text(on_disk)
+    page.get_by_role("button", name="Save").click()
+    expect(banner).to_be_visible()
+    page.get_by_role("button", name="Reload from disk", exact=True).click()
+    expect(source).to_have_value(on_disk)
+    expect(banner).to_have_count(0)
+    assert path.read_text() == on_disk
+    guard.check()

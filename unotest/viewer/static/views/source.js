@@ -1,7 +1,10 @@
 // The source view shared by the scenario, helper and run tabs: line numbers,
 // highlighting, a breakpoint button at every statement start, editing in a transparent
 // textarea laid over the highlighted text (Save button, Ctrl+S), problems at their
-// line:col, and a highlighted current line when a run gives one.
+// line:col, and a highlighted current line when a run gives one. A save carries the
+// version the file was read at: when the file changed on disk meanwhile (an editor, an
+// agent's write_file, another tab), the save is refused and a banner offers Reload from
+// disk (drop the local edits) or Overwrite (save them over the new version).
 import { html, useEffect, useMemo, useRef, useState, useCallback } from "../lib.js";
 import { api, filePath } from "../api.js";
 import { onMessage, onResync } from "../live.js";
@@ -9,6 +12,7 @@ import { useProject } from "../store.js";
 import { tokenLines } from "./highlight.js";
 import { breakpointKey, breakpointsOf, toggleLine } from "./breakpoints.js";
 import { announceSave } from "./edits.js";
+import { FileConflict, saveFile } from "./file_save.js";
 
 const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:collections-changed"]);
 
@@ -39,13 +43,17 @@ export function useSourceFile(path, keep) {
     if (forPath === pathRef.current) setFileState(data);
   }, []);
   const load = useCallback(() => {
-    if (!path) return;
-    api(filePath(path)).then(
+    if (!path) return Promise.resolve(null);
+    return api(filePath(path)).then(
       (data) => {
         setFile(data, path);
         if (path === pathRef.current) setError(null);
+        return null;
       },
-      (err) => { if (path === pathRef.current) setError(err.message); },
+      (err) => {
+        if (path === pathRef.current) setError(err.message);
+        return err.message;
+      },
     );
   }, [path]);
   useEffect(() => {
@@ -135,14 +143,29 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
   const [draft, setDraft] = useState(null);
   const draftRef = useRef(null);
   draftRef.current = draft;
-  const { file, setFile, error } = useSourceFile(path, () => draftRef.current !== null);
+  const fileRef = useRef(null);
+  // Kept over a change on disk only when edited: a draft equal to the file is dropped.
+  const edited = () => {
+    const kept = draftRef.current;
+    if (kept === null || (fileRef.current && kept === fileRef.current.text)) {
+      if (kept !== null) setDraft(null);
+      return false;
+    }
+    return true;
+  };
+  const { file, setFile, error, reload } = useSourceFile(path, edited);
+  fileRef.current = file;
   const [saving, setSaving] = useState(false);
   const [note, setNote] = useState(null);
+  const [conflict, setConflict] = useState(null); // a FileConflict while its banner shows
   const project = useProject();
   const key = breakpointKey(path);
   const scroller = useRef(null);
 
-  useEffect(() => setDraft(null), [path]);
+  useEffect(() => {
+    setDraft(null);
+    setConflict(null);
+  }, [path]);
   const text = draft !== null ? draft : file ? file.text : "";
   // Only the scenario language is highlighted; a collection's YAML is shown as it is.
   const lines = useMemo(
@@ -175,22 +198,36 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
   useEffect(() => { if (current) scrollTo(current); }, [current, file]);
   useEffect(() => { if (reveal) scrollTo(reveal.line); }, [reveal]);
 
-  const save = async () => {
+  // Save `text` if the file on disk is still at `base` (the version this view read, or
+  // the one a conflict reported, to overwrite it).
+  const save = async (base = file && file.version) => {
     if (saving || !file) return;
     setSaving(true);
     try {
-      const saved = await api(filePath(path), { method: "PUT", body: { text } });
+      const saved = await saveFile(path, text, base);
       setFile(saved);
       setDraft(null);
+      setConflict(null);
       const count = (saved.problems || []).length;
       setNote(count ? `Saved with ${count} problem${count > 1 ? "s" : ""}` : "Saved");
       if (onSaved) onSaved(saved);
       announceSave(path); // a paused run using this file offers Reload (edits.js)
     } catch (err) {
-      setNote(`Not saved: ${err.message}`);
+      if (err instanceof FileConflict) {
+        setConflict(err);
+        setNote(null);
+      } else {
+        setNote(`Not saved: ${err.message}`);
+      }
     } finally {
       setSaving(false);
     }
+  };
+  const reloadFromDisk = async () => {
+    setConflict(null);
+    setDraft(null);
+    const failed = await reload();
+    setNote(failed ? `Not reloaded: ${failed}` : "Reloaded from disk");
   };
   const toggle = async (line, col, set) => {
     if (!key) return;
@@ -221,9 +258,14 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
   return html`<div class="source" role="group" aria-label=${`Source of ${path}`}>
     <div class="source-bar">
       <span class="source-path">${path}${dirty ? " •" : ""}</span>
-      <button type="button" onClick=${save} disabled=${saving || !active}>Save</button>
+      <button type="button" onClick=${() => save()} disabled=${saving || !active}>Save</button>
       ${note && html`<span class="source-note" role="status">${note}</span>`}
     </div>
+    ${conflict && html`<div class="reload-offer source-conflict" role="alert">
+      <span>${conflict.message}: Reload from disk drops your edits, Overwrite saves them over it.</span>
+      <button type="button" onClick=${reloadFromDisk} disabled=${saving}>Reload from disk</button>
+      <button type="button" onClick=${() => save(conflict.version)} disabled=${saving}>Overwrite</button>
+    </div>`}
     <div class="source-scroll" ref=${scroller}>
       <div class="source-grid">
         <${Gutter} count=${lines.length} starts=${starts} setLines=${setLines}
