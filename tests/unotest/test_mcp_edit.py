@@ -18,6 +18,7 @@ paused on its failure, the fixed file written with ``write_file``, ``debug reloa
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ def test_write_file_validates_like_the_viewer(project: Path) -> None:  # noqa: F
             "ok": True,
             "problems": [],
             "statements": [{"line": n, "col": 2} for n in (5, 6, 7, 8, 9)],
+            "version": hashlib.sha256(original.encode()).hexdigest()[:16],
         }
 
         helper = "function total_of(cart) {\n  return cart.length * no_such_thing\n}\n"
@@ -187,5 +189,40 @@ def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
         assert events[-1] == {"kind": "run:finished", "outcome": "completed", "t": events[-1]["t"]}
         runs = sorted(p.name for p in (project / "unotest" / ".runs").iterdir())
         assert runs == [run_id]  # no second run: the fix continued this one
+
+    drive(project, flow)
+
+
+def test_write_file_with_a_stale_base_version_is_refused(project: Path) -> None:  # noqa: F811
+    """``base_version``: the write is refused when the file changed since that version
+    (a person saved it in the viewer, an editor); ``null``: only a new file."""
+
+    async def flow(agent: Agent) -> None:
+        path = project / KNOWN_BUG
+        original = path.read_text()
+        first = await agent.ok("write_file", file="shop/known-bug", text=original + "// 1\n")
+        theirs = original + "// a person's edit\n"
+        path.write_text(theirs)
+        message = await agent.error(
+            "write_file",
+            file="shop/known-bug",
+            text=original + "// 2\n",
+            base_version=first["version"],
+        )
+        assert f"{KNOWN_BUG} changed on disk since you opened it" in message, message
+        now = hashlib.sha256(theirs.encode()).hexdigest()[:16]
+        assert now in message
+        assert path.read_text() == theirs
+        again = await agent.ok(
+            "write_file", file="shop/known-bug", text=theirs + "// 2\n", base_version=now
+        )
+        assert path.read_text() == theirs + "// 2\n"
+        assert again["version"] == hashlib.sha256((theirs + "// 2\n").encode()).hexdigest()[:16]
+        message = await agent.error(
+            "write_file", file="shop/known-bug", text="// new\n", base_version=None
+        )
+        assert "exists already" in message, message
+        fresh = await agent.ok("write_file", file="shop/fresh", text=original, base_version=None)
+        assert fresh["path"] == "unotest/e2e/shop/fresh.test.js"
 
     drive(project, flow)
