@@ -16,11 +16,11 @@ MCP, an editor) never silently lose each other's edits.
 from __future__ import annotations
 
 import enum
-import fcntl
 import hashlib
 import json
 import os
 import stat
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +38,9 @@ from runner.errors import UnotestError, UsageError
 from runner.positions import land, statement_starts
 from runner.project import MAX_SOURCE_BYTES, SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.rundir import atomic_write
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = [
     "UNCHECKED",
@@ -209,6 +212,9 @@ def _writers_excluded(project: Project) -> Iterator[None]:
     unotest process saving a source takes too (the viewer, the MCP server): between
     them, a version check and its write are one step. Editors take no such lock."""
     with _SAVE_LOCK:
+        if sys.platform == "win32":  # no flock: only this process's lock holds
+            yield
+            return
         project.e2e_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(project.e2e_dir, os.O_RDONLY)
         try:
