@@ -47,7 +47,14 @@ from runner.errors import UnotestError
 from runner.history import history_report
 from runner.positions import land, parse_position, statement_starts
 from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
-from runner.project_files import UNCHECKED, FileConflict, Unchecked, resolve_source, save_source
+from runner.project_files import (
+    UNCHECKED,
+    FileConflict,
+    Unchecked,
+    resolve_source,
+    save_source,
+    version_of,
+)
 from runner.protocol import JSONObject
 from runner.restart_links import latest_restart
 from runner.run_adapter import RunnerAdapter
@@ -96,6 +103,8 @@ class ScenarioSource(TypedDict):
     kind: str
     path: str
     source: str
+    version: str
+    """What ``write_file``'s ``base_version`` takes to refuse a write over a newer save."""
 
 
 class CheckResult(TypedDict):
@@ -209,9 +218,16 @@ class _Tools:
     def read_scenario(self, name: str) -> ScenarioSource:
         index = self.index()
         kind, path = self.scenario_path(index, name)
-        source = (self.project.root / path).read_text(encoding="utf-8")
+        data = (self.project.root / path).read_bytes()
+        source = data.decode("utf-8")
         numbered = "\n".join(f"{i:>4} | {line}" for i, line in enumerate(source.splitlines(), 1))
-        return {"name": name, "kind": kind, "path": path, "source": _cut(numbered)}
+        return {
+            "name": name,
+            "kind": kind,
+            "path": path,
+            "source": _cut(numbered),
+            "version": version_of(data),
+        }
 
     def check(self, source: str | None, name: str | None) -> CheckResult:
         index = self.index()

@@ -166,8 +166,12 @@ def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
         read = await agent.ok("read_scenario", name="shop/known-bug")
         assert WRONG_TOTAL in read["source"]
         fixed = (project / KNOWN_BUG).read_text().replace(WRONG_TOTAL, RIGHT_TOTAL)
-        written = await agent.ok("write_file", file="shop/known-bug", text=fixed)
+        # The version read guards the write: nobody saved the file since.
+        written = await agent.ok(
+            "write_file", file="shop/known-bug", text=fixed, base_version=read["version"]
+        )
         assert written["ok"] is True, written
+        assert written["version"] != read["version"]
 
         reload = await agent.ok("debug", run_id=run_id, cmd="reload")
         kinds = [a["kind"] for a in reload["answers"]]
