@@ -103,6 +103,9 @@ class BrowserLifecycle:
         self.kept: WarmBrowser | None = None
         """The launched browser left open for a restart (``drive``'s ``keep_launched``)."""
         self._prelaunch: asyncio.Task[WarmBrowser] | None = None
+        self.early_driver: Playwright | BaseException | None = None
+        """A driver already started on this loop (:mod:`runner.early_driver`), or why it
+        could not start: the next launch uses it instead of starting one."""
         """The driver and browser started ahead (:meth:`prelaunch`), until ``drive``
         takes them or :meth:`discard_prelaunch` closes them."""
 
@@ -116,7 +119,7 @@ class BrowserLifecycle:
 
     async def _start_and_launch(self) -> WarmBrowser:
         config = self.config
-        playwright = await async_playwright().start()
+        playwright = await self._driver()
         try:
             browser = await launch_browser(
                 playwright,
@@ -131,8 +134,20 @@ class BrowserLifecycle:
             raise
         return WarmBrowser(browser, playwright)
 
+    async def _driver(self) -> Playwright:
+        """The driver started early, once, else a new one."""
+        early, self.early_driver = self.early_driver, None
+        if isinstance(early, BaseException):
+            raise early
+        return early if early is not None else await async_playwright().start()
+
     async def discard_prelaunch(self) -> None:
-        """Close what :meth:`prelaunch` started when no ``drive`` took it."""
+        """Close what :meth:`prelaunch` started when no ``drive`` took it, and a driver
+        started early that no launch used."""
+        early, self.early_driver = self.early_driver, None
+        if early is not None and not isinstance(early, BaseException):
+            with contextlib.suppress(Exception):
+                await early.stop()
         task, self._prelaunch = self._prelaunch, None
         if task is None:
             return

@@ -39,6 +39,7 @@ from runner.command_feed import CommandFeed
 from runner.config import Config
 from runner.debug_setup import DebugOptions, prepare_breakpoints, start_debugger
 from runner.debugger import Breakpoints
+from runner.early_driver import EarlyDriver
 from runner.errors import UnotestError, UsageError, WebServerCancelled
 from runner.events import RunError
 from runner.project import Project
@@ -140,9 +141,17 @@ class ScenarioRun:
         self._keep: bool | None = None
         self.standby = StandbyOpener()
 
-    def run(self) -> RunResult:
-        """The run, and each run a ``restart`` starts after it: the last one's result."""
-        return asyncio.run(self._run_restarting())
+    def run(self, early: EarlyDriver | None = None) -> RunResult:
+        """The run, and each run a ``restart`` starts after it: the last one's result.
+        ``early``: a loop with Playwright's driver already started on it
+        (:mod:`runner.early_driver`), which this run then owns and closes."""
+        if early is None:
+            return asyncio.run(self._run_restarting())
+        early.wait()
+        self.browser.early_driver = early.playwright or early.error
+        early.playwright = None
+        with asyncio.Runner(loop_factory=lambda: early.loop) as runner:
+            return runner.run(self._run_restarting())
 
     async def run_async(self) -> RunResult:
         """For a worker that keeps one loop and one browser across scenarios (a
@@ -192,7 +201,11 @@ class ScenarioRun:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         bridge = self._bind_loop(loop)
-        breakpoints, file_keys = self._breakpoints()
+        try:
+            breakpoints, file_keys = self._breakpoints()
+        except BaseException:
+            await self.browser.discard_prelaunch()  # a driver started early, if any
+            raise
         if self.provided_page is None and self._shared_browser() is None:
             self.browser.prelaunch()  # the driver and browser start while the run sets up
         try:

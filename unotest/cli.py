@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from runner import early_driver
 from runner.errors import UnotestError, UsageError
 from runner.text import did_you_mean, one_line
 from unotest.exit_codes import EXIT_OK, EXIT_USAGE, exit_code_for
@@ -220,6 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             raise UsageError("no command given (see 'unotest --help')")
+        if args.command == "e2e":
+            # Playwright's driver starts now, while the command's imports, the project
+            # and the config load; the run takes it (runner.early_driver).
+            early_driver.start()
         return _command(args.command)(args)
     except UnotestError as err:
         _report(str(err))
@@ -232,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
         return EXIT_USAGE
+    finally:
+        early_driver.discard()  # an exit before the run took it: no driver left behind
 
 
 def _tolerate_unencodable_output() -> None:

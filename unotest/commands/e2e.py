@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TextIO
 
 from dsl.scenario import ScenarioFile
-from runner import envelope
+from runner import early_driver, envelope
 from runner.config import Config, load_config
+from runner.early_driver import EarlyDriver
 from runner.envelope import Envelope
 from runner.errors import UsageError
 from runner.event_log import EventLog, LiveFile, output_stream
@@ -158,6 +159,7 @@ def e2e_command(args: argparse.Namespace) -> int:
     result = _run_attempts(
         attempts,
         retries,
+        early_driver.take(),  # started by cli.main; the first attempt's run owns it
         lambda on_started, log_stream: ScenarioRun(
             project,
             scenario,
@@ -249,13 +251,17 @@ class _Attempts:
 _MakeRun = Callable[[Callable[[str], None], TextIO], ScenarioRun]
 
 
-def _run_attempts(attempts: _Attempts, retries: int, make_run: _MakeRun) -> RunResult:
+def _run_attempts(
+    attempts: _Attempts, retries: int, early: EarlyDriver | None, make_run: _MakeRun
+) -> RunResult:
     """Run the scenario until it passes, is stopped, or has failed ``retries + 1`` times;
-    each attempt a new :class:`ScenarioRun` (its own browser, its own run directory)."""
+    each attempt a new :class:`ScenarioRun` (its own browser, its own run directory);
+    the first on ``early``'s loop and driver when there is one."""
     while True:
         tee = output_stream(attempts.log, attempts.name, attempts.stream)
         attempts.attempt_opened = False
-        result = make_run(attempts.on_started, tee).run()
+        result = make_run(attempts.on_started, tee).run(early)
+        early = None
         if not retryable(result.outcome) or len(attempts.failed) >= retries:
             return result
         attempt = attempts.attempt(result)

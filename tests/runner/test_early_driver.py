@@ -1,0 +1,143 @@
+"""``unotest e2e`` starts Playwright's driver as soon as its arguments parse
+(runner.early_driver): every way out closes it, and nothing it started outlives the
+command, checked at once when the command exits (no grace period: a driver left to
+notice its closed pipe on its own would still be there).
+
+Every process the command starts carries a marker in its environment (inherited by the
+driver and Chromium whoever their parent becomes), found through /proc afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from procs import cmdline, descendants, marked, outlivers
+from sites import config_yaml, scenario_source, unotest_env, write_project
+
+from runner import early_driver
+from unotest.cli import main
+
+MARK = "UNOTEST_TEST_EARLY_DRIVER"
+# What an event loop closed with its tasks or transports still open says at exit.
+UNCLEAN = ("Traceback", "Task was destroyed", "Event loop is closed", "Exception ignored")
+
+
+def _e2e(root: Path, *args: str) -> tuple[int, str, str]:
+    """``unotest e2e ARGS`` in ``root``; afterwards no process of its own is left."""
+    marker = uuid.uuid4().hex
+    proc = subprocess.run(
+        [sys.executable, "-m", "unotest", "e2e", *args],
+        cwd=root,
+        env=unotest_env(**{MARK: marker}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    left = marked(MARK, marker)
+    outlivers(MARK, marker, grace=5)  # never leave them running, even when failing
+    assert left == [], f"left running after exit: {left}\n{proc.stderr}"
+    for sign in UNCLEAN:
+        assert sign not in proc.stderr, proc.stderr
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def project(tmp_path: Path, chromium_path: str) -> Path:
+    return write_project(
+        tmp_path,
+        config_yaml(None, chromium=chromium_path),
+        {
+            "fine": scenario_source("fine", '  expect_equal(1, 1)\n  log("ran")\n'),
+            "broken": scenario_source("broken", "  no_such_builtin()\n"),
+        },
+    )
+
+
+def test_an_unknown_scenario_exits_2_and_leaves_no_driver(project: Path) -> None:
+    code, _, err = _e2e(project, "nosuch")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "unotest: no scenario named 'nosuch'; 'unotest list' shows them all"
+    ], err
+
+
+def test_a_scenario_with_a_problem_exits_2_and_leaves_no_driver(project: Path) -> None:
+    code, _, err = _e2e(project, "broken")
+    assert code == 2
+    assert "scenario 'broken' cannot run" in err
+
+
+def test_a_bad_break_refused_by_the_run_leaves_no_driver(project: Path) -> None:
+    """The run has taken the loop and the driver when it checks the breakpoints."""
+    code, _, err = _e2e(project, "fine", "--break", "nofile:3")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "unotest: --break nofile:3: no such scenario or helper file"
+    ], err
+
+
+def test_a_usage_error_before_the_command_starts_nothing(project: Path) -> None:
+    code, _, err = _e2e(project, "fine", "--retries", "many")
+    assert code == 2
+    assert "--retries" in err
+
+
+def test_a_run_on_the_early_driver_passes_and_closes_everything(project: Path) -> None:
+    code, out, err = _e2e(project, "fine")
+    assert code == 0, out + err
+    assert "ran" in out
+    assert "passed" in out or "completed" in out, out
+
+
+def test_a_project_that_is_not_there_leaves_no_driver(tmp_path: Path) -> None:
+    code, _, err = _e2e(tmp_path, "fine")
+    assert code == 2, err
+    assert err.startswith("unotest: "), err
+
+
+# In this process: a driver nobody closes would still be running here afterwards, so
+# these tell a closed driver from one left to end with the process.
+
+
+def _drivers() -> list[str]:
+    """This process's descendants that are Playwright's driver (or anything it ran)."""
+    return [cmdline(pid) for pid in descendants(os.getpid())]
+
+
+def test_take_hands_over_a_started_driver_and_close_ends_it() -> None:
+    early_driver.start()
+    early = early_driver.take()
+    assert early is not None and early.error is None
+    assert early.playwright is not None
+    assert any("playwright" in line or "node" in line for line in _drivers()), _drivers()
+    assert early_driver.take() is None  # taken: the caller's now, nobody else's
+    early.close()
+    assert early.loop.is_closed()
+    assert _drivers() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["nosuch"], "no scenario named 'nosuch'"),
+        (["broken"], "scenario 'broken' cannot run"),
+        (["fine", "--break", "nofile:3"], "no such scenario or helper file"),
+    ],
+)
+def test_main_closes_the_driver_on_an_early_exit(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    said: str,
+) -> None:
+    monkeypatch.chdir(project)
+    assert main(["e2e", *args]) == 2
+    assert said in capsys.readouterr().err
+    assert early_driver.take() is None
+    assert _drivers() == []
