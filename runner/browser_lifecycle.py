@@ -103,9 +103,9 @@ class BrowserLifecycle:
         self.kept: WarmBrowser | None = None
         """The launched browser left open for a restart (``drive``'s ``keep_launched``)."""
         self._prelaunch: asyncio.Task[WarmBrowser] | None = None
-        self.early_driver: Playwright | BaseException | None = None
-        """A driver already started on this loop (:mod:`runner.early_driver`), or why it
-        could not start: the next launch uses it instead of starting one."""
+        self.early_driver: asyncio.Task[Playwright] | BaseException | None = None
+        """A driver's start on this loop, done or not (:mod:`runner.early_driver`), or
+        why it could not begin: the next launch uses it instead of starting one."""
         """The driver and browser started ahead (:meth:`prelaunch`), until ``drive``
         takes them or :meth:`discard_prelaunch` closes them."""
 
@@ -139,15 +139,15 @@ class BrowserLifecycle:
         early, self.early_driver = self.early_driver, None
         if isinstance(early, BaseException):
             raise early
-        return early if early is not None else await async_playwright().start()
+        return await early if early is not None else await async_playwright().start()
 
     async def discard_prelaunch(self) -> None:
         """Close what :meth:`prelaunch` started when no ``drive`` took it, and a driver
         started early that no launch used."""
         early, self.early_driver = self.early_driver, None
         if early is not None and not isinstance(early, BaseException):
-            with contextlib.suppress(Exception):
-                await early.stop()
+            with contextlib.suppress(BaseException):
+                await (await early).stop()
         task, self._prelaunch = self._prelaunch, None
         if task is None:
             return

@@ -27,41 +27,58 @@ __all__ = ["EarlyDriver", "discard", "start", "take"]
 
 @dataclass
 class EarlyDriver:
-    """A new event loop, not running, and the driver started on it (or why not)."""
+    """A new event loop and the start of the driver on it: a task the run awaits, done
+    or not. The loop runs in its own thread until the driver is up or the run asks for
+    the loop (:meth:`hand_over`), whichever comes first; an unfinished start then goes
+    on in the run's own thread, so the run's set-up still overlaps what is left of it."""
 
     loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.new_event_loop)
-    playwright: Playwright | None = None
+    task: asyncio.Task[Playwright] | None = None
     error: BaseException | None = None
     _thread: threading.Thread | None = None
+    _starter: threading.Thread | None = None
 
     def begin(self) -> None:
         self._thread = threading.Thread(target=self._start, name="unotest-driver", daemon=True)
+        self._starter = self._thread
         self._thread.start()
 
     def _start(self) -> None:
-        """The loop runs here only until the driver is up; it is then run again by the
-        thread that takes it (a loop may be run by one thread at a time, any thread)."""
+        """A loop may be run by one thread at a time, any thread: stopped here, the run
+        runs it again in its own."""
+        loop = self.loop
         try:
             from playwright.async_api import async_playwright
 
-            self.playwright = self.loop.run_until_complete(async_playwright().start())
+            self.task = loop.create_task(async_playwright().start())
+            self.task.add_done_callback(lambda _: self._stop_here())
+            loop.run_forever()
         except BaseException as err:  # raised where a launch would raise it: drive
             self.error = err
 
-    def wait(self) -> None:
+    def _stop_here(self) -> None:
+        """Stop the loop if this thread is the starting one: the same callback run later
+        by the run's thread (a stop queued as the start finished) does nothing."""
+        if threading.current_thread() is self._starter:
+            self.loop.stop()
+
+    def hand_over(self) -> None:
+        """Stop running the loop in its thread (now, or once it gets to it) and wait."""
         if self._thread is not None:
+            self.loop.call_soon_threadsafe(self._stop_here)
             self._thread.join()
             self._thread = None
 
     def close(self) -> None:
-        """Stop the driver and close the loop (nobody took them)."""
-        self.wait()
-        loop, playwright, self.playwright = self.loop, self.playwright, None
+        """Nobody took them: let the start finish, stop the driver, close the loop."""
+        self.hand_over()
+        loop, task, self.task = self.loop, self.task, None
         if loop.is_closed():
             return
         try:
-            if playwright is not None:
-                with contextlib.suppress(Exception):
+            if task is not None:
+                with contextlib.suppress(BaseException):
+                    playwright = loop.run_until_complete(task)
                     loop.run_until_complete(playwright.stop())
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
@@ -86,7 +103,7 @@ def take() -> EarlyDriver | None:
     global _early
     early, _early = _early, None
     if early is not None:
-        early.wait()
+        early.hand_over()
     return early
 
 

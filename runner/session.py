@@ -147,9 +147,8 @@ class ScenarioRun:
         (:mod:`runner.early_driver`), which this run then owns and closes."""
         if early is None:
             return asyncio.run(self._run_restarting())
-        early.wait()
-        self.browser.early_driver = early.playwright or early.error
-        early.playwright = None
+        self.browser.early_driver = early.task or early.error
+        early.task = None
         with asyncio.Runner(loop_factory=lambda: early.loop) as runner:
             return runner.run(self._run_restarting())
 

@@ -113,7 +113,9 @@ def test_take_hands_over_a_started_driver_and_close_ends_it() -> None:
     early_driver.start()
     early = early_driver.take()
     assert early is not None and early.error is None
-    assert early.playwright is not None
+    assert early.task is not None  # started, perhaps not up yet: it goes on on this thread
+    playwright = early.loop.run_until_complete(early.task)
+    assert playwright.chromium.name == "chromium"
     assert any("playwright" in line or "node" in line for line in _drivers()), _drivers()
     assert early_driver.take() is None  # taken: the caller's now, nobody else's
     early.close()
