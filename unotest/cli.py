@@ -203,6 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never lets a traceback reach the user unless asked to."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
+        if args_list[:1] == ["e2e"]:
+            # Playwright's driver starts first, while the parser is built and the
+            # command's imports, the project and the config load; the run takes it
+            # (runner.early_driver), and the `finally` below ends it if nothing does.
+            early_driver.start()
         _tolerate_unencodable_output()
         parser = _build_parser()
         args, extra = parser.parse_known_args(args_list)
@@ -221,10 +226,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             raise UsageError("no command given (see 'unotest --help')")
-        if args.command == "e2e":
-            # Playwright's driver starts now, while the command's imports, the project
-            # and the config load; the run takes it (runner.early_driver).
-            early_driver.start()
         return _command(args.command)(args)
     except UnotestError as err:
         _report(str(err))

@@ -81,7 +81,7 @@ def test_a_bad_break_refused_by_the_run_leaves_no_driver(project: Path) -> None:
     ], err
 
 
-def test_a_usage_error_before_the_command_starts_nothing(project: Path) -> None:
+def test_a_usage_error_from_argparse_closes_the_driver(project: Path) -> None:
     code, _, err = _e2e(project, "fine", "--retries", "many")
     assert code == 2
     assert "--retries" in err
@@ -141,5 +141,18 @@ def test_main_closes_the_driver_on_an_early_exit(
     monkeypatch.chdir(project)
     assert main(["e2e", *args]) == 2
     assert said in capsys.readouterr().err
+    assert early_driver.take() is None
+    assert _drivers() == []
+
+
+def test_main_closes_the_driver_when_argparse_exits(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``e2e --help``: argparse prints and exits; the driver started for e2e is closed."""
+    monkeypatch.chdir(project)
+    with pytest.raises(SystemExit) as exited:
+        main(["e2e", "--help"])
+    assert exited.value.code == 0
+    assert "--break" in capsys.readouterr().out
     assert early_driver.take() is None
     assert _drivers() == []
