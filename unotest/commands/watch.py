@@ -22,27 +22,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-# Only the standard library at the top: cli.py imports this module to build its parser
-# on every call of every command.
+# Imported only when `unotest watch` runs (its options are built in cli.py).
 
-__all__ = ["add_parser", "watch_command"]
-
-
-def add_parser(sub: Any) -> None:
-    """``unotest watch`` and its options (``cli.py`` calls this: one line there)."""
-    watch = sub.add_parser("watch", help="re-run the scenarios a save affects, in warm browsers")
-    watch.add_argument("--root", type=Path, help="project root")
-    watch.add_argument("--collection", metavar="NAME", help="only this collection's scenarios")
-    watch.add_argument("--workers", type=int, default=1, metavar="N", help="warm browsers")
-    watch.add_argument("--json", action="store_true", help="events as NDJSON on stdout")
-    watch.add_argument("--port", type=int, default=0, help="event socket port (0: any free one)")
-    watch.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
-    watch.add_argument(
-        "--status", action="store_true", help="say whether a daemon watches this project"
-    )
-    # The debounce windows (ms): hidden, for tests and the benchmark.
-    watch.add_argument("--idle-ms", type=int, default=150, help=argparse.SUPPRESS)
-    watch.add_argument("--max-ms", type=int, default=1500, help=argparse.SUPPRESS)
+__all__ = ["watch_command"]
 
 
 def watch_command(args: argparse.Namespace) -> int:
