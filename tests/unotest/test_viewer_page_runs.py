@@ -243,18 +243,30 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     for first in range(0, total, chunk):
         _append_steps(run_dir, first, chunk)
         time.sleep(0.03)  # pacing, as a runner writes: never a burst past the hub's queue
+    title = steps.locator(".pane-title")
+    expect(title).to_have_text("Steps 10000", timeout=WAIT_MS)
+    # The list followed the run to its end.
+    expect(steps).to_contain_text("step number 9999", timeout=WAIT_MS)
+    # A person scrolling up stops the following: new steps do not pull the list down.
+    steps.locator(".steps-scroll").hover()
+    page.mouse.wheel(0, -3000)
+    expect(steps).not_to_contain_text("step number 9999")
+    _append_steps(run_dir, total, chunk)
+    expect(title).to_have_text("Steps 10100", timeout=WAIT_MS)
+    expect(steps).not_to_contain_text("step number 10099")
+    # Back at the end, it follows again.
+    steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = el.scrollHeight }")
+    expect(steps).to_contain_text("step number 10099")
     finished = {"kind": "run:finished", "outcome": "completed", "t": 2_000}
     with (run_dir / "steps.jsonl").open("a") as out:
         out.write(json.dumps(finished) + "\n")
     expect(status).to_have_text("Run completed", timeout=WAIT_MS)
-    expect(steps.locator(".pane-title")).to_have_text("Steps 10000", timeout=WAIT_MS)
     rendered = steps.locator(".step").count()
     assert 0 < rendered < 200, rendered
-    # The list followed the run to its end; scrolled to the top it shows the first steps.
-    expect(steps).to_contain_text("step number 9999")
+    # Scrolled to the top it shows the first steps, still windowed.
     steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = 0 }")
     expect(steps).to_contain_text("step number 0")
-    expect(steps).not_to_contain_text("step number 9999")
+    expect(steps).not_to_contain_text("step number 10099")
     assert steps.locator(".step").count() < 200
     guard.check()
 

@@ -13,23 +13,27 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
   const box = useRef(null);
   const [view, setView] = useState({ top: 0, height: 400 });
   const follow = useRef(true);
-  const ours = useRef(-1);
+  const touched = useRef(0);
 
+  // Only the person stops the following: a scroll within a moment of their wheel, key,
+  // pointer or touch decides it (it follows again once back at the end). Scroll events
+  // are asynchronous and the browser moves scrollTop itself as the list grows, so a
+  // scroll position alone cannot tell a person's scroll from ours.
+  const touch = () => {
+    touched.current = Date.now();
+  };
   const measure = () => {
     const el = box.current;
     if (!el) return;
-    // A scroll we made to follow the end says nothing; one the person made decides
-    // whether the list keeps following (it does again once scrolled back to the end).
-    if (el.scrollTop !== ours.current) {
-      follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW * 2;
-    }
+    const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW * 2;
+    if (atEnd) follow.current = true;
+    else if (Date.now() - touched.current < 1000) follow.current = false;
     setView({ top: el.scrollTop, height: el.clientHeight || 400 });
   };
   useEffect(() => {
     const el = box.current;
     if (el && follow.current) {
       el.scrollTop = el.scrollHeight;
-      ours.current = el.scrollTop;
       setView({ top: el.scrollTop, height: el.clientHeight || 400 });
     }
   }, [version, steps.length]);
@@ -60,7 +64,8 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
   }
   return html`<div class="steps" role="region" aria-label="Steps">
     <div class="pane-title">Steps <span class="muted">${steps.length}</span></div>
-    <div class="steps-scroll" ref=${box} onScroll=${measure}>
+    <div class="steps-scroll" ref=${box} onScroll=${measure} onWheel=${touch}
+        onKeyDown=${touch} onPointerDown=${touch} onTouchMove=${touch}>
       <ol class="steps-list" style=${{ height: `${steps.length * ROW}px` }}>${rows}</ol>
     </div>
   </div>`;
