@@ -256,7 +256,7 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     expect(steps).not_to_contain_text("step number 10099")
     # Back at the end, it follows again.
     steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = el.scrollHeight }")
-    expect(steps).to_contain_text("step number 10099")
+    expect(steps).to_contain_text("step number 10099", timeout=WAIT_MS)
     finished = {"kind": "run:finished", "outcome": "completed", "t": 2_000}
     with (run_dir / "steps.jsonl").open("a") as out:
         out.write(json.dumps(finished) + "\n")

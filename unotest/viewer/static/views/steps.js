@@ -2,7 +2,7 @@
 // steps indented by depth. Windowed: only the rows in view (and a few around) are in the
 // DOM, each of a fixed height, so a run of 10,000 steps stays as quick as one of ten.
 // While the list is scrolled to its end it follows new steps.
-import { html, useEffect, useRef, useState } from "../lib.js";
+import { html, useEffect, useLayoutEffect, useRef, useState } from "../lib.js";
 import { formatDuration } from "./run_model.js";
 
 const ROW = 22;
@@ -30,13 +30,15 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
     else if (Date.now() - touched.current < 1000) follow.current = false;
     setView({ top: el.scrollTop, height: el.clientHeight || 400 });
   };
-  useEffect(() => {
+  // Right after each render's DOM update (not after a paint, which a busy machine
+  // delays): scrolled to the end, and the window computed from there.
+  useLayoutEffect(() => {
     const el = box.current;
     if (el && follow.current) {
       el.scrollTop = el.scrollHeight;
-      setView({ top: el.scrollTop, height: el.clientHeight || 400 });
+      if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight || 400 });
     }
-  }, [version, steps.length]);
+  });
   useEffect(() => {
     const el = box.current;
     if (!el || typeof ResizeObserver === "undefined") return undefined;
