@@ -46,7 +46,7 @@ S = TypeVar("S", bound=Opened)
 class _Ahead(Generic[S]):
     browser: Browser
     options: Hashable
-    task: asyncio.Task[S]
+    task: asyncio.Task[S | None]
 
 
 class ContextsAhead(Generic[S]):
@@ -65,13 +65,16 @@ class ContextsAhead(Generic[S]):
         if id(browser) in self._ahead or not browser.is_connected():
             return
 
-        async def opened() -> S:
-            return await opener(browser)
+        async def opened() -> S | None:
+            # A failure is a context not opened ahead (the scenario opens its own), never
+            # a task ending in an exception: asyncio.run's shutdown reports those even
+            # when retrieved (a browser killed while its next context opens).
+            try:
+                return await opener(browser)
+            except Exception:
+                return None
 
         task = asyncio.get_running_loop().create_task(opened())
-        # retrieved even when nobody takes it (a failure is never logged as "never
-        # retrieved"); whoever takes it reads the result itself
-        task.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._ahead[id(browser)] = _Ahead(browser, options, task)
 
     async def take(self, browser: Browser, options: Hashable) -> S | None:
@@ -94,16 +97,19 @@ class ContextsAhead(Generic[S]):
             standby = await ahead.task
         except Exception:
             return None
+        if standby is None:
+            return None
         if standby.page.is_closed():
             close_later(standby.context)
             return None
         return standby
 
 
-async def _close_when_open(task: asyncio.Task[S]) -> None:
+async def _close_when_open(task: asyncio.Task[S | None]) -> None:
     with contextlib.suppress(Exception):
         standby = await task
-        await asyncio.wait_for(standby.context.close(), CLOSE_TIMEOUT_S)
+        if standby is not None:
+            await asyncio.wait_for(standby.context.close(), CLOSE_TIMEOUT_S)
 
 
 _closing: set[asyncio.Task[None]] = set()
