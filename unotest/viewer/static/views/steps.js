@@ -38,7 +38,7 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
       el.scrollTop = el.scrollHeight;
       if (el.scrollTop !== view.top) setView({ top: el.scrollTop, height: el.clientHeight || 400 });
     }
-  });
+  }, [version, steps.length]);
   useEffect(() => {
     const el = box.current;
     if (!el || typeof ResizeObserver === "undefined") return undefined;
