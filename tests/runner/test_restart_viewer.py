@@ -12,23 +12,19 @@ REST, ends ``completed`` with its output in its own run directory.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from net import free_port, serve_directory
+from net import serve_directory
 from sites import config_yaml, write_project
-from starlette.applications import Starlette
-from starlette.routing import BaseRoute
-from websockets.asyncio.client import ClientConnection, connect
+from viewer_serving import paused_in, receive_until, serving
+from websockets.asyncio.client import connect
 
 from runner import protocol
-from unotest.viewer import routes_runs, routes_ws
 from unotest.viewer.context import ViewerContext
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
@@ -57,53 +53,6 @@ def project(tmp_path: Path) -> Iterator[Path]:
         )
 
 
-@contextlib.asynccontextmanager
-async def serving(ctx: ViewerContext) -> AsyncIterator[int]:
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await routes_ws.startup(ctx)
-        try:
-            yield
-        finally:
-            await routes_ws.shutdown(ctx)
-
-    every: list[BaseRoute] = [*routes_runs.routes(ctx), *routes_ws.routes(ctx)]
-    app = Starlette(routes=every, lifespan=lifespan)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            assert not task.done(), "the server did not start"
-            await asyncio.sleep(0.02)
-        yield port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-
-
-async def receive_until(
-    client: ClientConnection, seen: list[Message], wanted: Callable[[Message], bool]
-) -> Message:
-    async def loop() -> Message:
-        while True:
-            message: Message = json.loads(await client.recv())
-            seen.append(message)
-            if wanted(message):
-                return message
-
-    try:
-        return await asyncio.wait_for(loop(), WAIT_S)
-    except TimeoutError:
-        raise AssertionError(f"never came; got {[m['kind'] for m in seen]}") from None
-
-
-def paused_in(run_id: str) -> Callable[[Message], bool]:
-    return lambda m: (
-        m["kind"] == "fs:run-step" and m["runId"] == run_id and m["event"]["kind"] == "paused"
-    )
-
-
 def test_restart_of_a_run_the_viewer_started(project: Path) -> None:
     runs = project / "unotest" / ".runs"
 
@@ -126,15 +75,18 @@ def test_restart_of_a_run_the_viewer_started(project: Path) -> None:
                 assert started.status_code == 201, started.text
                 old_id = started.json()["runId"]
                 try:
-                    await receive_until(ws, seen, paused_in(old_id))
+                    await receive_until(ws, seen, paused_in(old_id), WAIT_S)
                     restart = await http.post(
                         f"/api/runs/{old_id}/commands", json={"cmd": "restart"}
                     )
                     assert restart.status_code == 202, restart.text
                     new = await receive_until(
-                        ws, seen, lambda m: m["kind"] == "fs:run-started" and m["runId"] != old_id
+                        ws,
+                        seen,
+                        lambda m: m["kind"] == "fs:run-started" and m["runId"] != old_id,
+                        WAIT_S,
                     )
-                    await receive_until(ws, seen, paused_in(new["runId"]))
+                    await receive_until(ws, seen, paused_in(new["runId"]), WAIT_S)
                     go = await http.post(
                         f"/api/runs/{new['runId']}/commands", json={"cmd": "continue"}
                     )
@@ -143,6 +95,7 @@ def test_restart_of_a_run_the_viewer_started(project: Path) -> None:
                         ws,
                         seen,
                         lambda m: m["kind"] == "fs:run-finished" and m["runId"] == new["runId"],
+                        WAIT_S,
                     )
                 finally:
                     for run_dir in runs.iterdir():  # nothing left paused if this failed

@@ -6,26 +6,23 @@ through ``POST /api/runs/<runId>/commands``."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from net import free_port, serve_directory
+from net import serve_directory
 from sites import config_yaml, scenario_source, write_project
 from starlette.applications import Starlette
-from websockets.asyncio.client import ClientConnection
+from viewer_serving import paused_in, receive_until, serving
 from websockets.asyncio.client import connect as ws_connect
 
 from runner import protocol
 from runner.secrets import MASK
-from unotest.viewer import routes_ws
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.hub import Closed
 from unotest.viewer.routes_runs import routes
@@ -445,55 +442,6 @@ def test_a_runs_detail_and_listing_show_its_restarts_and_attempts(
     _drive(root, body)
 
 
-@contextlib.asynccontextmanager
-async def _serving(ctx: ViewerContext) -> AsyncIterator[int]:
-    """A real uvicorn on a free port with the runs routes and ``/ws``."""
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await routes_ws.startup(ctx)
-        try:
-            yield
-        finally:
-            await routes_ws.shutdown(ctx)
-
-    app = Starlette(routes=[*routes(ctx), *routes_ws.routes(ctx)], lifespan=lifespan)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            assert not task.done(), "the server did not start"
-            await asyncio.sleep(0.02)
-        yield port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-
-
-async def _receive_until(
-    ws: ClientConnection, seen: list[dict[str, Any]], wanted: Callable[[dict[str, Any]], bool]
-) -> dict[str, Any]:
-    async def loop() -> dict[str, Any]:
-        while True:
-            message: dict[str, Any] = json.loads(await ws.recv())
-            seen.append(message)
-            if wanted(message):
-                return message
-
-    try:
-        return await asyncio.wait_for(loop(), RUN_TIMEOUT_S)
-    except TimeoutError:
-        shown = [(m["kind"], m.get("runId"), m.get("line")) for m in seen[-40:]]
-        raise AssertionError(f"never came; the last messages: {shown}") from None
-
-
-def _paused_in(run_id: str) -> Callable[[dict[str, Any]], bool]:
-    return lambda m: (
-        m["kind"] == "fs:run-step" and m["runId"] == run_id and m["event"]["kind"] == "paused"
-    )
-
-
 def test_a_restarted_runs_output_reaches_ws_as_log_lines_of_the_new_run(
     site_project: Path,
 ) -> None:
@@ -506,7 +454,7 @@ def test_a_restarted_runs_output_reaches_ws_as_log_lines_of_the_new_run(
         ctx = ViewerContext(root=site_project.resolve(), token="t" * 32)
         seen: list[dict[str, Any]] = []
         async with (
-            _serving(ctx) as port,
+            serving(ctx) as port,
             ws_connect(f"ws://127.0.0.1:{port}/ws") as ws,
             httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http,
         ):
@@ -520,25 +468,32 @@ def test_a_restarted_runs_output_reaches_ws_as_log_lines_of_the_new_run(
             assert started.status_code == 201, started.text
             old_id = started.json()["runId"]
             try:
-                await _receive_until(ws, seen, _paused_in(old_id))
+                await receive_until(ws, seen, paused_in(old_id), RUN_TIMEOUT_S)
                 restart = await http.post(f"/api/runs/{old_id}/commands", json={"cmd": "restart"})
                 assert restart.status_code == 202, restart.text
-                new = await _receive_until(
-                    ws, seen, lambda m: m["kind"] == "fs:run-started" and m["runId"] != old_id
+                new = await receive_until(
+                    ws,
+                    seen,
+                    lambda m: m["kind"] == "fs:run-started" and m["runId"] != old_id,
+                    RUN_TIMEOUT_S,
                 )
                 new_id = str(new["runId"])
-                await _receive_until(ws, seen, _paused_in(new_id))
+                await receive_until(ws, seen, paused_in(new_id), RUN_TIMEOUT_S)
                 go = await http.post(f"/api/runs/{new_id}/commands", json={"cmd": "continue"})
                 assert go.status_code == 202, go.text
-                await _receive_until(
+                await receive_until(
                     ws,
                     seen,
                     lambda m: (
                         m["kind"] == "log:line" and m["runId"] == new_id and "n is 1" in m["line"]
                     ),
+                    RUN_TIMEOUT_S,
                 )
-                await _receive_until(
-                    ws, seen, lambda m: m["kind"] == "fs:run-finished" and m["runId"] == new_id
+                await receive_until(
+                    ws,
+                    seen,
+                    lambda m: m["kind"] == "fs:run-finished" and m["runId"] == new_id,
+                    RUN_TIMEOUT_S,
                 )
                 details = [(await http.get(f"/api/runs/{i}")).json() for i in (old_id, new_id)]
             finally:
