@@ -7,7 +7,6 @@ new code, Retry), from the run tab and from a helper's tab; Restart opening the 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -36,36 +35,11 @@ BODY = '  goto("/")\n  let n = 1\n  n = n + 1\n  n = n * 10\n' + HEADING
 # Line 5 goto, 6 let n, 7 n + 1, 8 n * 10, 9 the heading (the header is lines 1-3).
 
 
-@contextlib.contextmanager
-def _viewer(root: Path) -> Iterator[Viewer]:
-    """``running_viewer``, and afterwards every run still going is aborted: a run outlives
-    the viewer that started it, and a test that failed at a pause must not leave one."""
-    with running_viewer(root) as viewer:
-        try:
-            yield viewer
-        finally:
-            _abort_live_runs(viewer)
-
-
-def _abort_live_runs(viewer: Viewer) -> None:
-    """Abort every run still going and wait (15 s at most) for them to end; a viewer that
-    cannot answer any more is left alone (the test's own failure is what matters)."""
-    with contextlib.suppress(Exception):
-        live = [m["runId"] for m in viewer.api("GET", "/api/runs") if m["status"] == "running"]
-        for run_id in live:
-            viewer.api("POST", f"/api/runs/{run_id}/commands", {"cmd": "abort"})
-        deadline = time.monotonic() + 15
-        while live and time.monotonic() < deadline:
-            time.sleep(0.2)
-            runs = viewer.api("GET", "/api/runs")
-            live = [m["runId"] for m in runs if m["status"] == "running"]
-
-
 @pytest.fixture
 def viewer(tmp_path: Path) -> Iterator[Viewer]:
     with served_site(tmp_path / "site") as url:
         root = page_project(tmp_path / "project", url, scenarios={"smoke": BODY})
-        with _viewer(root) as running:
+        with running_viewer(root) as running:
             yield running
 
 
@@ -238,7 +212,7 @@ def test_edit_and_continue_from_the_run_tab(tmp_path: Path, page: Page) -> None:
         root = page_project(
             tmp_path / "project", url, scenarios={"fix": FIXABLE}, timeout={"expect": 1000}
         )
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             _open_scenario(page, viewer, "fix")
             page.get_by_role("button", name="Debug").click()
             status = page.get_by_role("status", name="Run status")
@@ -301,7 +275,7 @@ def test_a_helper_saved_in_its_tab_reloads_the_paused_run(tmp_path: Path, page: 
             helpers={"checks": CHECKS},
             timeout={"expect": 1000},
         )
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             _open_scenario(page, viewer, "uses")
             page.get_by_role("button", name="Debug").click()
             status = page.get_by_role("status", name="Run status")
@@ -379,7 +353,7 @@ def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page)
         root = page_project(
             tmp_path / "project", url, scenarios={"caller": CALLER}, helpers={"greeting": HELPER}
         )
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             page.goto(f"{viewer.url}#open=helper:unotest/e2e/_helpers/greeting.js")
             marker = page.get_by_role("button", name="Breakpoint at line 3")
             marker.click()
@@ -420,7 +394,7 @@ def test_pause_a_running_debug_run_then_abort(tmp_path: Path, page: Page) -> Non
     guard = guard_page(page)
     with served_site(tmp_path / "site") as url:
         root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             _open_scenario(page, viewer, "loop")
             page.get_by_role("button", name="Debug").click()
             status = page.get_by_role("status", name="Run status")
@@ -456,7 +430,7 @@ def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
             scenarios={"flaky": FAILING},
             timeout={"action": 1000, "expect": 1000},
         )
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             _open_scenario(page, viewer, "flaky")
             page.get_by_role("button", name="Debug").click()
             status = page.get_by_role("status", name="Run status")
@@ -537,7 +511,7 @@ HIGHLIGHTED = (
 def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -> None:
     guard = guard_page(page)
     root = page_project(tmp_path / "project", None, scenarios={"colors": HIGHLIGHTED})
-    with _viewer(root) as viewer:
+    with running_viewer(root) as viewer:
         _open_scenario(page, viewer, "colors")
 
         def texts(kind: str) -> list[str]:
@@ -574,7 +548,7 @@ def test_a_run_without_debug_can_be_paused_from_the_page(tmp_path: Path, page: P
     guard = guard_page(page)
     with served_site(tmp_path / "site") as url:
         root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             _open_scenario(page, viewer, "loop")
             page.get_by_role("button", name="Run", exact=True).click()
             status = page.get_by_role("status", name="Run status")

@@ -5,7 +5,6 @@ finished run reopened from the address bar; a run of 10,000 steps kept windowed.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -44,31 +43,6 @@ BAD_PAGE = """<!doctype html><title>bad</title><h1>Bad</h1>
 <script>console.error("boom from the page")</script><img src="/missing.png" alt="">"""
 
 
-@contextlib.contextmanager
-def _viewer(root: Path) -> Iterator[Viewer]:
-    """``running_viewer``, and afterwards every run still going is aborted: a run outlives
-    the viewer that started it, and a test that failed at a pause must not leave one."""
-    with running_viewer(root) as viewer:
-        try:
-            yield viewer
-        finally:
-            _abort_live_runs(viewer)
-
-
-def _abort_live_runs(viewer: Viewer) -> None:
-    """Abort every run still going and wait (15 s at most) for them to end; a viewer that
-    cannot answer any more is left alone (the test's own failure is what matters)."""
-    with contextlib.suppress(Exception):
-        live = [m["runId"] for m in viewer.api("GET", "/api/runs") if m["status"] == "running"]
-        for run_id in live:
-            viewer.api("POST", f"/api/runs/{run_id}/commands", {"cmd": "abort"})
-        deadline = time.monotonic() + 15
-        while live and time.monotonic() < deadline:
-            time.sleep(0.2)
-            runs = viewer.api("GET", "/api/runs")
-            live = [m["runId"] for m in runs if m["status"] == "running"]
-
-
 @pytest.fixture
 def viewer(tmp_path: Path) -> Iterator[Viewer]:
     (tmp_path / "site").mkdir()
@@ -83,7 +57,7 @@ def viewer(tmp_path: Path) -> Iterator[Viewer]:
         )
         config = root / "unotest.config.yaml"
         config.write_text(config.read_text().replace("trace: off", "trace: on-failure"))
-        with _viewer(root) as running:
+        with running_viewer(root) as running:
             yield running
 
 
@@ -276,7 +250,7 @@ def test_the_default_page_project_scenario_passes(tmp_path: Path) -> None:
     site: the fixture other page tests start from is a passing project."""
     with served_site(tmp_path / "site") as url:
         root = page_project(tmp_path / "project", url)
-        with _viewer(root) as viewer:
+        with running_viewer(root) as viewer:
             run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})[
                 "runId"
             ]

@@ -22,6 +22,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,7 +139,9 @@ class Viewer:
 @contextlib.contextmanager
 def running_viewer(root: Path, *args: str) -> Iterator[Viewer]:
     """``python -m unotest view --no-open --port 0`` in ``root``, stopped (SIGTERM, then
-    SIGKILL) on exit; its stderr is attached to a failure to start."""
+    SIGKILL) on exit; its stderr is attached to a failure to start. Every run still going
+    is aborted first: a run outlives the viewer that started it, and a test that failed at
+    a pause must not leave one behind."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "unotest", "view", "--no-open", "--port", "0", *args],
         cwd=root,
@@ -155,7 +158,11 @@ def running_viewer(root: Path, *args: str) -> Iterator[Viewer]:
             raise AssertionError(f"unotest view did not start: {url!r} {proc.stderr.read()}")
         base, _, token = url.partition("/?token=")
         with httpx.Client(timeout=30) as client:
-            yield Viewer(proc, url, base, token, root, client)
+            viewer = Viewer(proc, url, base, token, root, client)
+            try:
+                yield viewer
+            finally:
+                _abort_live_runs(viewer)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -167,6 +174,20 @@ def running_viewer(root: Path, *args: str) -> Iterator[Viewer]:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def _abort_live_runs(viewer: Viewer) -> None:
+    """Abort every run still going and wait (15 s at most) for them to end; a viewer that
+    cannot answer any more is left alone (the test's own failure is what matters)."""
+    with contextlib.suppress(Exception):
+        live = [m["runId"] for m in viewer.api("GET", "/api/runs") if m["status"] == "running"]
+        for run_id in live:
+            viewer.api("POST", f"/api/runs/{run_id}/commands", {"cmd": "abort"})
+        deadline = time.monotonic() + 15
+        while live and time.monotonic() < deadline:
+            time.sleep(0.2)
+            runs = viewer.api("GET", "/api/runs")
+            live = [m["runId"] for m in runs if m["status"] == "running"]
 
 
 @dataclass
