@@ -19,7 +19,7 @@ from typing import Any, NoReturn, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.lexer import LexerState
+from lark.lexer import UnlessCallback
 from lark.parse_tree_builder import ChildFilter, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
@@ -34,7 +34,6 @@ from dsl.lexer import (
     TemplateContextualLexer,
     code_marks,
     cook,
-    new_token,
     scan_template,
 )
 
@@ -130,12 +129,33 @@ class _ParseContext(threading.local):
 _context = _ParseContext()
 
 
+# A token as the callbacks see it: a plain tuple, which costs a fraction of a Lark
+# ``Token`` (a ``str`` subclass with eight attributes) to make. Nothing else a callback
+# receives is a plain tuple (nodes are dataclasses, repetitions lists), so
+# ``type(c) is tuple`` tells a token. Columns are 0-based, ends exclusive; a template
+# made by the fast loop carries its scan as a ninth item.
+Tok = tuple[Any, ...]
+T_TYPE, T_TEXT, T_START, T_END, T_LINE, T_COL, T_END_LINE, T_END_COL, T_SCAN = range(9)
+
+
+def _tok(token: Token) -> Tok:
+    """A Lark token (Lark's own parse, for input with an error) as ours."""
+    t: Any = token  # the lexer sets every position
+    return (
+        t.type,
+        t.value,
+        t.start_pos,
+        t.end_pos,
+        t.line,
+        t.column - 1,
+        t.end_line,
+        t.end_column - 1,
+    )
+
+
 def _span(item: Any) -> ast.Span:
-    if isinstance(item, Token):
-        tok: Any = item  # the lexer sets every position
-        return ast.Span(
-            tok.line, tok.column - 1, tok.end_line, tok.end_column - 1, tok.start_pos, tok.end_pos
-        )
+    if type(item) is tuple:
+        return ast.Span(item[4], item[5], item[6], item[7], item[2], item[3])
     span: ast.Span = item.span
     return span
 
@@ -143,28 +163,25 @@ def _span(item: Any) -> ast.Span:
 def _between(first: Any, last: Any) -> ast.Span:
     """``_span(first).cover(_span(last))``, without the two spans in between (a parse
     makes tens of thousands of these)."""
-    if isinstance(first, Token):
-        tok: Any = first
-        line, col, start = tok.line, tok.column - 1, tok.start_pos
+    if type(first) is tuple:
+        line, col, start = first[4], first[5], first[2]
     else:
         span: ast.Span = first.span
         line, col, start = span.line, span.col, span.start
-    if isinstance(last, Token):
-        end_tok: Any = last
-        return ast.Span(line, col, end_tok.end_line, end_tok.end_column - 1, start, end_tok.end_pos)
+    if type(last) is tuple:
+        return ast.Span(line, col, last[6], last[7], start, last[3])
     end: ast.Span = last.span
     return ast.Span(line, col, end.end_line, end.end_col, start, end.end)
 
 
-def _rpar(children: list[Any]) -> Token:
-    """The ``)`` that ends a statement's header (compared by type: a Token's ``==`` is
-    slow)."""
-    tok: Token = next(c for c in children if isinstance(c, Token) and c.type == "RPAR")
+def _rpar(children: list[Any]) -> Tok:
+    """The ``)`` that ends a statement's header."""
+    tok: Tok = next(c for c in children if type(c) is tuple and c[0] == "RPAR")
     return tok
 
 
 def _nodes(children: list[Any]) -> list[Any]:
-    return [c for c in children if c is not None and not isinstance(c, Token)]
+    return [c for c in children if c is not None and type(c) is not tuple]
 
 
 def _fail(message: str, at: Any) -> NoReturn:
@@ -179,8 +196,8 @@ def _line_of(source: str, offset: int) -> str:
     return source[start : end if end >= 0 else len(source)]
 
 
-def _check_name(token: Token) -> str:
-    name = str(token)
+def _check_name(token: Tok) -> str:
+    name: str = token[1]
     if name == "var":
         _fail("'var' is not supported: declare with 'let' or 'const'", token)
     if name in _RESERVED:
@@ -249,16 +266,17 @@ def _is_conditional(children: list[Any]) -> bool:
     if len(children) < 5:
         return False
     mark = children[-4]
-    return isinstance(mark, Token) and mark.type == "QMARK"
+    return type(mark) is tuple and mark[0] == "QMARK"
 
 
-def _level_key(op: Token) -> str:
-    return op.type if op.type in _TYPED_LEVELS else str(op)
+def _level_key(op: Tok) -> str:
+    key: str = op[0] if op[0] in _TYPED_LEVELS else op[1]
+    return key
 
 
-def _combine(left: Any, op: Token, right: Any) -> ast.Expr:
-    text = str(op)
-    if text in _LOGICAL and op.type not in _TYPED_LEVELS:
+def _combine(left: Any, op: Tok, right: Any) -> ast.Expr:
+    text = op[1]
+    if text in _LOGICAL and op[0] not in _TYPED_LEVELS:
         return ast.Logical(cast("ast.LogicalOp", text), left, right, _between(left, right))
     return ast.Binary(cast("ast.BinaryOp", text), left, right, _span(op), _between(left, right))
 
@@ -303,7 +321,7 @@ class _Builder(Transformer[Token, Any]):
         _fail(f"functions can only be declared at the top level of a file{inside}", fn)
 
     def function_decl(self, children: list[Any]) -> ast.FunctionDecl:
-        names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+        names = [c for c in children if type(c) is tuple and c[0] == "NAME"]
         body: ast.Block = children[-1]
         name_tok = names[0]
         params: list[str] = []
@@ -343,9 +361,10 @@ class _Builder(Transformer[Token, Any]):
         kind_tok, name_tok = children[0], children[1]
         rest = _nodes(children[2:])
         init = rest[0] if rest else None
-        kind = cast(ast.DeclKind, str(kind_tok))
+        kind = cast(ast.DeclKind, kind_tok[1])
         if kind == "const" and init is None:
-            _fail(f"const '{name_tok}' needs a value: const {name_tok} = ...", name_tok)
+            name = name_tok[1]
+            _fail(f"const '{name}' needs a value: const {name} = ...", name_tok)
         end = init if init is not None else name_tok
         return ast.VarDecl(kind, _check_name(name_tok), init, _between(kind_tok, end))
 
@@ -353,7 +372,7 @@ class _Builder(Transformer[Token, Any]):
         target, op_tok, value = children
         if not isinstance(target, ast.Identifier | ast.Member | ast.Index):
             _fail("only a variable, a property or an element can be assigned to", target)
-        op = cast("ast.AssignOp", str(op_tok))
+        op = cast("ast.AssignOp", op_tok[1])
         return ast.Assign(target, op, value, _between(target, value))
 
     def expr_stmt(self, children: list[Any]) -> ast.ExprStmt:
@@ -376,48 +395,47 @@ class _Builder(Transformer[Token, Any]):
             test,
             consequent,
             alternate,
-            cast(int, rpar.end_pos),
+            rpar[3],
             _between(children[0], alternate if alternate is not None else consequent),
         )
 
     def for_stmt(self, children: list[Any]) -> ast.ForOf:
-        tokens = [c for c in children if isinstance(c, Token)]
-        kind_tok = next(t for t in tokens if t.type in ("LET", "CONST"))
-        name_tok = next(t for t in tokens if t.type == "NAME")
+        tokens = [c for c in children if type(c) is tuple]
+        kind_tok = next(t for t in tokens if t[0] in ("LET", "CONST"))
+        name_tok = next(t for t in tokens if t[0] == "NAME")
         rpar = _rpar(tokens)
         iterable, body = _nodes(children)
-        kind = cast(ast.DeclKind, str(kind_tok))
+        kind = cast(ast.DeclKind, kind_tok[1])
         return ast.ForOf(
             kind,
             _check_name(name_tok),
             iterable,
             body,
-            cast(int, rpar.end_pos),
+            rpar[3],
             _between(children[0], body),
         )
 
     def while_stmt(self, children: list[Any]) -> ast.While:
         test, body = _nodes(children)
         rpar = _rpar(children)
-        return ast.While(test, body, cast(int, rpar.end_pos), _between(children[0], body))
+        return ast.While(test, body, rpar[3], _between(children[0], body))
 
     def try_stmt(self, children: list[Any]) -> ast.Try:
         try_tok = children[0]
         block: ast.Block = children[1]
-        catch: tuple[str | None, ast.Block] | None = children[2]
+        catch: list[Any] | None = children[2]
         finalizer: ast.Block | None = children[3]
         if catch is None and finalizer is None:
             _fail("'try' needs a 'catch' or a 'finally' block", try_tok)
         last = finalizer if finalizer is not None else cast(Any, catch)[1]
         param, handler = catch if catch is not None else (None, None)
-        return ast.Try(
-            block, param, handler, finalizer, cast(int, try_tok.end_pos), _between(try_tok, last)
-        )
+        return ast.Try(block, param, handler, finalizer, try_tok[3], _between(try_tok, last))
 
-    def catch_clause(self, children: list[Any]) -> tuple[str | None, ast.Block]:
-        names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+    def catch_clause(self, children: list[Any]) -> list[Any]:
+        """``[param or None, block]``: a list, as only tokens are tuples."""
+        names = [c for c in children if type(c) is tuple and c[0] == "NAME"]
         block: ast.Block = children[-1]
-        return (_check_name(names[0]) if names else None), block
+        return [(_check_name(names[0]) if names else None), block]
 
     def finally_clause(self, children: list[Any]) -> ast.Block:
         block: ast.Block = children[-1]
@@ -451,7 +469,7 @@ class _Builder(Transformer[Token, Any]):
         operator is left-associative; the spans are those the chained rules gave.
         """
         operands: list[Any] = [children[0]]
-        ops: list[Token] = []
+        ops: list[Tok] = []
         for i in range(1, len(children), 2):
             op = children[i]
             level = _PRECEDENCE[_level_key(op)]
@@ -468,11 +486,11 @@ class _Builder(Transformer[Token, Any]):
 
     def unary(self, children: list[Any]) -> ast.Unary:
         op, operand = children
-        return ast.Unary(cast("ast.UnaryOp", str(op)), operand, _between(op, operand))
+        return ast.Unary(cast("ast.UnaryOp", op[1]), operand, _between(op, operand))
 
     def member(self, children: list[Any]) -> ast.Member:
         obj, name = children[0], children[-1]
-        return ast.Member(obj, str(name), _span(name), _between(obj, name))
+        return ast.Member(obj, name[1], _span(name), _between(obj, name))
 
     def index(self, children: list[Any]) -> ast.Index:
         obj, index = _nodes(children)
@@ -482,8 +500,9 @@ class _Builder(Transformer[Token, Any]):
         callee, (args, args_span) = children
         return ast.Call(callee, args, _span(callee).cover(args_span))
 
-    def arguments(self, children: list[Any]) -> tuple[tuple[ast.Expr, ...], ast.Span]:
-        return tuple(_nodes(children)), _between(children[0], children[-1])
+    def arguments(self, children: list[Any]) -> list[Any]:
+        """``[args, span]``: a list, as only tokens are tuples."""
+        return [tuple(_nodes(children)), _between(children[0], children[-1])]
 
     def identifier(self, children: list[Any]) -> ast.Identifier:
         tok = children[0]
@@ -495,7 +514,7 @@ class _Builder(Transformer[Token, Any]):
 
     def number(self, children: list[Any]) -> ast.NumberLit:
         tok = children[0]
-        text = str(tok).replace("_", "")
+        text = tok[1].replace("_", "")
         prefix = text[:2].lower()
         if prefix in ("0x", "0b", "0o"):
             value = float(int(text[2:], {"0x": 16, "0b": 2, "0o": 8}[prefix]))
@@ -506,7 +525,7 @@ class _Builder(Transformer[Token, Any]):
     def string(self, children: list[Any]) -> ast.StringLit:
         tok = children[0]
         try:
-            value = cook(str(tok)[1:-1])
+            value = cook(tok[1][1:-1])
         except EscapeError as err:
             self._fail_inside(tok, 1 + err.offset, err.message)
         return ast.StringLit(value, _span(tok))
@@ -514,8 +533,8 @@ class _Builder(Transformer[Token, Any]):
     def template(self, children: list[Any]) -> ast.TemplateLit:
         tok = children[0]
         file, source = _context.stack[-1]
-        start = cast(int, tok.start_pos)
-        scanned = scan_template(source, start, cast(int, tok.end_pos))
+        start = tok[2]
+        scanned = tok[8] if len(tok) > 8 else scan_template(source, start, tok[3])
         assert scanned is not None  # the lexer scanned the same text
         _, raws, parts = scanned
         quasis: list[str] = []
@@ -536,7 +555,7 @@ class _Builder(Transformer[Token, Any]):
 
     def regex(self, children: list[Any]) -> ast.RegexLit:
         tok = children[0]
-        text = str(tok)
+        text = tok[1]
         close = text.rindex("/")
         source, flags = text[1:close], text[close + 1 :]
         try:
@@ -569,14 +588,14 @@ class _Builder(Transformer[Token, Any]):
 
     def keyed_property(self, children: list[Any]) -> ast.Property:
         key_tok, value = children[0], children[-1]
-        if key_tok.type == "STRING":
+        if key_tok[0] == "STRING":
             key = self.string([key_tok]).value
-        elif key_tok.type == "NUMBER":
+        elif key_tok[0] == "NUMBER":
             from dsl.values import format_number
 
             key = format_number(self.number([key_tok]).value)
         else:
-            key = str(key_tok)
+            key = key_tok[1]
         return ast.Property(key, value, _between(key_tok, value))
 
     def shorthand_property(self, children: list[Any]) -> ast.Property:
@@ -585,10 +604,10 @@ class _Builder(Transformer[Token, Any]):
         return ast.Property(name, ast.Identifier(name, _span(tok)), _span(tok))
 
     @staticmethod
-    def _fail_inside(tok: Token, offset: int, message: str) -> NoReturn:
+    def _fail_inside(tok: Tok, offset: int, message: str) -> NoReturn:
         """Report a problem ``offset`` characters into a token, on the right line."""
         file, source = _context.stack[-1]
-        absolute = cast(int, tok.start_pos) + max(offset, 0)
+        absolute = tok[2] + max(offset, 0)
         line = source.count("\n", 0, absolute) + 1
         col = absolute - (source.rfind("\n", 0, absolute) + 1)
         raise ScenarioSyntaxError(message, file, line, col, _line_of(source, absolute))
@@ -598,12 +617,34 @@ def _load_grammar() -> str:
     return (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
 
 
+_builder = _Builder()
+
+
+class _LarkBuilder(Transformer[Token, Any]):
+    """The callbacks as Lark's own parse calls them (input with an error, which the fast
+    loop hands over): each Lark token made one of ours first. The fast loop calls the
+    methods of ``_builder`` itself (each wrapper's ``fast``)."""
+
+
+def _lark_callback(method: Any) -> Any:
+    def callback(self: Any, children: list[Any]) -> Any:
+        return method([_tok(c) if isinstance(c, Token) else c for c in children])
+
+    callback.fast = method  # type: ignore[attr-defined]
+    return callback
+
+
+for _name, _value in list(vars(_Builder).items()):
+    if callable(_value) and not _name.startswith("_"):
+        setattr(_LarkBuilder, _name, _lark_callback(getattr(_builder, _name)))
+
+
 _lark = Lark(
     _load_grammar(),
     parser="lalr",
     lexer="contextual",
     start=["start", "expression", "statements"],
-    transformer=_Builder(),
+    transformer=_LarkBuilder(),
     maybe_placeholders=True,
     keep_all_tokens=True,
     propagate_positions=False,
@@ -620,17 +661,22 @@ _END_STATES: dict[str, int] = _lalr.parse_table.end_states
 _LEXERS: dict[int, Any] = cast(Any, _lark.parser).lexer.lexers
 assert not any(isinstance(key, str) for key in _lalr.callbacks), "no terminal callbacks"
 
+# What the fast loop does with a (state, terminal): the action's kind, then its argument
+# (the next state of a shift, the rule a reduction makes), its callback and its length.
+_SHIFT, _CHAIN, _ONE, _MANY = range(4)
+
 
 @functools.cache  # a rule is reduced in many states: one function for it
-def _reduction(rule: Any) -> tuple[int, Any, str]:
-    """A reduction as the fast loop needs it: its length, its callback (``None`` when
-    the callback returns its one child unchanged, a ``?rule`` with one symbol) and the
-    rule it makes."""
+def _reduction(rule: Any) -> tuple[int, str, Any, int]:
+    """A reduction as the fast loop needs it: ``_CHAIN`` when the callback returns its
+    one child unchanged (a ``?rule`` with one symbol: only the state changes),
+    ``_ONE`` for one child (replaced in place on the stacks), else ``_MANY``."""
     callback = _lalr.callbacks[rule]
     size = len(rule.expansion)
+    origin: str = rule.origin.name
     if size == 1 and type(callback) is ExpandSingleChild:
-        return size, None, rule.origin.name
-    return size, _compiled(callback), rule.origin.name
+        return _CHAIN, origin, None, 1
+    return (_ONE if size == 1 else _MANY), origin, _compiled(callback), size
 
 
 def _is_default(builder: Any) -> bool:
@@ -655,8 +701,8 @@ def _compiled(callback: Any) -> Any:
     if type(callback) is ExpandSingleChild:  # with more than one child: the inner one
         return _compiled(callback.node_builder)
     if not isinstance(callback, ChildFilter):
-        return callback  # one of our methods, called with the children as they are
-    builder = None if _is_default(callback.node_builder) else callback.node_builder
+        return callback.fast  # one of our methods, called with the children as they are
+    builder = None if _is_default(callback.node_builder) else callback.node_builder.fast
     steps: list[str] = []
     for entry in callback.to_include:
         index, spread = entry[0], entry[1]
@@ -676,156 +722,198 @@ def _list_of(children: list[Any]) -> list[Any]:
     return children
 
 
-# Lark's parse table with each reduction looked up once: state -> symbol -> (shift?, arg).
-_STATES: dict[int, dict[str, tuple[bool, Any]]] = {
+# Lark's parse table, each action looked up once: state -> terminal -> action (above).
+_ACTIONS: dict[int, dict[str, tuple[int, Any, Any, int]]] = {
     state: {
-        symbol: (True, arg) if action is Shift else (False, _reduction(arg))
+        symbol: (_SHIFT, arg, None, 0) if action is Shift else _reduction(arg)
         for symbol, (action, arg) in actions.items()
     }
     for state, actions in _lalr.parse_table.states.items()
 }
-
-
-# Per parser state, what the inlined lexer needs (TemplateContextualLexer.fast_state).
-_LEX_FAST: dict[int, tuple[Any, ...]] = {}
-
-
-def _fast_lexer(lexer: Any) -> tuple[Any, ...]:
-    """``TemplateContextualLexer.fast_state`` with its pattern led by ``[ \\t]*``: the
-    spaces between two tokens on a line are skipped by the match that finds the next
-    token, not matched as a token of their own (``WS`` is ignored, and no other
-    terminal starts with a space or a tab, so the tokens are the same)."""
-    match, *rest = lexer.fast_state()
-    if match is not None:
-        pattern: re.Pattern[str] = match.__self__
-        match = re.compile(f"[ \\t]*(?:{pattern.pattern})", pattern.flags).match
-    return (match, *rest)
+# state -> rule -> the state after reducing to that rule (Lark keeps them as shifts).
+_GOTOS: dict[int, dict[str, int]] = {
+    state: {symbol: arg for symbol, (action, arg) in actions.items() if action is Shift}
+    for state, actions in _lalr.parse_table.states.items()
+}
 
 
 class _Unexpected(Exception):
     """The fast loop met input Lark rejects: Lark's own loop reports it."""
 
 
-def _parse_fast(text: TextSlice[str], rule: str) -> Any:
+def _no_match(*_: Any) -> NoReturn:
+    raise _Unexpected
+
+
+# Per parser state, what the inlined lexer needs: built on first use.
+_LEX_FAST: dict[int, tuple[Any, ...]] = {}
+
+
+def _fast_lexer(state: int) -> tuple[Any, ...]:
+    """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it:
+    its pattern led by ``[ \\t]*``, so the spaces between two tokens on a line are
+    skipped by the match that finds the next token (``WS`` is ignored, and no other
+    terminal starts with a space or a tab, so the tokens are the same); and Lark's
+    keyword callbacks (a ``NAME`` that is ``if`` becomes ``IF``: a full match against
+    the plain-string terminals) as one dict per terminal. A state whose lexer does
+    anything else leaves the input to Lark."""
+    match, template_ok, ignore_types, newline_types, callbacks = _LEXERS[state].fast_state()
+    keywords: dict[str, dict[str, str]] = {}
+    for type_, callback in callbacks.items():
+        scanner: Any = getattr(callback, "scanner", None)
+        plain = (
+            type(callback) is UnlessCallback
+            and type_ not in ignore_types
+            and not scanner.g_regex_flags
+            and all(t.pattern.type == "str" and not t.pattern.flags for t in scanner.terminals)
+        )
+        if not plain:  # pragma: no cover - not in this grammar
+            match = None
+            break
+        keywords[type_] = {t.pattern.value: t.name for t in scanner.terminals}
+    if match is None:  # pragma: no cover - more terminals than one re allows
+        match = _no_match
+    else:
+        pattern: re.Pattern[str] = match.__self__
+        match = re.compile(f"[ \\t]*(?:{pattern.pattern})", pattern.flags).match
+    return match, template_ok, ignore_types, newline_types, keywords
+
+
+def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
     """Lark's LALR loop (``ParserState.feed_token`` and ``ContextualLexer.lex``) for
     input that parses: the same tables, lexers and callbacks, in the same order, without
-    the per-token generator and method calls. It gives up on the first unexpected
-    token or character, and :func:`_parse_slice` re-parses with Lark for its error."""
-    states, lexers, lex_fast = _STATES, _LEXERS, _LEX_FAST
+    the per-token generator and method calls, tokens as tuples. It gives up on the first
+    unexpected token or character, and :func:`_parse_slice` re-parses with Lark for its
+    error."""
+    actions, gotos, lex_fast = _ACTIONS, _GOTOS, _LEX_FAST
     state_stack = [_START_STATES[rule]]
     value_stack: list[Any] = []
-    lex_state = LexerState(text)
-    # The contextual lexer (TemplateContextualLexer.next_token) inlined, its position
-    # kept in locals; a backtick goes to the lexer itself, which scans templates.
-    line_ctr = lex_state.line_ctr
-    source: str = text.text
-    end: int = text.end
-    pos: int = line_ctr.char_pos
-    line: int = line_ctr.line
-    line_start: int = line_ctr.line_start_pos
-    token: Any = None
+    pos = start
+    line = source.count("\n", 0, start) + 1
+    line_start = source.rfind("\n", 0, start) + 1
     while True:
         state = state_stack[-1]
         fast = lex_fast.get(state)
         if fast is None:
-            fast = lex_fast[state] = _fast_lexer(lexers[state])
-        match, template_ok, ignore_types, newline_types, lex_callback = fast
-        token = None
+            fast = lex_fast[state] = _fast_lexer(state)
+        match, template_ok, ignore_types, newline_types, keywords = fast
+        # The contextual lexer, inlined: the next token this state accepts.
+        token: Any = None
         while pos < end:
-            if match is None or (template_ok and source[pos] == "`"):
-                line_ctr.char_pos = pos
-                line_ctr.line = line
-                line_ctr.line_start_pos = line_start
-                line_ctr.column = pos - line_start + 1
-                try:
-                    token = lexers[state].next_token(lex_state)
-                except EOFError:
-                    token = None
-                except UnexpectedInput:
-                    raise _Unexpected from None
-                pos = line_ctr.char_pos
-                line = line_ctr.line
-                line_start = line_ctr.line_start_pos
+            if template_ok and source[pos] == "`":  # scanned by hand (nested `${}`)
+                scanned = scan_template(source, pos, end)
+                if scanned is None:
+                    raise _Unexpected
+                value = source[pos : scanned[0]]
+                first_line, col = line, pos - line_start
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = pos + value.rindex("\n") + 1
+                pos = scanned[0]
+                token = (
+                    "TEMPLATE",
+                    value,
+                    pos - len(value),
+                    pos,
+                    first_line,
+                    col,
+                    line,
+                    pos - line_start,
+                    scanned,
+                )
                 break
             m = match(source, pos, end)
             if m is None:
                 raise _Unexpected
             lex_type = m.lastgroup
-            start = m.start(lex_type)
-            if start != pos:  # spaces and tabs skipped by the pattern (never a newline)
-                pos = start
+            tstart = m.start(lex_type)
+            if tstart != pos:  # spaces and tabs skipped by the pattern (never a newline)
+                pos = tstart
                 if template_ok and source[pos] == "`":
-                    continue  # a template: scanned by the lexer itself, above
-            value = m.group(lex_type)
-            ignored = lex_type in ignore_types
-            if ignored and lex_type not in lex_callback:
+                    continue  # a template: scanned by hand, above
+            tend = m.end()
+            if lex_type in ignore_types:
                 if lex_type in newline_types:
+                    value = source[tstart:tend]
                     newlines = value.count("\n")
                     if newlines:
                         line += newlines
-                        line_start = pos + value.rindex("\n") + 1
-                pos += len(value)
+                        line_start = tstart + value.rindex("\n") + 1
+                pos = tend
                 continue
-            start_line, start_col = line, pos - line_start + 1
-            if lex_type in newline_types:
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = pos + value.rindex("\n") + 1
-            pos += len(value)
-            t = new_token(
-                lex_type, value, start, start_line, start_col, line, pos - line_start + 1, pos
-            )
-            if lex_type in lex_callback:
-                t = lex_callback[lex_type](t)
-            if not ignored:
-                token = t
-                break
-        if token is None:
+            value = source[tstart:tend]
+            kw = keywords.get(lex_type)
+            if kw is not None:
+                lex_type = kw.get(value, lex_type)
+            pos = tend
+            if lex_type in newline_types and "\n" in value:
+                first_line, col = line, tstart - line_start
+                line += value.count("\n")
+                line_start = tstart + value.rindex("\n") + 1
+                token = (lex_type, value, tstart, tend, first_line, col, line, tend - line_start)
+            else:
+                token = (
+                    lex_type,
+                    value,
+                    tstart,
+                    tend,
+                    line,
+                    tstart - line_start,
+                    line,
+                    tend - line_start,
+                )
             break
-        assert token is not None
-        type_ = token.type
+        if token is None:
+            return _finish(state_stack, value_stack, _END_STATES[rule])
+        type_ = token[0]
         while True:
             try:
-                shift, arg = states[state_stack[-1]][type_]
+                kind, arg, callback, size = actions[state_stack[-1]][type_]
             except KeyError:
                 raise _Unexpected from None
-            if shift:
+            if kind == _SHIFT:
                 state_stack.append(arg)
                 value_stack.append(token)
                 break
-            size, callback, origin = arg
-            if callback is None:  # one child, kept as it is
-                state_stack[-1] = states[state_stack[-2]][origin][1]
-                continue
-            if size:
-                children = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
+            if kind == _CHAIN:  # one child, kept as it is
+                state_stack[-1] = gotos[state_stack[-2]][arg]
+            elif kind == _ONE:
+                value_stack[-1] = callback([value_stack[-1]])
+                state_stack[-1] = gotos[state_stack[-2]][arg]
             else:
-                children = []
-            value_stack.append(callback(children))
-            state_stack.append(states[state_stack[-1]][origin][1])
-    end_state = _END_STATES[rule]
+                _reduce_many(arg, callback, size, state_stack, value_stack)
+
+
+def _reduce_many(
+    origin: str, callback: Any, size: int, state_stack: list[int], value_stack: list[Any]
+) -> None:
+    if size:
+        children = value_stack[-size:]
+        del state_stack[-size:]
+        del value_stack[-size:]
+    else:
+        children = []
+    value_stack.append(callback(children))
+    state_stack.append(_GOTOS[state_stack[-1]][origin])
+
+
+def _finish(state_stack: list[int], value_stack: list[Any], end_state: int) -> Any:
+    """The reductions the end of the input makes, up to the rule's end state."""
     while True:
         try:
-            shift, arg = states[state_stack[-1]]["$END"]
+            kind, arg, callback, size = _ACTIONS[state_stack[-1]]["$END"]
         except KeyError:
             raise _Unexpected from None
-        if shift:  # pragma: no cover - $END is never shifted
+        if kind == _SHIFT:  # pragma: no cover - $END is never shifted
             raise _Unexpected
-        size, callback, origin = arg
-        if callback is None:
-            state_stack[-1] = states[state_stack[-2]][origin][1]
+        if kind == _CHAIN:
+            state_stack[-1] = _GOTOS[state_stack[-2]][arg]
+        elif kind == _ONE:
+            value_stack[-1] = callback([value_stack[-1]])
+            state_stack[-1] = _GOTOS[state_stack[-2]][arg]
         else:
-            if size:
-                children = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
-            else:
-                children = []
-            value_stack.append(callback(children))
-            state_stack.append(states[state_stack[-1]][origin][1])
+            _reduce_many(arg, callback, size, state_stack, value_stack)
         if state_stack[-1] == end_state:
             return value_stack[-1]
 
@@ -834,7 +922,7 @@ def _parse_slice(source: str, file: str, start: int, end: int, rule: str) -> Any
     _context.stack.append((file, source))
     try:
         try:
-            return _parse_fast(TextSlice(source, start, end), rule)
+            return _parse_fast(source, start, end, rule)
         except _Unexpected:
             pass
         return _lark.parse(TextSlice(source, start, end), start=rule)
