@@ -497,12 +497,11 @@ class _Builder(Transformer[Token, Any]):
         return ast.Index(obj, index, _between(obj, children[-1]))
 
     def call(self, children: list[Any]) -> ast.Call:
-        callee, (args, args_span) = children
-        return ast.Call(callee, args, _span(callee).cover(args_span))
-
-    def arguments(self, children: list[Any]) -> list[Any]:
-        """``[args, span]``: a list, as only tokens are tuples."""
-        return [tuple(_nodes(children)), _between(children[0], children[-1])]
+        """``callee "(" [arguments] ")"``: the arguments in the call's own rule, not a
+        rule of their own (a reduction less per call)."""
+        callee = children[0]
+        args = tuple([c for c in children[2:-1] if c is not None and type(c) is not tuple])
+        return ast.Call(callee, args, _between(callee, children[-1]))
 
     def identifier(self, children: list[Any]) -> ast.Identifier:
         tok = children[0]
