@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from operator import itemgetter
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """Where a node sits in its file; ``end_col`` and ``end`` are exclusive."""
+@dataclass(frozen=True)
+class _SpanFields:
+    """The fields of :class:`Span`, declared once so that ``dataclasses`` sees them."""
 
     line: int
     col: int
@@ -28,9 +29,65 @@ class Span:
     start: int
     end: int
 
+
+class Span(tuple[int, int, int, int, int, int]):
+    """Where a node sits in its file; ``end_col`` and ``end`` are exclusive.
+
+    A tuple underneath, because the parser makes one per node (tens of thousands a
+    file): ``tuple.__new__(Span, (line, col, end_line, end_col, start, end))`` runs in
+    C, a third of what a slotted dataclass's ``__init__`` costs. Otherwise it is the
+    frozen dataclass it was: the same fields by name, immutable, equal (and hashing
+    equal) only to a ``Span`` with the same fields, and ``dataclasses.fields``,
+    ``replace``, ``asdict``, copying and pickling work on it.
+    """
+
+    __slots__ = ()
+    __dataclass_fields__ = _SpanFields.__dataclass_fields__
+    __dataclass_params__ = _SpanFields.__dataclass_params__  # type: ignore[attr-defined]
+    __match_args__ = ("line", "col", "end_line", "end_col", "start", "end")
+
+    if TYPE_CHECKING:
+        line: int
+        col: int
+        end_line: int
+        end_col: int
+        start: int
+        end: int
+    else:
+        line = property(itemgetter(0), doc="1-based")
+        col = property(itemgetter(1), doc="0-based")
+        end_line = property(itemgetter(2))
+        end_col = property(itemgetter(3), doc="exclusive")
+        start = property(itemgetter(4), doc="offset in the source")
+        end = property(itemgetter(5), doc="offset in the source, exclusive")
+
+    def __new__(
+        cls, line: int, col: int, end_line: int, end_col: int, start: int, end: int
+    ) -> Span:
+        return tuple.__new__(cls, (line, col, end_line, end_col, start, end))
+
+    def __getnewargs__(self) -> tuple[int, int, int, int, int, int]:
+        return tuple(self)  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        # Not NotImplemented for another type: a plain tuple would then compare itself.
+        return other.__class__ is Span and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__  # what the frozen dataclass's hash was: its fields' tuple
+
+    def __repr__(self) -> str:
+        line, col, end_line, end_col, start, end = self
+        return (
+            f"Span(line={line}, col={col}, end_line={end_line}, end_col={end_col}, "
+            f"start={start}, end={end})"
+        )
+
     def cover(self, other: Span) -> Span:
         """The smallest span that holds both, for nodes built from two ends."""
-        return Span(self.line, self.col, other.end_line, other.end_col, self.start, other.end)
+        return tuple.__new__(Span, (self[0], self[1], other[2], other[3], self[4], other[5]))
 
 
 # --- expressions -------------------------------------------------------------------
@@ -351,5 +408,10 @@ def _fast_init(cls: type) -> None:
 
 
 for _node in list(globals().values()):
-    if isinstance(_node, type) and dataclasses.is_dataclass(_node) and _node.__module__ == __name__:
+    if (
+        isinstance(_node, type)
+        and dataclasses.is_dataclass(_node)
+        and _node.__module__ == __name__
+        and _node not in (Span, _SpanFields)
+    ):
         _fast_init(_node)

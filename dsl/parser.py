@@ -130,12 +130,17 @@ _context = _ParseContext()
 
 
 # A token as the callbacks see it: a plain tuple, which costs a fraction of a Lark
-# ``Token`` (a ``str`` subclass with eight attributes) to make. Nothing else a callback
-# receives is a plain tuple (nodes are dataclasses, repetitions lists), so
-# ``type(c) is tuple`` tells a token. Columns are 0-based, ends exclusive; a template
-# made by the fast loop carries its scan as a ninth item.
+# ``Token`` (a ``str`` subclass with eight attributes) to make:
+#
+#     (type, text, line, col, end_line, end_col, start, end)   [+ a template's scan]
+#
+# Items 2 to 8 are its span's fields in the span's order (columns 0-based, ends
+# exclusive), so ``tuple.__new__(Span, tok[2:8])`` is its span. Nothing else a
+# callback receives is a plain tuple (nodes are dataclasses, repetitions lists, a
+# ``Span`` a subclass), so ``type(c) is tuple`` tells a token.
 Tok = tuple[Any, ...]
-T_TYPE, T_TEXT, T_START, T_END, T_LINE, T_COL, T_END_LINE, T_END_COL, T_SCAN = range(9)
+_new_span: Any = tuple.__new__  # _new_span(Span, (line, col, end_line, end_col, start, end))
+_Span = ast.Span
 
 
 def _tok(token: Token) -> Tok:
@@ -144,18 +149,19 @@ def _tok(token: Token) -> Tok:
     return (
         t.type,
         t.value,
-        t.start_pos,
-        t.end_pos,
         t.line,
         t.column - 1,
         t.end_line,
         t.end_column - 1,
+        t.start_pos,
+        t.end_pos,
     )
 
 
 def _span(item: Any) -> ast.Span:
     if type(item) is tuple:
-        return ast.Span(item[4], item[5], item[6], item[7], item[2], item[3])
+        token_span: ast.Span = _new_span(_Span, item[2:8])
+        return token_span
     span: ast.Span = item.span
     return span
 
@@ -164,14 +170,16 @@ def _between(first: Any, last: Any) -> ast.Span:
     """``_span(first).cover(_span(last))``, without the two spans in between (a parse
     makes tens of thousands of these)."""
     if type(first) is tuple:
-        line, col, start = first[4], first[5], first[2]
+        line, col, start = first[2], first[3], first[6]
     else:
-        span: ast.Span = first.span
-        line, col, start = span.line, span.col, span.start
+        span = first.span
+        line, col, start = span[0], span[1], span[4]
     if type(last) is tuple:
-        return ast.Span(line, col, last[6], last[7], start, last[3])
-    end: ast.Span = last.span
-    return ast.Span(line, col, end.end_line, end.end_col, start, end.end)
+        between: ast.Span = _new_span(_Span, (line, col, last[4], last[5], start, last[7]))
+        return between
+    end = last.span
+    between = _new_span(_Span, (line, col, end[2], end[3], start, end[5]))
+    return between
 
 
 def _rpar(children: list[Any]) -> Tok:
@@ -395,7 +403,7 @@ class _Builder(Transformer[Token, Any]):
             test,
             consequent,
             alternate,
-            rpar[3],
+            rpar[7],
             _between(children[0], alternate if alternate is not None else consequent),
         )
 
@@ -411,14 +419,14 @@ class _Builder(Transformer[Token, Any]):
             _check_name(name_tok),
             iterable,
             body,
-            rpar[3],
+            rpar[7],
             _between(children[0], body),
         )
 
     def while_stmt(self, children: list[Any]) -> ast.While:
         test, body = _nodes(children)
         rpar = _rpar(children)
-        return ast.While(test, body, rpar[3], _between(children[0], body))
+        return ast.While(test, body, rpar[7], _between(children[0], body))
 
     def try_stmt(self, children: list[Any]) -> ast.Try:
         try_tok = children[0]
@@ -429,7 +437,7 @@ class _Builder(Transformer[Token, Any]):
             _fail("'try' needs a 'catch' or a 'finally' block", try_tok)
         last = finalizer if finalizer is not None else cast(Any, catch)[1]
         param, handler = catch if catch is not None else (None, None)
-        return ast.Try(block, param, handler, finalizer, try_tok[3], _between(try_tok, last))
+        return ast.Try(block, param, handler, finalizer, try_tok[7], _between(try_tok, last))
 
     def catch_clause(self, children: list[Any]) -> list[Any]:
         """``[param or None, block]``: a list, as only tokens are tuples."""
@@ -532,8 +540,8 @@ class _Builder(Transformer[Token, Any]):
     def template(self, children: list[Any]) -> ast.TemplateLit:
         tok = children[0]
         file, source = _context.stack[-1]
-        start = tok[2]
-        scanned = tok[8] if len(tok) > 8 else scan_template(source, start, tok[3])
+        start = tok[6]
+        scanned = tok[8] if len(tok) > 8 else scan_template(source, start, tok[7])
         assert scanned is not None  # the lexer scanned the same text
         _, raws, parts = scanned
         quasis: list[str] = []
@@ -606,7 +614,7 @@ class _Builder(Transformer[Token, Any]):
     def _fail_inside(tok: Tok, offset: int, message: str) -> NoReturn:
         """Report a problem ``offset`` characters into a token, on the right line."""
         file, source = _context.stack[-1]
-        absolute = tok[2] + max(offset, 0)
+        absolute = tok[6] + max(offset, 0)
         line = source.count("\n", 0, absolute) + 1
         col = absolute - (source.rfind("\n", 0, absolute) + 1)
         raise ScenarioSyntaxError(message, file, line, col, _line_of(source, absolute))
@@ -813,12 +821,12 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                 token = (
                     "TEMPLATE",
                     value,
-                    pos - len(value),
-                    pos,
                     first_line,
                     col,
                     line,
                     pos - line_start,
+                    pos - len(value),
+                    pos,
                     scanned,
                 )
                 break
@@ -850,17 +858,17 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                 first_line, col = line, tstart - line_start
                 line += value.count("\n")
                 line_start = tstart + value.rindex("\n") + 1
-                token = (lex_type, value, tstart, tend, first_line, col, line, tend - line_start)
+                token = (lex_type, value, first_line, col, line, tend - line_start, tstart, tend)
             else:
                 token = (
                     lex_type,
                     value,
-                    tstart,
-                    tend,
                     line,
                     tstart - line_start,
                     line,
                     tend - line_start,
+                    tstart,
+                    tend,
                 )
             break
         if token is None:
