@@ -512,74 +512,32 @@ class _Builder(Transformer[Token, Any]):
         return ast.Call(callee, args, _between(callee, children[-1]))
 
     def identifier(self, children: list[Any]) -> ast.Identifier:
-        tok = children[0]
-        return ast.Identifier(_check_name(tok), _span(tok))
+        return _identifier(children[0])
 
     def paren(self, children: list[Any]) -> ast.Expr:
         inner = children[1]
         return cast(ast.Expr, replace(inner, span=_between(children[0], children[2])))
 
     def number(self, children: list[Any]) -> ast.NumberLit:
-        tok = children[0]
-        text = tok[1].replace("_", "")
-        prefix = text[:2].lower()
-        if prefix in ("0x", "0b", "0o"):
-            value = float(int(text[2:], {"0x": 16, "0b": 2, "0o": 8}[prefix]))
-        else:
-            value = float(text)
-        return ast.NumberLit(value, _span(tok))
+        return _number(children[0])
 
     def string(self, children: list[Any]) -> ast.StringLit:
-        tok = children[0]
-        try:
-            value = cook(tok[1][1:-1])
-        except EscapeError as err:
-            self._fail_inside(tok, 1 + err.offset, err.message)
-        return ast.StringLit(value, _span(tok))
+        return _string(children[0])
 
     def template(self, children: list[Any]) -> ast.TemplateLit:
-        tok = children[0]
-        file, source = _context.stack[-1]
-        start = tok[6]
-        scanned = tok[8] if len(tok) > 8 else scan_template(source, start, tok[7])
-        assert scanned is not None  # the lexer scanned the same text
-        _, raws, parts = scanned
-        quasis: list[str] = []
-        offset = start + 1
-        for i, raw in enumerate(raws):
-            try:
-                quasis.append(cook(raw))
-            except EscapeError as err:
-                self._fail_inside(tok, offset - start + err.offset, err.message)
-            if i < len(parts):
-                offset = parts[i].end + 1
-        exprs = []
-        for part in parts:
-            if not source[part.start : part.end].strip():
-                self._fail_inside(tok, part.start - start, "'${}' needs an expression inside")
-            exprs.append(_parse_slice(source, file, part.start, part.end, "expression"))
-        return ast.TemplateLit(tuple(quasis), tuple(exprs), _span(tok))
+        return _template(children[0])
 
     def regex(self, children: list[Any]) -> ast.RegexLit:
-        tok = children[0]
-        text = tok[1]
-        close = text.rindex("/")
-        source, flags = text[1:close], text[close + 1 :]
-        try:
-            pattern = _compile_regex(source, flags)
-        except RegexTranslationError as err:
-            offset = close + 1 if err.offset < 0 else 1 + err.offset
-            self._fail_inside(tok, offset, err.args[0] if err.args else str(err))
-        return ast.RegexLit(source, flags, pattern, _span(tok))
+        return _regex(children[0])
 
     def true(self, children: list[Any]) -> ast.BoolLit:
-        return ast.BoolLit(True, _span(children[0]))
+        return _true(children[0])
 
     def false(self, children: list[Any]) -> ast.BoolLit:
-        return ast.BoolLit(False, _span(children[0]))
+        return _false(children[0])
 
     def null(self, children: list[Any]) -> ast.NullLit:
-        return ast.NullLit(_span(children[0]))
+        return _null(children[0])
 
     def array(self, children: list[Any]) -> ast.ArrayLit:
         return ast.ArrayLit(tuple(_nodes(children)), _between(children[0], children[-1]))
@@ -596,11 +554,11 @@ class _Builder(Transformer[Token, Any]):
     def keyed_property(self, children: list[Any]) -> ast.Property:
         key_tok, value = children[0], children[-1]
         if key_tok[0] == "STRING":
-            key = self.string([key_tok]).value
+            key = _string(key_tok).value
         elif key_tok[0] == "NUMBER":
             from dsl.values import format_number
 
-            key = format_number(self.number([key_tok]).value)
+            key = format_number(_number(key_tok).value)
         else:
             key = key_tok[1]
         return ast.Property(key, value, _between(key_tok, value))
@@ -610,14 +568,98 @@ class _Builder(Transformer[Token, Any]):
         name = _check_name(tok)
         return ast.Property(name, ast.Identifier(name, _span(tok)), _span(tok))
 
-    @staticmethod
-    def _fail_inside(tok: Tok, offset: int, message: str) -> NoReturn:
-        """Report a problem ``offset`` characters into a token, on the right line."""
-        file, source = _context.stack[-1]
-        absolute = tok[6] + max(offset, 0)
-        line = source.count("\n", 0, absolute) + 1
-        col = absolute - (source.rfind("\n", 0, absolute) + 1)
-        raise ScenarioSyntaxError(message, file, line, col, _line_of(source, absolute))
+
+# --- leaves: one token each, called by the fast loop with the token itself ---------
+
+
+def _identifier(tok: Tok) -> ast.Identifier:
+    return ast.Identifier(_check_name(tok), _new_span(_Span, tok[2:8]))
+
+
+def _number(tok: Tok) -> ast.NumberLit:
+    text = tok[1].replace("_", "")
+    prefix = text[:2].lower()
+    if prefix in ("0x", "0b", "0o"):
+        value = float(int(text[2:], {"0x": 16, "0b": 2, "0o": 8}[prefix]))
+    else:
+        value = float(text)
+    return ast.NumberLit(value, _new_span(_Span, tok[2:8]))
+
+
+def _string(tok: Tok) -> ast.StringLit:
+    try:
+        value = cook(tok[1][1:-1])
+    except EscapeError as err:
+        _fail_inside(tok, 1 + err.offset, err.message)
+    return ast.StringLit(value, _new_span(_Span, tok[2:8]))
+
+
+def _template(tok: Tok) -> ast.TemplateLit:
+    file, source = _context.stack[-1]
+    start = tok[6]
+    scanned = tok[8] if len(tok) > 8 else scan_template(source, start, tok[7])
+    assert scanned is not None  # the lexer scanned the same text
+    _, raws, parts = scanned
+    quasis: list[str] = []
+    offset = start + 1
+    for i, raw in enumerate(raws):
+        try:
+            quasis.append(cook(raw))
+        except EscapeError as err:
+            _fail_inside(tok, offset - start + err.offset, err.message)
+        if i < len(parts):
+            offset = parts[i].end + 1
+    exprs = []
+    for part in parts:
+        if not source[part.start : part.end].strip():
+            _fail_inside(tok, part.start - start, "'${}' needs an expression inside")
+        exprs.append(_parse_slice(source, file, part.start, part.end, "expression"))
+    return ast.TemplateLit(tuple(quasis), tuple(exprs), _new_span(_Span, tok[2:8]))
+
+
+def _regex(tok: Tok) -> ast.RegexLit:
+    text = tok[1]
+    close = text.rindex("/")
+    source, flags = text[1:close], text[close + 1 :]
+    try:
+        pattern = _compile_regex(source, flags)
+    except RegexTranslationError as err:
+        offset = close + 1 if err.offset < 0 else 1 + err.offset
+        _fail_inside(tok, offset, err.args[0] if err.args else str(err))
+    return ast.RegexLit(source, flags, pattern, _new_span(_Span, tok[2:8]))
+
+
+def _true(tok: Tok) -> ast.BoolLit:
+    return ast.BoolLit(True, _new_span(_Span, tok[2:8]))
+
+
+def _false(tok: Tok) -> ast.BoolLit:
+    return ast.BoolLit(False, _new_span(_Span, tok[2:8]))
+
+
+def _null(tok: Tok) -> ast.NullLit:
+    return ast.NullLit(_new_span(_Span, tok[2:8]))
+
+
+def _fail_inside(tok: Tok, offset: int, message: str) -> NoReturn:
+    """Report a problem ``offset`` characters into a token, on the right line."""
+    file, source = _context.stack[-1]
+    absolute = tok[6] + max(offset, 0)
+    line = source.count("\n", 0, absolute) + 1
+    col = absolute - (source.rfind("\n", 0, absolute) + 1)
+    raise ScenarioSyntaxError(message, file, line, col, _line_of(source, absolute))
+
+
+_LEAVES: dict[str, Any] = {
+    "identifier": _identifier,
+    "number": _number,
+    "string": _string,
+    "template": _template,
+    "regex": _regex,
+    "true": _true,
+    "false": _false,
+    "null": _null,
+}
 
 
 def _load_grammar() -> str:
@@ -670,19 +712,25 @@ assert not any(isinstance(key, str) for key in _lalr.callbacks), "no terminal ca
 
 # What the fast loop does with a (state, terminal): the action's kind, then its argument
 # (the next state of a shift, the rule a reduction makes), its callback and its length.
-_SHIFT, _CHAIN, _ONE, _MANY = range(4)
+# The loop compares kinds with the literal numbers (a constant is quicker than a name).
+_SHIFT, _CHAIN, _LEAF, _ONE, _MANY = range(5)
 
 
 @functools.cache  # a rule is reduced in many states: one function for it
 def _reduction(rule: Any) -> tuple[int, str, Any, int]:
     """A reduction as the fast loop needs it: ``_CHAIN`` when the callback returns its
     one child unchanged (a ``?rule`` with one symbol: only the state changes),
-    ``_ONE`` for one child (replaced in place on the stacks), else ``_MANY``."""
+    ``_LEAF`` for a literal or a name (its function takes the token itself), ``_ONE``
+    for another rule of one child (both replaced in place on the stacks), else
+    ``_MANY``."""
     callback = _lalr.callbacks[rule]
     size = len(rule.expansion)
     origin: str = rule.origin.name
     if size == 1 and type(callback) is ExpandSingleChild:
         return _CHAIN, origin, None, 1
+    leaf = _LEAVES.get(rule.alias or origin)
+    if size == 1 and leaf is not None and rule.expansion[0].is_term:
+        return _LEAF, origin, leaf, 1
     return (_ONE if size == 1 else _MANY), origin, _compiled(callback), size
 
 
@@ -757,13 +805,16 @@ _LEX_FAST: dict[int, tuple[Any, ...]] = {}
 
 
 def _fast_lexer(state: int) -> tuple[Any, ...]:
-    """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it:
-    its pattern led by ``[ \\t]*``, so the spaces between two tokens on a line are
+    """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it.
+
+    Its pattern is led by ``[ \\t]*``, so the spaces between two tokens on a line are
     skipped by the match that finds the next token (``WS`` is ignored, and no other
-    terminal starts with a space or a tab, so the tokens are the same); and Lark's
-    keyword callbacks (a ``NAME`` that is ``if`` becomes ``IF``: a full match against
-    the plain-string terminals) as one dict per terminal. A state whose lexer does
-    anything else leaves the input to Lark."""
+    terminal starts with a space or a tab, so the tokens are the same). ``TEMPLATE``'s
+    placeholder pattern becomes a lone backtick: the loop scans the template by hand
+    from there, as the lexer does. Lark's keyword callbacks (a ``NAME`` that is ``if``
+    becomes ``IF``: a full match against the plain-string terminals) become one dict
+    per terminal. A state whose lexer does anything else leaves the input to Lark.
+    """
     match, template_ok, ignore_types, newline_types, callbacks = _LEXERS[state].fast_state()
     keywords: dict[str, dict[str, str]] = {}
     for type_, callback in callbacks.items():
@@ -778,12 +829,36 @@ def _fast_lexer(state: int) -> tuple[Any, ...]:
             match = None
             break
         keywords[type_] = {t.pattern.value: t.name for t in scanner.terminals}
+    if match is not None:
+        pattern: re.Pattern[str] = match.__self__
+        text = pattern.pattern
+        template = f"(?P<TEMPLATE>{_TEMPLATE_PATTERN})"
+        if template_ok and template in text:
+            text = text.replace(template, "(?P<TEMPLATE>`)")
+        elif template_ok:  # pragma: no cover - not in this grammar
+            match = None
+        match = re.compile(f"[ \\t]*(?:{text})", pattern.flags).match
     if match is None:  # pragma: no cover - more terminals than one re allows
         match = _no_match
-    else:
-        pattern: re.Pattern[str] = match.__self__
-        match = re.compile(f"[ \\t]*(?:{pattern.pattern})", pattern.flags).match
-    return match, template_ok, ignore_types, newline_types, keywords
+    return match, ignore_types, newline_types, keywords
+
+
+_TEMPLATE_PATTERN = _lark.lexer_conf.terminals_by_name["TEMPLATE"].pattern.to_regexp()
+
+
+def _template_token(source: str, pos: int, end: int, line: int, line_start: int) -> Tok:
+    """The template literal at ``source[pos] == '`'``, scanned (its scan kept in the
+    token for the callback), or :class:`_Unexpected` when it never ends."""
+    scanned = scan_template(source, pos, end)
+    if scanned is None:
+        raise _Unexpected
+    stop = scanned[0]
+    value = source[pos:stop]
+    newlines = value.count("\n")
+    end_line, end_col = line, stop - line_start
+    if newlines:
+        end_line, end_col = line + newlines, stop - (pos + value.rindex("\n") + 1)
+    return ("TEMPLATE", value, line, pos - line_start, end_line, end_col, pos, stop, scanned)
 
 
 def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
@@ -800,65 +875,42 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
     line_start = source.rfind("\n", 0, start) + 1
     while True:
         state = state_stack[-1]
-        fast = lex_fast.get(state)
-        if fast is None:
+        try:
+            match, ignore_types, newline_types, keywords = lex_fast[state]
+        except KeyError:
             fast = lex_fast[state] = _fast_lexer(state)
-        match, template_ok, ignore_types, newline_types, keywords = fast
+            match, ignore_types, newline_types, keywords = fast
         # The contextual lexer, inlined: the next token this state accepts.
         token: Any = None
         while pos < end:
-            if template_ok and source[pos] == "`":  # scanned by hand (nested `${}`)
-                scanned = scan_template(source, pos, end)
-                if scanned is None:
-                    raise _Unexpected
-                value = source[pos : scanned[0]]
-                first_line, col = line, pos - line_start
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = pos + value.rindex("\n") + 1
-                pos = scanned[0]
-                token = (
-                    "TEMPLATE",
-                    value,
-                    first_line,
-                    col,
-                    line,
-                    pos - line_start,
-                    pos - len(value),
-                    pos,
-                    scanned,
-                )
-                break
             m = match(source, pos, end)
             if m is None:
                 raise _Unexpected
             lex_type = m.lastgroup
-            tstart = m.start(lex_type)
-            if tstart != pos:  # spaces and tabs skipped by the pattern (never a newline)
-                pos = tstart
-                if template_ok and source[pos] == "`":
-                    continue  # a template: scanned by hand, above
-            tend = m.end()
+            tstart, pos = m.span(lex_type)
             if lex_type in ignore_types:
                 if lex_type in newline_types:
-                    value = source[tstart:tend]
+                    value = source[tstart:pos]
                     newlines = value.count("\n")
                     if newlines:
                         line += newlines
                         line_start = tstart + value.rindex("\n") + 1
-                pos = tend
                 continue
-            value = source[tstart:tend]
-            kw = keywords.get(lex_type)
-            if kw is not None:
-                lex_type = kw.get(value, lex_type)
-            pos = tend
+            if lex_type == "TEMPLATE":  # scanned by hand (nested `${}`)
+                token = _template_token(source, tstart, end, line, line_start)
+                pos = token[7]
+                if token[4] != line:
+                    line = token[4]
+                    line_start = source.rindex("\n", tstart, pos) + 1
+                break
+            value = source[tstart:pos]
+            if lex_type in keywords:
+                lex_type = keywords[lex_type].get(value, lex_type)
             if lex_type in newline_types and "\n" in value:
                 first_line, col = line, tstart - line_start
                 line += value.count("\n")
                 line_start = tstart + value.rindex("\n") + 1
-                token = (lex_type, value, first_line, col, line, tend - line_start, tstart, tend)
+                token = (lex_type, value, first_line, col, line, pos - line_start, tstart, pos)
             else:
                 token = (
                     lex_type,
@@ -866,9 +918,9 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                     line,
                     tstart - line_start,
                     line,
-                    tend - line_start,
+                    pos - line_start,
                     tstart,
-                    tend,
+                    pos,
                 )
             break
         if token is None:
@@ -879,17 +931,27 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                 kind, arg, callback, size = actions[state_stack[-1]][type_]
             except KeyError:
                 raise _Unexpected from None
-            if kind == _SHIFT:
+            if kind == 0:  # _SHIFT
                 state_stack.append(arg)
                 value_stack.append(token)
                 break
-            if kind == _CHAIN:  # one child, kept as it is
+            if kind == 1:  # _CHAIN: one child, kept as it is
                 state_stack[-1] = gotos[state_stack[-2]][arg]
-            elif kind == _ONE:
+            elif kind == 2:  # _LEAF
+                value_stack[-1] = callback(value_stack[-1])
+                state_stack[-1] = gotos[state_stack[-2]][arg]
+            elif kind == 3:  # _ONE
                 value_stack[-1] = callback([value_stack[-1]])
                 state_stack[-1] = gotos[state_stack[-2]][arg]
-            else:
-                _reduce_many(arg, callback, size, state_stack, value_stack)
+            else:  # _MANY
+                if size:
+                    children = value_stack[-size:]
+                    del state_stack[-size:]
+                    del value_stack[-size:]
+                else:
+                    children = []
+                value_stack.append(callback(children))
+                state_stack.append(gotos[state_stack[-1]][arg])
 
 
 def _reduce_many(
@@ -916,8 +978,8 @@ def _finish(state_stack: list[int], value_stack: list[Any], end_state: int) -> A
             raise _Unexpected
         if kind == _CHAIN:
             state_stack[-1] = _GOTOS[state_stack[-2]][arg]
-        elif kind == _ONE:
-            value_stack[-1] = callback([value_stack[-1]])
+        elif kind in (_LEAF, _ONE):
+            value_stack[-1] = callback(value_stack[-1] if kind == _LEAF else [value_stack[-1]])
             state_stack[-1] = _GOTOS[state_stack[-2]][arg]
         else:
             _reduce_many(arg, callback, size, state_stack, value_stack)
