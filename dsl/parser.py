@@ -611,10 +611,35 @@ def _template(tok: Tok) -> ast.TemplateLit:
             offset = parts[i].end + 1
     exprs = []
     for part in parts:
-        if not source[part.start : part.end].strip():
-            _fail_inside(tok, part.start - start, "'${}' needs an expression inside")
-        exprs.append(_parse_slice(source, file, part.start, part.end, "expression"))
+        expr = _bare_name(source, part.start, part.end, tok)
+        if expr is None:
+            if not source[part.start : part.end].strip():
+                _fail_inside(tok, part.start - start, "'${}' needs an expression inside")
+            expr = _parse_slice(source, file, part.start, part.end, "expression")
+        exprs.append(expr)
     return ast.TemplateLit(tuple(quasis), tuple(exprs), _new_span(_Span, tok[2:8]))
+
+
+_BARE_NAME = re.compile(r"[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)[ \t]*")
+
+
+def _bare_name(source: str, start: int, end: int, tok: Tok) -> ast.Identifier | None:
+    """The usual ``${name}`` of a one-line template, without a parse of its own: the
+    identifier the parser would make (a word it reserves, or anything else, is left
+    to the parser)."""
+    found = _BARE_NAME.fullmatch(source, start, end)
+    if found is None or tok[2] != tok[4]:
+        return None
+    name = found.group(1)
+    if name in _RESERVED:
+        return None
+    name_start, name_end = found.span(1)
+    col = tok[3] + name_start - tok[6]
+    line = tok[2]
+    span: ast.Span = _new_span(
+        _Span, (line, col, line, col + name_end - name_start, name_start, name_end)
+    )
+    return ast.Identifier(name, span)
 
 
 def _regex(tok: Tok) -> ast.RegexLit:
