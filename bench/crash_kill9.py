@@ -1,9 +1,10 @@
 """Crash consistency at scale: ``kill -9`` of ``unotest e2e`` at seeded random moments.
 
-The same engine as ``tests/runner/test_reliability_crash.py`` (which runs 200 kills in
-CI), for larger campaigns: each cycle starts ``unotest e2e crash`` against a page served
-by this script on 127.0.0.1, waits for a seeded anchor (spawn, ``run:started``, the
-k-th ``step:started``, ``step:fail``, ``failure-bundle:written``) plus a seeded delay,
+The same engine as ``tests/runner/test_reliability_crash.py`` (100 kills in CI, more
+with ``CRASH_KILL9_KILLS``), for larger campaigns: each cycle starts ``unotest e2e
+crash`` against a page served by this script on 127.0.0.1, waits for a seeded anchor
+(spawn, ``run:started``, the k-th ``step:started``, ``step:fail``,
+``failure-bundle:written``) plus a seeded delay,
 sends SIGKILL, then checks what the run left: every whole line of ``steps.jsonl``,
 ``manifest.json``, ``runtime.json`` (against the protocol's JSON Schemas of
 ``tests/protocol/``), ``unotest runs --json`` saying ``interrupted`` at once, and no

@@ -67,7 +67,11 @@ from sites import config_yaml, unotest_env, write_project
 Validate = Callable[[str, object], None]
 
 SEED = 20_260_7
-KILLS = 200
+# The default, what CI runs, is one plan block: every anchor drawn in its exact share,
+# every phase reached, in about half the time of the full campaign (issue 19: the suite
+# under 10 minutes). CRASH_KILL9_KILLS=200 (or bench/crash_kill9.py, for thousands) runs
+# the full size.
+KILLS = int(os.environ.get("CRASH_KILL9_KILLS", "").strip() or "100")
 PARALLEL = 5
 WEB_SERVER_SHARE = 0.15  # of the run:started cycles
 LEFTOVER_WAIT_S = 35.0
@@ -964,8 +968,9 @@ def test_kill9_at_random_moments_leaves_consistent_runs_and_no_browser(
     static_site: str,
     chromium_path: str,
 ) -> None:
-    """200+ SIGKILLs across every phase: artifacts stay whole, `unotest runs` says
-    `interrupted` at once, and no driver or Chromium outlives its runner."""
+    """100 SIGKILLs (more with CRASH_KILL9_KILLS) across every phase: artifacts stay
+    whole, `unotest runs` says `interrupted` at once, and no driver or Chromium outlives
+    its runner."""
     write_site(tmp_path)
     seed = seed_from_env()
     campaign = Campaign(
