@@ -215,18 +215,22 @@ def _check_name(token: Tok) -> str:
 
 def _check_unique_declarations(body: list[ast.Stmt], params: tuple[str, ...] = ()) -> None:
     """No name declared twice in one block; the error points at the second name."""
-    seen: dict[str, str] = dict.fromkeys(params, "as a parameter")
+    # name -> the line of its declaration, or 0 for a parameter (worded on error only)
+    seen: dict[str, int] = dict.fromkeys(params, 0)
     for stmt in body:
-        if isinstance(stmt, ast.VarDecl):
-            if stmt.name in seen:
+        if stmt.__class__ is ast.VarDecl:
+            decl = stmt
+            if decl.name in seen:
                 _, source = _context.stack[-1]
-                name_at = source.index(stmt.name, stmt.span.start + len(stmt.kind))
+                name_at = source.index(decl.name, decl.span.start + len(decl.kind))
+                first = seen[decl.name]
+                where = f"in this block, at line {first}" if first else "as a parameter"
                 _fail_at(
                     name_at,
-                    f"'{stmt.name}' is already declared {seen[stmt.name]}: pick another name, "
-                    f"or assign it with '{stmt.name} = ...'",
+                    f"'{decl.name}' is already declared {where}: pick another name, "
+                    f"or assign it with '{decl.name} = ...'",
                 )
-            seen[stmt.name] = f"in this block, at line {stmt.span.line}"
+            seen[decl.name] = decl.span.line
 
 
 _BLOCK_COMMENTS = re.compile(r"/\*[\s\S]*?\*/")
@@ -244,7 +248,9 @@ def _check_separated(body: list[ast.Stmt]) -> None:
         if isinstance(prev, ast.COMPOUND_STATEMENTS):
             continue
         gap = source[prev.span.end : stmt.span.start]
-        if any(ch in gap for ch in "\n\r\u2028\u2029") or ";" in _BLOCK_COMMENTS.sub("", gap):
+        if "\n" in gap or any(ch in gap for ch in "\r\u2028\u2029"):
+            continue
+        if ";" in _BLOCK_COMMENTS.sub("", gap):
             continue
         _fail(
             "a ';' or a line break is missing before this statement: "
@@ -906,7 +912,6 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
             fast = lex_fast[state] = _fast_lexer(state)
             match, ignore_types, newline_types, keywords = fast
         # The contextual lexer, inlined: the next token this state accepts.
-        token: Any = None
         while pos < end:
             m = match(source, pos, end)
             if m is None:
@@ -931,7 +936,8 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
             value = source[tstart:pos]
             if lex_type in keywords:
                 lex_type = keywords[lex_type].get(value, lex_type)
-            if lex_type in newline_types and "\n" in value:
+            # Only a terminal Lark counts lines in (newline_types) can hold a newline.
+            if "\n" in value:
                 first_line, col = line, tstart - line_start
                 line += value.count("\n")
                 line_start = tstart + value.rindex("\n") + 1
@@ -948,7 +954,7 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                     pos,
                 )
             break
-        if token is None:
+        else:
             return _finish(state_stack, value_stack, _END_STATES[rule])
         type_ = token[0]
         while True:
