@@ -898,7 +898,7 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
     the per-token generator and method calls, tokens as tuples. It gives up on the first
     unexpected token or character, and :func:`_parse_slice` re-parses with Lark for its
     error."""
-    actions, gotos, lex_fast = _ACTIONS, _GOTOS, _LEX_FAST
+    actions, gotos, lex_fast, through = _ACTIONS, _GOTOS, _LEX_FAST, _THROUGH
     state_stack = [_START_STATES[rule]]
     value_stack: list[Any] = []
     pos = start
@@ -966,15 +966,16 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                 state_stack.append(arg)
                 value_stack.append(token)
                 break
-            if kind == 1:  # _CHAIN: one child, kept as it is
-                state_stack[-1] = gotos[state_stack[-2]][arg]
-            elif kind == 2:  # _LEAF
+            # After a reduction, the state comes from _THROUGH, which has followed the
+            # chain reductions this lookahead makes next (see _through_chains).
+            if kind == 2:  # _LEAF
                 value_stack[-1] = callback(value_stack[-1])
-                state_stack[-1] = gotos[state_stack[-2]][arg]
-            elif kind == 3:  # _ONE
-                value_stack[-1] = callback([value_stack[-1]])
-                state_stack[-1] = gotos[state_stack[-2]][arg]
-            else:  # _MANY
+                below = state_stack[-2]
+                try:
+                    state_stack[-1] = through[below][arg][type_]
+                except KeyError:
+                    state_stack[-1] = _through_chains(below, arg, type_)
+            elif kind == 4:  # _MANY
                 if size:
                     children = value_stack[-size:]
                     del state_stack[-size:]
@@ -982,7 +983,41 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
                 else:
                     children = []
                 value_stack.append(callback(children))
-                state_stack.append(gotos[state_stack[-1]][arg])
+                below = state_stack[-1]
+                try:
+                    state_stack.append(through[below][arg][type_])
+                except KeyError:
+                    state_stack.append(_through_chains(below, arg, type_))
+            elif kind == 1:  # _CHAIN: one child, kept as it is
+                state_stack[-1] = gotos[state_stack[-2]][arg]
+            else:  # _ONE
+                value_stack[-1] = callback([value_stack[-1]])
+                below = state_stack[-2]
+                try:
+                    state_stack[-1] = through[below][arg][type_]
+                except KeyError:
+                    state_stack[-1] = _through_chains(below, arg, type_)
+
+
+# below -> rule -> lookahead -> the state (see _through_chains), filled as met.
+_THROUGH: dict[int, dict[str, dict[str, int]]] = {}
+
+
+def _through_chains(below: int, origin: str, lookahead: str) -> int:
+    """The state after a reduction to ``origin`` over the state ``below``, and after the
+    chain reductions (``?rule: x``, only the state changes) that ``lookahead`` makes
+    right away: an operand reduced with ``,`` next becomes an ``expression`` without
+    a turn of the loop. Each chain pops one state and goes to from ``below`` again, so
+    the three together decide the state; where the lookahead has no action, the first
+    state is kept, for the loop to fail on as Lark would."""
+    state = _GOTOS[below][origin]
+    while True:
+        action = _ACTIONS[state].get(lookahead)
+        if action is None or action[0] != _CHAIN:
+            break
+        state = _GOTOS[below][action[1]]
+    _THROUGH.setdefault(below, {}).setdefault(origin, {})[lookahead] = state
+    return state
 
 
 def _reduce_many(
