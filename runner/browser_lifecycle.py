@@ -18,7 +18,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
-from runner import events
+from runner import events, node_cache
 from runner.browser import launch_browser
 from runner.bundle import PageRecorder, write_failure_bundle
 from runner.config import Config
@@ -139,7 +139,10 @@ class BrowserLifecycle:
         early, self.early_driver = self.early_driver, None
         if isinstance(early, BaseException):
             raise early
-        return await early if early is not None else await async_playwright().start()
+        if early is not None:
+            return await early
+        node_cache.enable()
+        return await async_playwright().start()
 
     async def discard_prelaunch(self) -> None:
         """Close what :meth:`prelaunch` started when no ``drive`` took it, and a driver

@@ -50,6 +50,10 @@ class EarlyDriver:
         try:
             from playwright.async_api import async_playwright
 
+            from runner import node_cache
+
+            node_cache.enable()
+
             self.task = loop.create_task(async_playwright().start())
             self.task.add_done_callback(lambda _: self._stop_here())
             loop.run_forever()

@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from runner.errors import WebServerCancelled, WebServerError
+from runner.node_cache import without_ours
 
 if TYPE_CHECKING:
     from runner.config import WebServerConfig
@@ -185,7 +186,7 @@ class WebServer:
         if not Path(cwd).is_dir():
             raise WebServerError(f"webServer cwd {cwd} is not a directory")
 
-        full_env = {"BROWSER": "none", **os.environ, **(env or {})}
+        full_env = {"BROWSER": "none", **without_ours(os.environ), **(env or {})}
         log(f"webServer: starting {command!r} in {cwd}")
         try:
             process = subprocess.Popen(

@@ -31,7 +31,7 @@ from typing import TextIO
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
-from runner import events
+from runner import events, node_cache
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
@@ -115,6 +115,7 @@ class _Worker:
         threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
         project = Project(self.root)
         self._load(project)
+        node_cache.enable()
         async with async_playwright() as playwright:
             try:
                 browser = await self._launch(playwright, self.config)
