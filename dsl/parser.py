@@ -579,7 +579,10 @@ class _Builder(Transformer[Token, Any]):
 
 
 def _identifier(tok: Tok) -> ast.Identifier:
-    return ast.Identifier(_check_name(tok), _new_span(_Span, tok[2:8]))
+    name: str = tok[1]
+    if name in _RESERVED:
+        _check_name(tok)
+    return ast.Identifier(name, _new_span(_Span, tok[2:8]))
 
 
 def _number(tok: Tok) -> ast.NumberLit:
@@ -593,10 +596,12 @@ def _number(tok: Tok) -> ast.NumberLit:
 
 
 def _string(tok: Tok) -> ast.StringLit:
-    try:
-        value = cook(tok[1][1:-1])
-    except EscapeError as err:
-        _fail_inside(tok, 1 + err.offset, err.message)
+    value: str = tok[1][1:-1]
+    if "\\" in value:  # cook's own first test, without the call
+        try:
+            value = cook(value)
+        except EscapeError as err:
+            _fail_inside(tok, 1 + err.offset, err.message)
     return ast.StringLit(value, _new_span(_Span, tok[2:8]))
 
 
