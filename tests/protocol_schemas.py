@@ -48,12 +48,52 @@ def definition(type_name: str, def_name: str | None = None) -> dict[str, Any]:
     return dict(defs[def_name or type_name])
 
 
+@functools.cache
+def _validator(type_name: str) -> jsonschema.Draft7Validator:
+    """One validator per type: building it (and its reference registry) is not free."""
+    return jsonschema.Draft7Validator(_load(type_name))
+
+
+@functools.cache
+def _branches(type_name: str) -> dict[str, jsonschema.Draft7Validator]:
+    """For a union discriminated by ``kind`` (``RunArtifact``, ``WsMessage``, ...): one
+    validator per member, by its ``kind`` constant; empty for any other type.
+
+    Why: a long run's ``steps.jsonl`` holds tens of thousands of events, and ``anyOf``
+    tries every member of the union for each, which made schema checks most of the
+    time of some end-to-end tests. An object valid against its member is valid against
+    the ``anyOf``, so the answer does not change (see ``validate``).
+    """
+    schema = _load(type_name)
+    if set(schema) != {"$ref", "$schema", "definitions"}:
+        return {}
+    defs: dict[str, Any] = schema["definitions"]
+    union = defs.get(schema["$ref"].removeprefix("#/definitions/"), {})
+    if "anyOf" not in union or not set(union) <= {"anyOf", "description"}:
+        return {}
+    branches: dict[str, jsonschema.Draft7Validator] = {}
+    for member in union["anyOf"]:
+        ref = member.get("$ref", "") if set(member) == {"$ref"} else ""
+        kind = defs.get(ref.removeprefix("#/definitions/"), {}).get("properties", {}).get("kind")
+        if not isinstance(kind, dict) or not isinstance(kind.get("const"), str):
+            return {}
+        if kind["const"] in branches:
+            return {}
+        branches[kind["const"]] = jsonschema.Draft7Validator({"$ref": ref, "definitions": defs})
+    return branches
+
+
 def validate(type_name: str, obj: object) -> None:
     """Raise ``jsonschema.ValidationError`` unless ``obj`` is a valid ``type_name``.
 
     ``obj`` goes through a JSON round trip first, so what is checked is what
-    would land on disk (tuples become arrays, NaN is refused).
+    would land on disk (tuples become arrays, NaN is refused). A member of a
+    ``kind`` union that its own member accepts is valid; anything else goes through
+    the whole schema, so a failure reads exactly as before.
     """
-    schema = _load(type_name)
     on_disk = json.loads(json.dumps(obj, ensure_ascii=True, allow_nan=False))
-    jsonschema.Draft7Validator(schema).validate(on_disk)
+    if isinstance(on_disk, dict) and isinstance(on_disk.get("kind"), str):
+        branch = _branches(type_name).get(on_disk["kind"])
+        if branch is not None and branch.is_valid(on_disk):
+            return
+    _validator(type_name).validate(on_disk)
