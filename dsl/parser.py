@@ -813,19 +813,23 @@ def _list_of(children: list[Any]) -> list[Any]:
     return children
 
 
+# The tables below are lists indexed by state (Lark numbers its states from 0), quicker
+# to index than dicts.
+_LARK_STATES: dict[int, Any] = _lalr.parse_table.states
+assert sorted(_LARK_STATES) == list(range(len(_LARK_STATES))), "states numbered from 0"
 # Lark's parse table, each action looked up once: state -> terminal -> action (above).
-_ACTIONS: dict[int, dict[str, tuple[int, Any, Any, int]]] = {
-    state: {
+_ACTIONS: list[dict[str, tuple[int, Any, Any, int]]] = [
+    {
         symbol: (_SHIFT, arg, None, 0) if action is Shift else _reduction(arg)
-        for symbol, (action, arg) in actions.items()
+        for symbol, (action, arg) in _LARK_STATES[state].items()
     }
-    for state, actions in _lalr.parse_table.states.items()
-}
+    for state in range(len(_LARK_STATES))
+]
 # state -> rule -> the state after reducing to that rule (Lark keeps them as shifts).
-_GOTOS: dict[int, dict[str, int]] = {
-    state: {symbol: arg for symbol, (action, arg) in actions.items() if action is Shift}
-    for state, actions in _lalr.parse_table.states.items()
-}
+_GOTOS: list[dict[str, int]] = [
+    {symbol: arg for symbol, (action, arg) in _LARK_STATES[state].items() if action is Shift}
+    for state in range(len(_LARK_STATES))
+]
 
 
 class _Unexpected(Exception):
@@ -837,7 +841,7 @@ def _no_match(*_: Any) -> NoReturn:
 
 
 # Per parser state, what the inlined lexer needs: built on first use.
-_LEX_FAST: dict[int, tuple[Any, ...]] = {}
+_LEX_FAST: list[tuple[Any, ...] | None] = [None] * len(_LARK_STATES)
 
 
 def _fast_lexer(state: int) -> tuple[Any, ...]:
@@ -911,11 +915,10 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
     line_start = source.rfind("\n", 0, start) + 1
     while True:
         state = state_stack[-1]
-        try:
-            match, ignore_types, newline_types, keywords = lex_fast[state]
-        except KeyError:
+        fast = lex_fast[state]
+        if fast is None:
             fast = lex_fast[state] = _fast_lexer(state)
-            match, ignore_types, newline_types, keywords = fast
+        match, ignore_types, newline_types, keywords = fast
         # The contextual lexer, inlined: the next token this state accepts.
         while pos < end:
             m = match(source, pos, end)
@@ -1005,7 +1008,7 @@ def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
 
 
 # below -> rule -> lookahead -> the state (see _through_chains), filled as met.
-_THROUGH: dict[int, dict[str, dict[str, int]]] = {}
+_THROUGH: list[dict[str, dict[str, int]]] = [{} for _ in _LARK_STATES]
 
 
 def _through_chains(below: int, origin: str, lookahead: str) -> int:
@@ -1021,7 +1024,7 @@ def _through_chains(below: int, origin: str, lookahead: str) -> int:
         if action is None or action[0] != _CHAIN:
             break
         state = _GOTOS[below][action[1]]
-    _THROUGH.setdefault(below, {}).setdefault(origin, {})[lookahead] = state
+    _THROUGH[below].setdefault(origin, {})[lookahead] = state
     return state
 
 
