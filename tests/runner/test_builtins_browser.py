@@ -351,7 +351,9 @@ def test_every_builtin_passes(tmp_path: Path, site_url: str, chromium_path: str)
     assert events[-1] == {**events[-1], "kind": "run:finished", "outcome": "completed"}
 
 
-# --- errors caught inside two scenarios (run side by side) --------------------------------
+# --- errors caught inside four scenarios (run side by side) -------------------------------
+# Most of these wait out a timeout (1000 ms here) before failing, so they are spread over
+# four scenarios of about six waits each, which run at the same time.
 
 CAUGHT_A = r"""
   goto("/errors.html")
@@ -364,13 +366,18 @@ CAUGHT_A = r"""
   try { expect_hidden(role("heading", "Error cases")) } catch (e) { report("expect-hidden", e) }
   try { expect_count(css(".row"), 2) } catch (e) { report("expect-count", e) }
   try { expect_value(label("Quantity"), "2") } catch (e) { report("expect-value", e) }
+  log("@@ " + json({tag: "end-a", name: "", message: ""}))
+"""
+
+CAUGHT_C = r"""
+  goto("/errors.html")
   try { expect_attr(label("Quantity"), "value", /^9/i) } catch (e) { report("expect-attr", e) }
   try { expect_text(testid("total"), /total: 99/i) } catch (e) { report("expect-text-regex", e) }
   try { expect_contains(testid("total"), "EUROS") } catch (e) { report("expect-contains", e) }
   try { expect_url("/other.html") } catch (e) { report("expect-url", e) }
   try { expect_url(/other\.html$/) } catch (e) { report("expect-url-regex", e) }
   try { expect_title("Another title") } catch (e) { report("expect-title", e) }
-  log("@@ " + json({tag: "end-a", name: "", message: ""}))
+  log("@@ " + json({tag: "end-c", name: "", message: ""}))
 """
 
 CAUGHT_B = r"""
@@ -397,6 +404,11 @@ CAUGHT_B = r"""
   try { expect_checked(label("Quantity")) } catch (e) { report("expect-checked-text", e) }
   try { expect_unchecked(role("checkbox", "Nope")) } catch (e) { report("unchecked-none", e) }
   try { expect_disabled("Quantity") } catch (e) { report("expect-disabled", e) }
+  log("@@ " + json({tag: "end-b", name: "", message: ""}))
+"""
+
+CAUGHT_D = r"""
+  goto("/errors.html")
   try { expect_enabled("Frozen") } catch (e) { report("expect-enabled", e) }
   try { expect_hidden("Delete") } catch (e) { report("expect-hidden-smart", e) }
   try { select("Size", "XL") } catch (e) { report("select-missing", e) }
@@ -404,7 +416,7 @@ CAUGHT_B = r"""
   const ghost = css("button").filter({has_text: "Ghost button"})
   try { wait_for(ghost) } catch (e) { report("wait-hidden", e) }
   try { count(css("a[[")) } catch (e) { report("count-bad-css", e) }
-  log("@@ " + json({tag: "end-b", name: "", message: ""}))
+  log("@@ " + json({tag: "end-d", name: "", message: ""}))
 """
 
 REPORT = """
@@ -422,17 +434,20 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
         {
             "caught-a": scenario_file("caught-a", CAUGHT_A, REPORT),
             "caught-b": scenario_file("caught-b", CAUGHT_B, REPORT),
+            "caught-c": scenario_file("caught-c", CAUGHT_C, REPORT),
+            "caught-d": scenario_file("caught-d", CAUGHT_D, REPORT),
         },
-        action=1500,
-        expect=1500,
+        action=1000,
+        expect=1000,
     )
-    runs = run_scenarios(project, ["caught-a", "caught-b"])
+    runs = run_scenarios(project, ["caught-a", "caught-b", "caught-c", "caught-d"])
     got: dict[str, tuple[str, str]] = {}
     for run in runs.values():
         assert run.code == 0, run.explain()
         for entry in map(json.loads, run.logs):
             got[entry["tag"]] = (entry["name"], entry["message"])
-    assert "end-a" in got and "end-b" in got, "\n".join(r.explain() for r in runs.values())
+    ends = {"end-a", "end-b", "end-c", "end-d"}
+    assert ends <= set(got), "\n".join(r.explain() for r in runs.values())
 
     def check(tag: str, name: str, *fragments: str) -> None:
         assert tag in got, f"{tag} did not fail\n" + "\n".join(r.explain() for r in runs.values())
@@ -445,7 +460,7 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
         "css-none",
         "LocatorError",
         'click: no element matches <Locator css=".nothing-here">',
-        "1500 ms",
+        "1000 ms",
     )
     check(
         "smart-many",
@@ -581,7 +596,7 @@ FAILING: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {
         6,
         2,
         (
-            'no visible element matches "Checkout now" after 2500 ms',
+            'no visible element matches "Checkout now" after 1000 ms',
             STRATEGIES.format("Checkout now"),
         ),
     ),
@@ -612,14 +627,14 @@ FAILING: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {
         "LocatorError",
         6,
         2,
-        ('click: no element matches <Locator css="#total" >> first> (waited 2500 ms)',),
+        ('click: no element matches <Locator css="#total" >> first> (waited 1000 ms)',),
     ),
     "disabled": (
         '  goto("/errors.html")\n  click(role("button", "Frozen"))',
         "TimeoutError",
         6,
         2,
-        ('click on <Locator role=button name="Frozen"> timed out after 2500 ms', "not enabled"),
+        ('click on <Locator role=button name="Frozen"> timed out after 1000 ms', "not enabled"),
     ),
     "text-mismatch": (
         '  goto("/errors.html")\n    expect_text(testid("total"), "Total: 22.5 EUR")',
@@ -675,8 +690,8 @@ def test_failing_scenarios_report_json_errors(
         site_url,
         chromium_path,
         {name: scenario_file(name, case[0]) for name, case in cases.items()},
-        action=2500,
-        expect=2500,
+        action=1000,
+        expect=1000,
         navigation=3000,
     )
     runs = run_scenarios(project, list(cases))
