@@ -372,9 +372,9 @@ class _Builder(Transformer[Token, Any]):
     # --- statements --------------------------------------------------------------
 
     def var_decl(self, children: list[Any]) -> ast.VarDecl:
-        kind_tok, name_tok = children[0], children[1]
-        rest = _nodes(children[2:])
-        init = rest[0] if rest else None
+        # [LET|CONST, NAME, "=" or None, value or None]: Lark puts None in place of a
+        # missing optional part (maybe_placeholders).
+        kind_tok, name_tok, init = children[0], children[1], children[3]
         kind = cast(ast.DeclKind, kind_tok[1])
         if kind == "const" and init is None:
             name = name_tok[1]
@@ -401,10 +401,8 @@ class _Builder(Transformer[Token, Any]):
         return ast.ExprStmt(expr, _span(expr))
 
     def if_stmt(self, children: list[Any]) -> ast.If:
-        nodes = _nodes(children)
-        test, consequent = nodes[0], nodes[1]
-        alternate = nodes[2] if len(nodes) > 2 else None
-        rpar = _rpar(children)
+        # [IF, "(", test, ")", block, ELSE or None, block or if_stmt or None]
+        test, rpar, consequent, alternate = children[2], children[3], children[4], children[6]
         return ast.If(
             test,
             consequent,
@@ -482,6 +480,8 @@ class _Builder(Transformer[Token, Any]):
         An explicit stack, not recursion, so a chain of any length is built. Every
         operator is left-associative; the spans are those the chained rules gave.
         """
+        if len(children) == 3:  # one operator, the usual case
+            return _combine(children[0], children[1], children[2])
         operands: list[Any] = [children[0]]
         ops: list[Tok] = []
         for i in range(1, len(children), 2):
