@@ -37,11 +37,17 @@ class EarlyDriver:
     error: BaseException | None = None
     _thread: threading.Thread | None = None
     _starter: threading.Thread | None = None
+    _spawning: threading.Event = field(default_factory=threading.Event)
 
     def begin(self) -> None:
+        """Start the thread and wait until it has imported Playwright and is about to
+        spawn the driver. Two threads importing at once take turns on the GIL, so the
+        caller's own imports running meanwhile would only delay the driver's spawn (by
+        about 80 ms) and finish no sooner themselves."""
         self._thread = threading.Thread(target=self._start, name="unotest-driver", daemon=True)
         self._starter = self._thread
         self._thread.start()
+        self._spawning.wait(SPAWN_WAIT_S)
 
     def _start(self) -> None:
         """A loop may be run by one thread at a time, any thread: stopped here, the run
@@ -53,12 +59,14 @@ class EarlyDriver:
             from runner import node_cache
 
             node_cache.enable()
-
             self.task = loop.create_task(async_playwright().start())
+            loop.call_soon(self._spawning.set)  # after the task's first step: the spawn
             self.task.add_done_callback(lambda _: self._stop_here())
             loop.run_forever()
         except BaseException as err:  # raised where a launch would raise it: drive
             self.error = err
+        finally:
+            self._spawning.set()
 
     def _stop_here(self) -> None:
         """Stop the loop if this thread is the starting one: the same callback run later
@@ -89,6 +97,10 @@ class EarlyDriver:
         finally:
             loop.close()
 
+
+SPAWN_WAIT_S = 2.0
+"""How long :meth:`EarlyDriver.begin` waits for the spawn at most (a stalled import
+must not stall the command)."""
 
 _early: EarlyDriver | None = None
 """The one driver started ahead in this process, until taken or discarded."""
