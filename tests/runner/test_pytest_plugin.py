@@ -30,6 +30,9 @@ from procs import descendants
 from sites import collection_yaml, scenario_source
 
 RUN_TIMEOUT_S = 180
+# Hypothesis's pytest plugin imports all of Hypothesis at the end of every session (seconds
+# on a busy machine); no test here uses it, and these tests start a pytest a dozen times.
+NO_HYPOTHESIS = ("-p", "no:hypothesispytest")
 
 SITE_INDEX = """\
 <!doctype html>
@@ -97,7 +100,9 @@ def run_pytest(pytester: pytest.Pytester) -> RunPytest:
     owns a sync Playwright: nothing of that may leak into this test session)."""
 
     def run(*args: str) -> pytest.RunResult:
-        return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=RUN_TIMEOUT_S)
+        return pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", *NO_HYPOTHESIS, *args, timeout=RUN_TIMEOUT_S
+        )
 
     return run
 
@@ -219,6 +224,7 @@ def test_broken_input_is_one_clear_error(
             "-q",
             "-p",
             "no:cacheprovider",
+            *NO_HYPOTHESIS,
             "--rootdir",
             str(elsewhere),
         ],
@@ -398,7 +404,10 @@ def test_ctrl_c_stops_the_scenario_and_finishes_its_run_directory(
         base_url=site,
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "--unotest", "-s", "-p", "no:cacheprovider"],
+        [
+            *(sys.executable, "-m", "pytest", "--unotest", "-s"),
+            *(*NO_HYPOTHESIS, "-p", "no:cacheprovider"),
+        ],
         cwd=pytester.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
