@@ -15,7 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 
 @dataclass(frozen=True)
@@ -42,17 +42,25 @@ class Span(tuple[int, int, int, int, int, int]):
     """
 
     __slots__ = ()
-    __dataclass_fields__ = _SpanFields.__dataclass_fields__
+    __dataclass_fields__: ClassVar[dict[str, Any]] = _SpanFields.__dataclass_fields__
     __dataclass_params__ = _SpanFields.__dataclass_params__  # type: ignore[attr-defined]
     __match_args__ = ("line", "col", "end_line", "end_col", "start", "end")
 
-    if TYPE_CHECKING:
-        line: int
-        col: int
-        end_line: int
-        end_col: int
-        start: int
-        end: int
+    if TYPE_CHECKING:  # read-only fields, as the frozen dataclass's were
+
+        @property
+        def line(self) -> int: ...
+        @property
+        def col(self) -> int: ...
+        @property
+        def end_line(self) -> int: ...
+        @property
+        def end_col(self) -> int: ...
+        @property
+        def start(self) -> int: ...
+        @property
+        def end(self) -> int: ...
+
     else:
         line = property(itemgetter(0), doc="1-based")
         col = property(itemgetter(1), doc="0-based")

@@ -49,8 +49,13 @@ def scan_template(
     than the expressions) and the top-level expressions; ``None`` when unterminated.
     """
     simple = _scan_simple_template(text, pos, end)
-    if simple is not None:
-        return simple
+    return simple if simple is not None else _scan_full_template(text, pos, end)
+
+
+def _scan_full_template(
+    text: str, pos: int, end: int
+) -> tuple[int, list[str], list[TemplatePart]] | None:
+    """:func:`scan_template` for any template: a walk over :func:`code_marks`."""
     raws: list[str] = []
     parts: list[TemplatePart] = []
     piece_start = pos + 1
