@@ -6,13 +6,18 @@ with the same number of lines using ``ast.parse`` and prints the ratio. The refe
 is measured in the same process, interleaved, in CPU time, the fastest pass of each,
 so the ratio holds on any machine, even a busy one.
 
-    .venv/bin/python bench/parse.py [--scenarios 1000] [--repeat 3]
+    .venv/bin/python bench/parse.py [--scenarios 1000] [--repeat 3] [--profile]
+
+``--profile`` then parses the corpus once more under ``cProfile`` and prints where the
+time went (functions by their own time), to see what the next change should be.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import cProfile
+import pstats
 import random
 import time
 
@@ -81,11 +86,22 @@ def _time_both(dsl_sources: list[str], py_sources: list[str], repeat: int) -> tu
     return min(dsl_runs), min(py_runs)
 
 
+def _profile(sources: list[str]) -> None:
+    """One more pass, under cProfile (which slows calls more than loops: read it for
+    the order of the costs, not their size)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    _once(parse_program, sources)
+    profile.disable()
+    pstats.Stats(profile).sort_stats("tottime").print_stats(25)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=1000)
     parser.add_argument("--lines", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="then print a cProfile")
     args = parser.parse_args()
 
     dsl_sources = [_scenario(i, args.lines) for i in range(args.scenarios)]
@@ -101,6 +117,8 @@ def main() -> None:
     print(f"unotest parse_program: {dsl_seconds:.3f} s  {dsl_rate:,.0f} lines/s")
     print(f"python ast.parse:      {py_seconds:.3f} s  {py_rate:,.0f} lines/s")
     print(f"ratio (ast.parse speed / unotest speed): {py_rate / dsl_rate:.1f}x")
+    if args.profile:
+        _profile(dsl_sources)
 
 
 if __name__ == "__main__":
