@@ -1,9 +1,11 @@
 """Source text → :mod:`dsl.ast`, with syntax errors a person can act on.
 
-Lark builds the tree through an inline transformer (callbacks run as the LALR parser
-reduces), so no Lark tree is ever materialised and no recursion happens, however deep
-the nesting. Every Lark exception is converted here, once, into
-:class:`~dsl.errors.ScenarioSyntaxError` with plain words for the usual mistakes.
+The callbacks here build the tree as the LALR parser reduces, so no Lark tree is ever
+materialised and no recursion happens, however deep the nesting. Input that parses
+goes through our own loop over Lark's tables and lexers (:mod:`dsl.lalr_loop`, tokens
+as tuples); anything it does not take is parsed again by Lark itself, whose every
+exception is converted here, once, into :class:`~dsl.errors.ScenarioSyntaxError` with
+plain words for the usual mistakes.
 """
 
 from __future__ import annotations
@@ -19,14 +21,12 @@ from typing import Any, NoReturn, cast
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
-from lark.lexer import UnlessCallback
-from lark.parse_tree_builder import ChildFilter, ExpandSingleChild
-from lark.parsers.lalr_analysis import Shift
 from lark.utils import TextSlice
 
 from dsl import ast
 from dsl.errors import ScenarioSyntaxError
 from dsl.jsregex import RegexTranslationError, compile_js_regex
+from dsl.lalr_loop import FastLoop, Tok, Unexpected
 from dsl.lexer import (
     TEMPLATE_END,
     TEMPLATE_START,
@@ -129,16 +129,12 @@ class _ParseContext(threading.local):
 _context = _ParseContext()
 
 
-# A token as the callbacks see it: a plain tuple, which costs a fraction of a Lark
-# ``Token`` (a ``str`` subclass with eight attributes) to make:
+# A token as the callbacks see it is a plain tuple (dsl.lalr_loop.Tok):
 #
 #     (type, text, line, col, end_line, end_col, start, end)   [+ a template's scan]
 #
-# Items 2 to 8 are its span's fields in the span's order (columns 0-based, ends
-# exclusive), so ``tuple.__new__(Span, tok[2:8])`` is its span. Nothing else a
-# callback receives is a plain tuple (nodes are dataclasses, repetitions lists, a
-# ``Span`` a subclass), so ``type(c) is tuple`` tells a token.
-Tok = tuple[Any, ...]
+# Items 2 to 8 are its span's fields in the span's order, so ``tuple.__new__(Span,
+# tok[2:8])`` is its span; ``type(c) is tuple`` tells a token from anything else.
 _new_span: Any = tuple.__new__  # _new_span(Span, (line, col, end_line, end_col, start, end))
 _Span = ast.Span
 
@@ -740,333 +736,17 @@ _lark = Lark(
 )
 
 
-_lalr: Any = cast(Any, _lark.parser).parser.parser  # lark.parsers.lalr_parser._Parser
-_START_STATES: dict[str, int] = _lalr.parse_table.start_states
-_END_STATES: dict[str, int] = _lalr.parse_table.end_states
-_LEXERS: dict[int, Any] = cast(Any, _lark.parser).lexer.lexers
-assert not any(isinstance(key, str) for key in _lalr.callbacks), "no terminal callbacks"
-
-# What the fast loop does with a (state, terminal): the action's kind, then its argument
-# (the next state of a shift, the rule a reduction makes), its callback and its length.
-# The loop compares kinds with the literal numbers (a constant is quicker than a name).
-_SHIFT, _CHAIN, _LEAF, _ONE, _MANY = range(5)
-
-
-@functools.cache  # a rule is reduced in many states: one function for it
-def _reduction(rule: Any) -> tuple[int, str, Any, int]:
-    """A reduction as the fast loop needs it: ``_CHAIN`` when the callback returns its
-    one child unchanged (a ``?rule`` with one symbol: only the state changes),
-    ``_LEAF`` for a literal or a name (its function takes the token itself), ``_ONE``
-    for another rule of one child (both replaced in place on the stacks), else
-    ``_MANY``."""
-    callback = _lalr.callbacks[rule]
-    size = len(rule.expansion)
-    origin: str = rule.origin.name
-    if size == 1 and type(callback) is ExpandSingleChild:
-        return _CHAIN, origin, None, 1
-    leaf = _LEAVES.get(rule.alias or origin)
-    if size == 1 and leaf is not None and rule.expansion[0].is_term:
-        return _LEAF, origin, leaf, 1
-    return (_ONE if size == 1 else _MANY), origin, _compiled(callback), size
-
-
-def _is_default(builder: Any) -> bool:
-    """Whether ``builder`` is Lark's for a rule with no callback of ours (the
-    ``__x_star_n`` rules Lark makes for repetitions): it builds a ``Tree``."""
-    if not isinstance(builder, functools.partial):
-        return False
-    assert str(builder.args[0]).startswith("__"), builder  # every rule of ours has a method
-    return True
-
-
-def _compiled(callback: Any) -> Any:
-    """Lark's callback for a rule as one small function: the same children handed to
-    the same method of ours, without Lark's generic filtering loop and the ``Tree`` of
-    each repetition (the fast loop keeps a repetition as a plain list, which the rule
-    that holds it spreads in place, as Lark spreads the tree's children).
-
-    Lark's own parse (of input with an error) keeps Lark's callbacks.
-    """
-    if _is_default(callback):
-        return _list_of
-    if type(callback) is ExpandSingleChild:  # with more than one child: the inner one
-        return _compiled(callback.node_builder)
-    if not isinstance(callback, ChildFilter):
-        return callback.fast  # one of our methods, called with the children as they are
-    builder = None if _is_default(callback.node_builder) else callback.node_builder.fast
-    steps: list[str] = []
-    for entry in callback.to_include:
-        index, spread = entry[0], entry[1]
-        steps += ["r.append(None)"] * (entry[2] if len(entry) > 2 else 0)
-        steps.append(f"r.extend(c[{index}])" if spread else f"r.append(c[{index}])")
-    steps += ["r.append(None)"] * (getattr(callback, "append_none", None) or 0)
-    # A repetition first (left recursion) grows its own list, as Lark's filter does.
-    first = steps[0]
-    head = "r = c[0]" if first == "r.extend(c[0])" else f"r = []\n    {first}"
-    body = "\n    ".join([head, *steps[1:], "return r" if builder is None else "return b(r)"])
-    namespace: dict[str, Any] = {"b": builder}
-    exec(f"def f(c):\n    {body}\n", namespace)  # code made here, from the grammar
-    return namespace["f"]
-
-
-def _list_of(children: list[Any]) -> list[Any]:
-    return children
-
-
-# The tables below are lists indexed by state (Lark numbers its states from 0), quicker
-# to index than dicts.
-_LARK_STATES: dict[int, Any] = _lalr.parse_table.states
-assert sorted(_LARK_STATES) == list(range(len(_LARK_STATES))), "states numbered from 0"
-# Lark's parse table, each action looked up once: state -> terminal -> action (above).
-_ACTIONS: list[dict[str, tuple[int, Any, Any, int]]] = [
-    {
-        symbol: (_SHIFT, arg, None, 0) if action is Shift else _reduction(arg)
-        for symbol, (action, arg) in _LARK_STATES[state].items()
-    }
-    for state in range(len(_LARK_STATES))
-]
-# state -> rule -> the state after reducing to that rule (Lark keeps them as shifts).
-_GOTOS: list[dict[str, int]] = [
-    {symbol: arg for symbol, (action, arg) in _LARK_STATES[state].items() if action is Shift}
-    for state in range(len(_LARK_STATES))
-]
-
-
-class _Unexpected(Exception):
-    """The fast loop met input Lark rejects: Lark's own loop reports it."""
-
-
-def _no_match(*_: Any) -> NoReturn:
-    raise _Unexpected
-
-
-# Per parser state, what the inlined lexer needs: built on first use.
-_LEX_FAST: list[tuple[Any, ...] | None] = [None] * len(_LARK_STATES)
-
-
-def _fast_lexer(state: int) -> tuple[Any, ...]:
-    """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it.
-
-    Its pattern is led by ``[ \\t]*``, so the spaces between two tokens on a line are
-    skipped by the match that finds the next token (``WS`` is ignored, and no other
-    terminal starts with a space or a tab, so the tokens are the same). ``TEMPLATE``'s
-    placeholder pattern becomes a lone backtick: the loop scans the template by hand
-    from there, as the lexer does. Lark's keyword callbacks (a ``NAME`` that is ``if``
-    becomes ``IF``: a full match against the plain-string terminals) become one dict
-    per terminal. A state whose lexer does anything else leaves the input to Lark.
-    """
-    match, template_ok, ignore_types, newline_types, callbacks = _LEXERS[state].fast_state()
-    keywords: dict[str, dict[str, str]] = {}
-    for type_, callback in callbacks.items():
-        scanner: Any = getattr(callback, "scanner", None)
-        plain = (
-            type(callback) is UnlessCallback
-            and type_ not in ignore_types
-            and not scanner.g_regex_flags
-            and all(t.pattern.type == "str" and not t.pattern.flags for t in scanner.terminals)
-        )
-        if not plain:  # pragma: no cover - not in this grammar
-            match = None
-            break
-        keywords[type_] = {t.pattern.value: t.name for t in scanner.terminals}
-    if match is not None:
-        pattern: re.Pattern[str] = match.__self__
-        text = pattern.pattern
-        template = f"(?P<TEMPLATE>{_TEMPLATE_PATTERN})"
-        if template_ok and template in text:
-            text = text.replace(template, "(?P<TEMPLATE>`)")
-        elif template_ok:  # pragma: no cover - not in this grammar
-            match = None
-        match = re.compile(f"[ \\t]*(?:{text})", pattern.flags).match
-    if match is None:  # pragma: no cover - more terminals than one re allows
-        match = _no_match
-    return match, ignore_types, newline_types, keywords
-
-
-_TEMPLATE_PATTERN = _lark.lexer_conf.terminals_by_name["TEMPLATE"].pattern.to_regexp()
-
-
-def _template_token(source: str, pos: int, end: int, line: int, line_start: int) -> Tok:
-    """The template literal at ``source[pos] == '`'``, scanned (its scan kept in the
-    token for the callback), or :class:`_Unexpected` when it never ends."""
-    scanned = scan_template(source, pos, end)
-    if scanned is None:
-        raise _Unexpected
-    stop = scanned[0]
-    value = source[pos:stop]
-    newlines = value.count("\n")
-    end_line, end_col = line, stop - line_start
-    if newlines:
-        end_line, end_col = line + newlines, stop - (pos + value.rindex("\n") + 1)
-    return ("TEMPLATE", value, line, pos - line_start, end_line, end_col, pos, stop, scanned)
-
-
-def _parse_fast(source: str, start: int, end: int, rule: str) -> Any:
-    """Lark's LALR loop (``ParserState.feed_token`` and ``ContextualLexer.lex``) for
-    input that parses: the same tables, lexers and callbacks, in the same order, without
-    the per-token generator and method calls, tokens as tuples. It gives up on the first
-    unexpected token or character, and :func:`_parse_slice` re-parses with Lark for its
-    error."""
-    actions, gotos, lex_fast, through = _ACTIONS, _GOTOS, _LEX_FAST, _THROUGH
-    state_stack = [_START_STATES[rule]]
-    value_stack: list[Any] = []
-    pos = start
-    line = source.count("\n", 0, start) + 1
-    line_start = source.rfind("\n", 0, start) + 1
-    while True:
-        state = state_stack[-1]
-        fast = lex_fast[state]
-        if fast is None:
-            fast = lex_fast[state] = _fast_lexer(state)
-        match, ignore_types, newline_types, keywords = fast
-        # The contextual lexer, inlined: the next token this state accepts.
-        while pos < end:
-            m = match(source, pos, end)
-            if m is None:
-                raise _Unexpected
-            lex_type = m.lastgroup
-            tstart, pos = m.span(lex_type)
-            if lex_type in ignore_types:
-                if lex_type in newline_types:
-                    value = source[tstart:pos]
-                    newlines = value.count("\n")
-                    if newlines:
-                        line += newlines
-                        line_start = tstart + value.rindex("\n") + 1
-                continue
-            if lex_type == "TEMPLATE":  # scanned by hand (nested `${}`)
-                token = _template_token(source, tstart, end, line, line_start)
-                pos = token[7]
-                if token[4] != line:
-                    line = token[4]
-                    line_start = source.rindex("\n", tstart, pos) + 1
-                break
-            value = source[tstart:pos]
-            if lex_type in keywords:
-                lex_type = keywords[lex_type].get(value, lex_type)
-            # Only a terminal Lark counts lines in (newline_types) can hold a newline.
-            if "\n" in value:
-                first_line, col = line, tstart - line_start
-                line += value.count("\n")
-                line_start = tstart + value.rindex("\n") + 1
-                token = (lex_type, value, first_line, col, line, pos - line_start, tstart, pos)
-            else:
-                token = (
-                    lex_type,
-                    value,
-                    line,
-                    tstart - line_start,
-                    line,
-                    pos - line_start,
-                    tstart,
-                    pos,
-                )
-            break
-        else:
-            return _finish(state_stack, value_stack, _END_STATES[rule])
-        type_ = token[0]
-        while True:
-            try:
-                kind, arg, callback, size = actions[state_stack[-1]][type_]
-            except KeyError:
-                raise _Unexpected from None
-            if kind == 0:  # _SHIFT
-                state_stack.append(arg)
-                value_stack.append(token)
-                break
-            # After a reduction, the state comes from _THROUGH, which has followed the
-            # chain reductions this lookahead makes next (see _through_chains).
-            if kind == 2:  # _LEAF
-                value_stack[-1] = callback(value_stack[-1])
-                below = state_stack[-2]
-                try:
-                    state_stack[-1] = through[below][arg][type_]
-                except KeyError:
-                    state_stack[-1] = _through_chains(below, arg, type_)
-            elif kind == 4:  # _MANY
-                if size:
-                    children = value_stack[-size:]
-                    del state_stack[-size:]
-                    del value_stack[-size:]
-                else:
-                    children = []
-                value_stack.append(callback(children))
-                below = state_stack[-1]
-                try:
-                    state_stack.append(through[below][arg][type_])
-                except KeyError:
-                    state_stack.append(_through_chains(below, arg, type_))
-            elif kind == 1:  # _CHAIN: one child, kept as it is
-                state_stack[-1] = gotos[state_stack[-2]][arg]
-            else:  # _ONE
-                value_stack[-1] = callback([value_stack[-1]])
-                below = state_stack[-2]
-                try:
-                    state_stack[-1] = through[below][arg][type_]
-                except KeyError:
-                    state_stack[-1] = _through_chains(below, arg, type_)
-
-
-# below -> rule -> lookahead -> the state (see _through_chains), filled as met.
-_THROUGH: list[dict[str, dict[str, int]]] = [{} for _ in _LARK_STATES]
-
-
-def _through_chains(below: int, origin: str, lookahead: str) -> int:
-    """The state after a reduction to ``origin`` over the state ``below``, and after the
-    chain reductions (``?rule: x``, only the state changes) that ``lookahead`` makes
-    right away: an operand reduced with ``,`` next becomes an ``expression`` without
-    a turn of the loop. Each chain pops one state and goes to from ``below`` again, so
-    the three together decide the state; where the lookahead has no action, the first
-    state is kept, for the loop to fail on as Lark would."""
-    state = _GOTOS[below][origin]
-    while True:
-        action = _ACTIONS[state].get(lookahead)
-        if action is None or action[0] != _CHAIN:
-            break
-        state = _GOTOS[below][action[1]]
-    _THROUGH[below].setdefault(origin, {})[lookahead] = state
-    return state
-
-
-def _reduce_many(
-    origin: str, callback: Any, size: int, state_stack: list[int], value_stack: list[Any]
-) -> None:
-    if size:
-        children = value_stack[-size:]
-        del state_stack[-size:]
-        del value_stack[-size:]
-    else:
-        children = []
-    value_stack.append(callback(children))
-    state_stack.append(_GOTOS[state_stack[-1]][origin])
-
-
-def _finish(state_stack: list[int], value_stack: list[Any], end_state: int) -> Any:
-    """The reductions the end of the input makes, up to the rule's end state."""
-    while True:
-        try:
-            kind, arg, callback, size = _ACTIONS[state_stack[-1]]["$END"]
-        except KeyError:
-            raise _Unexpected from None
-        if kind == _SHIFT:  # pragma: no cover - $END is never shifted
-            raise _Unexpected
-        if kind == _CHAIN:
-            state_stack[-1] = _GOTOS[state_stack[-2]][arg]
-        elif kind in (_LEAF, _ONE):
-            value_stack[-1] = callback(value_stack[-1] if kind == _LEAF else [value_stack[-1]])
-            state_stack[-1] = _GOTOS[state_stack[-2]][arg]
-        else:
-            _reduce_many(arg, callback, size, state_stack, value_stack)
-        if state_stack[-1] == end_state:
-            return value_stack[-1]
+# Input that parses goes through our own loop over Lark's tables (dsl.lalr_loop); it
+# hands anything Lark would reject back, and Lark's own parse reports it.
+_loop = FastLoop(_lark, _LEAVES)
 
 
 def _parse_slice(source: str, file: str, start: int, end: int, rule: str) -> Any:
     _context.stack.append((file, source))
     try:
         try:
-            return _parse_fast(source, start, end, rule)
-        except _Unexpected:
+            return _loop.parse(source, start, end, rule)
+        except Unexpected:
             pass
         return _lark.parse(TextSlice(source, start, end), start=rule)
     except ScenarioSyntaxError:

@@ -1,9 +1,9 @@
 """The parser's shortcuts give what the long way gives.
 
-Input that parses goes through ``dsl.parser``'s own loop over Lark's tables (tokens as
-tuples, chain reductions followed at once, templates scanned by two regular
-expressions, a bare ``${name}`` made without a parse); Lark's own loop is kept for
-input with an error. Each shortcut is checked here against the long way it replaces,
+Input that parses goes through our own loop over Lark's tables (``dsl.lalr_loop``:
+tokens as tuples, chain reductions followed at once), templates are scanned by two
+regular expressions and a bare ``${name}`` is made without a parse; Lark's own loop is
+kept for input with an error. Each shortcut is checked here against the long way it replaces,
 trees compared with their spans, on the benchmark's corpus, every scenario and helper
 file of the repository and inputs chosen for their corners.
 """
@@ -24,6 +24,7 @@ from lark.utils import TextSlice
 from dsl import ast, lexer
 from dsl import parser as dsl_parser
 from dsl.errors import ScenarioSyntaxError
+from dsl.lalr_loop import Unexpected
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -66,8 +67,8 @@ def _both_ways(source: str, rule: str = "start") -> tuple[Any, Any] | None:
     dsl_parser._context.stack.append(("f.test.js", source))
     try:
         try:
-            fast: Any = dsl_parser._parse_fast(source, 0, len(source), rule)
-        except dsl_parser._Unexpected:
+            fast: Any = dsl_parser._loop.parse(source, 0, len(source), rule)
+        except Unexpected:
             return None
         except ScenarioSyntaxError as err:
             fast = ("error", str(err))
