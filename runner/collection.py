@@ -361,7 +361,7 @@ class CollectionRun:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "runner.worker",
+            "runner.worker_main",
             str(self.project.root),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

@@ -82,7 +82,7 @@ class WarmPool:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "runner.worker",
+            "runner.worker_main",
             str(self.root),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

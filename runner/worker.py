@@ -1,6 +1,7 @@
 """A collection worker: one browser, many scenarios, each in a fresh browser context.
 
-Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker``.
+Started by the orchestrator (:mod:`runner.collection`) as ``python -m runner.worker_main``
+(which starts Playwright's driver before importing this module).
 It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``, and ``reload`` from
 the watch daemon, which keeps workers warm across saves), reports on stdout (``ready``,
 ``started``, ``finished``, ``fatal``, ``relaunched`` when a browser that disconnected
@@ -24,7 +25,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
@@ -35,6 +36,7 @@ from runner import events, node_cache
 from runner import worker_messages as messages
 from runner.browser import launch_browser
 from runner.config import Config, load_config
+from runner.early_driver import EarlyDriver
 from runner.event_log import line_stream
 from runner.project import Project, ProjectIndex
 from runner.protocol import JSONObject
@@ -61,6 +63,32 @@ class _Worker:
         self.cancelled_orders: set[str] = set()
         self.index: ProjectIndex
         self.config: Config
+        self.early: asyncio.Task[Playwright] | BaseException | None = None
+        """The driver's start begun before the imports (:mod:`runner.worker_main`), or
+        why it could not begin."""
+
+    @contextlib.asynccontextmanager
+    async def _driver(self) -> AsyncIterator[Playwright]:
+        """The driver started early, else a new one; stopped at the end either way."""
+        early, self.early = self.early, None
+        if isinstance(early, BaseException):
+            raise early
+        if early is None:
+            node_cache.enable()
+            playwright = await async_playwright().start()
+        else:
+            playwright = await early
+        try:
+            yield playwright
+        finally:
+            with contextlib.suppress(Exception):
+                await playwright.stop()
+
+    async def _stop_early_driver(self) -> None:
+        early, self.early = self.early, None
+        if isinstance(early, asyncio.Task):
+            with contextlib.suppress(BaseException):
+                await (await early).stop()
 
     def send(self, message: messages.Report) -> None:
         with self.write_lock:
@@ -114,9 +142,12 @@ class _Worker:
         loop.add_signal_handler(signal.SIGTERM, self._receive, None)
         threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
         project = Project(self.root)
-        self._load(project)
-        node_cache.enable()
-        async with async_playwright() as playwright:
+        try:
+            self._load(project)
+        except BaseException:
+            await self._stop_early_driver()
+            raise
+        async with self._driver() as playwright:
             try:
                 browser = await self._launch(playwright, self.config)
             except Exception as err:
@@ -269,7 +300,9 @@ def _hand_over(
     return True
 
 
-def main() -> int:
+def main(early: EarlyDriver | None = None) -> int:
+    """``early``: Playwright's driver already starting on a loop of its own
+    (:mod:`runner.worker_main`), which the worker then runs on and owns."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A closed terminal sends SIGHUP to the whole group: by default it would kill the
     # worker on the spot, its scenario's directory left without run:finished.
@@ -278,7 +311,13 @@ def main() -> int:
     # Reports go to the real stdout only; anything else printing must not corrupt them.
     out = sys.stdout
     sys.stdout = sys.stderr
-    return asyncio.run(_Worker(root, out).serve())
+    worker = _Worker(root, out)
+    if early is None:
+        return asyncio.run(worker.serve())
+    worker.early = early.task or early.error
+    early.task = None
+    with asyncio.Runner(loop_factory=lambda: early.loop) as runner:
+        return runner.run(worker.serve())
 
 
 if __name__ == "__main__":

@@ -267,7 +267,7 @@ def descendants(pid: int) -> dict[int, list[str]]:
 
 def workers_of(pid: int) -> list[int]:
     table = _processes()
-    return [p for p, (pp, argv) in table.items() if pp == pid and "runner.worker" in argv]
+    return [p for p, (pp, argv) in table.items() if pp == pid and "runner.worker_main" in argv]
 
 
 def browser_of(worker: int) -> int:
