@@ -176,8 +176,16 @@ function test_broken() {
 # --- projects and processes -----------------------------------------------------------
 
 
-def _config(base_url: str, *, action: int = 5000, scenario: int = 60000, extra: str = "") -> str:
-    timeout = {"action": action, "expect": action, "navigation": 15000, "scenario": scenario}
+def _config(
+    base_url: str,
+    *,
+    action: int = 5000,
+    expect: int = 1500,
+    scenario: int = 60000,
+    extra: str = "",
+) -> str:
+    """``expect`` is short: ``flows/failing`` waits all of it for a heading it never gets."""
+    timeout = {"action": action, "expect": expect, "navigation": 15000, "scenario": scenario}
     return config_yaml(base_url, timeout=timeout, trace="on-failure", extra=extra)
 
 
@@ -755,7 +763,9 @@ def test_sigint_and_sigterm_abort_the_run_and_leave_no_browser(
     tmp_path: Path, site: str, browser_ready: None
 ) -> None:
     project = make_project(
-        tmp_path / "proj", _config(site, action=60000, scenario=120000), {"hang": HANG}
+        tmp_path / "proj",
+        _config(site, action=60000, expect=60000, scenario=120000),
+        {"hang": HANG},
     )
     procs = {sig: start(project, "e2e", "hang") for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
