@@ -170,6 +170,42 @@ class ProjectIndex:
         return index
 
     @classmethod
+    def load_helpers(cls, project: Project) -> ProjectIndex:
+        """The helpers (and their table) alone, scenarios parsed one at a time when asked
+        (:meth:`load_scenario`): a collection worker runs some of the scenarios, which
+        its orchestrator has already found and checked, so it parses only those (in a
+        project of 1,000 scenarios, seconds saved in every worker)."""
+        index = cls(project)
+        index._load_helpers(
+            (path, path.relative_to(project.helpers_dir).as_posix()[: -len(".js")])
+            for path in _walk(project.helpers_dir, ".js")
+        )
+        return index
+
+    def load_scenario(self, name: str) -> ScenarioFile | None:
+        """The scenario ``name``, parsed now unless it already was; None when its file
+        is missing, unreadable or does not parse (the problem joins ``errors``)."""
+        found = self.scenarios.get(name)
+        if found is not None:
+            return found
+        e2e = self.project.e2e_dir
+        path = e2e / f"{name}{SCENARIO_SUFFIX}"
+        inside = os.path.normpath(path).startswith(os.path.normpath(e2e) + os.sep)
+        if not inside or not path.is_file():
+            return None
+        rel = self.project.relative(path)
+        source = self._read(path, "scenario")
+        if source is None:
+            return None
+        try:
+            scenario = load_scenario(source, rel, name)
+        except ScenarioSyntaxError as err:
+            self.errors.append(Diagnostic.from_syntax_error(err))
+            return None
+        self.scenarios[name] = scenario
+        return scenario
+
+    @classmethod
     def load_files(cls, files: Iterable[Path], base: Path) -> ProjectIndex:
         """Loose files outside any project: ``*.test.js`` are scenarios, other files helpers.
 

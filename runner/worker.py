@@ -182,7 +182,9 @@ class _Worker:
 
     def _load(self, project: Project) -> None:
         """The project and its config, read (again: a ``reload`` order) from disk."""
-        self.index = ProjectIndex.load(project)
+        # Helpers only: each scenario is parsed when it is ordered to run (the
+        # orchestrator has found and checked them all already).
+        self.index = ProjectIndex.load_helpers(project)
         self.config = replace(load_config(self.root, os.environ), web_server=None)
 
     def _reload(self, project: Project) -> None:
@@ -225,7 +227,7 @@ class _Worker:
             self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
             return
         parent_run_id = order.get("parentRunId")
-        scenario = index.scenarios.get(name)
+        scenario = index.load_scenario(name)
         if scenario is None:
             self.send(unfinished_report(name, None, f"scenario '{name}' cannot be loaded", "Error"))
             return
