@@ -157,7 +157,8 @@ class Done:
 class Project:
     def __init__(self, root: Path, site: Site, chromium: str) -> None:
         self.root = root
-        timeout = {"action": 3000, "expect": 1500, "navigation": 40000, "scenario": 90000}
+        # expect: what FAIL waits for a heading it never gets, kept short.
+        timeout = {"action": 3000, "expect": 700, "navigation": 40000, "scenario": 90000}
         write_project(root, config_yaml(site.url, timeout=timeout, chromium=chromium))
 
     def scenario(self, name: str, body: str) -> None:
