@@ -11,8 +11,9 @@ callbacks in the same order) with much less per token:
   is the token's span. Nothing else a callback receives is a plain tuple (nodes are
   dataclasses, repetitions lists, a ``Span`` a subclass): ``type(c) is tuple`` tells
   a token;
-* the lexer is inlined: one regular expression per parser state, led by the spaces it
-  skips, Lark's keyword callbacks as dicts, templates scanned by hand;
+* the lexer is inlined: per parser state and first character, the alternation of the
+  state's terminals that can start with that character (:mod:`dsl.first_chars`), in
+  Lark's order; Lark's keyword callbacks as dicts; templates scanned by hand;
 * each action is looked up once per (state, terminal) as ``(kind, arg, callback,
   size)``; a reduction of a literal or a name calls a function of the token itself,
   a reduction of one child replaces it in place, and after a reduction the loop goes
@@ -35,6 +36,7 @@ from lark.lexer import UnlessCallback
 from lark.parse_tree_builder import ChildFilter, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
+from dsl.first_chars import ASCII, first_chars
 from dsl.lexer import scan_template
 
 __all__ = ["FastLoop", "Tok", "Unexpected"]
@@ -55,6 +57,22 @@ class Unexpected(Exception):
 
 def _no_match(*_: Any) -> NoReturn:
     raise Unexpected
+
+
+_first_chars = functools.cache(first_chars)
+_COMPILED: dict[tuple[str, int], Any] = {}
+
+
+def _pattern(alternatives: list[tuple[str, str, frozenset[str]]], flags: int, lead: str) -> Any:
+    """The match function of the alternation of ``alternatives`` (name, regexp, ...),
+    led by ``lead`` and followed by the spaces and tabs after the token (neither ever
+    starts a token: ``WS`` is ignored, and no terminal starts with a space or a tab)."""
+    text = "|".join(f"(?P<{name}>{regexp})" for name, regexp, _ in alternatives)
+    text = f"{lead}(?:{text})[ \\t]*"
+    compiled = _COMPILED.get((text, flags))
+    if compiled is None:
+        compiled = _COMPILED[text, flags] = re.compile(text, flags).match
+    return compiled
 
 
 class FastLoop:
@@ -94,6 +112,8 @@ class FastLoop:
         self.lexers: list[tuple[Any, ...] | None] = [None] * len(states)
         # below -> rule -> lookahead -> the state (see _through_chains), filled as met.
         self.through: list[dict[str, dict[str, int]]] = [{} for _ in states]
+        # state -> its terminals (see _alternatives_of) and the flags of its pattern
+        self._terminals: dict[int, tuple[list[tuple[str, str, frozenset[str]]], int]] = {}
 
     # --- the tables ------------------------------------------------------------------
 
@@ -114,16 +134,18 @@ class FastLoop:
         return (_ONE if size == 1 else _MANY), origin, _compiled(callback), size
 
     def _lexer(self, state: int) -> tuple[Any, ...]:
-        """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it.
+        """The state's lexer (``TemplateContextualLexer.fast_state``) as the loop uses it:
+        a dispatch from the character at hand to a match function (filled by
+        :meth:`_matcher` as characters come), the ignored and multi-line terminals, and
+        Lark's keyword callbacks (a ``NAME`` that is ``if`` becomes ``IF``: a full match
+        against the plain-string terminals) as one dict per terminal.
 
-        Its pattern is led by ``[ \\t]*``, so the spaces between two tokens on a line are
-        skipped by the match that finds the next token (``WS`` is ignored, and no other
-        terminal starts with a space or a tab, so the tokens are the same). ``TEMPLATE``'s
-        placeholder pattern becomes a lone backtick: the loop scans the template by hand
-        from there, as the lexer does. Lark's keyword callbacks (a ``NAME`` that is
-        ``if`` becomes ``IF``: a full match against the plain-string terminals) become
-        one dict per terminal. A state whose lexer does anything else leaves the input
-        to Lark.
+        Spaces and tabs before a token are skipped by the match that finds it, and
+        those after it by the match that found it (``WS`` is ignored, and no other
+        terminal starts with a space or a tab, so the tokens are the same).
+        ``TEMPLATE``'s placeholder pattern becomes a lone backtick: the loop scans the
+        template by hand from there, as the lexer does. A state whose lexer does
+        anything else gets an empty dispatch that matches nothing: Lark parses.
         """
         match, template_ok, ignore_types, newline_types, callbacks = self._lexers[
             state
@@ -141,18 +163,50 @@ class FastLoop:
                 match = None
                 break
             keywords[type_] = {t.pattern.value: t.name for t in scanner.terminals}
-        if match is not None:
-            pattern: re.Pattern[str] = match.__self__
-            text = pattern.pattern
-            template = f"(?P<TEMPLATE>{self._template})"
-            if template_ok and template in text:
-                text = text.replace(template, "(?P<TEMPLATE>`)")
-            elif template_ok:  # pragma: no cover - not in this grammar
-                match = None
-            match = re.compile(f"[ \\t]*(?:{text})", pattern.flags).match
-        if match is None:  # pragma: no cover - more terminals than one re allows
-            match = _no_match
-        return match, ignore_types, newline_types, keywords
+        dispatch: dict[str, Any] = {}
+        alternatives = None if match is None else self._alternatives_of(state, match.__self__)
+        if alternatives is not None:
+            names = [name for name, _, _ in alternatives]
+            if template_ok == ("TEMPLATE" in names):
+                flags: int = match.__self__.flags
+                self._terminals[state] = (alternatives, flags)
+                whole = _pattern(alternatives, flags, "[ \\t]*")  # after spaces or tabs
+                dispatch = {" ": whole, "\t": whole}
+        return dispatch, ignore_types, newline_types, keywords
+
+    def _alternatives_of(
+        self, state: int, pattern: re.Pattern[str]
+    ) -> list[tuple[str, str, frozenset[str]]] | None:
+        """The state's terminals in Lark's order: name, regular expression (a lone
+        backtick for a template), the characters it can start with; ``None`` when they
+        do not make the pattern Lark matches with."""
+        terminals = self._lexers[state].scanner.terminals
+        regexps = [(t.name, t.pattern.to_regexp()) for t in terminals]
+        if "|".join(f"(?P<{name}>{regexp})" for name, regexp in regexps) != pattern.pattern:
+            return None  # pragma: no cover - more terminals than one re allows
+        return [
+            (name, "`" if name == "TEMPLATE" else regexp, _first_chars(regexp, pattern.flags))
+            for name, regexp in regexps
+        ]
+
+    def _matcher(self, state: int, ch: str) -> Any:
+        """The match function for a token starting with ``ch`` in ``state``: the
+        alternation of the terminals that can start with it, in Lark's order (the
+        others could only fail there), followed by the spaces after the token, so that
+        the next token usually starts at once. Kept in the state's dispatch."""
+        lexer = self.lexers[state]
+        assert lexer is not None
+        terminals = self._terminals.get(state)
+        if terminals is None:  # pragma: no cover - not in this grammar: Lark parses
+            matcher: Any = _no_match
+        elif ch in ASCII:
+            alternatives, flags = terminals
+            chosen = [entry for entry in alternatives if ch in entry[2]]
+            matcher = _pattern(chosen, flags, "") if chosen else _no_match
+        else:  # a character only the whole alternation answers for
+            matcher = _pattern(terminals[0], terminals[1], "")
+        lexer[0][ch] = matcher
+        return matcher
 
     def _through_chains(self, below: int, origin: str, lookahead: str) -> int:
         """The state after a reduction to ``origin`` over the state ``below``, and after
@@ -186,17 +240,22 @@ class FastLoop:
             fast = lexers[state]
             if fast is None:
                 fast = lexers[state] = self._lexer(state)
-            match, ignore_types, newline_types, keywords = fast
-            # The contextual lexer, inlined: the next token this state accepts.
+            dispatch, ignore_types, newline_types, keywords = fast
+            # The contextual lexer, inlined: the next token this state accepts, matched
+            # by the terminals that can start with the character at hand (_matcher).
             while pos < end:
-                m = match(source, pos, end)
+                try:
+                    m = dispatch[source[pos]](source, pos, end)
+                except KeyError:
+                    m = self._matcher(state, source[pos])(source, pos, end)
                 if m is None:
                     raise Unexpected
                 lex_type = m.lastgroup
-                tstart, pos = m.span(lex_type)
+                tstart, tend = m.span(lex_type)
+                pos = m.end()  # past the spaces after the token too
                 if lex_type in ignore_types:
                     if lex_type in newline_types:
-                        value = source[tstart:pos]
+                        value = source[tstart:tend]
                         newlines = value.count("\n")
                         if newlines:
                             line += newlines
@@ -209,7 +268,7 @@ class FastLoop:
                         line = token[4]
                         line_start = source.rindex("\n", tstart, pos) + 1
                     break
-                value = source[tstart:pos]
+                value = source[tstart:tend]
                 if lex_type in keywords:
                     lex_type = keywords[lex_type].get(value, lex_type)
                 # Only a terminal Lark counts lines in (newline_types) can hold a newline.
@@ -217,7 +276,16 @@ class FastLoop:
                     first_line, col = line, tstart - line_start
                     line += value.count("\n")
                     line_start = tstart + value.rindex("\n") + 1
-                    token = (lex_type, value, first_line, col, line, pos - line_start, tstart, pos)
+                    token = (
+                        lex_type,
+                        value,
+                        first_line,
+                        col,
+                        line,
+                        tend - line_start,
+                        tstart,
+                        tend,
+                    )
                 else:
                     token = (
                         lex_type,
@@ -225,9 +293,9 @@ class FastLoop:
                         line,
                         tstart - line_start,
                         line,
-                        pos - line_start,
+                        tend - line_start,
                         tstart,
-                        pos,
+                        tend,
                     )
                 break
             else:

@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 from lark.utils import TextSlice
 
-from dsl import ast, lexer
+from dsl import ast, lalr_loop, lexer
 from dsl import parser as dsl_parser
 from dsl.errors import ScenarioSyntaxError
+from dsl.first_chars import ASCII, first_chars
 from dsl.lalr_loop import Unexpected
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -189,3 +190,42 @@ def test_a_span_keeps_the_face_of_a_frozen_dataclass() -> None:
             assert col == 2
         case _:
             pytest.fail("a Span matches by its fields")
+
+
+def test_the_characters_a_pattern_can_start_with() -> None:
+    letters = {chr(c) for c in range(ord("a"), ord("z") + 1)}
+    letters |= {ch.upper() for ch in letters}
+    assert first_chars(r"[A-Za-z_$][A-Za-z0-9_$]*") == letters | {"_", "$"}
+    assert first_chars(r"a?b*c") == {"a", "b", "c"}  # what may be skipped counts too
+    assert first_chars(r"(?:===|!=)") == {"=", "!"}
+    assert first_chars(r"(?![*/])/x") == {"/"}
+    assert first_chars(r"\d") == set("0123456789")
+    assert {" ", "\t", "\n", "\r"} <= first_chars(r"\s+")
+    assert first_chars(r"[^ab]") == ASCII - {"a", "b"}
+    assert first_chars(r".") == ASCII  # not read here: anything
+    assert first_chars(r"(?i:a)") == ASCII
+
+
+def _matched(match: Any, source: str, pos: int) -> tuple[str, int, int] | None:
+    try:
+        found = match(source, pos, len(source))
+    except Unexpected:
+        return None
+    if found is None:
+        return None
+    return found.lastgroup, *found.span(found.lastgroup)
+
+
+def test_a_token_is_matched_by_the_terminals_that_can_start_with_its_first_character() -> None:
+    sources = [*_bench_corpus(3), *_CORNERS, "x = \u00a0y\u2028 `\u00e9` // é\n/* é */ 'é' ~ #"]
+    for source in sources[:-1]:
+        dsl_parser.parse_program(source, "f.test.js")  # the states the corpus meets
+    loop = dsl_parser._loop
+    assert len(loop._terminals) > 20
+    for state, (alternatives, flags) in loop._terminals.items():
+        whole = lalr_loop._pattern(alternatives, flags, "")
+        for source in sources:
+            for pos, ch in enumerate(source):
+                if ch not in " \t":  # the whole alternation answers after a space
+                    chosen = loop._matcher(state, ch)
+                    assert _matched(chosen, source, pos) == _matched(whole, source, pos)
