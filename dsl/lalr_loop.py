@@ -89,7 +89,6 @@ class FastLoop:
         assert not any(isinstance(key, str) for key in self._lalr.callbacks), "no terminal ones"
         self._lexers: dict[int, Any] = frontend.lexer.lexers
         self._leaves = leaves
-        self._template = lark.lexer_conf.terminals_by_name["TEMPLATE"].pattern.to_regexp()
         self.start_states: dict[str, int] = self._lalr.parse_table.start_states
         self.end_states: dict[str, int] = self._lalr.parse_table.end_states
         # Lists indexed by state (Lark numbers its states from 0): quicker than dicts.
