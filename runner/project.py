@@ -140,29 +140,15 @@ class ProjectIndex:
     helper_files: list[str] = field(default_factory=list)
     """Project-relative path of every helper file read, those that did not load included
     (``helpers`` holds only those that did)."""
+    unparsed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Scenario sources read but not parsed yet, by name: (project-relative path,
+    source); :meth:`load_helpers` fills it, :meth:`load_scenario` parses from it."""
 
     @classmethod
     def load(cls, project: Project, check: bool = True) -> ProjectIndex:
         index = cls(project)
-        e2e = project.e2e_dir
-        index._load_helpers(
-            (path, path.relative_to(project.helpers_dir).as_posix()[: -len(".js")])
-            for path in _walk(project.helpers_dir, ".js")
-        )
-        skip = (protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
-        scenario_paths: list[tuple[Path, str]] = []
-        for path in _walk(e2e, ".js", skip=skip):
-            if path.name.endswith(SCENARIO_SUFFIX):
-                scenario_paths.append(
-                    (path, path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)])
-                )
-            else:
-                index.warnings.append(
-                    f"{project.relative(path)}: ignored: scenario files end in "
-                    f"'{SCENARIO_SUFFIX}' and helper files live in "
-                    f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/"
-                )
-        index._load_scenarios(scenario_paths)
+        index._load_project_helpers()
+        index._load_scenarios(index._scenario_paths())
         index._load_collections()
         if check:
             index._check_programs()
@@ -176,27 +162,26 @@ class ProjectIndex:
         its orchestrator has already found and checked, so it parses only those (in a
         project of 1,000 scenarios, seconds saved in every worker)."""
         index = cls(project)
-        index._load_helpers(
-            (path, path.relative_to(project.helpers_dir).as_posix()[: -len(".js")])
-            for path in _walk(project.helpers_dir, ".js")
-        )
+        index._load_project_helpers()
+        for path, name in index._scenario_paths():
+            rel = project.relative(path)
+            source = index._read(path, "scenario")
+            if source is not None:
+                index.unparsed[name] = (rel, source)
         return index
 
     def load_scenario(self, name: str) -> ScenarioFile | None:
-        """The scenario ``name``, parsed now unless it already was; None when its file
-        is missing, unreadable or does not parse (the problem joins ``errors``)."""
+        """The scenario ``name`` as it was read by :meth:`load_helpers` (so a worker runs
+        what its orchestrator checked, not a file edited since), parsed now unless it
+        already was; None when there was no such file or it does not parse (the problem
+        joins ``errors``)."""
         found = self.scenarios.get(name)
         if found is not None:
             return found
-        e2e = self.project.e2e_dir
-        path = e2e / f"{name}{SCENARIO_SUFFIX}"
-        inside = os.path.normpath(path).startswith(os.path.normpath(e2e) + os.sep)
-        if not inside or not path.is_file():
+        read = self.unparsed.pop(name, None)
+        if read is None:
             return None
-        rel = self.project.relative(path)
-        source = self._read(path, "scenario")
-        if source is None:
-            return None
+        rel, source = read
         try:
             scenario = load_scenario(source, rel, name)
         except ScenarioSyntaxError as err:
@@ -235,6 +220,30 @@ class ProjectIndex:
         if problem is not None:
             self.errors.append(problem)
         return source
+
+    def _load_project_helpers(self) -> None:
+        helpers = self.project.helpers_dir
+        self._load_helpers(
+            (path, path.relative_to(helpers).as_posix()[: -len(".js")])
+            for path in _walk(helpers, ".js")
+        )
+
+    def _scenario_paths(self) -> list[tuple[Path, str]]:
+        """Every scenario file under ``e2e/`` with its name; other ``.js`` files there are
+        a warning."""
+        e2e = self.project.e2e_dir
+        skip = (protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
+        found: list[tuple[Path, str]] = []
+        for path in _walk(e2e, ".js", skip=skip):
+            if path.name.endswith(SCENARIO_SUFFIX):
+                found.append((path, path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]))
+            else:
+                self.warnings.append(
+                    f"{self.project.relative(path)}: ignored: scenario files end in "
+                    f"'{SCENARIO_SUFFIX}' and helper files live in "
+                    f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/"
+                )
+        return found
 
     def _load_helpers(self, paths: Iterable[tuple[Path, str]]) -> None:
         names = set(ALL_BUILTIN_SIGNATURES)

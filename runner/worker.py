@@ -144,6 +144,11 @@ class _Worker:
         project = Project(self.root)
         try:
             self._load(project)
+        except Exception as err:
+            # The orchestrator says why ("the worker did not start" otherwise).
+            await self._stop_early_driver()
+            self.send(messages.fatal_report(str(err)))
+            return 2
         except BaseException:
             await self._stop_early_driver()
             raise
@@ -227,9 +232,14 @@ class _Worker:
             self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
             return
         parent_run_id = order.get("parentRunId")
+        problems = len(index.errors)
         scenario = index.load_scenario(name)
         if scenario is None:
-            self.send(unfinished_report(name, None, f"scenario '{name}' cannot be loaded", "Error"))
+            message = f"scenario '{name}' cannot be loaded"
+            if len(index.errors) > problems:  # its syntax error, where it is
+                problem = index.errors[-1]
+                message += f": {problem.file}:{problem.line}:{problem.col}: {problem.message}"
+            self.send(unfinished_report(name, None, message, "Error"))
             return
         masker = SecretMasker()
         environment = RunEnvironment.of_project(self.root, masker)
