@@ -60,7 +60,9 @@ class EarlyDriver:
 
             node_cache.enable()
             self.task = loop.create_task(async_playwright().start())
-            loop.call_soon(self._spawning.set)  # after the task's first step: the spawn
+            # Two turns of the loop: the start's first step schedules the client's run,
+            # whose first step spawns the driver.
+            loop.call_soon(loop.call_soon, self._spawning.set)
             self.task.add_done_callback(lambda _: self._stop_here())
             loop.run_forever()
         except BaseException as err:  # raised where a launch would raise it: drive

@@ -8,8 +8,8 @@ a changed Playwright simply compiles again. Every run starts a driver, and on tw
 cores the driver's start is what the browser's launch waits for, so this is felt on
 every ``unotest e2e`` and each collection worker.
 
-The folder is the user's own cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``), not a
-shared temporary one where another user could plant compiled code. A
+The folder is in the user's own cache folder (:func:`cache_folder`), not a shared
+temporary one where another user could plant compiled code. A
 ``NODE_COMPILE_CACHE`` already set, or ``NODE_DISABLE_COMPILE_CACHE``, is the user's
 choice and left alone. The setting goes into this process's environment, which the
 driver copies when it starts; a webServer command does not get it from us
@@ -21,6 +21,7 @@ Standard library only: imported before anything heavy, by :mod:`runner.early_dri
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,16 +34,25 @@ _ours: str | None = None
 """The folder this process put in ``NODE_COMPILE_CACHE``, if it did."""
 
 
-def cache_folder(environ: Mapping[str, str]) -> Path | None:
-    """``$XDG_CACHE_HOME/unotest/node-compile-cache`` (else under ``~/.cache``), or None
-    when there is no home to put it in."""
-    base = environ.get("XDG_CACHE_HOME", "").strip()
-    if base and os.path.isabs(base):
-        return Path(base) / "unotest" / "node-compile-cache"
-    home = environ.get("HOME", "").strip()
-    if not home or not os.path.isabs(home):
-        return None
-    return Path(home) / ".cache" / "unotest" / "node-compile-cache"
+def cache_folder(environ: Mapping[str, str], platform: str = sys.platform) -> Path | None:
+    """The user's cache folder, as Playwright's own browsers use it, plus
+    ``unotest/node-compile-cache``: ``$XDG_CACHE_HOME`` or ``~/.cache`` (Linux),
+    ``~/Library/Caches`` (macOS), ``%LOCALAPPDATA%`` (Windows); None when no home is known."""
+
+    def absolute(name: str) -> Path | None:
+        value = environ.get(name, "").strip()
+        return Path(value) if value and os.path.isabs(value) else None
+
+    if platform == "win32":
+        profile = absolute("USERPROFILE")
+        base = absolute("LOCALAPPDATA") or (profile / "AppData" / "Local" if profile else None)
+    elif platform == "darwin":
+        home = absolute("HOME")
+        base = home / "Library" / "Caches" if home else None
+    else:
+        home = absolute("HOME")
+        base = absolute("XDG_CACHE_HOME") or (home / ".cache" if home else None)
+    return base / "unotest" / "node-compile-cache" if base is not None else None
 
 
 def enable() -> None:

@@ -18,6 +18,8 @@ from pathlib import Path
 from net import free_port
 from sites import config_yaml, unotest_env, write_project
 
+from runner.node_cache import cache_folder
+
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 SCENARIO = """\
 // id-cache
@@ -102,3 +104,18 @@ def test_node_disable_compile_cache_turns_it_off(tmp_path: Path, chromium_path: 
 
     assert not (cache_home / "unotest").exists()
     assert "NODE_COMPILE_CACHE" not in seen
+
+
+def test_the_cache_folder_follows_each_platforms_convention() -> None:
+    folder = "unotest/node-compile-cache"
+    linux = {"HOME": "/home/ann", "XDG_CACHE_HOME": "/var/cache/ann"}
+    assert cache_folder(linux, "linux") == Path("/var/cache/ann") / folder
+    assert cache_folder({"HOME": "/home/ann"}, "linux") == Path("/home/ann/.cache") / folder
+    assert cache_folder({"HOME": "/Users/ann"}, "darwin") == Path(
+        "/Users/ann/Library/Caches"
+    ) / folder
+    assert cache_folder({"LOCALAPPDATA": "/c/ann/local"}, "win32") == Path("/c/ann/local") / folder
+    assert cache_folder({"USERPROFILE": "/c/ann"}, "win32") == Path("/c/ann/AppData/Local") / folder
+    # No home, or a relative one: no cache rather than one in the working directory.
+    assert cache_folder({}, "linux") is None
+    assert cache_folder({"HOME": "relative", "XDG_CACHE_HOME": "rel"}, "linux") is None
