@@ -267,7 +267,7 @@ def test_a_timeout_gives_after_each_a_budget_of_its_own(
     tmp_path: Path, site: str, launch: Callable[..., Run]
 ) -> None:
     project = make_project(
-        tmp_path / "proj", site, {"aborted": ABORTED}, helpers={}, scenario_timeout=4000
+        tmp_path / "proj", site, {"aborted": ABORTED}, helpers={}, scenario_timeout=3000
     )
     cleans_up = launch(project, "e2e", "aborted")
     hangs_too = launch(project, "e2e", "aborted", CLEANUP_WAIT="60000")
@@ -284,8 +284,8 @@ def test_a_timeout_gives_after_each_a_budget_of_its_own(
     assert hangs_too.wait() == 1, hangs_too.stdout + hangs_too.stderr
     fails = [e for e in hangs_too.events() if e["kind"] == "step:fail"]
     assert [e["error"] for e in fails] == [
-        "the scenario took longer than its timeout of 4000 ms",
-        "the after_each hooks took longer than their own timeout of 4000 ms",
+        "the scenario took longer than its timeout of 3000 ms",
+        "the after_each hooks took longer than their own timeout of 3000 ms",
     ]
     last = hangs_too.runtime()["lastFailure"]
     assert (last["line"], last["error"]["name"]) == (ABORTED_WAIT_LINE, "TimeoutError")
