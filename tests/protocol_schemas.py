@@ -79,8 +79,28 @@ def _branches(type_name: str) -> dict[str, jsonschema.Draft7Validator]:
             return {}
         if kind["const"] in branches:
             return {}
-        branches[kind["const"]] = jsonschema.Draft7Validator({"$ref": ref, "definitions": defs})
+        try:  # the member with its references written out: no look-ups while validating
+            member_schema = _inline(defs[ref.removeprefix("#/definitions/")], defs, ())
+        except ValueError:
+            member_schema = {"$ref": ref, "definitions": defs}
+        branches[kind["const"]] = jsonschema.Draft7Validator(member_schema)
     return branches
+
+
+def _inline(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> Any:
+    """``node`` with every ``{"$ref": "#/definitions/X"}`` replaced by X itself;
+    ``ValueError`` for a reference that is not alone in its object (draft 7 ignores its
+    siblings) or that refers back to itself."""
+    if isinstance(node, list):
+        return [_inline(item, defs, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        name = str(node["$ref"]).removeprefix("#/definitions/")
+        if len(node) != 1 or name in seen or name not in defs:
+            raise ValueError(node["$ref"])
+        return _inline(defs[name], defs, (*seen, name))
+    return {key: _inline(value, defs, seen) for key, value in node.items()}
 
 
 def validate(type_name: str, obj: object) -> None:
