@@ -59,7 +59,11 @@ def project(tmp_path: Path, site: str) -> Path:
 
 
 @pytest.fixture
-def viewer(project: Path) -> Iterator[Viewer]:
+def viewer(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Viewer]:
+    # A local terminal runs $SHELL: /bin/sh reads no rc file, so what a terminal test waits
+    # for never depends on this machine's ~/.bashrc (one stuck in `pyenv rehash` made the
+    # shell answer nothing for a minute).
+    monkeypatch.setenv("SHELL", "/bin/sh")
     with running_viewer(project) as running:
         yield running
 
