@@ -74,7 +74,8 @@ def write_project(
     extra_config: str = "",
     collections: dict[str, list[str]] | None = None,
 ) -> None:
-    config = "browser: chromium\ntimeout:\n  action: 3000\n  expect: 2000\n"
+    # expect: FAILING (and the headless run of the headed test) wait all of it, kept short.
+    config = "browser: chromium\ntimeout:\n  action: 3000\n  expect: 700\n"
     if base_url is not None:
         config = f"baseURL: {base_url}\n" + config
     sites.write_project(
