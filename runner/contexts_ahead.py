@@ -8,6 +8,12 @@ context and page are opened in the background (one at a time per browser, with t
 options they were opened with), and the scenario that comes next takes them, unused;
 a context a scenario is done with is closed in the background.
 
+Off unless ``UNOTEST_CONTEXTS_AHEAD=1`` (:func:`wanted`): on two cores with two
+workers, the renderer opened ahead competes with the running scenario's page for the
+CPU, and a 24-flow collection took 10 to 14 % longer with it than without it
+(``bench/collection.py``'s flows, interleaved runs: 16.1 s against 13.9 s, 17.2 s
+against 15.7 s). With cores to spare it may pay; it stays for those machines.
+
 What it costs when no scenario comes: one blank page's renderer until the browser
 closes (at the worker's end). A context that failed to open, of a browser that is gone,
 of another event loop, or opened with other options, is never handed out: the scenario
@@ -18,15 +24,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from playwright.async_api import Browser, BrowserContext, Page
 
-__all__ = ["ContextsAhead", "close_later"]
+__all__ = ["ENV_VAR", "ContextsAhead", "close_later", "wanted"]
 
 CLOSE_TIMEOUT_S = 10.0
+ENV_VAR = "UNOTEST_CONTEXTS_AHEAD"
+
+
+def wanted() -> bool:
+    """Whether a worker opens its next context ahead: only when asked (see above)."""
+    return os.environ.get(ENV_VAR, "").strip() == "1"
 
 
 class Opened(Protocol):

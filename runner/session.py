@@ -31,7 +31,7 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt
 from dsl.interpreter import Builtin
 from dsl.scenario import HelperTable, ScenarioFile
-from runner import events
+from runner import contexts_ahead, events
 from runner.bridge import LoopBridge
 from runner.browser_builtins import BrowserBuiltins, Timeouts
 from runner.browser_lifecycle import BrowserLifecycle, Driven, Standby
@@ -329,7 +329,9 @@ class ScenarioRun:
                 shared_browser=self._shared_browser(),
                 keep_launched=self._keep_warm,
                 standby=self._inherited_standby(),
-                ahead=self.shared_browser is not None and self.warm is None,
+                ahead=self.shared_browser is not None
+                and self.warm is None
+                and contexts_ahead.wanted(),
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()

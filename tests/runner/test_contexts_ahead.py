@@ -9,8 +9,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
+from runner import contexts_ahead
 from runner.contexts_ahead import ContextsAhead, close_later
 
 T = TypeVar("T")
@@ -120,3 +122,13 @@ def test_close_later_closes_the_context(chromium_path: str) -> None:
         assert context not in browser.contexts
 
     with_browser(chromium_path, body)
+
+
+def test_opening_ahead_is_asked_for_with_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off by default (on two cores it made collections slower), on with ``=1``."""
+    monkeypatch.delenv(contexts_ahead.ENV_VAR, raising=False)
+    assert not contexts_ahead.wanted()
+    monkeypatch.setenv(contexts_ahead.ENV_VAR, "1")
+    assert contexts_ahead.wanted()
+    monkeypatch.setenv(contexts_ahead.ENV_VAR, "0")
+    assert not contexts_ahead.wanted()
