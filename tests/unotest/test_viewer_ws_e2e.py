@@ -14,17 +14,16 @@ import json
 import secrets
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from events import append_command
-from net import free_port, serve_directory
+from net import serve_directory
 from protocol_keys import ADDITIVE_KINDS, PROTOCOL_KINDS
 from sites import config_yaml, scenario_source, unotest_env, write_project
-from starlette.applications import Starlette
+from viewer_serving import receive_until, serving
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -51,50 +50,6 @@ def chromium() -> str:
     path = resolved or playwright_browser_path("chromium", headless=True)
     assert path, "Playwright's own Chromium was reported but its path is unknown"
     return path
-
-
-def app_for(ctx: ViewerContext) -> Starlette:
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await routes_ws.startup(ctx)
-        try:
-            yield
-        finally:
-            await routes_ws.shutdown(ctx)
-
-    return Starlette(routes=routes_ws.routes(ctx), lifespan=lifespan)
-
-
-@contextlib.asynccontextmanager
-async def serving(ctx: ViewerContext) -> AsyncIterator[int]:
-    port = free_port()
-    config = uvicorn.Config(app_for(ctx), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            assert not task.done(), "the server did not start"
-            await asyncio.sleep(0.02)
-        yield port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
-
-
-async def receive_until(
-    client: ClientConnection, seen: list[Message], wanted: Callable[[Message], bool]
-) -> Message:
-    async def loop() -> Message:
-        while True:
-            message: Message = json.loads(await client.recv())
-            seen.append(message)
-            if wanted(message):
-                return message
-
-    try:
-        return await asyncio.wait_for(loop(), WAIT_S)
-    except TimeoutError:
-        raise AssertionError(f"never came; got {[m['kind'] for m in seen]}") from None
 
 
 def step_kind(kind: str) -> Callable[[Message], bool]:
@@ -172,8 +127,8 @@ async def _follow_run(
     client: ClientConnection, idle: ClientConnection, root: Path, ctx: ViewerContext
 ) -> list[Message]:
     seen: list[Message] = []
-    started = await receive_until(client, seen, lambda m: m["kind"] == "fs:run-started")
-    await receive_until(client, seen, step_kind("paused"))
+    started = await receive_until(client, seen, lambda m: m["kind"] == "fs:run-started", WAIT_S)
+    await receive_until(client, seen, step_kind("paused"), WAIT_S)
     await _flood_until_idle_is_dropped(client, ctx, started["runId"])
     # what was already on its way comes first, then the close with its reason
     backlog = 0
@@ -184,7 +139,7 @@ async def _follow_run(
     assert idle.close_code == routes_ws.BEHIND_CLOSE_CODE, (idle.close_code, backlog)
     assert idle.close_reason == f"fell behind by {ctx.hub.queue_size} messages; resync over REST"
     append_command(root / "unotest" / ".runs" / started["runId"], "continue")
-    await receive_until(client, seen, lambda m: m["kind"] == "fs:run-finished")
+    await receive_until(client, seen, lambda m: m["kind"] == "fs:run-finished", WAIT_S)
     return seen
 
 
