@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocketRoute, expect
+from playwright.sync_api import APIResponse, Browser, Page, Route, WebSocketRoute, expect
 from viewer_page import (
     Viewer,
     browser_type_launch_args,
@@ -599,4 +599,37 @@ def test_a_save_over_a_change_on_disk_offers_reload_or_overwrite(
     expect(source).to_have_value(on_disk)
     expect(banner).to_have_count(0)
     assert path.read_text() == on_disk
+    guard.check()
+
+
+def test_the_view_keeps_the_latest_read_when_answers_cross(page: Page, viewer: Viewer) -> None:
+    """An editor truncates, then writes: two changes, two reads. When the read of the
+    half-written file answers last, the view must still show the finished file."""
+    guard = guard_page(page)
+    _open_scenario(page, viewer, "smoke")
+    path = viewer.root / "unotest" / "e2e" / "smoke.test.js"
+    source = page.get_by_role("textbox", name="Source")
+    finished = path.read_text().replace("n = n * 10", "n = n * 3")
+    held: list[tuple[Route, APIResponse]] = []
+
+    def hold_the_first_read(route: Route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    page.route(re.compile(r"/api/files/"), hold_the_first_read)
+    path.write_text("")  # the truncation: its read is answered (with "") only later
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert held, "the page did not read the file after it changed"
+    path.write_text(finished)
+    expect(source).to_have_value(finished)
+
+    route, stale = held[0]
+    with page.expect_event("requestfinished"):
+        route.fulfill(response=stale)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+    assert source.input_value() == finished
     guard.check()

@@ -42,15 +42,22 @@ export function useSourceFile(path, keep) {
     cache.set(forPath, data);
     if (forPath === pathRef.current) setFileState(data);
   }, []);
+  // Two changes on disk in a row (an editor truncates, then writes) start two reads whose
+  // answers can arrive in either order: only the latest read's answer is shown, or the
+  // view could settle on the half-written file.
+  const latest = useRef(0);
   const load = useCallback(() => {
     if (!path) return Promise.resolve(null);
+    const ticket = ++latest.current;
     return api(filePath(path)).then(
       (data) => {
+        if (ticket !== latest.current) return null;
         setFile(data, path);
         if (path === pathRef.current) setError(null);
         return null;
       },
       (err) => {
+        if (ticket !== latest.current) return null;
         if (path === pathRef.current) setError(err.message);
         return err.message;
       },
