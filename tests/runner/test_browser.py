@@ -227,6 +227,48 @@ def test_system_chromium_order(tmp_path: Path, no_browsers: Path) -> None:
     )
 
 
+def test_system_headless_shell_serves_headless_runs_only(tmp_path: Path, no_browsers: Path) -> None:
+    """Debian's chromium-headless-shell is what Playwright's own install would launch
+    headless; a headed run still needs the full Chromium."""
+    bin_dir = tmp_path / "empty-bin"
+    full = _executable(bin_dir / "chromium")
+    shell = _executable(bin_dir / "chromium-headless-shell")
+    assert resolve_executable("chromium", None, headless=True) == str(shell)
+    assert resolve_executable("chromium", None, headless=False) == str(full)
+    assert describe_browser("chromium") == (
+        f"browser: system Chromium headless shell at {shell} "
+        "(found on PATH; Playwright's own is not installed)"
+    )
+    assert describe_browser("chromium", headless=False) == (
+        f"browser: system Chromium at {full} (found on PATH; Playwright's own is not installed)"
+    )
+
+
+def test_a_one_line_launcher_script_is_resolved_to_its_program(
+    tmp_path: Path, no_browsers: Path
+) -> None:
+    """Debian's launcher runs the shell without exec: Playwright must start the binary
+    itself, or its signals reach only the script."""
+    real = _executable(tmp_path / "lib" / "chromium-headless-shell")
+    launcher = tmp_path / "empty-bin" / "chromium-headless-shell"
+    launcher.write_text(f'#!/bin/sh -e\n\n# comment\n{real} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o755)
+    assert resolve_executable("chromium", None, headless=True) == str(real)
+    launcher.write_text(f'#!/bin/sh\nexport X=1\n{real} "$@"\n', encoding="utf-8")
+    assert resolve_executable("chromium", None, headless=True) == str(launcher)
+    launcher.write_text(f'#!/bin/sh\nexec {tmp_path}/missing "$@"\n', encoding="utf-8")
+    assert resolve_executable("chromium", None, headless=True) == str(launcher)
+
+
+def test_system_headless_shell_alone_does_not_serve_headed(
+    tmp_path: Path, no_browsers: Path
+) -> None:
+    shell = _executable(tmp_path / "empty-bin" / "chrome-headless-shell")
+    assert resolve_executable("chromium", None, headless=True) == str(shell)
+    with pytest.raises(BrowserNotFound, match="no Chromium found"):
+        resolve_executable("chromium", None, headless=False)
+
+
 def test_browsers_path_zero_and_relative(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", "0")
     package = rb._playwright_package_dir()
@@ -493,7 +535,6 @@ def test_ws_endpoint_without_unsafe_cannot_use_executable_path(
     assert "--unsafe" in message
     assert "playwright install chromium" in message
     assert "\n" not in message
-
 
 
 def test_unreachable_ws_endpoint_is_a_clear_error() -> None:
