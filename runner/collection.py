@@ -31,13 +31,14 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO, cast
+from typing import Protocol, TextIO, cast
 
 from runner import events, protocol
 from runner import worker_messages as messages
@@ -58,16 +59,14 @@ from runner.rundir import (
     read_proc_stat,
 )
 from runner.webserver import WebServer
+from runner.worker_prelaunch import Prelaunched, shard, worker_argv, worker_env
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "end_abandoned_run", "shard"]
 
 WORKER_START_TIMEOUT_S = 60.0
+WORKER_LINE_LIMIT = 16 * 1024 * 1024
+"""The longest report line read from a worker (a result with a long error and output)."""
 KILLED_WORKER_WAIT_S = 5.0
-
-
-def shard(names: list[str], index: int, total: int) -> list[str]:
-    """The ``index``-th (1-based) of ``total`` deterministic slices: every name once."""
-    return [name for position, name in enumerate(names) if position % total == index - 1]
 
 
 @dataclass
@@ -144,10 +143,75 @@ class CollectionResult:
     signal: str | None = None
 
 
+class _Process(Protocol):
+    """What the orchestrator uses of a worker process: asyncio's, or one started early."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def stdin(self) -> asyncio.StreamWriter | None: ...
+
+    @property
+    def stdout(self) -> asyncio.StreamReader | None: ...
+
+    async def wait(self) -> int: ...
+
+    def kill(self) -> None: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+
+class _AdoptedProcess:
+    """A worker :mod:`runner.worker_prelaunch` started before the event loop existed,
+    with its pipes made streams of this loop."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        stdin: asyncio.StreamWriter,
+        stdout: asyncio.StreamReader,
+    ) -> None:
+        self.popen = popen
+        self.stdin = stdin
+        self.stdout = stdout
+
+    @classmethod
+    async def adopt(cls, popen: subprocess.Popen[bytes]) -> _AdoptedProcess:
+        assert popen.stdin is not None and popen.stdout is not None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=WORKER_LINE_LIMIT, loop=loop)
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stdout
+        )
+        transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.streams.FlowControlMixin(loop=loop), popen.stdin
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        return cls(popen, writer, reader)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    async def wait(self) -> int:
+        while (code := self.popen.poll()) is None:
+            await asyncio.sleep(0.005)
+        return code
+
+    def kill(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+
+    def send_signal(self, sig: int) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(sig)
+
+
 @dataclass
 class _WorkerProcess:
     index: int
-    process: asyncio.subprocess.Process
+    process: _Process
     current: str | None = None
     run_id: str | None = None
     started_at: float = 0.0
@@ -181,6 +245,9 @@ class CollectionRun:
     on_web_server: Callable[[float, str | None], None] | None = None
     """Called with the milliseconds the webServer took to be ready, and the error when it
     did not start (the ``before_all`` hook)."""
+    prelaunched: Prelaunched | None = None
+    """Workers started before the project was loaded (:mod:`runner.worker_prelaunch`):
+    adopted when they are the ones this run wants, stopped otherwise."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
@@ -195,7 +262,11 @@ class CollectionRun:
         """The collection's run directory, made by :meth:`run`."""
 
     def run(self) -> CollectionResult:
-        return asyncio.run(self._main())
+        try:
+            return asyncio.run(self._main())
+        finally:
+            if self.prelaunched is not None:
+                self.prelaunched.stop()  # the ones not adopted (none, when all went well)
 
     @property
     def signal_name(self) -> str | None:
@@ -240,10 +311,16 @@ class CollectionRun:
     async def _run_scenarios(self) -> None:
         """The webServer (once, for every scenario), then the workers until done."""
         web_server: WebServer | None = None
+        count = max(1, min(self.workers, len(self.scenarios)))
+        early = self.prelaunched
+        if early is not None and (early.count != count or early.headed != self.headed):
+            # Started for another number of workers (a listed scenario is missing or
+            # broken): out of the way before the webServer and the real ones start.
+            self.prelaunched = None
+            await asyncio.to_thread(early.stop)
         try:
             if self.config.web_server is not None and self.scenarios:
                 web_server = await self._start_web_server(self.config.web_server)
-            count = max(1, min(self.workers, len(self.scenarios)))
             if self.scenarios:
                 await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
         except WebServerCancelled:
@@ -350,25 +427,19 @@ class CollectionRun:
     # --- workers ----------------------------------------------------------------------
 
     async def _spawn(self, index: int, count: int) -> _WorkerProcess | None:
-        env = {
-            **os.environ,
-            "UNOTEST_WORKER_INDEX": str(index),
-            "UNOTEST_WORKER_COUNT": str(count),
-            "PYTHONSAFEPATH": "1",
-        }
-        if self.headed:
-            env["UNOTEST_HEADED"] = "1"
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "runner.worker_main",
-            str(self.project.root),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            env=env,
-            cwd=str(self.project.root),
-            limit=16 * 1024 * 1024,
-        )
+        early = self.prelaunched.take(index, count, self.headed) if self.prelaunched else None
+        process: _Process
+        if early is not None:
+            process = await _AdoptedProcess.adopt(early)
+        else:
+            process = await asyncio.create_subprocess_exec(
+                *worker_argv(self.project.root),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env=worker_env(index, count, self.headed),
+                cwd=str(self.project.root),
+                limit=WORKER_LINE_LIMIT,
+            )
         worker = _WorkerProcess(index, process)
         self.processes[index] = worker
         try:

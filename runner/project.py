@@ -31,13 +31,14 @@ from dsl.scenario import (
     parse_header,
 )
 from runner import protocol
-from runner.errors import UsageError
 from runner.problems import SCENARIO_SUFFIX, problem_order
+from runner.project_root import CONFIG_FILE, collections_dir, find_project_root
 from runner.signatures import BROWSER_SIGNATURES
 from runner.text import did_you_mean, has_control_character, show_name
 
 __all__ = [
     "ALL_BUILTIN_SIGNATURES",
+    "CONFIG_FILE",
     "SCENARIO_SUFFIX",
     "CollectionEntry",
     "Project",
@@ -50,34 +51,7 @@ __all__ = [
 ]
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
-CONFIG_FILE = "unotest.config.yaml"
 MAX_SOURCE_BYTES = 5 * 1024 * 1024
-
-
-def _is_project_dir(path: Path) -> bool:
-    if (path / CONFIG_FILE).is_file():
-        return True
-    marker = path / protocol.UNOTEST_DIR
-    # A `unotest/` that is a Python package is unotest's own source tree, not a project.
-    return marker.is_dir() and not (marker / "__init__.py").exists()
-
-
-def find_project_root(start: Path, override: Path | None = None) -> Path:
-    """The nearest ancestor holding ``unotest/`` or ``unotest.config.yaml``."""
-    if override is not None:
-        root = override.expanduser().resolve()
-        if not root.is_dir():
-            raise UsageError(f"--root {override}: no such directory")
-        return root
-    here = start.resolve()
-    for candidate in (here, *here.parents):
-        if _is_project_dir(candidate):
-            return candidate
-    raise UsageError(
-        f"no unotest project found in {here} or above it: run inside a project "
-        "(a folder with unotest/ or unotest.config.yaml), pass --root DIR, "
-        "or create one with 'unotest init'"
-    )
 
 
 @dataclass(frozen=True)
@@ -100,7 +74,7 @@ class Project:
 
     @property
     def collections_dir(self) -> Path:
-        return self.e2e_dir / protocol.COLLECTIONS_SUBDIR
+        return collections_dir(self.root)
 
     @property
     def runs_dir(self) -> Path:

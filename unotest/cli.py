@@ -219,7 +219,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never lets a traceback reach the user unless asked to."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     early_e2e = args_list[:1] == ["e2e"]
+    early_collection = args_list[:1] == ["collection"]
     try:
+        if early_collection:
+            # The collection's workers start first (Playwright's driver, their imports,
+            # the browser's launch), while the orchestrator imports and loads the
+            # project; the run adopts them (runner.worker_prelaunch), and the `finally`
+            # below stops them if nothing does.
+            from runner import worker_prelaunch
+
+            worker_prelaunch.start(args_list[1:])
         if early_e2e:
             # Playwright's driver starts first, while the parser is built and the
             # command's imports, the project and the config load; the run takes it
@@ -259,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
         return EXIT_USAGE
     finally:
+        if early_collection:
+            from runner import worker_prelaunch
+
+            worker_prelaunch.discard()  # an exit before the run adopted them
         if early_e2e:
             from runner import early_driver
 

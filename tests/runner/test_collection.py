@@ -682,10 +682,13 @@ def test_sigint_while_workers_start(project: Project) -> None:
     project.scenario("never", visit("never") + PASS)
     project.collection("early", ["never"])
     proc = project.start("early", "--workers", "1")
+    runs = project.root / "unotest/.runs"
     try:
         deadline = time.monotonic() + RUN_TIMEOUT_S
-        while not workers_of(proc.pid) and proc.poll() is None:
-            assert time.monotonic() < deadline
+        # The worker starts before the project loads (runner.worker_prelaunch): wait
+        # for the collection itself to have begun too.
+        while not (workers_of(proc.pid) and any(runs.glob("early-*/manifest.json"))):
+            assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         family = set(descendants(proc.pid))
         proc.send_signal(signal.SIGINT)
@@ -733,3 +736,99 @@ def test_usage_and_collection_file_errors_exit_2(project: Project) -> None:
         assert re.search(message, lines[0]), (args, lines[0])
         assert done.out == ""
     assert not (project.root / "unotest/.runs").exists()  # nothing was started
+
+
+# --- workers started before the project loads (runner.worker_prelaunch) ------------------
+
+
+def _started_at_ms(pid: int) -> float:
+    """When process ``pid`` started, in ms since the epoch: its start in clock ticks
+    since boot (``/proc/PID/stat``), against the time since boot now (``/proc/uptime``);
+    both in 10 ms steps."""
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+        ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+    with open("/proc/uptime", encoding="utf-8") as f:
+        uptime = float(f.read().split()[0])
+    now = time.time()
+    return (now - (uptime - ticks / os.sysconf("SC_CLK_TCK"))) * 1000
+
+
+def _watch_workers(proc: subprocess.Popen[str]) -> dict[int, float]:
+    """Every worker the orchestrator ``proc`` has while it runs: pid -> start (ms)."""
+    seen: dict[int, float] = {}
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        for pid in workers_of(proc.pid):
+            if pid not in seen:
+                with contextlib.suppress(OSError, StopIteration, ValueError):
+                    seen[pid] = _started_at_ms(pid)
+        time.sleep(0.01)
+    return seen
+
+
+def _workers_of_project(root: Path) -> set[int]:
+    return {
+        pid
+        for pid, (_, argv) in _processes().items()
+        if "runner.worker_main" in argv and str(root) in argv
+    }
+
+
+@pytest.mark.skipif(not Path("/proc/uptime").exists(), reason="needs /proc")
+def test_workers_start_before_the_project_loads_and_are_the_ones_that_run(
+    project: Project,
+) -> None:
+    """The orchestrator adopts the workers ``cli.main`` started from the command line
+    alone, before the collection's own run directory existed; they run the scenarios."""
+    for name in ("one", "two", "three"):
+        project.scenario(name, visit(name) + PASS)
+    project.collection("trio", ["one", "two", "three", "one"])  # listed twice: once
+    proc = project.start("trio", "--workers", "2")
+    seen = _watch_workers(proc)
+    done = project.finish(proc)
+
+    assert done.code == 0, done
+    started = next(e for e in project.events(done) if e["kind"] == "collection-run:started")
+    runs = [
+        e["scenarioRunId"]
+        for e in project.events(done)
+        if e["kind"].endswith("started") and "scenarioRunId" in e
+    ]
+    pids = {project.manifest(f"unotest/.runs/{run}")["pid"] for run in runs}
+    assert pids == set(seen), (pids, seen)  # two workers, no other ever spawned
+    assert len(pids) == 2
+    for pid in pids:
+        assert seen[pid] < started["t"], (seen, started)
+
+
+@pytest.mark.skipif(not Path("/proc/uptime").exists(), reason="needs /proc")
+def test_workers_started_for_another_count_are_stopped_and_replaced(project: Project) -> None:
+    """Two listed, one missing: the two workers started early are one too many; they
+    are stopped and one new worker runs the scenario. Nothing is left running."""
+    project.scenario("here", visit("here") + PASS)
+    project.collection("gappy", ["here", "gone"])
+    proc = project.start("gappy", "--workers", "2")
+    seen = _watch_workers(proc)
+    done = project.finish(proc)
+
+    assert done.code == 0, done
+    assert "scenario 'gone' does not exist" in done.err
+    events = project.events(done)
+    started = next(e for e in events if e["kind"] == "collection-run:started")
+    (run,) = [e["scenarioRunId"] for e in events if e["kind"] == "collection-run:scenario-started"]
+    pid = project.manifest(f"unotest/.runs/{run}")["pid"]
+    assert seen[pid] >= started["t"] - 20, (seen, started)  # a new one (10 ms ticks)
+    assert wait_gone(set(seen)) == set()
+    assert _workers_of_project(project.root) == set()
+
+
+def test_a_usage_error_after_the_workers_started_leaves_none(project: Project) -> None:
+    """A bad --reporter is found after the workers were started from the command line:
+    exit 2, one sentence, and the workers are stopped before the command returns."""
+    project.scenario("home", visit("home") + PASS)
+    project.collection("nightly", ["home"])
+    done = project.run("nightly", "--workers", "2", "--reporter", "xml")
+    assert done.code == 2, done
+    (line,) = done.err.strip().splitlines()  # one sentence
+    assert line.startswith("unotest: --reporter 'xml': expected"), line
+    assert _workers_of_project(project.root) == set()

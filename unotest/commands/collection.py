@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from runner import envelope
+from runner import envelope, worker_prelaunch
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.config import load_config
 from runner.envelope import Envelope
@@ -116,6 +116,8 @@ def collection_command(args: argparse.Namespace) -> int:
         on_web_server=tracker.web_server,
         on_output=tracker.output,
     )
+    # Taken only now: until here, an error leaves them to cli.main, which stops them.
+    run.prelaunched = worker_prelaunch.take()
     try:
         finished = run.run()
     except UnotestError:

@@ -1,0 +1,48 @@
+"""Where a project is: the nearest folder holding ``unotest/`` or ``unotest.config.yaml``.
+
+Apart from :mod:`runner.project` (which re-exports it) so that code running before the
+parser is imported (:mod:`runner.worker_prelaunch`, from ``cli.main``) can find it:
+only the standard library, the protocol's constants and the error tree are imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from runner import protocol
+from runner.errors import UsageError
+
+__all__ = ["CONFIG_FILE", "collections_dir", "find_project_root", "is_project_dir"]
+
+CONFIG_FILE = "unotest.config.yaml"
+
+
+def is_project_dir(path: Path) -> bool:
+    if (path / CONFIG_FILE).is_file():
+        return True
+    marker = path / protocol.UNOTEST_DIR
+    # A `unotest/` that is a Python package is unotest's own source tree, not a project.
+    return marker.is_dir() and not (marker / "__init__.py").exists()
+
+
+def find_project_root(start: Path, override: Path | None = None) -> Path:
+    """The nearest ancestor holding ``unotest/`` or ``unotest.config.yaml``."""
+    if override is not None:
+        root = override.expanduser().resolve()
+        if not root.is_dir():
+            raise UsageError(f"--root {override}: no such directory")
+        return root
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if is_project_dir(candidate):
+            return candidate
+    raise UsageError(
+        f"no unotest project found in {here} or above it: run inside a project "
+        "(a folder with unotest/ or unotest.config.yaml), pass --root DIR, "
+        "or create one with 'unotest init'"
+    )
+
+
+def collections_dir(root: Path) -> Path:
+    """The folder of the project's collection files (``Project.collections_dir``)."""
+    return root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR / protocol.COLLECTIONS_SUBDIR
