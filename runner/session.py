@@ -332,6 +332,7 @@ class ScenarioRun:
                 ahead=self.shared_browser is not None
                 and self.warm is None
                 and contexts_ahead.wanted(),
+                close_behind=self.shared_browser is not None and self.warm is None,
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()

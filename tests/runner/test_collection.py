@@ -413,6 +413,33 @@ def test_contexts_are_fresh_between_scenarios_of_one_worker(project: Project) ->
     assert len(pids) == 1  # one worker process, one browser, two contexts
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_a_worker_closes_each_scenario_context_behind_it(project: Project, site: Site) -> None:
+    """A worker's run ends without waiting for its context's close (the next scenario's
+    opens meanwhile), but the close happens: six scenarios later its browser holds the
+    running scenario's renderer, not one per scenario it ran."""
+    names = [f"quick{i}" for i in range(6)]
+    for name in names:
+        project.scenario(name, visit(name) + PASS)
+    project.scenario("last", visit("last") + BUSY)
+    project.collection("series", [*names, "last"])
+    proc = project.start("series", "--workers", "1")
+    try:
+        site.wait_for("last")
+        (worker,) = workers_of(proc.pid)
+        browser = browser_of(worker)
+        renderers = [
+            pid
+            for pid, argv in descendants(browser).items()
+            if "--type=renderer" in " ".join(argv).split()
+        ]
+        proc.send_signal(signal.SIGINT)
+    finally:
+        done = project.finish(proc)
+    assert done.code == 130, done
+    assert 1 <= len(renderers) <= 3, renderers
+
+
 def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Path) -> None:
     project.scenario("ok/one", visit("one") + PASS)
     project.scenario("broken", visit("broken") + FAIL)
