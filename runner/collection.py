@@ -46,7 +46,7 @@ from runner.command_feed import OWNER_POLL_SECONDS, OwnerWatch
 from runner.config import Config, WebServerConfig
 from runner.errors import WebServerCancelled, WebServerError
 from runner.events import RunError
-from runner.project import Project, ProjectIndex
+from runner.project import Project
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
 from runner.retries import Attempt, mark_attempt, retryable
 from runner.run_result import RunResult
@@ -220,7 +220,6 @@ class _WorkerProcess:
 @dataclass
 class CollectionRun:
     project: Project
-    index: ProjectIndex
     name: str
     scenarios: list[str]
     config: Config

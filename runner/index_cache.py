@@ -21,8 +21,9 @@ reader in another process sees the old file or the new one, never half of one. A
 that cannot be written (a read-only project) is silently skipped.
 
 This module imports neither the parser nor Lark: a hit costs reading the files and one
-JSON document. Commands that need real syntax trees (running a scenario) still use
-``ProjectIndex.load``.
+JSON document. ``unotest collection``'s orchestrator reads the project this way too (its
+workers parse what they run); commands that need real syntax trees (running a scenario)
+still use ``ProjectIndex.load``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -101,6 +103,16 @@ class IndexSummary:
 
     def helper_metas(self) -> list[protocol.HelperMeta]:
         return [{"name": h.name, "path": h.path} for h in self.helpers]
+
+    def errors_in(self, files: Iterable[str], check: bool = True) -> list[Diagnostic]:
+        """``ProjectIndex.errors_in``: the problems of these files, in the same order."""
+        wanted = set(files)
+        return [d for d in self.errors(check) if d.file in wanted]
+
+    def helper_files(self, project: Project) -> list[str]:
+        """Every helper file read, one that does not parse included."""
+        prefix = project.relative(project.helpers_dir) + "/"
+        return [f for f in self.files if f.startswith(prefix)]
 
 
 def cache_path(project: Project) -> Path:

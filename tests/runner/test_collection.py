@@ -515,6 +515,32 @@ def test_scenario_that_does_not_parse_fails_the_collection(project: Project) -> 
     assert events[-1]["outcome"] == "failed"
 
 
+def test_the_project_is_read_through_the_index_cache_and_an_edit_is_seen(
+    project: Project,
+) -> None:
+    """The orchestrator reads the project through ``unotest/.cache/index.json`` (an
+    unchanged project is not parsed again), and a scenario edited since is: broken
+    now, it is reported with its position and not run."""
+    project.scenario("fine", visit("fine") + PASS)
+    project.collection("cached", ["fine"])
+    cache = project.root / "unotest/.cache/index.json"
+    assert not cache.exists()
+    first = project.run("cached")
+    assert first.code == 0, first
+    assert cache.is_file()  # written by the collection's own read
+    written = cache.stat().st_mtime_ns
+
+    again = project.run("cached")
+    assert again.code == 0, again
+    assert cache.stat().st_mtime_ns == written  # a hit: nothing rewritten
+
+    project.scenario("fine", '  goto("/index.html"\n')
+    broken = project.run("cached")
+    assert broken.code == 1, broken
+    assert "unotest/e2e/fine.test.js:6:0: SyntaxError" in broken.err
+    assert "✗ fine: SyntaxError" in broken.out
+
+
 # --- bail and shards ------------------------------------------------------------------
 
 

@@ -30,8 +30,9 @@ from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageEr
 from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
-from runner.project import CollectionEntry, Project, ProjectIndex, find_project_root
-from runner.protocol import JSONObject
+from runner.index_cache import IndexSummary, load_summary
+from runner.project import Project, find_project_root
+from runner.protocol import CollectionMeta, JSONObject
 from runner.retries import Attempt
 from runner.run_result import error_chain, error_location
 from runner.text import did_you_mean, one_line
@@ -73,7 +74,9 @@ def _seconds(ms: int) -> str:
 def collection_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     project = Project(root)
-    index = ProjectIndex.load(project)
+    # The index cache: a project unchanged since the last list, check or collection is
+    # not parsed again here (each worker parses the scenarios it runs).
+    index = load_summary(project)
     entry = _find_collection(project, index, args.name)
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
@@ -83,7 +86,7 @@ def collection_command(args: argparse.Namespace) -> int:
     config = load_config(root, os.environ)
     retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
-    names, skipped, broken = _runnable(entry, index)
+    names, skipped, broken = _runnable(project, entry, index)
     if sharding is not None:
         names = shard(names, *sharding)
     if args.headed:
@@ -99,7 +102,6 @@ def collection_command(args: argparse.Namespace) -> int:
     started = time.time()
     run = CollectionRun(
         project,
-        index,
         args.name,
         names,
         config,
@@ -257,22 +259,22 @@ class CollectionEvents:
         self.log.run_end(result.duration_ms, extra=extra)
 
 
-def _find_collection(project: Project, index: ProjectIndex, name: str) -> CollectionEntry:
-    entry = index.collections.get(name)
+def _find_collection(project: Project, index: IndexSummary, name: str) -> CollectionMeta:
+    entry = next((meta for meta in index.collections if meta["name"] == name), None)
     if entry is not None:
         return entry
     # A collection file that exists but does not load (wrong types, bad YAML) is a
     # configuration error naming the file and key, not "no collection named ...".
     wanted = project.relative(project.collections_dir / f"{name}.yaml")
-    problem = next((d for d in index.errors if d.file == wanted), None)
+    problem = next(iter(index.errors_in([wanted])), None)
     if problem is not None:
         raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
-    hint = did_you_mean(name, index.collections)
+    hint = did_you_mean(name, [meta["name"] for meta in index.collections])
     raise UsageError(f"no collection named '{name}'{hint}; 'unotest list' shows them")
 
 
 def _runnable(
-    entry: CollectionEntry, index: ProjectIndex
+    project: Project, entry: CollectionMeta, index: IndexSummary
 ) -> tuple[list[str], list[str], list[str]]:
     """The listed scenarios split into those to run, missing ones and broken ones.
 
@@ -282,21 +284,21 @@ def _runnable(
     names: list[str] = []
     skipped: list[str] = []
     broken: list[str] = []
-    helpers = index.helper_problems()  # every scenario's, said once and first
+    helpers = index.errors_in(index.helper_files(project))  # every scenario's, said once
     for problem in helpers:
         print(format_diagnostic(problem), file=sys.stderr)
-    for name in entry.meta["scenarios"]:
+    for name in entry["scenarios"]:
         if name in names or name in skipped or name in broken:
             continue  # listed twice: run, warned about or reported once
         if name not in known:
             print(
-                f"warning: {entry.meta['path']}: scenario '{name}' does not exist; skipped",
+                f"warning: {entry['path']}: scenario '{name}' does not exist; skipped",
                 file=sys.stderr,
             )
             skipped.append(name)
             continue
         problems = index.errors_in([known[name]])
-        if helpers or problems or name not in index.scenarios:
+        if helpers or problems:
             for problem in problems:
                 print(format_diagnostic(problem), file=sys.stderr)
             broken.append(name)
