@@ -373,6 +373,12 @@ def resolve_executable(
         system = _system_chromium(headless)
         if system:
             return system
+        shell = None if headless else _system_chromium(True)
+        if shell:
+            raise BrowserNotFound(
+                f"no Chromium for a headed run: the headless shell at {shell} cannot show "
+                f"a window: {install_hint('chromium')}"
+            )
         raise BrowserNotFound(
             "no Chromium found (neither Playwright's own nor chromium, chromium-browser "
             f"or google-chrome on PATH): {install_hint('chromium')}"

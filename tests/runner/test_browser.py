@@ -265,7 +265,7 @@ def test_system_headless_shell_alone_does_not_serve_headed(
 ) -> None:
     shell = _executable(tmp_path / "empty-bin" / "chrome-headless-shell")
     assert resolve_executable("chromium", None, headless=True) == str(shell)
-    with pytest.raises(BrowserNotFound, match="no Chromium found"):
+    with pytest.raises(BrowserNotFound, match="no Chromium for a headed run: the headless shell"):
         resolve_executable("chromium", None, headless=False)
 
 
