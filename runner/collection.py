@@ -275,6 +275,9 @@ class CollectionRun:
 
     async def _main(self) -> CollectionResult:
         started = time.monotonic()
+        # First: from the moment its directory exists, a Ctrl-C aborts the collection
+        # (which then ends that directory), never a bare KeyboardInterrupt.
+        install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
         rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
         self.rundir = rundir
         if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
@@ -282,7 +285,6 @@ class CollectionRun:
         rundir.start_heartbeat()
         if self.on_start is not None:
             self.on_start(rundir.path)
-        install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
         rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
         owner = OwnerWatch.from_environ(os.environ)
         watch = asyncio.ensure_future(self._watch_owner(owner)) if owner is not None else None
