@@ -417,7 +417,8 @@ def test_contexts_are_fresh_between_scenarios_of_one_worker(project: Project) ->
 def test_a_worker_closes_each_scenario_context_behind_it(project: Project, site: Site) -> None:
     """A worker's run ends without waiting for its context's close (the next scenario's
     opens meanwhile), but the close happens: six scenarios later its browser holds the
-    running scenario's renderer, not one per scenario it ran."""
+    running scenario's renderer (and at most a close or two still under way), not one
+    per scenario it ran."""
     names = [f"quick{i}" for i in range(6)]
     for name in names:
         project.scenario(name, visit(name) + PASS)
@@ -437,7 +438,7 @@ def test_a_worker_closes_each_scenario_context_behind_it(project: Project, site:
     finally:
         done = project.finish(proc)
     assert done.code == 130, done
-    assert 1 <= len(renderers) <= 3, renderers
+    assert 1 <= len(renderers) <= 4, renderers  # 7 when nothing is closed
 
 
 def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Path) -> None:
