@@ -12,9 +12,10 @@ for ``unotest e2e``.
 How many workers to start is read from the command line and the collection's file
 alone (its ``scenarios:`` list, de-duplicated, sharded as ``--shard`` says, at most
 ``--workers``). Anything unusual (an option this reading does not know, no project, a
-collection file that is missing, large, uses YAML anchors or does not load) starts
-nothing: the orchestrator spawns its workers as before and reports the problem itself.
-When the orchestrator wants another number of workers (a listed scenario is missing or
+collection file that is missing, large, uses YAML anchors or does not load, output
+asked into the run directory with ``UNOTEST_OUTPUT_TO_RUN_DIR``) starts nothing: the
+orchestrator spawns its workers as before and reports the problem itself. When the
+orchestrator wants another number of workers (a listed scenario is missing or
 broken), or stops before it runs anything (a usage error, an unknown collection, a
 scenario with problems, Ctrl-C), :func:`discard` stops every worker not adopted: its
 stdin closes, which ends a worker (it launches no browser after that), and a SIGTERM,
@@ -160,6 +161,10 @@ def discard() -> None:
 def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
     """(project root, workers, headed) for ``unotest collection <argv>`` run in ``cwd``,
     or None when the command line or the collection's file is anything but plain."""
+    if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
+        # The orchestrator sends its output (and its workers', which inherit it) into
+        # the collection's run directory, which does not exist yet.
+        return None
     parser = _Parser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("name")
     parser.add_argument("--workers", type=int, default=1)

@@ -89,6 +89,15 @@ def test_a_large_collection_file_is_left_to_the_project(root: Path) -> None:
     assert plan(["big"], root) is None
 
 
+def test_output_asked_into_the_run_directory_starts_nothing(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker inherits the orchestrator's stderr: started before the collection's
+    directory exists, its output would miss the run's stderr.log."""
+    monkeypatch.setenv("UNOTEST_OUTPUT_TO_RUN_DIR", "1")
+    assert plan(["five", "--workers", "2"], root) is None
+
+
 def test_no_project_starts_nothing(tmp_path: Path) -> None:
     assert plan(["five"], tmp_path) is None
 
