@@ -109,6 +109,13 @@ class IndexSummary:
         wanted = set(files)
         return [d for d in self.errors(check) if d.file in wanted]
 
+    def problems_of(self, project: Project, scenario_file: str | None) -> list[Diagnostic]:
+        """``ProjectIndex.problems_of``: the helper files' problems first, then the
+        scenario file's own."""
+        helpers = self.helper_files(project)
+        own = self.errors_in([scenario_file]) if scenario_file is not None else []
+        return self.errors_in(helpers) + [d for d in own if d.file not in helpers]
+
     def helper_files(self, project: Project) -> list[str]:
         """Every helper file read, one that does not parse included."""
         prefix = project.relative(project.helpers_dir) + "/"

@@ -144,6 +144,21 @@ class ProjectIndex:
                 index.unparsed[name] = (rel, source)
         return index
 
+    @classmethod
+    def load_one(cls, project: Project, name: str) -> ProjectIndex:
+        """The helpers and the one scenario ``name``, for a run of it whose project was
+        found and checked through the index cache (``unotest e2e``): a project of 1,000
+        scenarios is not parsed for one of them. Problems found now (a file edited since
+        the check) join ``errors``; the scenario is in ``scenarios`` when it loads."""
+        index = cls(project)
+        index._load_project_helpers()
+        path = project.e2e_dir / f"{name}{SCENARIO_SUFFIX}"
+        source = index._read(path, "scenario")
+        if source is not None:
+            index.unparsed[name] = (project.relative(path), source)
+            index.load_scenario(name)
+        return index
+
     def load_scenario(self, name: str) -> ScenarioFile | None:
         """The scenario ``name`` as it was read by :meth:`load_helpers` (so a worker runs
         what its orchestrator checked, not a file edited since), parsed now unless it

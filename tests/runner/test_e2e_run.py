@@ -390,7 +390,6 @@ def site(static_site: str, tmp_path: Path) -> str:
     return static_site
 
 
-
 @pytest.fixture
 def browser_ready(chromium_path: str) -> None:
     """Fail early, with conftest's clear message, when there is no Chromium at all."""
@@ -399,9 +398,7 @@ def browser_ready(chromium_path: str) -> None:
 # --- 1. exit codes and output ------------------------------------------------------------
 
 
-def test_usage_and_setup_errors_exit_2_in_one_sentence(
-    tmp_path: Path
-) -> None:
+def test_usage_and_setup_errors_exit_2_in_one_sentence(tmp_path: Path) -> None:
     url = "http://127.0.0.1:9"  # never reached: every run stops before a page opens
     main = make_project(
         tmp_path / "main", _config(url), {"flows/passing": PASSING, "broken": BROKEN}
@@ -493,9 +490,38 @@ def test_usage_and_setup_errors_exit_2_in_one_sentence(
         )
 
 
-def test_passing_failing_and_json_runs(
+def test_the_project_is_read_through_the_index_cache_and_an_edit_is_seen(
     tmp_path: Path, site: str, browser_ready: None
 ) -> None:
+    """``e2e`` checks the project through ``unotest/.cache/index.json`` (then parses only
+    the helpers and its scenario): written, then hit; a broken scenario is refused with
+    its position from it; an edit to the scenario is seen."""
+    project = make_project(
+        tmp_path / "proj", _config(site), {"flows/passing": PASSING, "broken": BROKEN}
+    )
+    cache = project / "unotest/.cache/index.json"
+    first = e2e(project, "flows/passing")
+    assert first.code == 0, first.stderr
+    assert cache.is_file()  # written by e2e's own read
+    written = cache.stat().st_mtime_ns
+    again = e2e(project, "flows/passing")
+    assert again.code == 0, again.stderr
+    assert cache.stat().st_mtime_ns == written  # a hit
+
+    refused = e2e(project, "broken")  # its problem, from the cache, with its position
+    assert refused.code == 2, refused
+    assert "unotest/e2e/broken.test.js:6:0: SyntaxError" in refused.stderr
+
+    (project / "unotest/e2e/flows/passing.test.js").write_text(
+        PASSING.replace("expect_equal(total, 3)", "expect_equal(total,"), encoding="utf-8"
+    )
+    edited = e2e(project, "flows/passing")
+    assert edited.code == 2, edited
+    assert "unotest/e2e/flows/passing.test.js:" in edited.stderr
+    assert "cannot run: fix the 1 problem(s) above" in edited.stderr
+
+
+def test_passing_failing_and_json_runs(tmp_path: Path, site: str, browser_ready: None) -> None:
     project = make_project(
         tmp_path / "proj", _config(site), {"flows/passing": PASSING, "flows/failing": FAILING}
     )
@@ -843,7 +869,6 @@ def test_sigint_and_sigterm_abort_the_run_and_leave_no_browser(
 
 
 # --- 6. scenario timeout, 7. webServer ----------------------------------------------------
-
 
 
 def _port_answers(port: int) -> bool:

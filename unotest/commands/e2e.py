@@ -18,13 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from dsl.scenario import ScenarioFile
 from runner import early_driver, envelope
 from runner.config import Config, load_config
 from runner.early_driver import EarlyDriver
 from runner.envelope import Envelope
 from runner.errors import UsageError
 from runner.event_log import EventLog, LiveFile, output_stream
+from runner.index_cache import IndexSummary, load_summary
 from runner.positions import parse_position
 from runner.project import (
     SCENARIO_SUFFIX,
@@ -60,7 +60,7 @@ def _exists(given: str) -> bool:
         return False
 
 
-def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
+def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd: Path) -> str:
     """A scenario by name (``auth/signin-flow``) or by the path of its file."""
     problem = scenario_name_problem(given)
     if problem is not None and (not given.strip() or has_control_character(given)):
@@ -68,13 +68,13 @@ def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
     known = {meta["name"] for meta in index.scenario_metas}
     if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and _exists(given)):
         path = (cwd / given).resolve()
-        e2e = index.project.e2e_dir.resolve()
+        e2e = project.e2e_dir.resolve()
         if not path.is_relative_to(e2e) or not path.name.endswith(SCENARIO_SUFFIX):
             raise UsageError(
-                f"{show_name(given)} is not a scenario file under {index.project.relative(e2e)}/"
+                f"{show_name(given)} is not a scenario file under {project.relative(e2e)}/"
             )
         return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
-    if given in known or (problem is None and _file_of(index, given) in index.files):
+    if given in known or (problem is None and _file_of(project, given) in index.files):
         return given  # a file that was read but did not load: e2e shows its problems
     if problem is not None:
         raise UsageError(problem)
@@ -82,8 +82,8 @@ def resolve_scenario_name(index: ProjectIndex, given: str, cwd: Path) -> str:
     raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
 
 
-def _file_of(index: ProjectIndex, name: str) -> str:
-    return index.project.relative(index.project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+def _file_of(project: Project, name: str) -> str:
+    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 def parse_break(text: str) -> tuple[str | None, int, int | None]:
@@ -103,21 +103,24 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def _runnable(index: ProjectIndex, name: str) -> ScenarioFile:
-    """The scenario, or its problems on stderr and a usage error."""
-    path = next((m["path"] for m in index.scenario_metas if m["name"] == name), None)
-    if path is None and _file_of(index, name) in index.files:
-        path = _file_of(index, name)  # unreadable, binary, too big: not listed, but there
-    problems = index.problems_of(path)  # a helper's own syntax error first
-    scenario = index.scenarios.get(name)
-    if problems or scenario is None:
-        for problem in problems:
-            print(format_diagnostic(problem), file=sys.stderr)
-        raise UsageError(
-            f"scenario '{name}' cannot run: fix the {len(problems)} problem(s) above "
-            "('unotest check' lists them)"
-        )
-    return scenario
+def _runnable(project: Project, summary: IndexSummary, name: str) -> ProjectIndex:
+    """The helpers and the scenario, loaded (its project checked through the index cache:
+    nothing else is parsed), or their problems on stderr and a usage error."""
+    path = next((m["path"] for m in summary.scenario_metas if m["name"] == name), None)
+    if path is None and _file_of(project, name) in summary.files:
+        path = _file_of(project, name)  # unreadable, binary, too big: not listed, but there
+    problems = summary.problems_of(project, path)  # a helper's own syntax error first
+    index = ProjectIndex.load_one(project, name) if not problems else None
+    if index is not None and not index.errors and name in index.scenarios:
+        return index
+    if index is not None:
+        problems = index.errors  # edited since the cache was read
+    for problem in problems:
+        print(format_diagnostic(problem), file=sys.stderr)
+    raise UsageError(
+        f"scenario '{name}' cannot run: fix the {len(problems)} problem(s) above "
+        "('unotest check' lists them)"
+    )
 
 
 def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
@@ -133,9 +136,12 @@ def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
 def e2e_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     project = Project(root)
-    index = ProjectIndex.load(project)
-    name = resolve_scenario_name(index, args.scenario, Path.cwd())
-    scenario = _runnable(index, name)
+    # The index cache: an unchanged project is not parsed again, and then only the
+    # helpers and this scenario are.
+    summary = load_summary(project)
+    name = resolve_scenario_name(project, summary, args.scenario, Path.cwd())
+    index = _runnable(project, summary, name)
+    scenario = index.scenarios[name]
     reporters = parse_reporters(getattr(args, "reporter", None), junit_allowed=False)
     if reporters.ndjson and args.json:
         raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
