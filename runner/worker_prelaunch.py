@@ -43,6 +43,7 @@ from runner import project_root
 __all__ = [
     "Prelaunched",
     "discard",
+    "parse_shard",
     "plan",
     "planned_slice",
     "shard",
@@ -199,15 +200,18 @@ def shard(names: list[str], index: int, total: int) -> list[str]:
     return [name for position, name in enumerate(names) if position % total == index - 1]
 
 
-def planned_slice(names: list[str], text: str | None) -> list[str]:
-    """``names`` as ``--shard i/n`` slices them (all of them without one); ValueError
-    for what the command refuses."""
-    if text is None:
-        return names
+def parse_shard(text: str) -> tuple[int, int]:
+    """``--shard i/n`` as (i, n); ValueError unless 1 <= i <= n."""
     match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
     if match is None or not 1 <= int(match[1]) <= int(match[2]):
         raise ValueError(text)
-    return shard(names, int(match[1]), int(match[2]))
+    return int(match[1]), int(match[2])
+
+
+def planned_slice(names: list[str], text: str | None) -> list[str]:
+    """``names`` as ``--shard i/n`` slices them (all of them without one); ValueError
+    for what the command refuses."""
+    return names if text is None else shard(names, *parse_shard(text))
 
 
 class _Parser(argparse.ArgumentParser):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -61,10 +60,12 @@ _MARK = {
 def _parse_shard(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
-    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
-    if match is None or not 1 <= int(match[1]) <= int(match[2]):
-        raise UsageError(f"--shard {text}: expected i/n with 1 <= i <= n, e.g. --shard 2/4")
-    return int(match[1]), int(match[2])
+    try:
+        return worker_prelaunch.parse_shard(text)
+    except ValueError:
+        raise UsageError(
+            f"--shard {text}: expected i/n with 1 <= i <= n, e.g. --shard 2/4"
+        ) from None
 
 
 def _seconds(ms: int) -> str:
