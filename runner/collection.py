@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -209,12 +211,26 @@ class _AdoptedProcess:
 
 
 @dataclass
+class _Sent:
+    """A run order sent to a worker and not finished yet."""
+
+    name: str
+    order_id: str
+    cancelled: bool = False
+    """Aborted by its id (``--bail``, a signal): if it had not started, it never will."""
+
+
+@dataclass
 class _WorkerProcess:
     index: int
     process: _Process
     current: str | None = None
     run_id: str | None = None
     started_at: float = 0.0
+    sent: deque[_Sent] = field(default_factory=deque)
+    """Its run orders not finished yet, oldest first: the first is ``current``; the one
+    behind it waits in the worker's queue, sent ahead so the worker starts it the moment
+    the current one ends (not after its report's round trip through this process)."""
 
 
 @dataclass
@@ -259,6 +275,7 @@ class CollectionRun:
         self.web_server: WebServer | None = None
         self.rundir: RunDirectory | None = None
         """The collection's run directory, made by :meth:`run`."""
+        self.order_ids = itertools.count(1)
 
     def run(self) -> CollectionResult:
         try:
@@ -417,9 +434,28 @@ class CollectionRun:
 
     def _stop_everything(self) -> None:
         for worker in self.processes.values():
-            self._order(worker, messages.abort_order())
+            self._cancel_sent(worker)
             with contextlib.suppress(ProcessLookupError):
                 worker.process.send_signal(signal.SIGTERM)
+
+    def _cancel_sent(self, worker: _WorkerProcess) -> None:
+        """Abort each run order of ``worker``'s not finished: the running one stops, the
+        queued one does not start."""
+        for sent in worker.sent:
+            if not sent.cancelled:
+                sent.cancelled = True
+                self._order(worker, messages.abort_order(sent.order_id))
+
+    def _send_run(self, worker: _WorkerProcess, name: str) -> None:
+        sent = _Sent(name, f"{worker.index}-{next(self.order_ids)}")
+        worker.sent.append(sent)
+        # With --bail, a worker that fails its last attempt must not start what is
+        # queued behind it before this process has read the failure.
+        final_attempt = len(self.failed_attempts.get(name, [])) >= self.retries
+        order = messages.run_order(
+            name, self._dir.run_id, sent.order_id, stop_on_failure=self.bail and final_attempt
+        )
+        self._order(worker, order)
 
     @property
     def stopping(self) -> bool:
@@ -491,7 +527,7 @@ class CollectionRun:
     async def _worker_loop(self, index: int, count: int) -> None:
         worker: _WorkerProcess | None = None
         failures_to_start = 0
-        while self.pending and not self.stopping:
+        while (worker is not None and worker.sent) or (self.pending and not self.stopping):
             if worker is None:
                 worker = await self._spawn(index, count)
                 if worker is None:
@@ -502,15 +538,25 @@ class CollectionRun:
                 # Starting took time: the other workers may have emptied the queue, or
                 # --bail / a signal may have stopped the collection meanwhile.
                 continue
-            name = self.pending.pop(0)
-            worker.current = name
+            if self.stopping:
+                self._cancel_sent(worker)  # what is sent ahead must not start now
+            else:
+                if not worker.sent:
+                    self._send_run(worker, self.pending.pop(0))
+                if len(worker.sent) < 2 and self._may_send_ahead(count):
+                    self._send_run(worker, self.pending.pop(0))
+            sent = worker.sent[0]
+            worker.current = sent.name
             worker.run_id = None
             worker.started_at = time.monotonic()
-            self._order(worker, messages.run_order(name, self._dir.run_id))
-            finished = await self._follow(worker, name)
+            finished = await self._follow(worker, sent)
+            worker.sent.popleft()
             worker.current = None
             if not finished:
-                # The worker died mid-scenario: it costs that scenario only.
+                # The worker died mid-scenario: it costs that scenario only; the ones
+                # queued behind it never started and go back to the queue.
+                self.pending[0:0] = [queued.name for queued in worker.sent]
+                worker.sent.clear()
                 await self._reap(worker)
                 if self.signal_name is not None and worker.run_id is not None:
                     # Killed while we were aborting (it did not stop in time): the run
@@ -522,12 +568,26 @@ class CollectionRun:
             self._order(worker, messages.exit_order())
             await self._reap(worker)
 
-    async def _follow(self, worker: _WorkerProcess, name: str) -> bool:
-        """The worker's reports on ``name`` until it finished (True) or died (False)."""
+    def _may_send_ahead(self, count: int) -> bool:
+        """Whether a worker may be given its next run before its current one ends: only
+        once every worker runs one (the first ``count`` scenarios start side by side, as
+        listed) and while every other worker still has one to take after it (the last
+        few go to whichever worker is free first)."""
+        busy = sum(1 for worker in self.processes.values() if worker.sent)
+        return busy >= count and len(self.pending) >= count
+
+    async def _follow(self, worker: _WorkerProcess, sent: _Sent) -> bool:
+        """The worker's reports on ``sent`` until it finished (True) or the worker died
+        (False). A cancelled order that never started goes back to the queue (it is
+        reported as not started if nothing takes it)."""
+        name = sent.name
         while True:
             message = await self._next(worker)
             if message is None:
-                self._finish(self._died(worker, name))
+                if sent.cancelled and worker.run_id is None:
+                    self.pending.insert(0, name)
+                else:
+                    self._finish(self._died(worker, name))
                 return False
             kind = message.get("type")
             run_id = message.get("runId")
@@ -541,7 +601,11 @@ class CollectionRun:
                     "started", ScenarioOutcome(name, "completed", worker.index, worker.run_id)
                 )
             elif kind == "finished":
-                self._finish(ScenarioOutcome.from_worker(name, worker.index, message))
+                if self.stopping and worker.run_id is None and "result" not in message:
+                    # Not started: cancelled, or held back by a failure under --bail.
+                    self.pending.insert(0, name)
+                else:
+                    self._finish(ScenarioOutcome.from_worker(name, worker.index, message))
                 return True
             elif kind == "output" and self.on_output is not None:
                 text = message.get("text")
@@ -587,8 +651,7 @@ class CollectionRun:
         if self.bail and outcome not in ("completed",) and not self.bailing:
             self.bailing = True
             for other in self.processes.values():
-                if other.current is not None and other.current != result.scenario:
-                    self._order(other, messages.abort_order())
+                self._cancel_sent(other)
 
     def _record(self, result: ScenarioOutcome) -> None:
         self.results[result.scenario] = result

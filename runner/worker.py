@@ -6,7 +6,10 @@ It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``, and ``reloa
 the watch daemon, which keeps workers warm across saves), reports on stdout (``ready``,
 ``started``, ``finished``, ``fatal``, ``relaunched`` when a browser that disconnected
 was replaced), plain serialisable data both ways; ``finished`` carries the run's
-:class:`runner.run_result.RunResult` as its JSON.
+:class:`runner.run_result.RunResult` as its JSON. Orders queue: a collection sends a
+worker its next run while the current one runs, so that it starts at once; a queued
+run that was aborted (``abort`` with its ``orderId``), or that follows a failed run
+ordered with ``stopOnFailure``, is reported as aborted before it started.
 It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
 terminal means, and tells it; both reach every process of the group), aborts its
 current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
@@ -61,6 +64,8 @@ class _Worker:
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
         self.current_order: str | None = None
         self.cancelled_orders: set[str] = set()
+        self.held = False
+        """A run ordered with ``stopOnFailure`` did not complete: no queued run starts."""
         self.index: ProjectIndex
         self.config: Config
         self.early: asyncio.Task[Playwright] | BaseException | None = None
@@ -126,6 +131,11 @@ class _Worker:
         aborting = order is None or order.get("type") == "abort"
         if aborting and self.current is not None:
             self.current.abort("abort")
+        if order is None:
+            # Stopping (SIGTERM, or the orchestrator gone): the runs ordered ahead of
+            # time never start; whoever sent them sees this worker end without them.
+            while not self.orders.empty():
+                self.orders.get_nowait()
         self.orders.put_nowait(order)
 
     def _abort_order(self, order_id: str) -> None:
@@ -169,7 +179,7 @@ class _Worker:
                         self._reload(project)
                     if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
                         if kind == "run":
-                            await self._run_one(project, self.index, self.config, browser, order)
+                            await self._run(project, browser, order)
                         continue
                     # The browser crashed (or was killed), during a scenario or between
                     # two: that scenario paid for it; the next ones get a new browser
@@ -180,7 +190,7 @@ class _Worker:
                         self.send(messages.fatal_report(str(err)))
                         return 2
                     if kind == "run":
-                        await self._run_one(project, self.index, self.config, browser, order)
+                        await self._run(project, browser, order)
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(browser.close(), 10)
@@ -217,6 +227,21 @@ class _Worker:
         browser.on("disconnected", lambda _: self.orders.put_nowait({"type": _BROWSER_LOST}))
         return browser
 
+    async def _run(self, project: Project, browser: Browser, order: JSONObject) -> None:
+        """One run order: run it, or report that it did not start (aborted while it
+        waited in the queue, or held back by an earlier run's failure under --bail)."""
+        name = str(order.get("scenario"))
+        order_id = order.get("orderId")
+        if self.held or (isinstance(order_id, str) and order_id in self.cancelled_orders):
+            self.cancelled_orders.discard(str(order_id))
+            self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
+            return
+        completed = await self._run_one(project, self.index, self.config, browser, order)
+        if not completed and order.get("stopOnFailure") is True:
+            # Held before its report is even read: the orders queued behind this one
+            # must not start (``--bail`` with one worker starts nothing after a failure).
+            self.held = True
+
     async def _run_one(
         self,
         project: Project,
@@ -224,13 +249,10 @@ class _Worker:
         config: Config,
         browser: Browser,
         order: JSONObject,
-    ) -> None:
+    ) -> bool:
+        """True when the scenario completed."""
         name = str(order.get("scenario"))
         order_id = order.get("orderId")
-        if isinstance(order_id, str) and order_id in self.cancelled_orders:
-            self.cancelled_orders.discard(order_id)
-            self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
-            return
         parent_run_id = order.get("parentRunId")
         problems = len(index.errors)
         scenario = index.load_scenario(name)
@@ -240,7 +262,7 @@ class _Worker:
                 problem = index.errors[-1]
                 message += f": {problem.file}:{problem.line}:{problem.col}: {problem.message}"
             self.send(unfinished_report(name, None, message, "Error"))
-            return
+            return False
         masker = SecretMasker()
         environment = RunEnvironment.of_project(self.root, masker)
         with open(os.devnull, "w") as devnull:
@@ -270,11 +292,12 @@ class _Worker:
                 self.send(
                     unfinished_report(name, run_id, masker.mask(str(err)), type(err).__name__)
                 )
-                return
+                return False
             finally:
                 self.current = None
                 self.current_order = None
         self.send(finished_report(name, result, masker))
+        return result.outcome == "completed"
 
 
 def finished_report(

@@ -50,6 +50,10 @@ class RunOrder(TypedDict):
     """The collection's run id; None for a run of its own (the watch daemon's)."""
     orderId: NotRequired[str]
     """Names this order for an ``abort`` that must reach it and nothing else."""
+    stopOnFailure: NotRequired[bool]
+    """A failure of this run ends the collection (``--bail``, no attempt left): the
+    worker then starts none of the runs ordered after it (it reports each as aborted
+    before it started), without waiting for the orchestrator to cancel them."""
 
 
 class AbortOrder(TypedDict):
@@ -74,10 +78,18 @@ class ReloadOrder(TypedDict):
 Order = RunOrder | AbortOrder | ExitOrder | ReloadOrder
 
 
-def run_order(scenario: str, parent_run_id: str | None, order_id: str | None = None) -> RunOrder:
+def run_order(
+    scenario: str,
+    parent_run_id: str | None,
+    order_id: str | None = None,
+    *,
+    stop_on_failure: bool = False,
+) -> RunOrder:
     order: RunOrder = {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
     if order_id is not None:
         order["orderId"] = order_id
+    if stop_on_failure:
+        order["stopOnFailure"] = True
     return order
 
 

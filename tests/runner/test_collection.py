@@ -619,6 +619,8 @@ def test_shards_cover_every_scenario_once_deterministically(
 
 
 def test_killed_worker_costs_only_its_scenario(project: Project, site: Site) -> None:
+    """"after" was sent to the worker ahead of time, while "victim" ran: killed with
+    the worker, it goes back to the queue and a new worker runs it."""
     project.scenario("before", visit("before") + PASS)
     project.scenario("victim", visit("victim") + BUSY)
     project.scenario("after", visit("after") + PASS)
@@ -728,6 +730,32 @@ def test_sigint_aborts_everything_and_leaves_no_process(project: Project, site: 
     for manifest in (project.root / "unotest/.runs").glob("*/manifest.json"):
         if json.loads(manifest.read_text())["kind"] == "scenario":
             assert project.run_events(manifest.parent.name)[-1]["kind"] == "run:finished"
+
+
+def test_sigint_with_a_run_queued_on_the_worker_starts_nothing_more(
+    project: Project, site: Site
+) -> None:
+    """One worker: its next run is sent ahead, while ``slow`` runs. Ctrl-C aborts
+    ``slow`` and the queued run never starts: skipped, as if it had not been sent."""
+    project.scenario("slow", visit("slow") + BUSY)
+    project.scenario("queued", visit("queued") + PASS)
+    project.collection("ahead", ["slow", "queued"])
+    proc = project.start("ahead", "--workers", "1")
+    try:
+        site.wait_for("slow")
+        family = set(descendants(proc.pid))
+        proc.send_signal(signal.SIGINT)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 130, done
+    assert re.search(r"○\s+queued", done.out), done.out
+    assert site.visits("queued") == []
+    assert wait_gone(family) == set()
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {"slow": "aborted"}
+    assert events[-1] == {**events[-1], "kind": "collection-run:finished", "outcome": "aborted"}
 
 
 def test_sigint_while_workers_start(project: Project) -> None:

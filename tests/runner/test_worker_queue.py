@@ -1,0 +1,254 @@
+"""A worker's queue of run orders: real worker processes, real Chromium, a real site.
+
+A collection sends a worker its next run while the current one runs, so that the
+worker starts it the moment the current one ends. What must hold for that to be
+safe (``runner/worker.py``): queued runs start in order, one at a time; an ``abort``
+naming a queued run keeps it from ever starting; a run ordered with
+``stopOnFailure`` that fails holds back everything queued behind it (``--bail``: nothing
+starts after a failure, even before the orchestrator reads it); SIGTERM drops what is
+queued. The site records every visit, so "never started" means "never reached the
+page", not only "reported so".
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from sites import config_yaml, scenario_source, write_project
+
+from runner import worker_messages as messages
+from runner.worker_prelaunch import worker_argv, worker_env
+
+SITE = Path(__file__).resolve().parent / "site_collection"
+REPORT_TIMEOUT_S = 120.0  # a loaded CI machine takes seconds to start a worker
+
+PASS = '  expect_visible(role("heading", "Collection home"))\n'
+FAIL = '  expect_text(css("h1"), "Wrong heading")\n'
+# Long enough (about 15 s) to be aborted or signalled in flight.
+BUSY = (
+    "  for (const i of range(60)) {\n"
+    "    wait(250)\n"
+    '    expect_visible(role("heading", "Collection home"))\n'
+    "  }\n"
+)
+
+
+def visit(name: str) -> str:
+    return f'  goto("/index.html?s={name}")\n'
+
+
+class Site:
+    """``site_collection/`` on a free port, remembering which scenarios visited it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.seen: list[str] = []
+        site = self
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, directory=str(SITE), **kwargs)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                query = parse_qs(urlsplit(self.path).query)
+                with site.lock:
+                    site.seen.extend(query.get("s", []))
+                    site.lock.notify_all()
+                super().do_GET()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def visits(self) -> list[str]:
+        with self.lock:
+            return list(self.seen)
+
+    def wait_for(self, name: str) -> None:
+        deadline = time.monotonic() + REPORT_TIMEOUT_S
+        with self.lock:
+            while name not in self.seen:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"{name!r} never reached the site")
+                self.lock.wait(min(left, 0.5))
+
+
+class Worker:
+    """One worker process of the project at ``root``, its orders and reports."""
+
+    def __init__(self, root: Path) -> None:
+        self.proc = subprocess.Popen(
+            worker_argv(root),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=worker_env(0, 1, False),
+            cwd=root,
+            text=True,
+        )
+        assert self.next()["type"] == "ready"
+
+    def order(self, order: messages.Order) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(order) + "\n")
+        self.proc.stdin.flush()
+
+    def next(self) -> dict[str, Any]:
+        """The next report (output lines skipped); a worker that ends fails the test."""
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, f"the worker ended (exit {self.proc.wait(REPORT_TIMEOUT_S)})"
+            report: dict[str, Any] = json.loads(line)
+            if report["type"] != "output":
+                return report
+
+    def finished(self, scenario: str) -> dict[str, Any]:
+        """The reports up to ``scenario``'s ``finished``, which is returned."""
+        while True:
+            report = self.next()
+            assert report["scenario"] == scenario, report
+            if report["type"] == "finished":
+                return report
+
+    def close(self) -> int:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            return self.proc.wait(REPORT_TIMEOUT_S)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+
+
+def outcome(report: dict[str, Any]) -> str:
+    result = report.get("result")
+    return str(result["outcome"]) if isinstance(result, dict) else "not run"
+
+
+def not_started(report: dict[str, Any]) -> bool:
+    """Reported without running: no run directory, the abort as its error."""
+    return (
+        report.get("runId") is None
+        and "result" not in report
+        and report["error"]["error"] == "aborted before it started"
+    )
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    served = Site()
+    try:
+        yield served
+    finally:
+        served.server.shutdown()
+        served.server.server_close()
+
+
+@pytest.fixture
+def worker(tmp_path: Path, site: Site, chromium_path: str) -> Iterator[Worker]:
+    bodies = {
+        "first": visit("first") + PASS,
+        "second": visit("second") + PASS,
+        "busy": visit("busy") + BUSY,
+        "fails": visit("fails") + FAIL,
+    }
+    root = write_project(
+        tmp_path / "proj",
+        config_yaml(site.url, chromium=chromium_path, timeout={"expect": 1000}),
+        {name: scenario_source(name, body) for name, body in bodies.items()},
+    )
+    started = Worker(root)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def run(scenario: str, order_id: str, *, stop_on_failure: bool = False) -> messages.RunOrder:
+    return messages.run_order(scenario, None, order_id, stop_on_failure=stop_on_failure)
+
+
+def test_runs_sent_together_run_one_after_the_other_in_order(worker: Worker, site: Site) -> None:
+    worker.order(run("first", "1"))
+    worker.order(run("second", "2"))
+
+    first = worker.next()
+    assert (first["type"], first["scenario"]) == ("started", "first")
+    assert outcome(worker.finished("first")) == "completed"
+    second = worker.next()
+    assert (second["type"], second["scenario"]) == ("started", "second")
+    assert second["runId"] != first["runId"]
+    assert outcome(worker.finished("second")) == "completed"
+    assert site.visits() == ["first", "second"]
+    assert worker.close() == 0
+
+
+def test_an_abort_naming_a_queued_run_keeps_it_from_starting(worker: Worker, site: Site) -> None:
+    worker.order(run("busy", "1"))
+    worker.order(run("second", "2"))
+    site.wait_for("busy")
+    worker.order(messages.abort_order("2"))  # the queued one only: busy goes on
+
+    assert outcome(worker.finished("busy")) == "completed"
+    assert not_started(worker.finished("second"))
+    worker.order(run("first", "3"))  # the worker is still good for the next one
+    assert outcome(worker.finished("first")) == "completed"
+    assert site.visits() == ["busy", "first"]
+
+
+@pytest.mark.parametrize("stop_on_failure", [True, False])
+def test_a_failed_run_ordered_to_stop_holds_back_the_queue(
+    worker: Worker, site: Site, stop_on_failure: bool
+) -> None:
+    worker.order(run("fails", "1", stop_on_failure=stop_on_failure))
+    worker.order(run("second", "2"))
+
+    assert outcome(worker.finished("fails")) == "failed"
+    second = worker.finished("second")
+    if stop_on_failure:
+        assert not_started(second)
+        assert site.visits() == ["fails"]
+    else:
+        assert outcome(second) == "completed"
+        assert site.visits() == ["fails", "second"]
+
+
+def test_a_completed_run_ordered_to_stop_on_failure_lets_the_queue_go_on(
+    worker: Worker, site: Site
+) -> None:
+    worker.order(run("first", "1", stop_on_failure=True))
+    worker.order(run("second", "2"))
+
+    assert outcome(worker.finished("first")) == "completed"
+    assert outcome(worker.finished("second")) == "completed"
+    assert site.visits() == ["first", "second"]
+
+
+def test_sigterm_aborts_the_run_and_drops_the_queue(worker: Worker, site: Site) -> None:
+    worker.order(run("busy", "1"))
+    worker.order(run("second", "2"))
+    site.wait_for("busy")
+    worker.proc.send_signal(signal.SIGTERM)
+
+    assert outcome(worker.finished("busy")) == "aborted"
+    assert worker.proc.stdout is not None
+    assert worker.proc.stdout.read() == ""  # nothing more: the queued run is dropped
+    assert worker.close() == 0
+    assert site.visits() == ["busy"]
