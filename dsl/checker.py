@@ -18,33 +18,12 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from dsl import ast
-from dsl.errors import ScenarioSyntaxError, suggestion
+from dsl.errors import Diagnostic, suggestion
 from dsl.interpreter import HOOK_NAMES
 
 __all__ = ["Arity", "Diagnostic", "FunctionReferences", "check_program", "function_references"]
 
 Arity = tuple[int, int | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """One problem, formatted like a compiler's: ``file:line:col: message``."""
-
-    file: str
-    line: int
-    col: int
-    message: str
-    source_line: str = ""
-
-    def __str__(self) -> str:
-        from dsl.errors import caret_context
-
-        head = f"{self.file}:{self.line}:{self.col}: {self.message}"
-        return f"{head}\n{caret_context(self.source_line, self.col)}" if self.source_line else head
-
-    @classmethod
-    def from_syntax_error(cls, err: ScenarioSyntaxError) -> Diagnostic:
-        return cls(err.file, err.line, err.col, f"SyntaxError: {err.message}", err.source_line)
 
 
 class _Scope:

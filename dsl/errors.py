@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "BuiltinError",
+    "Diagnostic",
     "DslError",
     "Interrupt",
     "ScenarioSyntaxError",
@@ -150,3 +151,25 @@ class Interrupt(BaseException):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem, formatted like a compiler's: ``file:line:col: message``.
+
+    Here rather than in :mod:`dsl.checker` (which re-exports it) so that code that only
+    reads or prints problems (the project index cache) does not import the checker."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    source_line: str = ""
+
+    def __str__(self) -> str:
+        head = f"{self.file}:{self.line}:{self.col}: {self.message}"
+        return f"{head}\n{caret_context(self.source_line, self.col)}" if self.source_line else head
+
+    @classmethod
+    def from_syntax_error(cls, err: ScenarioSyntaxError) -> Diagnostic:
+        return cls(err.file, err.line, err.col, f"SyntaxError: {err.message}", err.source_line)

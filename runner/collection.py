@@ -48,7 +48,7 @@ from runner.command_feed import OWNER_POLL_SECONDS, OwnerWatch
 from runner.config import Config, WebServerConfig
 from runner.errors import WebServerCancelled, WebServerError
 from runner.events import RunError
-from runner.project import Project
+from runner.project_root import Project
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
 from runner.retries import Attempt, mark_attempt, retryable
 from runner.run_result import RunResult

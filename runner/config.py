@@ -30,8 +30,9 @@ from urllib.parse import urlsplit
 import yaml
 
 from runner.errors import ConfigError
-from runner.project import CONFIG_FILE, yaml_flow_too_deep
+from runner.project_root import CONFIG_FILE
 from runner.text import did_you_mean
+from runner.yaml_depth import yaml_flow_too_deep
 
 __all__ = [
     "CONFIG_FILE",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from runner.config import HistoryConfig
 from runner.envelope import Envelope, read_envelopes
-from runner.project import Project
+from runner.project_root import Project
 from runner.rundir import atomic_write
 
 __all__ = [

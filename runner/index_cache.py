@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dsl.checker import Diagnostic
+from dsl.errors import Diagnostic
 from runner import protocol
 from runner.problems import problem_order
 

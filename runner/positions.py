@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
-from dsl import ast
+if TYPE_CHECKING:
+    from dsl import ast
 
 __all__ = [
     "Landing",
@@ -73,6 +74,10 @@ def is_col(value: object) -> TypeGuard[int]:
 
 def statement_starts(program: ast.Program) -> list[tuple[int, int]]:
     """Every step position of a file, in source order (where a breakpoint can hold)."""
+    # Imported here: the commands that only read a run's positions (a collection's
+    # orchestrator, through runner.runs) do not load the syntax tree's classes.
+    from dsl import ast
+
     found: list[tuple[int, int]] = []
 
     def block(body: Iterable[ast.Stmt]) -> None:

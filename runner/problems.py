@@ -11,7 +11,7 @@ importing the parser.
 
 from __future__ import annotations
 
-from dsl.checker import Diagnostic
+from dsl.errors import Diagnostic
 
 __all__ = ["SCENARIO_SUFFIX", "is_helper_file", "problem_order"]
 

@@ -32,9 +32,10 @@ from dsl.scenario import (
 )
 from runner import protocol
 from runner.problems import SCENARIO_SUFFIX, problem_order
-from runner.project_root import CONFIG_FILE, collections_dir, find_project_root
+from runner.project_root import CONFIG_FILE, Project, find_project_root
 from runner.signatures import BROWSER_SIGNATURES
 from runner.text import did_you_mean, has_control_character, show_name
+from runner.yaml_depth import yaml_flow_too_deep
 
 __all__ = [
     "ALL_BUILTIN_SIGNATURES",
@@ -52,40 +53,6 @@ __all__ = [
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
 MAX_SOURCE_BYTES = 5 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Project:
-    """Paths of one project; every path the product touches is derived here."""
-
-    root: Path
-
-    @property
-    def unotest_dir(self) -> Path:
-        return self.root / protocol.UNOTEST_DIR
-
-    @property
-    def e2e_dir(self) -> Path:
-        return self.unotest_dir / protocol.E2E_SUBDIR
-
-    @property
-    def helpers_dir(self) -> Path:
-        return self.e2e_dir / protocol.HELPERS_SUBDIR
-
-    @property
-    def collections_dir(self) -> Path:
-        return collections_dir(self.root)
-
-    @property
-    def runs_dir(self) -> Path:
-        return self.unotest_dir / protocol.RUNS_SUBDIR
-
-    def relative(self, path: Path) -> str:
-        """Project-relative POSIX path, the form every artifact uses."""
-        try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return path.as_posix()
 
 
 @dataclass(frozen=True)
@@ -443,48 +410,6 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
 
 _COLLECTION_KEYS = ("description", "scenarios")
 MAX_COLLECTION_DEPTH = 16
-
-
-def yaml_flow_too_deep(source: str, limit: int) -> tuple[int, int] | None:
-    """Line (1-based) and column (0-based) of the first ``[``/``{`` nested deeper than
-    ``limit``, or ``None``; one linear pass over the text, before any YAML parsing.
-
-    PyYAML's scanner is cubic in the nesting of flow collections (it keeps a possible
-    simple key per level and looks up to 1,024 characters ahead): 1,000 levels of
-    ``[`` take ten seconds and 10,000 would take hours, before the parser emits the
-    event where a depth check could stop it. Quoted scalars and comments are skipped;
-    a quote opens a scalar only where a token can start, as in YAML.
-    """
-    depth = 0
-    line = 1
-    line_start = 0
-    quote = ""
-    i = 0
-    n = len(source)
-    while i < n:
-        ch = source[i]
-        if ch == "\n":
-            line += 1
-            line_start = i + 1
-        elif quote:
-            if ch == "\\" and quote == '"':
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch == "#" and (i == 0 or source[i - 1] in " \t\n"):
-            end = source.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif ch in "'\"" and (i == 0 or source[i - 1] in " \t\n[{,:-?"):
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return line, i - line_start
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-        i += 1
-    return None
 
 
 def scenario_name_problem(name: str) -> str | None:

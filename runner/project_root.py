@@ -1,18 +1,22 @@
-"""Where a project is: the nearest folder holding ``unotest/`` or ``unotest.config.yaml``.
+"""Where a project is (the nearest folder holding ``unotest/`` or
+``unotest.config.yaml``) and the paths derived from its root (:class:`Project`).
 
-Apart from :mod:`runner.project` (which re-exports it) so that code running before the
-parser is imported (:mod:`runner.worker_prelaunch`, from ``cli.main``) can find it:
-only the standard library, the protocol's constants and the error tree are imported.
+Apart from :mod:`runner.project` (which re-exports both) so that code that needs no
+syntax tree imports neither the parser nor Lark: :mod:`runner.worker_prelaunch`, run
+from ``cli.main`` before anything else, and a collection's orchestrator, whose
+workers parse what they run. Only the standard library, the protocol's constants and
+the error tree are imported.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
 
-__all__ = ["CONFIG_FILE", "collections_dir", "find_project_root", "is_project_dir"]
+__all__ = ["CONFIG_FILE", "Project", "collections_dir", "find_project_root", "is_project_dir"]
 
 CONFIG_FILE = "unotest.config.yaml"
 
@@ -46,3 +50,37 @@ def find_project_root(start: Path, override: Path | None = None) -> Path:
 def collections_dir(root: Path) -> Path:
     """The folder of the project's collection files (``Project.collections_dir``)."""
     return root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR / protocol.COLLECTIONS_SUBDIR
+
+
+@dataclass(frozen=True)
+class Project:
+    """Paths of one project; every path the product touches is derived here."""
+
+    root: Path
+
+    @property
+    def unotest_dir(self) -> Path:
+        return self.root / protocol.UNOTEST_DIR
+
+    @property
+    def e2e_dir(self) -> Path:
+        return self.unotest_dir / protocol.E2E_SUBDIR
+
+    @property
+    def helpers_dir(self) -> Path:
+        return self.e2e_dir / protocol.HELPERS_SUBDIR
+
+    @property
+    def collections_dir(self) -> Path:
+        return collections_dir(self.root)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.unotest_dir / protocol.RUNS_SUBDIR
+
+    def relative(self, path: Path) -> str:
+        """Project-relative POSIX path, the form every artifact uses."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()

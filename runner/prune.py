@@ -18,7 +18,7 @@ from pathlib import Path
 
 from runner import protocol
 from runner.history import referenced_run_ids
-from runner.project import Project
+from runner.project_root import Project
 from runner.runs import list_runs
 
 __all__ = ["PruneResult", "prune_runs"]

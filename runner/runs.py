@@ -21,7 +21,7 @@ from pathlib import Path
 from runner import protocol
 from runner.debug_commands import RESULT_WITHIN, WITH_RESULT
 from runner.errors import UsageError
-from runner.project import Project
+from runner.project_root import Project
 from runner.protocol import JSONObject
 from runner.rundir import append_line, pid_exists, read_proc_stat
 

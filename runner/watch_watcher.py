@@ -18,7 +18,7 @@ from pathlib import Path
 import watchfiles
 
 from runner import protocol
-from runner.project import CONFIG_FILE
+from runner.project_root import CONFIG_FILE
 from runner.watch_events import ChangeKind
 from runner.watch_selection import Change
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
-from dsl.checker import Diagnostic
+from dsl.errors import Diagnostic
 from runner.text import one_line, replace_controls
 
 __all__ = [

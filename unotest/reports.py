@@ -18,7 +18,7 @@ from runner.config import MAX_RETRIES, Config
 from runner.envelope import Envelope
 from runner.errors import UsageError
 from runner.history import save_history
-from runner.project import Project
+from runner.project_root import Project
 
 __all__ = [
     "Reporters",

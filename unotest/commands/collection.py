@@ -30,7 +30,7 @@ from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
 from runner.index_cache import IndexSummary, load_summary
-from runner.project import Project, find_project_root
+from runner.project_root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
 from runner.retries import Attempt
 from runner.run_result import error_chain, error_location

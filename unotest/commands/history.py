@@ -13,7 +13,7 @@ from pathlib import Path
 
 from runner.errors import UsageError
 from runner.history import ScenarioHistory, load_history, outcomes, summarize, summary_json
-from runner.project import Project, find_project_root
+from runner.project_root import Project, find_project_root
 from runner.text import printable, show_name
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from runner.project import find_project_root
+from runner.project_root import find_project_root
 from unotest.exit_codes import EXIT_OK
 
 __all__ = ["mcp_command"]

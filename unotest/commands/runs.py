@@ -13,7 +13,7 @@ from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
-from runner.project import Project, find_project_root
+from runner.project_root import Project, find_project_root
 from runner.prune import prune_runs
 from runner.runs import list_runs
 from runner.text import printable

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
-from runner.project import find_project_root
+from runner.project_root import find_project_root
 from runner.rundir import read_proc_stat
 from unotest.console import print_warnings
 from unotest.exit_codes import EXIT_ABORTED, EXIT_OK
