@@ -48,6 +48,25 @@ def test_importing_dsl_loads_no_browser_runner_or_cli() -> None:
     assert _top_level_hits(loaded, DSL_FORBIDDEN) == []
 
 
+def test_a_collection_orchestrator_loads_no_parser() -> None:
+    """The orchestrator reads the project through the index cache and never parses (its
+    workers parse what they run): importing the parser, the interpreter and Lark would
+    take CPU from the workers starting beside it."""
+    code = (
+        "import json, sys\n"
+        "import unotest.cli, unotest.commands.collection, runner.collection\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = json.loads(proc.stdout)
+    assert "runner.index_cache" in loaded
+    heavy = ("lark", "dsl.parser", "dsl.interpreter", "dsl.ast", "dsl.checker", "runner.project")
+    assert _top_level_hits(loaded, heavy) == []
+
+
 def _imports(path: Path, package: str) -> list[tuple[int, str]]:
     """Every module ``path`` imports (relative imports resolved), with its line.
 
