@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
-from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from runner.events import RunError
@@ -35,6 +35,8 @@ from runner.secrets import MASK_MARGIN, cut_masked
 __all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
 
 RECENT = 200
+MAX_UNFINISHED = 1000
+"""Responses kept for their status until their request finishes (a stream may never)."""
 MAX_VALUE_CHARS = 4096
 MAX_ERROR_CHARS = 65_536
 """error.json keeps the whole message up to this: a failed ``expect_equal`` on a 1 MB
@@ -71,18 +73,26 @@ class NetworkEntry(TypedDict):
 
 
 class PageRecorder:
-    """Keeps the recent console messages, page errors and requests of a page."""
+    """Keeps the recent console messages, page errors and requests of a page.
+
+    A request's status comes from the ``response`` event and its duration from the
+    browser's own timing (``responseEnd``, in milliseconds after the request started),
+    so recording costs no call to the driver: asking each finished request for its
+    response (``request.response()``) was a round trip per request, tens of them on
+    each page load of a real application, on the connection the scenario's own steps
+    wait on.
+    """
 
     def __init__(self) -> None:
         self.console: deque[ConsoleEntry] = deque(maxlen=RECENT)
         self.network: deque[NetworkEntry] = deque(maxlen=RECENT)
-        self._started: dict[int, float] = {}
-        self._pending: set[asyncio.Future[None]] = set()
+        self._status: dict[Request, int] = {}
+        """Statuses of the responses whose requests have not finished yet."""
 
     def attach(self, page: Page) -> None:
         page.on("console", self._on_console)
         page.on("pageerror", self._on_page_error)
-        page.on("request", self._on_request)
+        page.on("response", self._on_response)
         page.on("requestfinished", self._on_finished)
         page.on("requestfailed", self._on_failed)
 
@@ -103,38 +113,26 @@ class PageRecorder:
             {"type": "pageerror", "text": _keep(str(error)), "t": int(time.time() * 1000)}
         )
 
-    def _on_request(self, request: Request) -> None:
-        self._started[id(request)] = time.monotonic()
+    def _on_response(self, response: Response) -> None:
+        if len(self._status) >= MAX_UNFINISHED:  # responses whose bodies never end
+            del self._status[next(iter(self._status))]
+        self._status[response.request] = response.status
 
-    def _entry(self, request: Request) -> NetworkEntry:
-        started = self._started.pop(id(request), None)
-        duration = round((time.monotonic() - started) * 1000, 1) if started is not None else None
+    def _entry(self, request: Request, failure: str | None) -> NetworkEntry:
+        end = request.timing.get("responseEnd", -1)
         return {
             "method": request.method,
             "url": _keep(request.url),
-            "durationMs": duration,
-            "status": None,
-            "failure": None,
+            "durationMs": round(end, 1) if end >= 0 else None,
+            "status": self._status.pop(request, None),
+            "failure": _keep(failure),
         }
 
     def _on_finished(self, request: Request) -> None:
-        entry = self._entry(request)
-        self.network.append(entry)
-        # The status needs the response, which Playwright gives asynchronously.
-        self._pending.add(task := asyncio.ensure_future(self._fill_status(request, entry)))
-        task.add_done_callback(self._pending.discard)
-
-    async def _fill_status(self, request: Request, entry: NetworkEntry) -> None:
-        try:
-            response = await request.response()
-            entry["status"] = response.status if response is not None else None
-        except Exception:
-            pass
+        self.network.append(self._entry(request, None))
 
     def _on_failed(self, request: Request) -> None:
-        entry = self._entry(request)
-        entry["failure"] = _keep(request.failure)
-        self.network.append(entry)
+        self.network.append(self._entry(request, request.failure))
 
 
 def _keep(text: str | None) -> str | None:

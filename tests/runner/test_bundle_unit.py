@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Page
+import pytest
+from playwright.async_api import Page, Request
 
 from runner.bundle import (
     MAX_ERROR_CHARS,
@@ -95,6 +96,39 @@ def test_the_recorder_keeps_console_page_errors_and_requests(
     assert by_url["data.json"]["status"] == 200 and by_url["data.json"]["failure"] is None
     assert by_url["missing.json"]["status"] == 404  # answered, so finished, not failed
     assert all(e["durationMs"] >= 0 for e in recorder.network)
+
+
+def test_the_recorder_asks_the_driver_nothing_per_request(
+    on_page: OnPage, static_site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Statuses come from ``response`` events, durations from the browser's timing: no
+    ``request.response()`` round trip per request on the connection the steps use."""
+    (tmp_path / "index.html").write_text(
+        "<!doctype html><title>Many</title><link rel=icon href='data:,'><script>"
+        "Promise.all([1, 2, 3, 4, 5].map(n => fetch('/data.json?n=' + n)))"
+        ".then(() => document.title = 'done')</script>",
+        encoding="utf-8",
+    )
+    (tmp_path / "data.json").write_text("{}", encoding="utf-8")
+    asked: list[str] = []
+    real = Request.response
+
+    async def counted(self: Request) -> Any:
+        asked.append(self.url)
+        return await real(self)
+
+    monkeypatch.setattr(Request, "response", counted)
+    recorder = PageRecorder()
+
+    async def check(page: Page) -> None:
+        recorder.attach(page)
+        await page.goto(f"{static_site}/index.html")
+        await until("the five fetches", lambda: len(recorder.network) >= 6)
+
+    on_page(None, check)
+    assert asked == []
+    assert sorted(e["status"] for e in recorder.network) == [200] * 6
+    assert all(isinstance(e["durationMs"], float) for e in recorder.network), recorder.network
 
 
 def test_the_recorder_keeps_the_last_200_and_a_head_of_each_huge_message(
