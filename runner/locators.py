@@ -384,6 +384,35 @@ class SmartTarget:
             locator = locator.or_(strategy.make(page))
         return locator
 
+    def in_one_call(self, page: Page) -> Locator:
+        """One locator that names what :meth:`resolve` would, for an action to wait on
+        and act through in a single call (no ``count()`` first): the first strategy's
+        visible elements, or, only while it has none, those of the others together.
+
+        "Only while it has none" is ``:root`` without a descendant the first strategy
+        matches, with the others looked up inside it. Strict mode then settles it as
+        :meth:`resolve` does: one element is the one named (the first strategy's, or the
+        one the others' union holds, which is the first of them that matches anything);
+        none makes the action wait for one; more than one fails at once, before
+        anything is done to the page, and :meth:`resolve` sorts out which strategy
+        names one or reports the ambiguity.
+        """
+        tried = strategies(self.text, self.for_input)
+        first = tried[0].make(page).filter(visible=True)
+        others = tried[1].make(page)
+        for strategy in tried[2:]:
+            others = others.or_(strategy.make(page))
+        while_first_has_none = page.locator(":root").filter(has_not=first)
+        return first.or_(while_first_has_none.locator(others.filter(visible=True)))
+
+    def not_found(self, timeout_ms: float) -> BuiltinError:
+        names = "; ".join(s.description for s in strategies(self.text, self.for_input))
+        return BuiltinError(
+            "LocatorError",
+            f"no visible element matches {self.render()} after {int(timeout_ms)} ms "
+            f"(tried {names})",
+        )
+
     async def resolve(self, page: Page, timeout_ms: float) -> Locator:
         """The single visible element this text names, waiting up to ``timeout_ms``.
 
@@ -403,12 +432,7 @@ class SmartTarget:
             if found is not None:
                 return found
             if time.monotonic() >= deadline:
-                names = "; ".join(s.description for s in tried)
-                raise BuiltinError(
-                    "LocatorError",
-                    f"no visible element matches {self.render()} after {int(timeout_ms)} ms "
-                    f"(tried {names})",
-                )
+                raise self.not_found(timeout_ms)
             await asyncio.sleep(0.1)
 
     async def _among(self, page: Page, others: list[Strategy]) -> Locator | None:

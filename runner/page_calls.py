@@ -200,16 +200,40 @@ class PageCalls:
         self.touched_page = True
 
         async def run() -> Value:
-            locator = await self.locate(fn, target)
-            try:
-                result = await query(locator)
-            except (PlaywrightTimeoutError, PlaywrightError) as err:
-                raise await self.translate_action_error(fn, target, locator, err) from None
+            if isinstance(target, SmartTarget):
+                result = await self._on_smart_target(fn, target, query)
+            else:
+                locator = await self.locate(fn, target)
+                try:
+                    result = await query(locator)
+                except (PlaywrightTimeoutError, PlaywrightError) as err:
+                    raise await self.translate_action_error(fn, target, locator, err) from None
             return (
                 result if not isinstance(result, int) or isinstance(result, bool) else float(result)
             )
 
         return self.bridge.call(run())
+
+    async def _on_smart_target(
+        self, fn: str, target: SmartTarget, query: Callable[[Locator], Awaitable[Value]]
+    ) -> Value:
+        """``query`` through :meth:`SmartTarget.in_one_call`: one call to the browser
+        where finding the element first took another. When strict mode reports more
+        than one element (nothing was done to the page yet), the strategies are asked
+        one by one (:meth:`SmartTarget.resolve`), as they always were."""
+        locator = target.in_one_call(self.page)
+        try:
+            return await query(locator)
+        except (PlaywrightTimeoutError, PlaywrightError) as err:
+            if STRICT_VIOLATION.search(str(err)) is None:
+                if isinstance(err, PlaywrightTimeoutError) and await _none(locator):
+                    raise target.not_found(self.timeouts.action) from None
+                raise await self.translate_action_error(fn, target, locator, err) from None
+        locator = await target.resolve(self.page, self.timeouts.action)
+        try:
+            return await query(locator)
+        except (PlaywrightTimeoutError, PlaywrightError) as err:
+            raise await self.translate_action_error(fn, target, locator, err) from None
 
     def url(self, value: Value) -> str:
         url = string_arg("goto", value, "a URL")
@@ -227,3 +251,11 @@ class PageCalls:
         if isinstance(value, RegexValue):
             return to_pattern(value) if in_browser else value.pattern
         return self.url(string_arg(fn, value, "a URL or a regex"))
+
+
+async def _none(locator: Locator) -> bool:
+    """Whether ``locator`` finds nothing now (an error asking counts as something)."""
+    try:
+        return await locator.count() == 0
+    except PlaywrightError:
+        return False

@@ -320,6 +320,12 @@ function smart_targets() {
   fill("City name", "Paris")
   expect_value(css("#city"), "Paris")
   expect_value("City name", "Paris")
+  click("Archive")
+  expect_text(testid("out"), "label Archive")
+  fill("Archive", "2025")
+  expect_value(css("#archive"), "2025")
+  click("Later")
+  expect_text(testid("out"), "button Later")
 }
 """
 
@@ -413,6 +419,7 @@ CAUGHT_D = r"""
   try { expect_hidden("Delete") } catch (e) { report("expect-hidden-smart", e) }
   try { select("Size", "XL") } catch (e) { report("select-missing", e) }
   try { click("Under cover") } catch (e) { report("covered", e) }
+  try { click("Frozen") } catch (e) { report("smart-disabled", e) }
   const ghost = css("button").filter({has_text: "Ghost button"})
   try { wait_for(ghost) } catch (e) { report("wait-hidden", e) }
   try { count(css("a[[")) } catch (e) { report("count-bad-css", e) }
@@ -574,6 +581,9 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
         'click on "Under cover"',
         '<div id="cover"',
         "intercepts pointer events",
+    )
+    check(
+        "smart-disabled", "TimeoutError", 'click on "Frozen" timed out after 1000 ms', "not enabled"
     )
     check("wait-hidden", "TimeoutError", "wait_for on", "locator resolved to hidden <button")
     check("count-bad-css", "Error", "count: ", 'while parsing css selector "a[["')
