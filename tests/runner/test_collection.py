@@ -24,26 +24,24 @@ waits for a scenario on another worker to be in flight.
 from __future__ import annotations
 
 import contextlib
-import http.server
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from events import read_events
 from protocol_keys import COLLECTION_KINDS
 from protocol_schemas import validate
+from recording_site import RecordingSite as Site
 from sites import E2E, collection_yaml, config_yaml, scenario_source, write_files, write_project
 
 from runner.collection import shard
@@ -75,63 +73,9 @@ FAIL = '  expect_text(css("h1"), "Wrong heading")\n'
 # --- the site -------------------------------------------------------------------------
 
 
-class Site:
-    """``site_collection/`` on a free port, with every request's query remembered."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Condition()
-        self.hits: list[dict[str, str]] = []
-        site = self
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, directory=str(SITE), **kwargs)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                parts = urlsplit(self.path)
-                query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-                if parts.path == "/barrier.html":
-                    site.wait_for(query.get("for", ""), timeout=30)
-                    self.path = "/index.html?s=" + query.get("s", "barrier")
-                with site.lock:
-                    if "s" in query:
-                        site.hits.append(query)
-                    site.lock.notify_all()
-                super().do_GET()
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def visits(self, name: str) -> list[dict[str, str]]:
-        with self.lock:
-            return [hit for hit in self.hits if hit.get("s") == name]
-
-    def wait_for(self, name: str, timeout: float = RUN_TIMEOUT_S) -> dict[str, str]:
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                found = [hit for hit in self.hits if hit.get("s") == name]
-                if found:
-                    return found[0]
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"scenario {name!r} never reached the site")
-                self.lock.wait(min(left, 0.5))
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def site() -> Iterator[Site]:
-    served = Site()
+    served = Site(SITE, RUN_TIMEOUT_S)
     try:
         yield served
     finally:

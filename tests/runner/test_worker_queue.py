@@ -12,18 +12,15 @@ page", not only "reported so".
 
 from __future__ import annotations
 
-import http.server
 import json
 import signal
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from recording_site import RecordingSite
 from sites import config_yaml, scenario_source, write_project
 
 from runner import worker_messages as messages
@@ -45,47 +42,6 @@ BUSY = (
 
 def visit(name: str) -> str:
     return f'  goto("/index.html?s={name}")\n'
-
-
-class Site:
-    """``site_collection/`` on a free port, remembering which scenarios visited it."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Condition()
-        self.seen: list[str] = []
-        site = self
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, directory=str(SITE), **kwargs)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                query = parse_qs(urlsplit(self.path).query)
-                with site.lock:
-                    site.seen.extend(query.get("s", []))
-                    site.lock.notify_all()
-                super().do_GET()
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def visits(self) -> list[str]:
-        with self.lock:
-            return list(self.seen)
-
-    def wait_for(self, name: str) -> None:
-        deadline = time.monotonic() + REPORT_TIMEOUT_S
-        with self.lock:
-            while name not in self.seen:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"{name!r} never reached the site")
-                self.lock.wait(min(left, 0.5))
 
 
 class Worker:
@@ -152,17 +108,22 @@ def not_started(report: dict[str, Any]) -> bool:
 
 
 @pytest.fixture
-def site() -> Iterator[Site]:
-    served = Site()
+def site() -> Iterator[RecordingSite]:
+    served = RecordingSite(SITE, REPORT_TIMEOUT_S)
     try:
         yield served
     finally:
-        served.server.shutdown()
-        served.server.server_close()
+        served.close()
+
+
+def visits(site: RecordingSite) -> list[str]:
+    """The scenarios that reached the site, in order."""
+    with site.lock:
+        return [hit["s"] for hit in site.hits if "s" in hit]
 
 
 @pytest.fixture
-def worker(tmp_path: Path, site: Site, chromium_path: str) -> Iterator[Worker]:
+def worker(tmp_path: Path, site: RecordingSite, chromium_path: str) -> Iterator[Worker]:
     bodies = {
         "first": visit("first") + PASS,
         "second": visit("second") + PASS,
@@ -185,7 +146,9 @@ def run(scenario: str, order_id: str, *, stop_on_failure: bool = False) -> messa
     return messages.run_order(scenario, None, order_id, stop_on_failure=stop_on_failure)
 
 
-def test_runs_sent_together_run_one_after_the_other_in_order(worker: Worker, site: Site) -> None:
+def test_runs_sent_together_run_one_after_the_other_in_order(
+    worker: Worker, site: RecordingSite
+) -> None:
     worker.order(run("first", "1"))
     worker.order(run("second", "2"))
 
@@ -196,11 +159,13 @@ def test_runs_sent_together_run_one_after_the_other_in_order(worker: Worker, sit
     assert (second["type"], second["scenario"]) == ("started", "second")
     assert second["runId"] != first["runId"]
     assert outcome(worker.finished("second")) == "completed"
-    assert site.visits() == ["first", "second"]
+    assert visits(site) == ["first", "second"]
     assert worker.close() == 0
 
 
-def test_an_abort_naming_a_queued_run_keeps_it_from_starting(worker: Worker, site: Site) -> None:
+def test_an_abort_naming_a_queued_run_keeps_it_from_starting(
+    worker: Worker, site: RecordingSite
+) -> None:
     worker.order(run("busy", "1"))
     worker.order(run("second", "2"))
     site.wait_for("busy")
@@ -210,12 +175,12 @@ def test_an_abort_naming_a_queued_run_keeps_it_from_starting(worker: Worker, sit
     assert not_started(worker.finished("second"))
     worker.order(run("first", "3"))  # the worker is still good for the next one
     assert outcome(worker.finished("first")) == "completed"
-    assert site.visits() == ["busy", "first"]
+    assert visits(site) == ["busy", "first"]
 
 
 @pytest.mark.parametrize("stop_on_failure", [True, False])
 def test_a_failed_run_ordered_to_stop_holds_back_the_queue(
-    worker: Worker, site: Site, stop_on_failure: bool
+    worker: Worker, site: RecordingSite, stop_on_failure: bool
 ) -> None:
     worker.order(run("fails", "1", stop_on_failure=stop_on_failure))
     worker.order(run("second", "2"))
@@ -224,24 +189,24 @@ def test_a_failed_run_ordered_to_stop_holds_back_the_queue(
     second = worker.finished("second")
     if stop_on_failure:
         assert not_started(second)
-        assert site.visits() == ["fails"]
+        assert visits(site) == ["fails"]
     else:
         assert outcome(second) == "completed"
-        assert site.visits() == ["fails", "second"]
+        assert visits(site) == ["fails", "second"]
 
 
 def test_a_completed_run_ordered_to_stop_on_failure_lets_the_queue_go_on(
-    worker: Worker, site: Site
+    worker: Worker, site: RecordingSite
 ) -> None:
     worker.order(run("first", "1", stop_on_failure=True))
     worker.order(run("second", "2"))
 
     assert outcome(worker.finished("first")) == "completed"
     assert outcome(worker.finished("second")) == "completed"
-    assert site.visits() == ["first", "second"]
+    assert visits(site) == ["first", "second"]
 
 
-def test_sigterm_aborts_the_run_and_drops_the_queue(worker: Worker, site: Site) -> None:
+def test_sigterm_aborts_the_run_and_drops_the_queue(worker: Worker, site: RecordingSite) -> None:
     worker.order(run("busy", "1"))
     worker.order(run("second", "2"))
     site.wait_for("busy")
@@ -251,4 +216,4 @@ def test_sigterm_aborts_the_run_and_drops_the_queue(worker: Worker, site: Site) 
     assert worker.proc.stdout is not None
     assert worker.proc.stdout.read() == ""  # nothing more: the queued run is dropped
     assert worker.close() == 0
-    assert site.visits() == ["busy"]
+    assert visits(site) == ["busy"]
