@@ -449,10 +449,11 @@ def _report(
     own_ms = stats["overhead_ms"] - context_ms
     print(f"{n} scenarios, {p} at a time, Chromium {executable or '(Playwright default)'}")
     print(f"medians of {args.repeat} runs each, interleaved")
-    print(f"unotest collection --workers {p}:      {collection_s:7.2f} s")
+    spread = _spread(collection_times)
+    print(f"unotest collection --workers {p}:      {collection_s:7.2f} s{spread}")
     peers = {name: statistics.median(times) for name, times in peer_times.items()}
     for name, seconds in peers.items():
-        print(f"{name + ':':38s}{seconds:7.2f} s")
+        print(f"{name + ':':38s}{seconds:7.2f} s{_spread(peer_times[name])}")
     for name in missing:
         print(f"not installed, not measured: {name}")
     print(f"unotest e2e per scenario, {p} at once: {separate_s:7.2f} s")
@@ -461,6 +462,13 @@ def _report(
         print(
             f"ratio collection / fastest peer ({fastest}): "
             f"{collection_s / peers[fastest]:5.2f}x (target <= 0.90x)"
+        )
+        # Each round runs everything back to back: its own ratio is the least touched by
+        # the machine's drift between rounds (one busy minute slows both sides of it).
+        paired = [c / t for c, t in zip(collection_times, peer_times[fastest], strict=True)]
+        print(
+            f"  per round: median {statistics.median(paired):.2f}x, "
+            f"{min(paired):.2f}x to {max(paired):.2f}x over {len(paired)} rounds"
         )
     print(f"ratio separate e2e / collection:       {separate_s / collection_s:5.2f}x")
     print(
@@ -481,6 +489,11 @@ def _report(
         f"  Playwright's own new context + page + close, {p} browsers busy: "
         f"{context_ms:.0f} ms; unotest's own share: {own_ms:.0f} ms"
     )
+
+
+def _spread(times: list[float]) -> str:
+    """The range of the runs behind a median: how much this machine moved meanwhile."""
+    return f"  ({min(times):.2f} to {max(times):.2f} s)" if len(times) > 1 else ""
 
 
 if __name__ == "__main__":
