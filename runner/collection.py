@@ -439,8 +439,8 @@ class CollectionRun:
                 worker.process.send_signal(signal.SIGTERM)
 
     def _cancel_sent(self, worker: _WorkerProcess) -> None:
-        """Abort each run order of ``worker``'s not finished: the running one stops, the
-        queued one does not start."""
+        """Abort every run order sent to ``worker`` and not finished yet: the running one
+        stops, the queued one never starts."""
         for sent in worker.sent:
             if not sent.cancelled:
                 sent.cancelled = True
