@@ -28,7 +28,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
@@ -46,6 +46,7 @@ from runner.protocol import JSONObject
 from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import ScenarioRun, quiet_driver_loss
+from runner.worker_orders import OrderPipe
 
 __all__ = ["finished_report", "main", "unfinished_report"]
 
@@ -64,6 +65,9 @@ class _Worker:
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
         self.current_order: str | None = None
         self.cancelled_orders: set[str] = set()
+        self.stopping = False
+        """SIGTERM, or the orchestrator gone: nothing more starts."""
+        self.pipe: OrderPipe
         self.held = False
         """A run ordered with ``stopOnFailure`` did not complete: no queued run starts."""
         self.index: ProjectIndex
@@ -114,16 +118,6 @@ class _Worker:
                     os.dup2(devnull, self.out.fileno())
                     os.close(devnull)
 
-    def _read_orders(self, loop: asyncio.AbstractEventLoop) -> None:
-        for line in sys.stdin:
-            try:
-                order = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(order, dict) and not _hand_over(loop, self._receive, order):
-                return
-        _hand_over(loop, self._receive, None)  # the orchestrator is gone
-
     def _receive(self, order: JSONObject | None) -> None:
         if order is not None and order.get("type") == "abort" and "orderId" in order:
             self._abort_order(str(order["orderId"]))
@@ -134,6 +128,7 @@ class _Worker:
         if order is None:
             # Stopping (SIGTERM, or the orchestrator gone): the runs ordered ahead of
             # time never start; whoever sent them sees this worker end without them.
+            self.stopping = True
             while not self.orders.empty():
                 self.orders.get_nowait()
         self.orders.put_nowait(order)
@@ -150,7 +145,8 @@ class _Worker:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(quiet_driver_loss)
         loop.add_signal_handler(signal.SIGTERM, self._receive, None)
-        threading.Thread(target=self._read_orders, args=(loop,), daemon=True).start()
+        self.pipe = OrderPipe(0, self._receive)
+        self.pipe.start(loop)
         project = Project(self.root)
         try:
             self._load(project)
@@ -232,7 +228,11 @@ class _Worker:
         waited in the queue, or held back by an earlier run's failure under --bail)."""
         name = str(order.get("scenario"))
         order_id = order.get("orderId")
-        if self.held or (isinstance(order_id, str) and order_id in self.cancelled_orders):
+        # An abort the orchestrator wrote while the last run ended is read before this
+        # one starts, not after (it may be this run's: Ctrl-C, --bail).
+        self.pipe.read_now()
+        cancelled = isinstance(order_id, str) and order_id in self.cancelled_orders
+        if self.held or self.stopping or cancelled:
             self.cancelled_orders.discard(str(order_id))
             self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
             return
@@ -300,9 +300,7 @@ class _Worker:
         return result.outcome == "completed"
 
 
-def finished_report(
-    name: str, result: RunResult, masker: SecretMasker
-) -> messages.FinishedReport:
+def finished_report(name: str, result: RunResult, masker: SecretMasker) -> messages.FinishedReport:
     """``finished`` with the run's result (its error masked, as in every report)."""
     error = masker.mask_error(result.error) if result.error else None
     return messages.finished_report(name, replace(result, error=error).to_json())
@@ -314,25 +312,6 @@ def unfinished_report(
     """``finished`` without a result: the scenario did not load, or its run failed in
     the runner itself (``run_id`` once its run directory exists)."""
     return messages.unfinished_report(name, run_id, events.run_error(message, error_name))
-
-
-def _hand_over(
-    loop: asyncio.AbstractEventLoop,
-    receive: Callable[[JSONObject | None], None],
-    order: JSONObject | None,
-) -> bool:
-    """Pass an order to the loop; False once the loop is closed.
-
-    The worker may already be on its way out (a SIGTERM ended it) when an order that
-    the orchestrator sent in the same breath (``abort``) is read: that order has
-    nobody left to obey it, and must not become an "Event loop is closed" traceback
-    from this thread.
-    """
-    try:
-        loop.call_soon_threadsafe(receive, order)
-    except RuntimeError:
-        return False
-    return True
 
 
 def main(early: EarlyDriver | None = None) -> int:
