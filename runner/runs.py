@@ -29,6 +29,7 @@ __all__ = [
     "find_run_dir",
     "list_runs",
     "read_events",
+    "read_events_counted",
     "read_manifest",
     "run_meta",
     "runner_alive",
@@ -81,12 +82,19 @@ def read_events(steps_path: Path, start: int = 0) -> list[JSONObject]:
     Splits on ``b"\\n"`` only (a JSON string may hold U+2028 or ``\\r``, never a raw
     ``\\n``), ignores an unterminated tail and skips lines that do not parse.
     """
+    return read_events_counted(steps_path, start)[0]
+
+
+def read_events_counted(steps_path: Path, start: int = 0) -> tuple[list[JSONObject], int]:
+    """:func:`read_events` and how many whole lines were read (those that did not parse
+    too): the number of the next line, as :class:`runner.tail.LineTailer` numbers them."""
+    lines = _whole_lines(steps_path, start)
     events = []
-    for line in _whole_lines(steps_path, start):
+    for line in lines:
         event = parse_event_line(line)
         if event is not None:
             events.append(event)
-    return events
+    return events, len(lines)
 
 
 def _time(value: object) -> int | None:

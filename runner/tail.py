@@ -51,6 +51,9 @@ class LineTailer:
         self._pending = b""
         self._skipping = False
         self._identity: tuple[int, int] | None = None
+        self.lines: int | None = 0 if offset == 0 else None
+        """Whole lines before the next one read: the next line's 0-based number
+        (counted from the file's start on the first read when it starts further on)."""
 
     @property
     def pending(self) -> int:
@@ -63,6 +66,13 @@ class LineTailer:
         A file that shrank below the offset, or another file now at the path, is read
         again from its start. Call again while it returns lines to catch up.
         """
+        return [line for _, line in self.read_numbered(max_bytes)]
+
+    def read_numbered(self, max_bytes: int = 1024 * 1024) -> list[tuple[int, bytes]]:
+        """As :meth:`read`, each line with its 0-based number in the file: a reader that
+        also read the file whole (the viewer's page after a reconnect) tells by it which
+        of the lines sent to it live it has already (lines dropped for their length
+        count too)."""
         try:
             with open(self.path, "rb") as handle:
                 stat = os.fstat(handle.fileno())
@@ -71,6 +81,8 @@ class LineTailer:
                     if self._identity is not None or stat.st_size < self.offset:
                         self._restart()
                     self._identity = identity
+                if self.lines is None:
+                    self.lines = _count_lines(handle, self.offset)
                 handle.seek(self.offset)
                 return self._take(handle, max_bytes)
         except OSError:
@@ -78,11 +90,12 @@ class LineTailer:
 
     def _restart(self) -> None:
         self.offset = 0
+        self.lines = 0
         self._pending = b""
         self._skipping = False
 
-    def _take(self, handle: BinaryIO, max_bytes: int) -> list[bytes]:
-        lines: list[bytes] = []
+    def _take(self, handle: BinaryIO, max_bytes: int) -> list[tuple[int, bytes]]:
+        lines: list[tuple[int, bytes]] = []
         budget = max_bytes
         while budget > 0:
             chunk = handle.read(min(CHUNK_BYTES, budget))
@@ -93,7 +106,7 @@ class LineTailer:
             self._split(chunk, lines)
         return lines
 
-    def _split(self, chunk: bytes, lines: list[bytes]) -> None:
+    def _split(self, chunk: bytes, lines: list[tuple[int, bytes]]) -> None:
         parts = chunk.split(b"\n")
         for index, part in enumerate(parts):
             last = index == len(parts) - 1
@@ -101,10 +114,12 @@ class LineTailer:
                 self._hold(part)
                 continue
             whole, self._pending = self._pending + part, b""
+            number = self.lines or 0
+            self.lines = number + 1
             if self._skipping:
                 self._skipping = False
             else:
-                lines.append(whole)
+                lines.append((number, whole))
 
     def _hold(self, part: bytes) -> None:
         if self._skipping:
@@ -113,6 +128,20 @@ class LineTailer:
         if len(self._pending) > MAX_LINE_BYTES:
             self._pending = b""
             self._skipping = True
+
+
+def _count_lines(handle: BinaryIO, end: int) -> int:
+    """The ``\\n`` in the first ``end`` bytes, read a chunk at a time."""
+    handle.seek(0)
+    count = 0
+    left = end
+    while left > 0:
+        chunk = handle.read(min(CHUNK_BYTES * 16, left))
+        if not chunk:
+            break
+        left -= len(chunk)
+        count += chunk.count(b"\n")
+    return count
 
 
 def _outcome(event: JSONObject) -> protocol.RunOutcome | None:
@@ -173,11 +202,11 @@ class RunTail:
             messages.append(ws_messages.run_started(self.run_id, self.ref))
         if self.finished:
             return messages
-        for line in self.tailer.read(max_bytes):
+        for number, line in self.tailer.read_numbered(max_bytes):
             event = parse_event_line(line)
             if event is None:
                 continue
-            messages.append(self._step(event))
+            messages.append(self._step(event, number))
             outcome = _outcome(event)
             if outcome is not None and self._ends_run(event):
                 self.outcome = outcome
@@ -185,10 +214,10 @@ class RunTail:
                 break
         return messages
 
-    def _step(self, event: JSONObject) -> WsMessage:
+    def _step(self, event: JSONObject, line: int) -> WsMessage:
         if self.kind == "collection" and str(event.get("kind", "")).startswith("collection-run:"):
-            return ws_messages.collection_run_step(self.run_id, event)
-        return ws_messages.run_step(self.run_id, event)
+            return ws_messages.collection_run_step(self.run_id, event, line)
+        return ws_messages.run_step(self.run_id, event, line)
 
     def _ends_run(self, event: JSONObject) -> bool:
         wanted = "collection-run:finished" if self.kind == "collection" else "run:finished"

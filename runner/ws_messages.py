@@ -12,11 +12,16 @@ daemon event as it came off the daemon's socket, and says when the daemon comes 
 ``fs:run-step`` and ``fs:collection-run-step`` carry a ``steps.jsonl`` line *as read
 back*: a ``RunArtifact`` (or ``CollectionRunArtifact``) or one of our additive kinds
 (``command:applied``, ``step:skipped``, ...), so ``event`` is a :data:`JSONObject`.
+They also carry ``lineIndex`` (ours, additive): the line's 0-based number in
+``steps.jsonl``. A page that reconnected reads the run over REST (whose detail says
+``lineCount``, the whole lines it read) while the hub may still deliver lines that
+the read holds; by the number it keeps each line once, which comparing contents
+cannot (two ``step:ok`` lines can be identical).
 """
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, TypedDict
+from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 from runner.protocol import JSONObject, RunId, RunOutcome
 
@@ -82,12 +87,14 @@ class FsRunStepMessage(TypedDict):
     kind: Literal["fs:run-step"]
     runId: RunId
     event: JSONObject
+    lineIndex: NotRequired[int]
 
 
 class FsCollectionRunStepMessage(TypedDict):
     kind: Literal["fs:collection-run-step"]
     runId: RunId
     event: JSONObject
+    lineIndex: NotRequired[int]
 
 
 class FsRunFinishedMessage(TypedDict):
@@ -162,12 +169,24 @@ def run_started(run_id: RunId, scenario: str) -> FsRunStartedMessage:
     return {"kind": "fs:run-started", "runId": run_id, "scenario": scenario}
 
 
-def run_step(run_id: RunId, event: JSONObject) -> FsRunStepMessage:
-    return {"kind": "fs:run-step", "runId": run_id, "event": event}
+def run_step(run_id: RunId, event: JSONObject, line_index: int | None = None) -> FsRunStepMessage:
+    message: FsRunStepMessage = {"kind": "fs:run-step", "runId": run_id, "event": event}
+    if line_index is not None:
+        message["lineIndex"] = line_index
+    return message
 
 
-def collection_run_step(run_id: RunId, event: JSONObject) -> FsCollectionRunStepMessage:
-    return {"kind": "fs:collection-run-step", "runId": run_id, "event": event}
+def collection_run_step(
+    run_id: RunId, event: JSONObject, line_index: int | None = None
+) -> FsCollectionRunStepMessage:
+    message: FsCollectionRunStepMessage = {
+        "kind": "fs:collection-run-step",
+        "runId": run_id,
+        "event": event,
+    }
+    if line_index is not None:
+        message["lineIndex"] = line_index
+    return message
 
 
 def run_finished(run_id: RunId, outcome: RunOutcome) -> FsRunFinishedMessage:

@@ -136,6 +136,7 @@ def test_a_run_is_followed_from_its_manifest_to_run_finished(tmp_path: Path) -> 
             "kind": "fs:run-step",
             "runId": "r1",
             "event": {"kind": "run:finished", "outcome": "failed", "t": 2},
+            "lineIndex": 2,  # after run:started and the line that is not JSON
         },
         {"kind": "fs:run-finished", "runId": "r1", "outcome": "failed"},
     ]
@@ -193,6 +194,31 @@ def test_a_live_runner_is_not_interrupted_and_primed_runs_follow_from_their_end(
     messages = list(watcher.poll("live"))
     assert [m["kind"] for m in messages] == ["fs:run-step"]
     assert messages[0]["event"]["durationMs"] == 2  # type: ignore[typeddict-item]
+    assert messages[0]["lineIndex"] == 1  # type: ignore[typeddict-item]  # counted from the start
+
+
+def test_lines_are_numbered_from_the_file_start_whatever_the_offset(tmp_path: Path) -> None:
+    """The numbers a page compares with the whole lines a REST read of the file found."""
+    path = tmp_path / "steps.jsonl"
+    path.write_bytes(b"zero\none\ntw")
+    assert LineTailer(path).read_numbered() == [(0, b"zero"), (1, b"one")]
+    # Opened at the end, in the middle of line 2: its rest is line 2, then 3.
+    tailer = LineTailer(path, path.stat().st_size)
+    append(path, b"o\nthree\n")
+    assert tailer.read_numbered() == [(2, b"o"), (3, b"three")]
+    path.write_bytes(b"again\n")  # truncated: numbered from 0 again
+    assert tailer.read_numbered() == [(0, b"again")]
+
+
+def test_an_overlong_line_dropped_still_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tail_module, "MAX_LINE_BYTES", 10)
+    path = tmp_path / "steps.jsonl"
+    path.write_bytes(b"short\n" + b"y" * 50 + b"\nafter\n")
+    tailer = LineTailer(path)  # the long line comes over several reads: dropped
+    lines = [line for _ in range(20) for line in tailer.read_numbered(max_bytes=8)]
+    assert lines == [(0, b"short"), (2, b"after")]
 
 
 def _peak_following(tmp_path: Path, name: str, lines: int) -> tuple[int, int]:

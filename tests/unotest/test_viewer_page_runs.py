@@ -250,6 +250,125 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     guard.check()
 
 
+def test_a_resync_keeps_each_step_once_when_late_lines_come_inside_the_read(
+    page: Page, viewer: Viewer
+) -> None:
+    """After a reconnect the page reads the run over REST while the new socket already
+    delivers lines; the hub may deliver lines the read holds, even ones well before its
+    end (a loaded machine: the bug seen under load, rows misaligned). Here the socket is
+    a relay that replays, while the read is held back, two lines from the middle of the
+    run as the server numbered them, then new lines come: each step is shown once."""
+    guard = guard_page(page)
+    run_dir = _live_run(viewer.root, "alpha-late")
+    seen: list[str] = []  # the server's fs:run-step messages, as sent
+    live: list[Any] = []
+
+    def relay(ws: Any) -> None:
+        server = ws.connect_to_server()
+
+        def forward(message: str | bytes) -> None:
+            if isinstance(message, str) and '"fs:run-step"' in message:
+                seen.append(message)
+            ws.send(message)
+
+        server.on_message(forward)
+        live.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), relay)
+    held: list[Any] = []
+    holding = {"on": False}
+
+    def detail(route: Any) -> None:
+        if holding["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/api/runs/alpha-late$"), detail)
+    page.goto(_tab_url(viewer, "scenario-run:alpha-late"))
+    expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
+    steps = page.get_by_role("region", name="Steps")
+    title = steps.locator(".pane-title")
+    _append_steps(run_dir, 0, 20)
+    expect(title).to_have_text("Steps 20", timeout=WAIT_MS)
+    late = [m for m in seen if "step number 7" in m or '"lineIndex": 16' in m]
+    assert len(late) == 2, seen  # step 7's step:started and its step:ok (lines 15, 16)
+
+    holding["on"] = True
+    live[-1].close()  # the page reconnects and reads the run again
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not held:
+        assert time.monotonic() < deadline, "the page never read the run again"
+        page.wait_for_timeout(50)
+    for message in late:
+        live[-1].send(message)
+    _append_steps(run_dir, 20, 5)
+    page.wait_for_timeout(500)  # the new lines reach the page while its read is held
+    holding["on"] = False
+    held[0].continue_()
+    expect(title).to_have_text("Steps 25", timeout=WAIT_MS)
+    expect(steps.locator(".pane-title")).to_have_text("Steps 25")
+    steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = 0 }")
+    expect(steps.get_by_text("step number 7", exact=False)).to_have_count(1)
+    _append_steps(run_dir, 25, 1)  # and it follows on, one row per step
+    expect(title).to_have_text("Steps 26", timeout=WAIT_MS)
+    guard.check()
+
+
+def test_two_reconnects_in_a_row_apply_the_newer_read_whichever_answers_last(
+    page: Page, viewer: Viewer
+) -> None:
+    """Two reconnects start two reads of the run; the first answers last, with fewer
+    lines than the second: the page keeps the newer one and the steps it had since."""
+    guard = guard_page(page)
+    run_dir = _live_run(viewer.root, "alpha-twice")
+    live: list[Any] = []
+
+    def relay(ws: Any) -> None:
+        ws.connect_to_server()
+        live.append(ws)
+
+    page.route_web_socket(re.compile(r"/ws$"), relay)
+    held: list[Any] = []
+    holding = {"on": False}
+
+    def detail(route: Any) -> None:
+        if holding["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    def wait_held(count: int) -> None:
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while len(held) < count:
+            assert time.monotonic() < deadline, "the page never read the run again"
+            page.wait_for_timeout(50)
+
+    page.route(re.compile(r"/api/runs/alpha-twice$"), detail)
+    page.goto(_tab_url(viewer, "scenario-run:alpha-twice"))
+    expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
+    title = page.get_by_role("region", name="Steps").locator(".pane-title")
+    _append_steps(run_dir, 0, 3)
+    expect(title).to_have_text("Steps 3", timeout=WAIT_MS)
+    holding["on"] = True
+    live[-1].close()
+    wait_held(1)  # the first read, of 3 steps, is held
+    # The first read is answered now (the file as it is) but reaches the page later.
+    first = held[0].fetch()
+    _append_steps(run_dir, 3, 2)
+    live[-1].close()
+    wait_held(2)  # the second read, of 5 steps
+    holding["on"] = False
+    held[1].continue_()
+    expect(title).to_have_text("Steps 5", timeout=WAIT_MS)
+    held[0].fulfill(response=first)
+    _append_steps(run_dir, 5, 1)
+    expect(title).to_have_text("Steps 6", timeout=WAIT_MS)
+    page.wait_for_timeout(300)
+    expect(title).to_have_text("Steps 6")
+    guard.check()
+
+
 def test_the_default_page_project_scenario_passes(tmp_path: Path) -> None:
     """``page_project``'s default scenario (the heading by CSS) completes on the served
     site: the fixture other page tests start from is a passing project."""

@@ -154,12 +154,29 @@ def test_a_run_in_detail_masked_with_its_bundle(root: Path) -> None:
             "failure-bundle:written",
             "run:finished",
         ]
+        assert detail["lineCount"] == 4  # what fs:run-step's lineIndex is compared with
         assert detail["runtime"] == {"state": "failed", "current": None}
         assert detail["children"] == []
         assert detail["bundle"] == {
             "path": ".unotest/failures/smoke__x__3",
             "files": ["network.json", "page.aria.yaml", "screenshot.png"],
         }
+
+    _drive(root, body)
+
+
+def test_a_runs_line_count_counts_lines_that_do_not_parse_and_not_a_partial_one(
+    root: Path,
+) -> None:
+    steps = root / "unotest" / ".runs" / "smoke-a" / "steps.jsonl"
+    before = steps.read_bytes().count(b"\n")
+    with steps.open("ab") as out:
+        out.write(b'not json\n{"kind": "step:ok", "durationMs": 1, "t": 1}\n{"kind": "st')
+
+    async def body(client: Client, _ctx: ViewerContext) -> None:
+        detail = (await client.get("/api/runs/smoke-a")).json()
+        assert detail["lineCount"] == before + 2
+        assert detail["events"][-1] == {"kind": "step:ok", "durationMs": 1, "t": 1}
 
     _drive(root, body)
 

@@ -3,7 +3,9 @@
 * ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
 * ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle,
   attemptChain, restartOf, restartedAs, latestRestart}`` (``files``: the run directory's
-  own files, ours; the links as :func:`runner.run_links.run_links` gives them);
+  own files, ours; ``eventsOmitted`` and ``lineCount``, the whole lines of steps.jsonl
+  read, which ``fs:run-step``'s ``lineIndex`` is compared with; the links as
+  :func:`runner.run_links.run_links` gives them);
 * ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
   ``screenshot/`` folder) or of its failure bundle, nothing else;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
@@ -41,7 +43,7 @@ from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import Stream, launch_run
 from runner.run_links import run_links
 from runner.rundir import append_line
-from runner.runs import list_runs, read_events, run_meta
+from runner.runs import list_runs, read_events, read_events_counted, run_meta
 from runner.secrets import RunEnvironment, SecretMasker
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
@@ -162,7 +164,7 @@ class RunRoutes:
         return json_response(await run_in_threadpool(self._detail, run_dir))
 
     def _detail(self, run_dir: Path) -> JSONObject:
-        events = read_events(run_dir / protocol.STEPS_FILE)
+        events, line_count = read_events_counted(run_dir / protocol.STEPS_FILE)
         shown = events[-MAX_EVENTS:]
         bundle = self.bundle_dir(events)
         meta = run_meta(run_dir)
@@ -180,6 +182,7 @@ class RunRoutes:
             "manifest": _read_json(run_dir / protocol.RUN_MANIFEST_FILE),
             "events": shown,
             "eventsOmitted": len(events) - len(shown),
+            "lineCount": line_count,
             "runtime": _read_json(run_dir / protocol.RUNTIME_FILE),
             "children": children,
             "files": sorted(

@@ -49,9 +49,10 @@ async function logLines(runId, files) {
 const MAX_LOG_LINES = 5000;
 
 /**
- * How many of the events (or log lines) that came over /ws while the detail was read are
- * in it too: the longest end of `read` that `buffered` starts with (the buffer is a run
- * of lines that began before the read, so it can only overlap the read's end).
+ * How many of the log lines that came over /ws while the files were read are in them
+ * too: the longest end of `read` that `buffered` starts with (the buffer is a run of
+ * lines that began before the read, so it can only overlap the read's end). Steps do
+ * not need this guess: their messages carry their line's number (`newLines`).
  */
 function overlap(read, buffered) {
   if (!buffered.length) return 0;
@@ -65,6 +66,24 @@ function overlap(read, buffered) {
   return 0;
 }
 
+/**
+ * The step messages that came over /ws while the detail was read and are not in it:
+ * those numbered from `lineCount` on (the hub may deliver, after a reconnect, lines the
+ * read holds already, even ones before its last line, and two `step:ok` lines can be
+ * alike, so contents cannot tell). A server that numbers nothing: the overlap guess.
+ */
+function newLines(detail, buffered) {
+  const known = detail.lineCount;
+  if (typeof known !== "number" || buffered.some((m) => typeof m.lineIndex !== "number")) {
+    const events = buffered.map((m) => m.event);
+    return events.slice(overlap(detail.events, events));
+  }
+  const seen = new Set();
+  return buffered
+    .filter((m) => m.lineIndex >= known && !seen.has(m.lineIndex) && seen.add(m.lineIndex))
+    .map((m) => m.event);
+}
+
 /** The run's detail, its model kept current from /ws, and the runtime state. */
 function useRun(runId) {
   const model = useMemo(() => new RunModel(runId), [runId]);
@@ -76,6 +95,9 @@ function useRun(runId) {
   const loading = useRef(null);
   const loadingLogs = useRef(null);
   const runtimeSeq = useRef(0);
+  // The number of the next steps.jsonl line not applied yet (null: not known): a line
+  // delivered twice is applied once.
+  const nextLine = useRef(null);
 
   // runtime.json is asked for only once it is known to exist (the detail had it, or the
   // debugger paused, which writes it first): a 404 would be a console error.
@@ -105,14 +127,26 @@ function useRun(runId) {
     }
   }, [runId]);
 
+  // Two reconnects in a row start two loads: the last one started applies (an earlier
+  // one answering later would reset the model to an older read), with every message
+  // buffered since the first began.
+  const loadSeq = useRef(0);
   const load = useCallback(async () => {
-    loading.current = [];
+    const seq = ++loadSeq.current;
+    if (!loading.current) loading.current = [];
     try {
       const data = await api(`/api/runs/${runId}`);
+      if (seq !== loadSeq.current) return;
       model.reset();
       for (const event of data.events) model.apply(event);
       const buffered = loading.current;
-      for (const event of buffered.slice(overlap(data.events, buffered))) model.apply(event);
+      for (const event of newLines(data, buffered)) model.apply(event);
+      nextLine.current = typeof data.lineCount === "number" ? data.lineCount : null;
+      for (const m of buffered) {
+        if (typeof m.lineIndex === "number" && nextLine.current !== null) {
+          nextLine.current = Math.max(nextLine.current, m.lineIndex + 1);
+        }
+      }
       loading.current = null;
       if (model.outcome === null && data.meta && data.meta.status !== "running") {
         model.outcome = data.meta.outcome || data.meta.status;
@@ -127,6 +161,7 @@ function useRun(runId) {
       tick();
       await loadLogs(data.files || []);
     } catch (err) {
+      if (seq !== loadSeq.current) return;
       loading.current = null;
       setError(err.message);
     }
@@ -155,8 +190,12 @@ function useRun(runId) {
       if (msg.runId !== runId) return;
       if (msg.kind === "fs:run-step") {
         if (loading.current) {
-          loading.current.push(msg.event);
+          loading.current.push(msg);
           return;
+        }
+        if (typeof msg.lineIndex === "number" && nextLine.current !== null) {
+          if (msg.lineIndex < nextLine.current) return; // applied already
+          nextLine.current = msg.lineIndex + 1;
         }
         model.apply(msg.event);
         const kind = msg.event.kind;
