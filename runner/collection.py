@@ -276,6 +276,9 @@ class CollectionRun:
         self.rundir: RunDirectory | None = None
         """The collection's run directory, made by :meth:`run`."""
         self.order_ids = itertools.count(1)
+        self.workers_given_up = 0
+        """Workers that could not start (twice): no longer counted among those that
+        must all run something before runs are sent ahead."""
 
     def run(self) -> CollectionResult:
         try:
@@ -533,6 +536,7 @@ class CollectionRun:
                 if worker is None:
                     failures_to_start += 1
                     if failures_to_start >= 2:
+                        self.workers_given_up += 1
                         return
                     continue
                 # Starting took time: the other workers may have emptied the queue, or
@@ -573,8 +577,9 @@ class CollectionRun:
         once every worker runs one (the first ``count`` scenarios start side by side, as
         listed) and while every other worker still has one to take after it (the last
         few go to whichever worker is free first)."""
+        working = count - self.workers_given_up
         busy = sum(1 for worker in self.processes.values() if worker.sent)
-        return busy >= count and len(self.pending) >= count
+        return busy >= working and len(self.pending) >= working
 
     async def _follow(self, worker: _WorkerProcess, sent: _Sent) -> bool:
         """The worker's reports on ``sent`` until it finished (True) or the worker died
