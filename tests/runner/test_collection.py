@@ -821,9 +821,11 @@ def test_workers_start_before_the_project_loads_and_are_the_ones_that_run(
         if e["kind"].endswith("started") and "scenarioRunId" in e
     ]
     pids = {project.manifest(f"unotest/.runs/{run}")["pid"] for run in runs}
-    assert pids == set(seen), (pids, seen)  # two workers, no other ever spawned
-    assert len(pids) == 2
-    for pid in pids:
+    assert len(seen) == 2, seen  # two workers, no other ever spawned
+    # Those that ran are among them (on a loaded machine one can run all three before
+    # the other is ready: that one still counts as started early).
+    assert pids and pids <= set(seen), (pids, seen)
+    for pid in seen:
         assert seen[pid] < started["t"], (seen, started)
 
 
