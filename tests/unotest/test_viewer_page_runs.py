@@ -369,6 +369,37 @@ def test_two_reconnects_in_a_row_apply_the_newer_read_whichever_answers_last(
     guard.check()
 
 
+def test_lines_written_before_the_socket_first_opens_are_shown_once_it_does(
+    page: Page, viewer: Viewer
+) -> None:
+    """The run tab reads the run over REST as it opens; the socket may open only later
+    (refused here until the lines are written): lines appended in between came over no
+    socket, and the tab reads the run again when the socket first opens."""
+    guard = guard_page(page)
+    run_dir = _live_run(viewer.root, "alpha-early")
+    refusing = {"on": True}
+
+    def relay(ws: Any) -> None:
+        if refusing["on"]:
+            ws.close()
+            return
+        ws.connect_to_server()
+
+    page.route_web_socket(re.compile(r"/ws$"), relay)
+    page.goto(_tab_url(viewer, "scenario-run:alpha-early"))
+    expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
+    title = page.get_by_role("region", name="Steps").locator(".pane-title")
+    expect(title).to_have_text("Steps 0")
+    _append_steps(run_dir, 0, 4)
+    refusing["on"] = False
+    expect(title).to_have_text("Steps 4", timeout=WAIT_MS)
+    _append_steps(run_dir, 4, 1)
+    expect(title).to_have_text("Steps 5", timeout=WAIT_MS)
+    # Never connected before: no "Reconnecting" banner came or stays.
+    expect(page.get_by_role("alert").filter(has_text="Reconnecting")).to_have_count(0)
+    guard.check()
+
+
 def test_the_default_page_project_scenario_passes(tmp_path: Path) -> None:
     """``page_project``'s default scenario (the heading by CSS) completes on the served
     site: the fixture other page tests start from is a passing project."""

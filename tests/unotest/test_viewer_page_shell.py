@@ -52,7 +52,7 @@ def project(tmp_path: Path, site: str) -> Path:
             "auth/signout": '  goto("/")\n',
             "shop/cart": scenario_source("shop-cart", '  goto("/")\n', color="#ff0000"),
         },
-        helpers={"login": "function login() {\n  goto(\"/\")\n}\n"},
+        helpers={"login": 'function login() {\n  goto("/")\n}\n'},
         collections={"nightly": ["smoke", "gone/missing"]},
         env=ENV,
     )
@@ -145,8 +145,20 @@ def test_a_static_path_resolves_only_to_a_regular_file_under_the_folder(tmp_path
     assert resolve_static("sub/a.js", root) == (root / "sub" / "a.js").resolve()
     assert resolve_static("in.js", root) == (root / "sub" / "a.js").resolve()
     for refused in [
-        "out.js", "../secret.js", "sub/../../secret.js", "sub/./a.js", "sub//a.js", "/sub/a.js",
-        "sub", "sub/dir.js", "b.exe", ".hidden.js", "sub\\a.js", "a.js\x00", "", "missing.js",
+        "out.js",
+        "../secret.js",
+        "sub/../../secret.js",
+        "sub/./a.js",
+        "sub//a.js",
+        "/sub/a.js",
+        "sub",
+        "sub/dir.js",
+        "b.exe",
+        ".hidden.js",
+        "sub\\a.js",
+        "a.js\x00",
+        "",
+        "missing.js",
     ]:
         assert resolve_static(refused, root) is None, refused
 
@@ -217,9 +229,7 @@ def test_files_created_and_broken_on_disk_appear_live(
         scenario_source("daily", '  goto("/")\n'), encoding="utf-8"
     )
     expect(tree(page).get_by_role("treeitem", name="reports/daily", exact=True)).to_be_visible()
-    (e2e / "smoke.test.js").write_text(
-        scenario_source("smoke", "  goto(\n"), encoding="utf-8"
-    )
+    (e2e / "smoke.test.js").write_text(scenario_source("smoke", "  goto(\n"), encoding="utf-8")
     smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
     expect(smoke.get_by_label(re.compile(r"^1 problem"))).to_be_visible()
     (e2e / "_collections" / "nightly.yaml").write_text("scenarios:\n  - smoke\n", encoding="utf-8")
@@ -401,6 +411,13 @@ def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
     open_page(page, viewer)
     banner = page.get_by_role("alert").filter(has_text="Reconnecting")
     expect(banner).to_have_count(0)
+    # The tree comes over REST, maybe before the socket opens; a socket closed before
+    # it ever opened shows no banner (nothing was live yet). Wait for it to be open.
+    connected = "async () => (await import('/static/live.js')).isConnected()"
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not page.evaluate(connected):
+        assert time.monotonic() < deadline, "the page's socket never opened"
+        page.wait_for_timeout(50)
     blocked["on"] = True
     live[-1].close()
     expect(banner).to_be_visible()
@@ -410,6 +427,4 @@ def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
     time.sleep(0.5)  # the watcher's message is sent to no one: this page is not connected
     blocked["on"] = False
     expect(banner).to_have_count(0)
-    expect(
-        tree(page).get_by_role("treeitem", name="added-meanwhile", exact=True)
-    ).to_be_visible()
+    expect(tree(page).get_by_role("treeitem", name="added-meanwhile", exact=True)).to_be_visible()

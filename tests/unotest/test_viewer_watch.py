@@ -155,6 +155,7 @@ def test_a_new_run_its_lines_and_its_end(tmp_path: Path) -> None:
                 "kind": "fs:run-step",
                 "runId": "r1",
                 "event": {"kind": "step:started", "line": 5, "col": 2, "text": "goto()", "t": 2},
+                "lineIndex": 1,
             }
         ]
         (run_dir / "heartbeat").touch()

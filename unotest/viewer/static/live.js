@@ -4,6 +4,7 @@
 
 const messageListeners = new Set();
 const resyncListeners = new Set();
+const firstOpenListeners = new Set();
 const stateListeners = new Set();
 let socket = null;
 let connected = false;
@@ -42,6 +43,11 @@ function connect() {
     everConnected = true;
     setConnected(true);
     if (reconnect) call(resyncListeners, undefined);
+    else {
+      const first = [...firstOpenListeners];
+      firstOpenListeners.clear();
+      call(new Set(first), undefined);
+    }
   };
   ws.onmessage = (event) => {
     let message;
@@ -82,6 +88,16 @@ export function onResync(fn) {
   resyncListeners.add(fn);
   ensure();
   return () => resyncListeners.delete(fn);
+}
+
+// A view that read its state over REST before the socket first opened refetches once it
+// is open: what changed in between came over no socket (a run's lines appended then
+// would be missing until the next reconnect). Nothing when it is open already.
+export function afterFirstConnect(fn) {
+  if (everConnected) return () => {};
+  firstOpenListeners.add(fn);
+  ensure();
+  return () => firstOpenListeners.delete(fn);
 }
 
 export function isConnected() {

@@ -6,7 +6,7 @@
 // follows the new position) and Restart (the new run opens in its own tab).
 import { html, useCallback, useEffect, useMemo, useRef, useState } from "../lib.js";
 import { api, runFileUrl } from "../api.js";
-import { onMessage, onResync } from "../live.js";
+import { afterFirstConnect, onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
 import { ReloadOffer, RestartLinks, useReload, useRestart } from "./run_edit.js";
 import { sentReloads } from "./edits.js";
@@ -186,6 +186,7 @@ function useRun(runId) {
   useEffect(() => {
     load();
     const offResync = onResync(load);
+    const offFirst = afterFirstConnect(load);
     const offMessage = onMessage((msg) => {
       if (msg.runId !== runId) return;
       if (msg.kind === "fs:run-step") {
@@ -222,6 +223,7 @@ function useRun(runId) {
     });
     return () => {
       offResync();
+      offFirst();
       offMessage();
     };
   }, [runId]);
