@@ -161,18 +161,25 @@ def test_eight_appenders_while_the_paused_runner_reads_every_command_answered_on
 # --- runtime.json: a reader in another process --------------------------------------------
 
 READER = r"""
-import json, sys
+import json, sys, time
 path, reads = sys.argv[1], int(sys.argv[2])
 bad, seen = [], set()
-print("ready", flush=True)
-sys.stdin.readline()  # go
-for _ in range(reads):
+def read():
     with open(path, "rb") as handle:
         data = handle.read()
     try:
         seen.add(json.loads(data)["updatedAt"])
     except (ValueError, KeyError, TypeError) as err:
         bad.append(f"{err}: {data[:60]!r}")
+print("ready", flush=True)
+sys.stdin.readline()  # go
+# Counted from the writer's first change on: on a loaded machine this process could
+# otherwise do all its reads before the writer runs at all, and see nothing.
+deadline = time.monotonic() + 60
+while len(seen) < 2 and not bad and time.monotonic() < deadline:
+    read()
+for _ in range(reads):
+    read()
 print(json.dumps({"bad": bad[:5], "bad_count": len(bad), "distinct": len(seen)}), flush=True)
 """
 
