@@ -134,17 +134,22 @@ class PageCalls:
         return target.any_match(self.page).filter(visible=True)
 
     async def translate_action_error(
-        self, fn: str, target: Target, locator: Locator, err: Exception
+        self,
+        fn: str,
+        target: Target,
+        locator: Locator,
+        err: Exception,
+        found: int | None = None,
     ) -> BuiltinError:
+        """``found``: what ``locator`` counted after the error, when the caller asked
+        already (-1: the count failed); asked here otherwise, for a timeout."""
         message = first_line(err)
         shown = target.render()
         strict = STRICT_VIOLATION.search(str(err))
         count = int(strict.group(1)) if strict else None
         if count is None and isinstance(err, PlaywrightTimeoutError):
-            try:
-                found = await locator.count()
-            except PlaywrightError:
-                found = -1
+            if found is None:
+                found = await _count(locator)
             waited = int(self.timeouts.action)
             if found == 0:
                 return BuiltinError(
@@ -226,9 +231,12 @@ class PageCalls:
             return await query(locator)
         except (PlaywrightTimeoutError, PlaywrightError) as err:
             if STRICT_VIOLATION.search(str(err)) is None:
-                if isinstance(err, PlaywrightTimeoutError) and await _none(locator):
-                    raise target.not_found(self.timeouts.action) from None
-                raise await self.translate_action_error(fn, target, locator, err) from None
+                found = None
+                if isinstance(err, PlaywrightTimeoutError):
+                    found = await _count(locator)
+                    if found == 0:
+                        raise target.not_found(self.timeouts.action) from None
+                raise await self.translate_action_error(fn, target, locator, err, found) from None
         locator = await target.resolve(self.page, self.timeouts.action)
         try:
             return await query(locator)
@@ -253,9 +261,9 @@ class PageCalls:
         return self.url(string_arg(fn, value, "a URL or a regex"))
 
 
-async def _none(locator: Locator) -> bool:
-    """Whether ``locator`` finds nothing now (an error asking counts as something)."""
+async def _count(locator: Locator) -> int:
+    """What ``locator`` finds now; -1 when asking fails (which is not "nothing")."""
     try:
-        return await locator.count() == 0
+        return await locator.count()
     except PlaywrightError:
-        return False
+        return -1

@@ -30,6 +30,7 @@ PAGE = """
 <p>Archive</p>
 <button>Remove</button> <button>Remove</button>
 <p hidden>Secret shelf</p>
+<label>Frozen <input id="frozen" disabled></label>
 """
 
 CASES = [  # (text, for_input): what resolve names, by id or text
@@ -139,3 +140,20 @@ def test_a_fill_on_nothing_says_what_it_tried(on_page: OnPage) -> None:
         'placeholder "Nowhere"; role button/link/menuitem/tab/checkbox/radio/option named '
         '"Nowhere"; text "Nowhere")'
     )
+
+
+def test_a_fill_that_times_out_on_one_element_counts_it_once(
+    on_page: OnPage, counted: list[str]
+) -> None:
+    """The failure path asks what the target finds once, for the message."""
+
+    async def check(page: Page) -> BuiltinError:
+        with pytest.raises(BuiltinError) as caught:
+            await fill(page, "Frozen", "x")
+        return caught.value
+
+    error = on_page(PAGE, check)
+    assert error.name == "TimeoutError"
+    assert error.message.startswith('fill on "Frozen" timed out after 2000 ms: '), error.message
+    assert "not enabled" in error.message, error.message
+    assert len(counted) == 1, counted
