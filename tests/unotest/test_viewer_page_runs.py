@@ -250,6 +250,30 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     guard.check()
 
 
+class HeldReads:
+    """The page's reads of one run (``GET /api/runs/<runId>``), let through until
+    ``holding`` is set, then kept back until the test answers them."""
+
+    def __init__(self, page: Page, run_id: str) -> None:
+        self.page = page
+        self.held: list[Any] = []
+        self.holding = False
+        page.route(re.compile(rf"/api/runs/{run_id}$"), self._route)
+
+    def _route(self, route: Any) -> None:
+        if self.holding:
+            self.held.append(route)
+        else:
+            route.continue_()
+
+    def wait(self, count: int) -> None:
+        """Until the page has asked ``count`` times while held."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while len(self.held) < count:
+            assert time.monotonic() < deadline, "the page never read the run again"
+            self.page.wait_for_timeout(50)
+
+
 def test_a_resync_keeps_each_step_once_when_late_lines_come_inside_the_read(
     page: Page, viewer: Viewer
 ) -> None:
@@ -275,16 +299,7 @@ def test_a_resync_keeps_each_step_once_when_late_lines_come_inside_the_read(
         live.append(ws)
 
     page.route_web_socket(re.compile(r"/ws$"), relay)
-    held: list[Any] = []
-    holding = {"on": False}
-
-    def detail(route: Any) -> None:
-        if holding["on"]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route(re.compile(r"/api/runs/alpha-late$"), detail)
+    reads = HeldReads(page, "alpha-late")
     page.goto(_tab_url(viewer, "scenario-run:alpha-late"))
     expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
     steps = page.get_by_role("region", name="Steps")
@@ -294,18 +309,15 @@ def test_a_resync_keeps_each_step_once_when_late_lines_come_inside_the_read(
     late = [m for m in seen if "step number 7" in m or '"lineIndex": 16' in m]
     assert len(late) == 2, seen  # step 7's step:started and its step:ok (lines 15, 16)
 
-    holding["on"] = True
+    reads.holding = True
     live[-1].close()  # the page reconnects and reads the run again
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while not held:
-        assert time.monotonic() < deadline, "the page never read the run again"
-        page.wait_for_timeout(50)
+    reads.wait(1)
     for message in late:
         live[-1].send(message)
     _append_steps(run_dir, 20, 5)
     page.wait_for_timeout(500)  # the new lines reach the page while its read is held
-    holding["on"] = False
-    held[0].continue_()
+    reads.holding = False
+    reads.held[0].continue_()
     expect(title).to_have_text("Steps 25", timeout=WAIT_MS)
     expect(steps.locator(".pane-title")).to_have_text("Steps 25")
     steps.locator(".steps-scroll").evaluate("el => { el.scrollTop = 0 }")
@@ -329,39 +341,24 @@ def test_two_reconnects_in_a_row_apply_the_newer_read_whichever_answers_last(
         live.append(ws)
 
     page.route_web_socket(re.compile(r"/ws$"), relay)
-    held: list[Any] = []
-    holding = {"on": False}
-
-    def detail(route: Any) -> None:
-        if holding["on"]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    def wait_held(count: int) -> None:
-        deadline = time.monotonic() + WAIT_MS / 1000
-        while len(held) < count:
-            assert time.monotonic() < deadline, "the page never read the run again"
-            page.wait_for_timeout(50)
-
-    page.route(re.compile(r"/api/runs/alpha-twice$"), detail)
+    reads = HeldReads(page, "alpha-twice")
     page.goto(_tab_url(viewer, "scenario-run:alpha-twice"))
     expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
     title = page.get_by_role("region", name="Steps").locator(".pane-title")
     _append_steps(run_dir, 0, 3)
     expect(title).to_have_text("Steps 3", timeout=WAIT_MS)
-    holding["on"] = True
+    reads.holding = True
     live[-1].close()
-    wait_held(1)  # the first read, of 3 steps, is held
+    reads.wait(1)  # the first read, of 3 steps, is held
     # The first read is answered now (the file as it is) but reaches the page later.
-    first = held[0].fetch()
+    first = reads.held[0].fetch()
     _append_steps(run_dir, 3, 2)
     live[-1].close()
-    wait_held(2)  # the second read, of 5 steps
-    holding["on"] = False
-    held[1].continue_()
+    reads.wait(2)  # the second read, of 5 steps
+    reads.holding = False
+    reads.held[1].continue_()
     expect(title).to_have_text("Steps 5", timeout=WAIT_MS)
-    held[0].fulfill(response=first)
+    reads.held[0].fulfill(response=first)
     _append_steps(run_dir, 5, 1)
     expect(title).to_have_text("Steps 6", timeout=WAIT_MS)
     page.wait_for_timeout(300)
