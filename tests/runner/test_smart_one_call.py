@@ -127,13 +127,20 @@ def test_a_fill_that_strict_mode_stops_is_settled_strategy_by_strategy(
     assert counted  # the slow path asked
 
 
-def test_a_fill_on_nothing_says_what_it_tried(on_page: OnPage) -> None:
+def fill_error(on_page: OnPage, text: str) -> BuiltinError:
+    """What ``fill(text, "x")`` on PAGE raises."""
+
     async def check(page: Page) -> BuiltinError:
         with pytest.raises(BuiltinError) as caught:
-            await fill(page, "Nowhere", "x")
+            await fill(page, text, "x")
         return caught.value
 
-    error = on_page(PAGE, check)
+    error: BuiltinError = on_page(PAGE, check)
+    return error
+
+
+def test_a_fill_on_nothing_says_what_it_tried(on_page: OnPage) -> None:
+    error = fill_error(on_page, "Nowhere")
     assert error.name == "LocatorError"
     assert error.message == (
         'no visible element matches "Nowhere" after 2000 ms (tried label "Nowhere"; '
@@ -146,13 +153,7 @@ def test_a_fill_that_times_out_on_one_element_counts_it_once(
     on_page: OnPage, counted: list[str]
 ) -> None:
     """The failure path asks what the target finds once, for the message."""
-
-    async def check(page: Page) -> BuiltinError:
-        with pytest.raises(BuiltinError) as caught:
-            await fill(page, "Frozen", "x")
-        return caught.value
-
-    error = on_page(PAGE, check)
+    error = fill_error(on_page, "Frozen")
     assert error.name == "TimeoutError"
     assert error.message.startswith('fill on "Frozen" timed out after 2000 ms: '), error.message
     assert "not enabled" in error.message, error.message

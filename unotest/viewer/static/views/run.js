@@ -52,7 +52,7 @@ const MAX_LOG_LINES = 5000;
  * How many of the log lines that came over /ws while the files were read are in them
  * too: the longest end of `read` that `buffered` starts with (the buffer is a run of
  * lines that began before the read, so it can only overlap the read's end). Steps do
- * not need this guess: their messages carry their line's number (`newLines`).
+ * not need this guess: their messages carry their line's number (`applyLine`).
  */
 function overlap(read, buffered) {
   if (!buffered.length) return 0;
@@ -66,24 +66,6 @@ function overlap(read, buffered) {
   return 0;
 }
 
-/**
- * The step messages that came over /ws while the detail was read and are not in it:
- * those numbered from `lineCount` on (the hub may deliver, after a reconnect, lines the
- * read holds already, even ones before its last line, and two `step:ok` lines can be
- * alike, so contents cannot tell). A server that numbers nothing: the overlap guess.
- */
-function newLines(detail, buffered) {
-  const known = detail.lineCount;
-  if (typeof known !== "number" || buffered.some((m) => typeof m.lineIndex !== "number")) {
-    const events = buffered.map((m) => m.event);
-    return events.slice(overlap(detail.events, events));
-  }
-  const seen = new Set();
-  return buffered
-    .filter((m) => m.lineIndex >= known && !seen.has(m.lineIndex) && seen.add(m.lineIndex))
-    .map((m) => m.event);
-}
-
 /** The run's detail, its model kept current from /ws, and the runtime state. */
 function useRun(runId) {
   const model = useMemo(() => new RunModel(runId), [runId]);
@@ -95,9 +77,16 @@ function useRun(runId) {
   const loading = useRef(null);
   const loadingLogs = useRef(null);
   const runtimeSeq = useRef(0);
-  // The number of the next steps.jsonl line not applied yet (null: not known): a line
-  // delivered twice is applied once.
-  const nextLine = useRef(null);
+  // The number of the next steps.jsonl line to apply. After a reconnect the hub may
+  // deliver lines the detail's read holds already, even ones before its last, and two
+  // `step:ok` lines can be alike: by their numbers each line is applied once.
+  const nextLine = useRef(0);
+  const applyLine = (msg) => {
+    if (msg.lineIndex < nextLine.current) return false;
+    nextLine.current = msg.lineIndex + 1;
+    model.apply(msg.event);
+    return true;
+  };
 
   // runtime.json is asked for only once it is known to exist (the detail had it, or the
   // debugger paused, which writes it first): a 404 would be a console error.
@@ -139,14 +128,8 @@ function useRun(runId) {
       if (seq !== loadSeq.current) return;
       model.reset();
       for (const event of data.events) model.apply(event);
-      const buffered = loading.current;
-      for (const event of newLines(data, buffered)) model.apply(event);
-      nextLine.current = typeof data.lineCount === "number" ? data.lineCount : null;
-      for (const m of buffered) {
-        if (typeof m.lineIndex === "number" && nextLine.current !== null) {
-          nextLine.current = Math.max(nextLine.current, m.lineIndex + 1);
-        }
-      }
+      nextLine.current = data.lineCount;
+      for (const msg of loading.current) applyLine(msg);
       loading.current = null;
       if (model.outcome === null && data.meta && data.meta.status !== "running") {
         model.outcome = data.meta.outcome || data.meta.status;
@@ -194,11 +177,7 @@ function useRun(runId) {
           loading.current.push(msg);
           return;
         }
-        if (typeof msg.lineIndex === "number" && nextLine.current !== null) {
-          if (msg.lineIndex < nextLine.current) return; // applied already
-          nextLine.current = msg.lineIndex + 1;
-        }
-        model.apply(msg.event);
+        if (!applyLine(msg)) return; // applied already
         const kind = msg.event.kind;
         if (kind === "paused") hasRuntime.current = true;
         if (["paused", "command:result", "command:applied", "resumed"].includes(kind)) refreshRuntime();
