@@ -30,12 +30,19 @@ import platform
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from runner.errors import BrowserConnectError, BrowserError, BrowserLaunchError, BrowserNotFound
+from runner.errors import (
+    BrowserConnectError,
+    BrowserError,
+    BrowserLaunchError,
+    BrowserNotFound,
+    DriverStartError,
+    UnotestError,
+)
 from runner.protocol import JSONObject
 
 if TYPE_CHECKING:
@@ -50,11 +57,13 @@ __all__ = [
     "BrowserError",
     "BrowserLaunchError",
     "BrowserNotFound",
+    "DriverStartError",
     "describe_browser",
     "install_hint",
     "launch_browser",
     "playwright_browser_path",
     "resolve_executable",
+    "started_driver",
 ]
 
 BROWSERS: tuple[str, ...] = ("chromium", "firefox", "webkit")
@@ -442,6 +451,25 @@ def _is_loopback(ws_endpoint: str) -> bool:
     except ValueError:
         return False
     return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
+
+
+async def started_driver(start: Awaitable[Playwright]) -> Playwright:
+    """Playwright's driver, once ``start`` (``async_playwright().start()``, begun here or
+    early) is done. A driver that ends before it is ready leaves the client with only
+    "Connection closed while reading from the driver", which would reach the user as an
+    internal error; it is one sentence instead (:class:`DriverStartError`). The driver
+    prints its own reason on stderr, and the usual one is a ``NODE_OPTIONS`` it refuses,
+    so that is named when it is set."""
+    try:
+        return await start
+    except UnotestError:
+        raise
+    except Exception as exc:
+        options = os.environ.get("NODE_OPTIONS", "").strip()
+        hint = f" (NODE_OPTIONS is {options!r}: Node refuses some options there)" if options else ""
+        raise DriverStartError(
+            f"Playwright's driver (its Node process) did not start: {_first_line(exc)}{hint}"
+        ) from None
 
 
 async def launch_browser(

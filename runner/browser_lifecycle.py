@@ -19,7 +19,7 @@ from pathlib import Path
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
 from runner import events, node_cache
-from runner.browser import launch_browser
+from runner.browser import launch_browser, started_driver
 from runner.bundle import PageRecorder, write_failure_bundle
 from runner.config import Config
 from runner.contexts_ahead import ContextsAhead, close_later
@@ -140,9 +140,9 @@ class BrowserLifecycle:
         if isinstance(early, BaseException):
             raise early
         if early is not None:
-            return await early
+            return await started_driver(early)
         node_cache.enable()
-        return await async_playwright().start()
+        return await started_driver(async_playwright().start())
 
     async def discard_prelaunch(self) -> None:
         """Close what :meth:`prelaunch` started when no ``drive`` took it, and a driver

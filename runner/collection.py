@@ -279,6 +279,9 @@ class CollectionRun:
         self.workers_given_up = 0
         """Workers that could not start (twice): no longer counted among those that
         must all run something before runs are sent ahead."""
+        self.start_errors_said: set[str] = set()
+        """Why workers did not start, each said once: every worker tries twice, and a
+        refused NODE_OPTIONS or a broken install says the same thing every time."""
 
     def run(self) -> CollectionResult:
         try:
@@ -489,8 +492,10 @@ class CollectionRun:
         if message is None or message.get("type") != "ready":
             # A worker stopped by Ctrl-C while it starts is no error worth a line.
             if not self.stopping:
-                error = (message or {}).get("error", "the worker did not start")
-                print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
+                error = str((message or {}).get("error", "the worker did not start"))
+                if error not in self.start_errors_said:
+                    self.start_errors_said.add(error)
+                    print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
             await self._reap(worker)
             return None
         return worker

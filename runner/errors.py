@@ -12,6 +12,7 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
     ├── BrowserError              the browser could not be had
     │   ├── BrowserNotFound       nothing to launch; the message says how to install one
     │   ├── BrowserLaunchError    found, but it did not start
+    │   ├── DriverStartError      Playwright's driver (its Node process) did not start
     │   └── BrowserConnectError   wsEndpoint did not lead to a browser
     ├── WebServerError            the webServer did not start, or its URL is taken
     │   └── WebServerCancelled    the run was aborted while it was starting
@@ -44,6 +45,7 @@ __all__ = [
     "BrowserNotFound",
     "CommandError",
     "ConfigError",
+    "DriverStartError",
     "EventProtocolError",
     "PlaywrightInternalsChanged",
     "RunWriteError",
@@ -93,6 +95,12 @@ class BrowserNotFound(BrowserError):
 
 class BrowserLaunchError(BrowserError):
     """A browser was found but did not start."""
+
+
+class DriverStartError(BrowserError):
+    """Playwright's driver, the Node process every browser call goes through, ended
+    before it was ready (a ``NODE_OPTIONS`` it refuses, a broken install): no browser
+    can be had without it."""
 
 
 class BrowserConnectError(BrowserError):

@@ -37,7 +37,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 
 from runner import events, node_cache
 from runner import worker_messages as messages
-from runner.browser import launch_browser
+from runner.browser import launch_browser, started_driver
 from runner.config import Config, load_config
 from runner.early_driver import EarlyDriver
 from runner.event_log import line_stream
@@ -76,22 +76,16 @@ class _Worker:
         """The driver's start begun before the imports (:mod:`runner.worker_main`), or
         why it could not begin."""
 
-    @contextlib.asynccontextmanager
-    async def _driver(self) -> AsyncIterator[Playwright]:
-        """The driver started early, else a new one; stopped at the end either way."""
+    async def _start_driver(self) -> Playwright:
+        """The driver started early, else a new one (:class:`DriverStartError` when
+        it does not start)."""
         early, self.early = self.early, None
         if isinstance(early, BaseException):
             raise early
         if early is None:
             node_cache.enable()
-            playwright = await async_playwright().start()
-        else:
-            playwright = await early
-        try:
-            yield playwright
-        finally:
-            with contextlib.suppress(Exception):
-                await playwright.stop()
+            return await started_driver(async_playwright().start())
+        return await started_driver(early)
 
     async def _stop_early_driver(self) -> None:
         early, self.early = self.early, None
@@ -158,7 +152,12 @@ class _Worker:
         except BaseException:
             await self._stop_early_driver()
             raise
-        async with self._driver() as playwright:
+        try:
+            playwright = await self._start_driver()
+        except Exception as err:
+            self.send(messages.fatal_report(str(err)))
+            return 2
+        async with _stopped_at_the_end(playwright):
             try:
                 browser = await self._launch(playwright, self.config)
             except Exception as err:
@@ -298,6 +297,15 @@ class _Worker:
                 self.current_order = None
         self.send(finished_report(name, result, masker))
         return result.outcome == "completed"
+
+
+@contextlib.asynccontextmanager
+async def _stopped_at_the_end(playwright: Playwright) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            await playwright.stop()
 
 
 def finished_report(name: str, result: RunResult, masker: SecretMasker) -> messages.FinishedReport:

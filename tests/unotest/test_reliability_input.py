@@ -475,3 +475,54 @@ def test_hostile_config_files_exit_2_before_a_browser(tmp_path: Path) -> None:
         assert done.out == ""
         no_runs(projects[name])
         assert not (projects[name] / "PWNED").exists()
+
+
+# --- an environment Playwright's driver refuses --------------------------------------
+
+
+def test_a_node_options_the_driver_refuses_is_one_sentence_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Node refuses some options in ``NODE_OPTIONS`` (``--trace-gc``) and Playwright's
+    driver then ends before it is ready: the client only says "Connection closed while
+    reading from the driver". ``e2e`` used to call that an internal error (exit 2), and
+    each collection worker printed two tracebacks before "the worker did not start"."""
+    project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
+    env = unotest_env(NODE_OPTIONS="--trace-gc")
+    done = {
+        command: subprocess.run(
+            [sys.executable, "-m", "unotest", *args],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+        for command, args in (
+            ("e2e", ("e2e", "ok")),
+            ("collection", ("collection", "all", "--workers", "2")),
+        )
+    }
+    ours: dict[str, list[str]] = {}
+    for command, proc in done.items():
+        assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+        assert "internal error" not in proc.stderr, proc.stderr
+        # The driver's own line (Node's refusal) comes first; then ours, once.
+        assert "--trace-gc is not allowed in NODE_OPTIONS" in proc.stderr
+        ours[command] = [line for line in proc.stderr.splitlines() if line.startswith("unotest: ")]
+    assert done["e2e"].returncode == 2
+    assert ours["e2e"] == [
+        "unotest: Playwright's driver (its Node process) did not start: Connection closed "
+        "while reading from the driver (NODE_OPTIONS is '--trace-gc': Node refuses some "
+        "options there)"
+    ]
+    # Two workers, each tried twice, all for the same reason: said once.
+    assert done["collection"].returncode == 1
+    (line,) = ours["collection"]
+    assert re.fullmatch(
+        r"unotest: worker [01]: Playwright's driver \(its Node process\) did not start: .*"
+        r"NODE_OPTIONS is '--trace-gc'.*",
+        line,
+    ), line
+    assert re.search(r"ok\s+not started", done["collection"].stdout), done["collection"].stdout
