@@ -235,21 +235,15 @@ class _Worker:
             self.cancelled_orders.discard(str(order_id))
             self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
             return
-        completed = await self._run_one(project, self.index, self.config, browser, order)
+        completed = await self._run_one(project, browser, order)
         if not completed and order.get("stopOnFailure") is True:
             # Held before its report is even read: the orders queued behind this one
             # must not start (``--bail`` with one worker starts nothing after a failure).
             self.held = True
 
-    async def _run_one(
-        self,
-        project: Project,
-        index: ProjectIndex,
-        config: Config,
-        browser: Browser,
-        order: JSONObject,
-    ) -> bool:
-        """True when the scenario completed."""
+    async def _run_one(self, project: Project, browser: Browser, order: JSONObject) -> bool:
+        """True when the scenario completed (with the index and config last loaded)."""
+        index, config = self.index, self.config
         name = str(order.get("scenario"))
         order_id = order.get("orderId")
         parent_run_id = order.get("parentRunId")
