@@ -48,11 +48,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from proc_cpu import ProcessCpu
+
 from runner.browser import CHROMIUM_ARGS, resolve_executable
 
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
+COLLECTION = "unotest collection"  # its name in the CPU report
 
 # Three flows, each in 8 variants: (unotest body, pytest body), formatted with {n}.
 FLOWS = [
@@ -394,6 +397,11 @@ def main() -> None:
     parser.add_argument("--scenarios", type=int, default=24)
     parser.add_argument("--parallel", type=int, default=2, help="workers / processes at once")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, interleaved")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="also the CPU time of each run's processes, by kind (Linux: reads /proc)",
+    )
     args = parser.parse_args()
     flows = _flows(args.scenarios)
     executable = resolve_executable("chromium", None)
@@ -408,18 +416,22 @@ def main() -> None:
         _run([UNOTEST, "e2e", flows[0][0]], project)
         collection_times: list[float] = []
         peer_times: dict[str, list[float]] = {name: [] for name in peers}
+        cpu: dict[str, list[dict[str, float]]] = {}
+        run = functools.partial(_run_measured, cpu if args.cpu else None)
         stats: dict[str, float] = {}
         for _ in range(args.repeat):
             shutil.rmtree(project / "unotest" / ".runs", ignore_errors=True)
             launched_ms = time.time() * 1000
-            collection_s, _ = _run(
-                [UNOTEST, "collection", "bench", "--workers", str(args.parallel)], project
+            collection_s, _ = run(
+                COLLECTION,
+                [UNOTEST, "collection", "bench", "--workers", str(args.parallel)],
+                project,
             )
             collection_times.append(collection_s)
             if not stats or collection_s <= min(collection_times):
                 stats = _analyse(project, launched_ms, collection_s, args.parallel)
             for name, (command, cwd) in peers.items():
-                elapsed, out = _run(command, cwd)
+                elapsed, out = run(name, command, cwd)
                 if "pytest" in name and f"{args.scenarios} passed" not in out:
                     sys.exit(f"pytest did not pass every test:\n{out}")
                 peer_times[name].append(elapsed)
@@ -431,6 +443,8 @@ def main() -> None:
         context_ms = _context_cost(executable, base_url, args.parallel)
         server.shutdown()
     _report(args, executable, collection_times, peer_times, missing, separate_s, stats, context_ms)
+    if cpu:
+        _report_cpu(cpu)
 
 
 def _report(
@@ -489,6 +503,31 @@ def _report(
         f"  Playwright's own new context + page + close, {p} browsers busy: "
         f"{context_ms:.0f} ms; unotest's own share: {own_ms:.0f} ms"
     )
+
+
+def _run_measured(
+    cpu: dict[str, list[dict[str, float]]] | None, name: str, command: list[str], cwd: Path
+) -> tuple[float, str]:
+    """``_run``, and with ``cpu`` given, the CPU its processes spent, by kind."""
+    if cpu is None:
+        return _run(command, cwd)
+    with ProcessCpu() as spent:
+        done = _run(command, cwd)
+    cpu.setdefault(name, []).append(spent.by_kind())
+    return done
+
+
+def _report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:
+    """Per runner, the median CPU seconds of a run's processes, by kind: the browsers'
+    share is the same for every runner, the rest is the runner's own."""
+    print("CPU of each run's processes, medians (s):")
+    for name, runs in cpu.items():
+        kinds = sorted({kind for spent in runs for kind in spent})
+        parts = [
+            f"{kind} {statistics.median(s.get(kind, 0.0) for s in runs):.2f}" for kind in kinds
+        ]
+        total = statistics.median(sum(spent.values()) for spent in runs)
+        print(f"  {name + ':':38s}total {total:5.2f}  ({', '.join(parts)})")
 
 
 def _spread(times: list[float]) -> str:

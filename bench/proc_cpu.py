@@ -1,0 +1,111 @@
+"""The CPU time of every process a command starts, by kind (Linux ``/proc`` only).
+
+``bench/collection.py --cpu`` wraps each run in :class:`ProcessCpu`: on two cores, a
+collection is close to CPU-bound, so which processes spent the CPU says where the wall
+time can still come from (the browsers', the same for every runner, or the runner's
+own). A thread reads ``/proc/<pid>/stat`` of every process that did not exist before the
+run and descends from this one, every ``interval`` seconds, and keeps each one's last
+reading: a process that ends between two readings loses at most one interval of its CPU.
+Whatever else the machine runs meanwhile is not counted (nor a process whose parent had
+already ended when it was first seen: none of the runners' own do that).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["ProcessCpu", "kind_of"]
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def kind_of(cmdline: str) -> str:
+    """What a process is, from its command line: the browser, Node, Python, other."""
+    program = Path(cmdline.split(" ", 1)[0]).name
+    if "chrom" in program or "--type=" in cmdline:
+        return "Chromium"
+    if program == "node" or "playwright/driver" in cmdline:
+        return "Node"
+    if program.startswith("python") or "unotest" in program or "pytest" in program:
+        return "Python"
+    return "other"
+
+
+def _pids() -> set[int]:
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()}
+
+
+def _reading(pid: int) -> tuple[int, int, float] | None:
+    """(parent pid, start time in ticks, user + system CPU seconds), None once gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
+
+
+class ProcessCpu:
+    """``with ProcessCpu() as cpu: ...`` then ``cpu.by_kind()``: seconds per kind."""
+
+    def __init__(self, interval: float = 0.02) -> None:
+        self.interval = interval
+        self._before: set[int] = set()
+        self._family: set[int] = {os.getpid()}
+        self._seen: dict[tuple[int, int], tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self) -> ProcessCpu:
+        self._before = _pids() | {os.getpid()}
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        while True:
+            self._read_once()
+            if self._stop.wait(self.interval):
+                return
+
+    def _read_once(self) -> None:
+        readings = {pid: _reading(pid) for pid in _pids() - self._before}
+        found = True
+        while found:  # a child may be listed before its parent
+            found = False
+            for pid, reading in readings.items():
+                if reading is not None and pid not in self._family and reading[0] in self._family:
+                    self._family.add(pid)
+                    found = True
+        for pid, reading in readings.items():
+            if reading is None or pid not in self._family:
+                continue
+            _, start, seconds = reading
+            key = (pid, start)
+            known = self._seen.get(key)
+            kind = known[0] if known else kind_of(_cmdline(pid))
+            self._seen[key] = (kind, seconds)
+
+    def by_kind(self) -> dict[str, float]:
+        totals: Counter[str] = Counter()
+        for kind, seconds in self._seen.values():
+            totals[kind] += seconds
+        return dict(totals)
