@@ -7,6 +7,11 @@ the last one it got (``HTTP 404``, ``connection refused``). An answering URL is 
 ``reuseExistingServer`` and is an error without it. The command runs through
 ``/bin/sh -c`` in its own session (process group), so that stopping it also stops
 whatever it started (``npm run dev`` → node …).
+
+A server one unotest run started is shared with the others that want the same one
+(:mod:`runner.webserver_lease`): they use it instead of starting a second, whether or
+not ``reuseExistingServer`` is set (it is this project's own server, not a stranger on
+the port), and the run that started it stops it only once no other run uses it.
 """
 
 from __future__ import annotations
@@ -28,16 +33,19 @@ from urllib.parse import urlsplit, urlunsplit
 
 from runner.errors import WebServerCancelled, WebServerError
 from runner.node_cache import without_ours
+from runner.rundir import process_start_time
+from runner.webserver_lease import Lease, LeaseRecord, me
 
 if TYPE_CHECKING:
     from runner.config import WebServerConfig
 
-__all__ = ["WebServer", "WebServerError", "probe", "url_answers"]
+__all__ = ["WebServer", "WebServerError", "probe", "stop_lingering", "url_answers"]
 
 DEFAULT_TIMEOUT_MS = 60_000
 POLL_INTERVAL_S = 0.1
 PROBE_TIMEOUT_S = 1.0
 STOP_GRACE_S = 5.0
+LINGER_POLL_S = 0.25
 OUTPUT_LINES = 50
 _ERROR_OUTPUT_LINES = 10
 # Stops the server's process group when the runner dies, however it dies (kill -9,
@@ -120,10 +128,13 @@ class WebServer:
         *,
         process: subprocess.Popen[bytes] | None,
         log: Callable[[str], None] = _no_log,
+        lease: Lease | None = None,
     ) -> None:
         self.command = command
         self.url = url
         self._process = process
+        self._lease = lease
+        """Held while this run uses a server of the lease (one it started or shares)."""
         self._log = log
         self._output: deque[str] = deque(maxlen=OUTPUT_LINES)
         self._reader: threading.Thread | None = None
@@ -175,6 +186,49 @@ class WebServer:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise WebServerError(f"webServer url {url!r} is not an http(s) URL")
+        lease = Lease.open(url)
+        if lease is None:
+            return cls._start_alone(
+                command, url, cwd, timeout_ms, reuse_existing_server, env, log, cancel
+            )
+        # Held until the URL answers: a run wanting the same server meanwhile waits.
+        with lease.locked(cancel):
+            record = lease.read()
+            if (
+                record is not None
+                and record.same_server(command, Path(cwd))
+                and record.server_alive()
+                and url_answers(url)
+            ):
+                lease.write(record.with_holders((*record.live_holders(besides=me()), me())))
+                log(f"webServer: using the server another unotest run started at {url}")
+                return cls(command, url, process=None, log=log, lease=lease)
+            server = cls._start_alone(
+                command, url, cwd, timeout_ms, reuse_existing_server, env, log, cancel
+            )
+            if server._process is not None:
+                pid = server._process.pid
+                lease.write(
+                    LeaseRecord(
+                        url, command, str(Path(cwd)), me(), pid, process_start_time(pid), (me(),)
+                    )
+                )
+                server._lease = lease
+            return server
+
+    @classmethod
+    def _start_alone(
+        cls,
+        command: str,
+        url: str,
+        cwd: Path,
+        timeout_ms: int,
+        reuse_existing_server: bool,
+        env: Mapping[str, str] | None,
+        log: Callable[[str], None],
+        cancel: threading.Event | None,
+    ) -> WebServer:
+        """Start it, or reuse what answers there, as if no other run existed."""
         if url_answers(url):
             if reuse_existing_server:
                 log(f"webServer: reusing the server already answering at {url}")
@@ -337,6 +391,29 @@ class WebServer:
             os.killpg(pgid, sig)
 
     def stop(self) -> None:
+        """Stop the server this run started, unless other runs use it (then it is
+        stopped by :func:`stop_lingering`, once they are done); leave one it shares.
+        Idempotent."""
+        lease, self._lease = self._lease, None
+        if lease is None:
+            self._stop_process()
+            return
+        with lease.locked():
+            record = lease.read()
+            ours = record is not None and record.owner == me()
+            others = record.live_holders(besides=me()) if record is not None else ()
+            if record is not None and (others or not ours):
+                lease.write(record.with_holders(others))
+            if self._process is None or not ours:
+                self._stop_process()  # nothing of ours to stop, or not in the lease any more
+                return
+            if others:
+                _LINGERING.append((self, lease))
+                return
+            lease.remove()
+            self._stop_process()  # under the lock: nobody finds it answering meanwhile
+
+    def _stop_process(self) -> None:
         """SIGTERM the process group, wait up to 5 s, then SIGKILL it. Idempotent."""
         if self._stopped or self._process is None:
             self._stopped = True
@@ -384,3 +461,42 @@ class WebServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+_LINGERING: list[tuple[WebServer, Lease]] = []
+"""Servers this process started that other runs still used when its run ended."""
+
+
+def stop_lingering(say: Callable[[str], None] | None = None) -> None:
+    """Stop the servers this process started and left up for other runs, once those
+    runs are done: called as the process ends (the CLI's last step). It says once what
+    it waits for; a Ctrl-C stops them at once. A process that never calls it stops
+    them as it exits anyway (their watchdog), as before leases."""
+    try:
+        while _LINGERING:
+            server, lease = _LINGERING[0]
+            said = False
+            while True:
+                with lease.locked():
+                    record = lease.read()
+                    ours = record is not None and record.owner == me()
+                    others = record.live_holders(besides=me()) if ours and record else ()
+                    if not others:
+                        if ours:
+                            lease.remove()
+                        server._stop_process()
+                        break
+                if not said and say is not None:
+                    say(
+                        f"webServer {server.url} is still used by {len(others)} other unotest "
+                        "run(s): it stops when they end (Ctrl-C stops it now)"
+                    )
+                    said = True
+                time.sleep(LINGER_POLL_S)
+            _LINGERING.pop(0)
+    except KeyboardInterrupt:
+        for server, lease in _LINGERING:
+            with contextlib.suppress(OSError):
+                lease.remove()
+            server._stop_process()
+        _LINGERING.clear()

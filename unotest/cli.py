@@ -278,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(f"internal error: {type(err).__name__}: {err} (set UNOTEST_DEBUG=1 for details)")
         return EXIT_USAGE
     finally:
+        _stop_lingering_web_servers()
         if early_collection:
             from runner import worker_prelaunch
 
@@ -289,6 +290,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:
             _leave_objects_to_the_os()
             gc.enable()  # an exit before the command ran (a usage error): as it was
+
+
+def _stop_lingering_web_servers() -> None:
+    """A webServer this command started and other unotest runs still use was left up
+    for them: it stops once they end (``runner.webserver.stop_lingering``)."""
+    webserver = sys.modules.get("runner.webserver")  # only if a run used one
+    if webserver is not None:
+        webserver.stop_lingering(_report)
 
 
 def _started() -> None:

@@ -196,8 +196,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = session.config.stash.get(STATE, None)
     if state is not None and state.web_server is not None:
+        from runner.webserver import stop_lingering
+
         state.web_server.stop()
         state.web_server = None
+        # Other unotest runs may still use it: it stops when they end.
+        stop_lingering(lambda text: print(f"unotest: {text}", file=sys.stderr, flush=True))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -903,6 +903,24 @@ def web_server_project(tmp_path: Path) -> Iterator[tuple[Path, int]]:
         os.kill(pid, signal.SIGKILL)  # only if the runner failed to stop it
 
 
+def test_two_runs_at_once_share_the_web_server_its_starter_stops_last(
+    browser_ready: None, web_server_project: tuple[Path, int]
+) -> None:
+    """Two ``unotest e2e`` of one project at once (two terminals, or the viewer's Run
+    clicked twice), ``reuseExistingServer: false``: one starts the webServer, the other
+    waits for it and uses it (it used to fail with "already used", or to lose the site
+    when the first run ended and stopped it); the starter stops it after both."""
+    served, port = web_server_project
+    runs = run_all(
+        (served, ("e2e", "flows/passing"), None), (served, ("e2e", "flows/passing"), None)
+    )
+    for done in runs:
+        assert done.code == 0, done
+        assert "passed  flows/passing: 7 steps" in done.stdout
+    assert not _port_answers(port), "the webServer still answers after both runs"
+    assert _processes_mentioning(f"http.server {port} ") == []
+
+
 def test_scenario_timeout_and_web_server(
     tmp_path: Path,
     site: str,
