@@ -103,8 +103,18 @@ def step_fail(
     return event
 
 
-def step_skipped(line: int, col: int) -> protocol.StepSkippedEvent:
-    return {"kind": "step:skipped", "line": line, "col": col, "t": now_ms()}
+def step_skipped(line: int, col: int, text: str | None = None) -> protocol.StepSkippedEvent:
+    """``text``: the statement's, as ``step:started`` would have said it, when it never
+    started (skipped at a breakpoint or step pause; a failed one has its own step)."""
+    event: protocol.StepSkippedEvent = {
+        "kind": "step:skipped",
+        "line": line,
+        "col": col,
+        "t": now_ms(),
+    }
+    if text is not None:
+        event["text"] = text
+    return event
 
 
 def screenshot(path: str) -> protocol.ScreenshotEvent:

@@ -417,6 +417,8 @@ class StepSkippedEvent(RunArtifactBase):
     kind: Literal["step:skipped"]
     line: int
     col: int
+    text: NotRequired[str]
+    """The statement, when it never started (its ``step:started`` would have said it)."""
 
 
 RunEvent: TypeAlias = (

@@ -195,6 +195,7 @@ class StepReporter:
             and self.bridge.interrupted is None
             and debugger.before(step) is Directive.SKIP
         ):
+            self.rundir.append(events.step_skipped(step.line, step.col, self._step_text(step)))
             return Directive.SKIP
         opened = self._open_step(step)
         self.rundir.append(

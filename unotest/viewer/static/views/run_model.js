@@ -12,7 +12,7 @@ export const COMMANDS = [
   { label: "Step out", cmd: "step-out", key: "Shift+F11", when: "paused" },
   { label: "Pause", cmd: "pause", when: "running" },
   { label: "Retry", cmd: "retry", when: "failure" },
-  { label: "Skip", cmd: "skip", when: "failure" },
+  { label: "Skip", cmd: "skip", when: "paused" },
   { label: "Restart", cmd: "restart", when: "live" },
   { label: "Abort", cmd: "abort", when: "live" },
 ];
@@ -129,7 +129,7 @@ const HANDLERS = {
       m.closeTop("skipped", {});
     } else {
       m.steps.push({
-        n: m.steps.length, text: "(skipped)", line: e.line, col: e.col,
+        n: m.steps.length, text: e.text || "(skipped)", line: e.line, col: e.col,
         file: m.current ? m.current.file : null, depth: m.open.length,
         status: "skipped", durationMs: null, error: null,
       });
