@@ -239,6 +239,8 @@ def breakpoints_of(data: object) -> dict[str, list[tuple[int, int]]]:
 class _Pause:
     step: Step
     reason: PauseReason
+    error: ScriptError | None = None
+    """What failed, at a failure pause: what a person at the prompt must see first."""
 
 
 class DebugListener:
@@ -246,8 +248,8 @@ class DebugListener:
     here; every hook does nothing by default, so a listener overrides what it shows.
     They run in the thread that applied the command: they must not block or raise."""
 
-    def paused(self, step: Step, reason: PauseReason) -> None:
-        pass
+    def paused(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> None:
+        """``error``: what failed, at a failure pause."""
 
     def resumed(self, command: Command) -> None:
         pass
@@ -257,6 +259,9 @@ class DebugListener:
 
     def rejected(self, command: Command, reason: str) -> None:
         pass
+
+    def refused(self, reason: str, source: str) -> None:
+        """A command that did not even parse (``b 0``), from ``source``."""
 
     def evaluated(self, command: Command, event: protocol.CommandResultEvent) -> None:
         pass
@@ -338,7 +343,10 @@ class DebugController:
                 self._seen.add(ident)
             command = parse_command(data, ident, source)
         except CommandError as err:
-            self.warn(f"commands.jsonl: {err}")
+            if source == "file":
+                self.warn(f"commands.jsonl: {err}")
+            for listener in self.listeners:
+                listener.refused(str(err), source)
             self.emit(
                 events.command_rejected(
                     str(err),
@@ -581,7 +589,7 @@ class DebugController:
         if step.caught or any(e is error for e in self._reported_failures):
             return Directive.PROCEED
         self._reported_failures.append(error)
-        resumed_by = self._pause(step, "failure")
+        resumed_by = self._pause(step, "failure", error)
         if resumed_by == "retry":
             self._reported_failures.remove(error)
             return Directive.RETRY
@@ -597,13 +605,13 @@ class DebugController:
             return "breakpoint"
         return None
 
-    def _pause(self, step: Step, reason: PauseReason) -> str:
+    def _pause(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> str:
         """Block until a command resumes the run; the resuming command's name."""
         with self._lock:
-            self._paused = _Pause(step, reason)
+            self._paused = _Pause(step, reason, error)
             self._pause_started = time.monotonic()
         self._touch()  # the idle clock starts with the pause
-        self._announce(step, reason)
+        self._announce(step, reason, error)
         try:
             while True:
                 command = self._next_command(step)
@@ -647,7 +655,7 @@ class DebugController:
                 continue  # a command may have come meanwhile without resuming: look again
         return self._queue.get()
 
-    def _announce(self, step: Step, reason: PauseReason) -> None:
+    def _announce(self, step: Step, reason: PauseReason, error: ScriptError | None) -> None:
         # runtime.json first: a reader that sees ``paused`` and reads the state must
         # find the paused one, not the ``running`` of the step before.
         self.write_state(STATE_OF_REASON[reason], step)
@@ -661,7 +669,7 @@ class DebugController:
             )
         )
         for listener in self.listeners:
-            listener.paused(step, reason)
+            listener.paused(step, reason, error)
 
     def _drain(self) -> list[Command]:
         """Empty the queue (lock held); an abort's wake-up ``None`` stays in it."""

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import TextIO
 
+from dsl.errors import ScriptError
 from dsl.interpreter import Step
 from dsl.values import Value
 from runner import protocol
@@ -55,14 +56,15 @@ class PauseAnnouncer(DebugListener):
         self.say = say
         self.idle_timeout_s = idle_timeout_s
 
-    def paused(self, step: Step, reason: PauseReason) -> None:
+    def paused(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> None:
         where = f"{step.file}:{step.line}:{step.col}"
         idle = self.idle_timeout_s
         limit = f" (aborted after {format_duration(idle)} without a command)" if idle else ""
+        failed = f" ({_first_line(error)})" if error is not None else ""
         # A listener must not raise: stderr gone away does not stop the run.
         with contextlib.suppress(OSError, ValueError):
             self.say(
-                f"paused ({reason}) at {where} in run {self.run_id}; to resume: "
+                f"paused ({reason}) at {where}{failed} in run {self.run_id}; to resume: "
                 f"unotest dbg {self.run_id} continue, or the viewer{limit}"
             )
 
@@ -106,9 +108,11 @@ class TerminalPrompt(DebugListener):
 
     # --- listener --------------------------------------------------------------------
 
-    def paused(self, step: Step, reason: PauseReason) -> None:
+    def paused(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> None:
         where = f"{step.file}:{step.line}:{step.col}"
         self.say(f"\n⏸  paused ({reason}) at {where}")
+        if error is not None:
+            self.say("   " + f"{error.name}: {error.message}".replace("\n", "\n   "))
         self._list(step, 2)
         if reason == "failure":
             self.say("   the step failed: r(etry), k (skip), c or s ends the run as failed")
@@ -138,6 +142,11 @@ class TerminalPrompt(DebugListener):
             self.say(f"rejected: {reason}")
             self._prompt_if_paused()
 
+    def refused(self, reason: str, source: str) -> None:
+        if source == "terminal":
+            self.say(f"rejected: {reason}")
+            self._prompt_if_paused()
+
     # --- input -----------------------------------------------------------------------
 
     def _read(self) -> None:
@@ -147,6 +156,10 @@ class TerminalPrompt(DebugListener):
             except (OSError, ValueError):
                 return
             if not line:
+                # Ctrl-D: nobody is left to resume a pause from here, and a run paused
+                # with a terminal has no idle timeout; as pdb's EOF quits, it aborts.
+                self.say("\nEOF: aborting the run")
+                self._send({"cmd": "abort"})
                 return
             self.handle(line.rstrip("\n"))
 
@@ -229,7 +242,7 @@ class TerminalPrompt(DebugListener):
         """h(elp): this list; any other line (or one starting with !) runs as DSL here"""
         for spec in COMMANDS:
             doc = getattr(self.controller, spec.method).__doc__ or ""
-            self.say(f"  {spec.usage}: {' '.join(doc.split())}")
+            self.say(f"  {spec.usage}: {' '.join(doc.replace('``', '').split())}")
         self.say("  b alone: the breakpoints set now")
         for name in ("vars", "where", "list", "help"):
             self.say(f"  {getattr(self, f'do_{name}').__doc__}")
@@ -243,6 +256,12 @@ class TerminalPrompt(DebugListener):
         for number in range(first, last + 1):
             marker = "->" if number == step.line else "  "
             self.say(f"{number:>4} {marker} {lines[number - 1]}")
+
+
+def _first_line(error: ScriptError) -> str:
+    """``Name: message`` on one line, for a one-line announcement."""
+    lines = error.message.strip().splitlines()
+    return f"{error.name}: {lines[0] if lines else ''}".rstrip(": ")
 
 
 def _is_dsl(takes_argument: bool, rest: str) -> bool:

@@ -195,7 +195,10 @@ class StepReporter:
             and self.bridge.interrupted is None
             and debugger.before(step) is Directive.SKIP
         ):
-            self.rundir.append(events.step_skipped(step.line, step.col, self._step_text(step)))
+            text = self._step_text(step)
+            self.rundir.append(events.step_skipped(step.line, step.col, text))
+            where = self._where(step.file, step.line, step.col)
+            self.console.finish(self._line(MARK_SKIPPED, step.depth, where, text, None, 0.0, ""))
             return Directive.SKIP
         opened = self._open_step(step)
         self.rundir.append(
@@ -442,11 +445,13 @@ class StepReporter:
         note: str = "",
     ) -> str:
         """A step for a person; a step outside the scenario's file names its file."""
-        home = self.scenario_file or f"{E2E_PREFIX}{self.scenario}{SCENARIO_SUFFIX}"
-        where = f"{opened.line}:{opened.col}"
-        if opened.file != home:
-            where = f"{opened.file.removeprefix(E2E_PREFIX)}:{where}"
+        where = self._where(opened.file, opened.line, opened.col)
         return self._line(mark, opened.depth, where, opened.text, duration, paused, note)
+
+    def _where(self, file: str, line: int, col: int) -> str:
+        home = self.scenario_file or f"{E2E_PREFIX}{self.scenario}{SCENARIO_SUFFIX}"
+        where = f"{line}:{col}"
+        return where if file == home else f"{file.removeprefix(E2E_PREFIX)}:{where}"
 
     @staticmethod
     def _line(

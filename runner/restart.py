@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser
 
+from dsl.errors import ScriptError
 from dsl.interpreter import Step
 from dsl.scenario import HelperTable, ScenarioFile
 from runner import protocol
@@ -135,7 +136,7 @@ class RestartWatch(DebugListener):
         self.command: Command | None = None
         self.likely = likely
 
-    def paused(self, step: Step, reason: PauseReason) -> None:
+    def paused(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> None:
         self.likely()
 
     def applied(self, command: Command) -> None:

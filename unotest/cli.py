@@ -122,14 +122,18 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
 
 def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
     """Commands that look at runs, or drive one, from another terminal."""
-    dbg = sub.add_parser("dbg", help="send a debugger command to a running scenario")
+    dbg = sub.add_parser(
+        "dbg",
+        help="send a debugger command to a running scenario",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="COMMAND is one of:\n"
+        "  step, step-over, step-out, continue, retry, skip, pause,\n"
+        "  reload, restart, abort,\n"
+        "  break [FILE:]LINE[:COL], clear [FILE:]LINE[:COL], eval EXPR",
+    )
     dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
     dbg.add_argument(
-        "words",
-        nargs=argparse.REMAINDER,
-        metavar="COMMAND",
-        help="step|continue|pause|abort|retry|skip|step-over|step-out|"
-        "break L:C|clear L:C|eval EXPR",
+        "words", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command (see below)"
     )
     dbg.add_argument("--root", type=Path, help="project root")
     dbg.add_argument("--json", action="store_true", help="print the runner's answers as JSON")

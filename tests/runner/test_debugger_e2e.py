@@ -653,6 +653,9 @@ def test_failure_pause_retry_skip_and_continue(
     index, paused = wait_paused(skip, at_failure[skip.proc.pid] + 1)
     assert (paused["reason"], paused["line"], paused["col"]) == ("step", 8, 2)
     assert runtime(skip)["state"] == "paused-step"
+    # skip at a step pause: `n = n + 1` never runs, and the next one is paused before.
+    send(skip, "skip")
+    wait_paused(skip, index + 1, line=9)
     send(skip, "continue")
     # continue at a failure pause: the run ends as failed.
     send(cont, "continue")
@@ -672,11 +675,17 @@ def test_failure_pause_retry_skip_and_continue(
     assert events[-1]["outcome"] == "completed"
 
     events = read_events(skip.run_dir)
-    assert resumes(events) == [("step", "skip"), ("continue", "continue")]
+    assert resumes(events) == [("step", "skip"), ("step", "skip"), ("continue", "continue")]
     skipped = [e for e in events if e["kind"] == "step:skipped"]
-    assert [(e["line"], e["col"]) for e in skipped] == [(7, 2)]
+    # The failed statement has its step:started; the one that never ran says its text.
+    assert [(e["line"], e["col"], e.get("text")) for e in skipped] == [
+        (7, 2, None),
+        (8, 2, "n = n + 1"),
+    ]
     assert not any(e["kind"] == "step:fail" for e in events)
-    assert "n is 2" in skip.stdout and events[-1]["outcome"] == "completed"
+    assert "n is 1" in skip.stdout and events[-1]["outcome"] == "completed"
+    assert re.search(r"↷ 7:2\s+expect_visible", skip.stdout), skip.stdout
+    assert re.search(r"↷ 8:2\s+n = n \+ 1", skip.stdout), skip.stdout
 
     events = read_events(cont.run_dir)
     assert resumes(events) == [("continue", "continue")]

@@ -23,7 +23,7 @@ from dsl.interpreter import Builtin, Directive, Interpreter, Step
 from dsl.parser import parse_program
 from runner.debug_commands import COMMANDS
 from runner.debugger import Breakpoints, DebugController, statement_starts
-from runner.prompt import PROMPT, TerminalPrompt
+from runner.prompt import PROMPT, PauseAnnouncer, TerminalPrompt
 from runner.reporter import render_var
 
 WAIT = 5.0
@@ -134,13 +134,17 @@ class Session:
 
         self.controller.submit_data = record  # type: ignore[method-assign]
         self.screen = Screen() if screen is None else screen
+        if stdin is None:
+            # A terminal nobody types into: never at its end (Ctrl-D aborts the run).
+            read_fd, self._keep_open = os.pipe()
+            stdin = os.fdopen(read_fd, "r")
         self.prompt = TerminalPrompt(
             self.controller,
             render_var,
-            stdin=io.StringIO("") if stdin is None else stdin,
+            stdin=stdin,
             stdout=self.screen,  # type: ignore[arg-type]
         )
-        self.prompt.start()  # an empty stdin: the reader ends at once, the listener stays
+        self.prompt.start()
         builtins = make_pure_builtins(PureServices(env=lambda name: None, log=lambda line: None))
         builtins["probe"] = Builtin("probe", self._probe, 1, 1)
         interpreter = Interpreter(builtins, {}, hook=Hook(self.controller))
@@ -330,7 +334,9 @@ def test_help_lists_the_vocabulary_with_the_debuggers_docstrings() -> None:
     shown = session.type("help")
     for spec in COMMANDS:
         doc = " ".join((getattr(session.controller, spec.method).__doc__ or "").split())
-        assert f"  {spec.usage}: {doc}" in shown
+        # Without the docstrings' reST quotes (``_helpers/<name>``): plain text here.
+        assert f"  {spec.usage}: {doc.replace('``', '')}" in shown
+    assert "``" not in shown
     for line in ("v(ars)", "w(here)", "l(ist)", "h(elp)", "b alone", "anything else"):
         assert line in shown
     assert session.type("?") == shown == session.type("h")
@@ -412,12 +418,28 @@ def test_a_failure_pause_says_what_can_be_done_and_retry_runs_it_again() -> None
     session.type("s")
     shown = session.type("s")  # expect_equal(n, 1) fails: n is 2
     assert f"paused (failure) at {FILE}:3:2" in shown
+    # What failed comes first: a person is asked to fix it.
+    assert f"paused (failure) at {FILE}:3:2\n   AssertionError: " in shown
     assert "the step failed: r(etry), k (skip), c or s ends the run as failed" in shown
     session.type("n = 1")
     session.finish("r")
     assert session.error is None
     assert session.probes == [1]
     assert session.resumes()[-1] == ("continue", "retry")
+
+
+def test_without_a_terminal_a_failure_pause_line_says_what_failed() -> None:
+    said: list[str] = []
+    session = Session(FAILING)
+    session.controller.listeners.append(PauseAnnouncer("run-1", said.append, None))
+    session.shown.until(PROMPT)
+    session.type("s")
+    session.type("s")
+    assert said[-1].startswith(f"paused (failure) at {FILE}:3:2 (AssertionError: ")
+    assert said[-1].endswith(") in run run-1; to resume: unotest dbg run-1 continue, or the viewer")
+    assert "\n" not in said[-1]
+    assert "AssertionError" not in said[0]  # the step pause before it: nothing failed
+    session.finish()
 
 
 def test_retry_outside_a_failure_is_rejected_with_the_reason() -> None:
@@ -464,6 +486,31 @@ def test_lines_are_read_from_stdin() -> None:
         session.thread.join(WAIT)
         assert not session.thread.is_alive()
     assert session.probes == [2, 1]
+
+
+def test_ctrl_d_at_the_prompt_aborts_the_run() -> None:
+    """EOF (Ctrl-D): nobody is left to resume it from here, and a run paused with a
+    terminal has no idle timeout; it used to stay paused for good."""
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(read_fd, "r") as stdin:
+        session = Session(stdin=stdin)
+        session.shown.until(PROMPT)
+        os.close(write_fd)
+        assert "EOF: aborting the run" in session.shown.until("EOF: aborting the run")
+        session.thread.join(WAIT)
+        assert not session.thread.is_alive()
+    assert isinstance(session.error, Interrupt)
+    assert session.probes == []
+    assert [e["cmd"] for e in session.events if e["kind"] == "command:applied"] == ["abort"]
+
+
+def test_a_command_that_does_not_parse_is_rejected_at_the_prompt() -> None:
+    """Said as the prompt's rejection (not as a commands.jsonl warning), then the prompt."""
+    session = started()
+    shown = session.type("b 0")
+    assert "rejected: set-bp needs a line number (1-based)" in shown
+    assert "commands.jsonl" not in shown
+    session.finish()
 
 
 def test_a_terminal_that_went_away_does_not_break_the_run() -> None:

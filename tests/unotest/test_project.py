@@ -215,6 +215,19 @@ def test_help(tmp_path: Path) -> None:
     assert "--json" in r.out and "--root" in r.out
 
 
+def test_dbg_help_names_every_debugger_command(tmp_path: Path) -> None:
+    """The vocabulary is the debugger's (runner.debug_commands): reload and restart were
+    missing from this list though ``dbg`` takes them."""
+    from runner.debug_commands import COMMANDS
+
+    r = run(tmp_path, "dbg", "--help")
+    assert r.code == 0
+    listed = r.out.split("COMMAND is one of:", 1)[1]
+    words = {item.split()[0] for item in listed.replace("\n", " ").split(",") if item.strip()}
+    expected = {{"set-bp": "break", "clear-bp": "clear"}.get(s.name, s.name) for s in COMMANDS}
+    assert words == expected
+
+
 def _console_script() -> str | None:
     beside = Path(sys.executable).parent / ("unotest.exe" if os.name == "nt" else "unotest")
     if beside.is_file():
