@@ -351,7 +351,7 @@ class ProjectIndex:
             for name in entry.meta["scenarios"]:
                 if name in seen:
                     found.append(f"{entry.meta['path']}: scenario '{name}' is listed twice")
-                elif name not in known:
+                elif name not in known and not self._unloadable(name):
                     hint = did_you_mean(name, known)
                     found.append(
                         f"{entry.meta['path']}: scenario '{name}' does not exist and will be "
@@ -359,6 +359,12 @@ class ProjectIndex:
                     )
                 seen.add(name)
         return found
+
+    def _unloadable(self, name: str) -> bool:
+        """Its file is there but is no scenario (a wrong header): a problem of its own,
+        said where it is, not a name that does not exist."""
+        path = self.project.relative(self.project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+        return bool(self.errors_in([path]))
 
 
 def _scenario_meta(header: ScenarioHeader, name: str, rel: str) -> protocol.ScenarioMeta:

@@ -226,6 +226,30 @@ def test_collection_entries_that_are_not_names_are_file_errors(tmp_path: Path) -
     no_runs(project)
 
 
+def test_a_listed_scenario_whose_header_is_wrong_fails_the_collection(tmp_path: Path) -> None:
+    """A file that is there but is no scenario (no ``// id-`` header) is a broken
+    scenario at its line: it used to be "not found", skipped, and the collection exit 0
+    (CI green with a scenario that never ran)."""
+    project = make_project(
+        tmp_path / "p",
+        {
+            f"{E2E}/x/nohdr.test.js": 'function test_x() {\n  goto("/")\n}\n',
+            f"{COLLECTIONS}/c.yaml": "scenarios:\n  - x/nohdr\n  - x/missing\n",
+        },
+    )
+    check, run = cli_many([(project, ("check",)), (project, ("collection", "c"))])
+    problem = f"{E2E}/x/nohdr.test.js:1:0: SyntaxError: line 1 of a scenario must be"
+    assert run.code == 1, run
+    assert problem in run.err
+    assert re.search(r"✗ x/nohdr: SyntaxError", run.out), run.out
+    assert re.search(r"○\s+x/missing\s+scenario not found", run.out), run.out
+    # Only the name that matches no file is "does not exist", in both commands.
+    for done in (check, run):
+        assert "'x/missing' does not exist" in done.err + done.out
+        assert "'x/nohdr' does not exist" not in done.err + done.out
+    assert check.code == 1 and problem in check.out
+
+
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
     for a, b in zip("abcdefgh", "bcdefghi", strict=True)

@@ -30,6 +30,7 @@ from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
 from runner.index_cache import IndexSummary, load_summary
+from runner.problems import SCENARIO_SUFFIX
 from runner.project_root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
 from runner.retries import Attempt
@@ -292,6 +293,14 @@ def _runnable(
         if name in names or name in skipped or name in broken:
             continue  # listed twice: run, warned about or reported once
         if name not in known:
+            # A file that is there but is no scenario (its header is wrong) is broken,
+            # with its problem where it is: skipping it as "not found" passed CI.
+            unloadable = index.errors_in([_scenario_path(project, name)])
+            if unloadable:
+                for problem in unloadable:
+                    print(format_diagnostic(problem), file=sys.stderr)
+                broken.append(name)
+                continue
             print(
                 f"warning: {entry['path']}: scenario '{name}' does not exist; skipped",
                 file=sys.stderr,
@@ -306,6 +315,11 @@ def _runnable(
             continue
         names.append(name)
     return names, skipped, broken
+
+
+def _scenario_path(project: Project, name: str) -> str:
+    """Where scenario ``name`` would be, project-relative (as problems name files)."""
+    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 def _no_event(kind: str, result: ScenarioOutcome) -> None:
