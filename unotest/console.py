@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import TextIO
@@ -11,8 +14,13 @@ from dsl.errors import Diagnostic
 from runner.text import one_line, replace_controls
 
 __all__ = [
+    "ReaderMayLeave",
     "diagnostic_json",
-    "format_diagnostic", "json_dump", "plural", "print_warnings"]
+    "format_diagnostic",
+    "json_dump",
+    "plural",
+    "print_warnings",
+]
 
 _MAX_SHOWN = 160
 
@@ -57,3 +65,48 @@ def format_diagnostic(d: Diagnostic) -> str:
         col -= start
     pad = "".join("\t" if ch == "\t" else " " for ch in prefix + line[:col])
     return f"{head}\n    {prefix}{replace_controls(line)}{suffix}\n    {pad}^"
+
+
+class ReaderMayLeave(io.TextIOBase):
+    """stdout for a command that must finish whoever reads it: once the reader has
+    gone (``unotest collection nightly | head -1``), what is printed is dropped and the
+    run goes on, its reports written and its exit code its own; the closed pipe used to
+    stop the collection with exit 0 and no report."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._stream = stream
+        self.reader_gone = False
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def _gone(self) -> None:
+        self.reader_gone = True
+        # Python flushes the real stdout once more at exit: let it write to nowhere
+        # rather than print "Exception ignored ... BrokenPipeError".
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from runner import envelope, worker_prelaunch
 from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
@@ -36,7 +37,7 @@ from runner.protocol import CollectionMeta, JSONObject
 from runner.retries import Attempt
 from runner.run_result import error_chain, error_location
 from runner.text import did_you_mean, one_line
-from unotest.console import format_diagnostic, print_warnings
+from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
     Reporters,
@@ -93,7 +94,7 @@ def collection_command(args: argparse.Namespace) -> int:
         names = shard(names, *sharding)
     if args.headed:
         config = replace(config, headless=False)
-    out = sys.stdout
+    out = cast(TextIO, ReaderMayLeave(sys.stdout))
     printer = _event_printer(out, retries) if reporters.show_list else _no_event
     listed = len(names) + len(skipped) + len(broken)
     if reporters.show_list:
@@ -439,10 +440,30 @@ def junit_xml(result: CollectionResult, started: float) -> str:
     )
     for scenario in result.scenarios:
         _junit_case(suite, result.collection, scenario)
+    _xml_safe(suites)
     ET.indent(suites)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
     )
+
+
+# What XML 1.0 cannot hold even escaped (C0 controls but tab and newlines, U+FFFE...).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(root: ET.Element) -> None:
+    """Every text and attribute written as CI can parse it: a message with an ESC (a
+    thrown ANSI colour) made the whole file malformed; such a character is written as
+    its escape (``\\x1b``) instead."""
+
+    def safe(text: str) -> str:
+        return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], text)
+
+    for element in root.iter():
+        if element.text:
+            element.text = safe(element.text)
+        for key, value in element.attrib.items():
+            element.attrib[key] = safe(value)
 
 
 def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -> None:
