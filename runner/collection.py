@@ -46,7 +46,7 @@ from runner import events, protocol
 from runner import worker_messages as messages
 from runner.command_feed import OWNER_POLL_SECONDS, OwnerWatch
 from runner.config import Config, WebServerConfig
-from runner.errors import WebServerCancelled, WebServerError
+from runner.errors import UnotestError, WebServerCancelled, WebServerError
 from runner.events import RunError
 from runner.project_root import Project
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
@@ -143,6 +143,9 @@ class CollectionResult:
     duration_ms: int
     scenarios: list[ScenarioOutcome]
     signal: str | None = None
+    error: UnotestError | None = None
+    """What stopped the collection before any scenario could run (its webServer did not
+    start): the run directory and the reports are whole, then the caller raises it."""
 
 
 class _Process(Protocol):
@@ -311,15 +314,26 @@ class CollectionRun:
         rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
         owner = OwnerWatch.from_environ(os.environ)
         watch = asyncio.ensure_future(self._watch_owner(owner)) if owner is not None else None
+        error: UnotestError | None = None
         try:
             await self._run_scenarios()
+        except WebServerError as err:  # a cancelled start is the abort, ended below
+            error = err
         finally:
             if watch is not None:
                 watch.cancel()
         for name in self.pending:
-            self._record(ScenarioOutcome(name, "skipped", note="not started"))
+            # Not run because the site never came up: failed with why, as a scenario run
+            # alone is (CI reading the JUnit must not see it as skipped, or green).
+            self._record(
+                ScenarioOutcome(name, "skipped", note="not started")
+                if error is None
+                else ScenarioOutcome(
+                    name, "failed", error=events.run_error(str(error), "WebServerError")
+                )
+            )
         ordered = [self.results[name] for name in self.scenarios if name in self.results]
-        outcome = self._outcome(ordered)
+        outcome = self._outcome(ordered) if error is None else "failed"
         rundir.append(events.collection_run_finished(outcome))
         rundir.close()
         return CollectionResult(
@@ -330,6 +344,7 @@ class CollectionRun:
             int((time.monotonic() - started) * 1000),
             ordered,
             self.signal_name,
+            error,
         )
 
     async def _run_scenarios(self) -> None:
@@ -348,7 +363,7 @@ class CollectionRun:
             if self.scenarios:
                 await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
         except WebServerCancelled:
-            pass
+            pass  # the abort: the collection ends as aborted
         finally:
             if web_server is not None:
                 await asyncio.to_thread(web_server.stop)

@@ -302,18 +302,35 @@ def test_a_web_server_that_does_not_start_is_a_failed_hook_and_the_run_ends(
     project = FlakyProject(tmp_path / "proj", site, chromium_path, extra=extra)
     project.scenario("ok", "ok", "0")
     project.collection("c", ["ok"])
-    done = project.cli("collection", "c", "--reporter", "ndjson")
+    done = project.cli("collection", "c", "--reporter", "ndjson,junit=out/c.xml")
 
     assert done.code == 2, done
     assert done.err.startswith("unotest: "), done.err
     streamed = [json.loads(line) for line in done.out.splitlines()]
     validate_envelopes(streamed)
-    assert types(streamed) == ["run_start", "suite_start", "hook", "suite_end", "run_end"]
+    # The scenario it could not run is failed, with why (as a scenario run alone is).
+    assert types(streamed) == [
+        "run_start",
+        "suite_start",
+        "hook",
+        "test_start",
+        "test_end",
+        "suite_end",
+        "run_end",
+    ]
     hook = streamed[2]["data"]
     assert hook["kind"] == "before_all" and hook["status"] == "failed"
     assert hook["error_message"] and hook["error_message"] in done.err
+    end = streamed[4]["data"]
+    assert end["status"] == "failed" and end["error_message"] == hook["error_message"]
     assert streamed[-1]["data"]["outcome"] == "failed"
     assert project.site.requests("ok") == 0
+    # The reports and the run directory are whole: it used to end with neither.
+    junit = ET.parse(project.root / "out" / "c.xml").getroot()
+    assert junit.get("failures") == "1"
+    [run_dir] = (project.root / "unotest" / ".runs").glob("c-*")
+    last = json.loads((run_dir / "steps.jsonl").read_text().splitlines()[-1])
+    assert (last["kind"], last["outcome"]) == ("collection-run:finished", "failed")
 
 
 def test_a_debug_run_never_retries_and_the_flag_wins() -> None:

@@ -131,6 +131,8 @@ def collection_command(args: argparse.Namespace) -> int:
     result = _add_unrun(finished, broken, skipped, printer)
     tracker.finish(result)
     _report(result, reporters, log.events, started, out)
+    if result.error is not None:
+        raise result.error  # its one sentence and exit code, once the reports are there
     history_quietly(project, result.run_id, log.events, config)
     return exit_code_for_run(result.outcome, result.signal)
 
