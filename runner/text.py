@@ -20,6 +20,7 @@ from collections.abc import Iterable
 __all__ = [
     "did_you_mean",
     "has_control_character",
+    "keep_lines",
     "one_line",
     "printable",
     "replace_controls",
@@ -32,11 +33,18 @@ _ESCAPED = {i: f"\\x{i:02x}" if i < 0x100 else f"\\u{i:04x}" for i in _UNPRINTAB
 # A name is refused or quoted for a tab as well: it has no business in a scenario name.
 _NAME_ESCAPED = {**_ESCAPED, 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 _REPLACED = {i: "\ufffd" for i in _UNPRINTABLE}
+_LINES_KEPT = {i: text for i, text in _ESCAPED.items() if i != 0x0A}
 
 
 def one_line(text: str) -> str:
     """``text`` with control characters and line separators shown as escapes."""
     return text.translate(_ESCAPED)
+
+
+def keep_lines(text: str) -> str:
+    """``one_line`` but for its line breaks: for a message shown as a block (a JSON
+    answer the page shows, where a syntax error's code frame needs its lines)."""
+    return text.translate(_LINES_KEPT)
 
 
 def show_name(text: str) -> str:

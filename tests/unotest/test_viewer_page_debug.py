@@ -161,6 +161,8 @@ def test_edit_save_and_a_problem_inline(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
     _open_scenario(page, viewer, "smoke")
     source = page.get_by_role("textbox", name="Source")
+    # Code is not prose: no red squiggles (spellcheck="false" as a string was true).
+    assert source.evaluate("(el) => el.spellcheck") is False
     text = source.input_value()
     source.fill(text.replace("n = n * 10", "n = n * 100"))
     page.get_by_role("button", name="Save").click()

@@ -321,6 +321,7 @@ def test_the_env_editor_masks_reveals_switches_and_saves(
     editor.get_by_role("button", name="Reveal API_TOKEN").click()
     expect(secret).to_have_attribute("type", "text")
     expect(secret).to_have_value("s3cret-value")
+    assert secret.evaluate("(el) => el.spellcheck") is False  # a secret is not prose
     switch = editor.get_by_role("switch", name="HEADLESS")
     expect(switch).to_have_attribute("aria-checked", "true")
     switch.click()

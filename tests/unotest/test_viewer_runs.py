@@ -247,10 +247,19 @@ def test_a_run_request_that_cannot_be_run_is_refused(
 
 
 def test_a_run_that_cannot_start_answers_what_the_runner_said(root: Path) -> None:
+    broken = root / "unotest" / "e2e" / "broken.test.js"
+    broken.write_text("// id-broken\n// Broken\n// #dc2626\nfunction test_broken() {\n  log(\n}\n")
+
     async def body(client: Client, _ctx: ViewerContext) -> None:
         answer = await client.post("/api/runs", json={"kind": "scenario", "scenario": "nope"})
         assert answer.status_code == 400
         assert "nope" in answer.json()["error"]
+        # The syntax error's code frame keeps its lines (it was one line of "\x0a").
+        answer = await client.post("/api/runs", json={"kind": "scenario", "scenario": "broken"})
+        assert answer.status_code == 400
+        error = answer.json()["error"]
+        assert "unotest/e2e/broken.test.js:6:0: SyntaxError" in error and "\n    ^" in error
+        assert "\\x0a" not in error
 
     _drive(root, body)
 

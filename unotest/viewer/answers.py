@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 
 from runner.errors import ConfigError, UnotestError, UsageError
 from runner.project_files import FileExists, FileMissing, TooLarge
-from runner.text import one_line
+from runner.text import keep_lines
 
 __all__ = ["error_handlers", "error_response", "json_body", "json_response"]
 
@@ -35,7 +35,9 @@ def json_response(data: object, status: int = 200) -> Response:
 
 
 def error_response(status: int, message: str) -> Response:
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+    """Control characters escaped, line breaks kept: a run that cannot start says why
+    with the code frame of its syntax error, which the page shows as lines."""
+    return JSONResponse({"error": keep_lines(message)}, status_code=status)
 
 
 def status_for(err: UnotestError) -> int:

@@ -283,7 +283,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
               current=${current === n + 1} revealed=${reveal !== null && reveal.line === n + 1}
               problems=${problemsByLine.get(n + 1) || []} />`,
           )}</div>
-          <textarea class="code-input" aria-label="Source" spellcheck="false" wrap="off"
+          <textarea class="code-input" aria-label="Source" spellcheck=${false} wrap="off"
             autocomplete="off" autocapitalize="off" value=${text}
             onInput=${(e) => setDraft(e.currentTarget.value)} onKeyDown=${onKeyDown}></textarea>
         </div>
