@@ -63,6 +63,9 @@ class RunnerAdapter:
 
     def check_kind(self, request: Mapping[str, object]) -> protocol.RunKind:
         kind = request.get("kind")
+        if kind is None:
+            kinds = " or ".join(repr(k) for k in self.supported_kinds)
+            raise UsageError(f"a run request needs its kind: {kinds}")
         if kind not in self.supported_kinds:
             raise UnsupportedRunKindError(str(kind), self.name)
         return kind

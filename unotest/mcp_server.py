@@ -31,7 +31,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Image, MCPServer
@@ -82,6 +82,10 @@ RELOAD_RESULT_S = 2.0
 # then kills it: the runs get most of that to end on their own (their own watch of
 # this server ends whatever is left).
 END_GRACE_S = 1.5
+
+
+MAX_WORKERS = 16
+MAX_RUNS_LISTED = 200
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -263,6 +267,12 @@ class _Tools:
         if debug or breakpoints or step:
             args.append("--debug")
         for text in breakpoints:
+            # Checked here, as the viewer does: "--headed" reached the command line.
+            given = parse_position(str(text))
+            if given is None or given.line < 1:
+                raise ToolError(
+                    f"breakpoint {text!r}: expected 'LINE:COL', 'LINE' or 'FILE:LINE[:COL]'"
+                )
             args += ["--break", str(text)]
         if step:
             args.append("--step")
@@ -274,7 +284,9 @@ class _Tools:
         index = self.index()
         if name not in index.collections:
             raise ToolError(f"no collection named '{name}' (known: {', '.join(index.collections)})")
-        args = ["collection", name, "--workers", str(max(1, min(int(workers), 16)))]
+        if not 1 <= int(workers) <= MAX_WORKERS:
+            raise ToolError(f"workers must be from 1 to {MAX_WORKERS}, not {workers}")
+        args = ["collection", name, "--workers", str(int(workers))]
         if bail:
             args.append("--bail")
         return await self.start(args, "collection", detach)
@@ -372,7 +384,7 @@ class _Tools:
 
     def list_runs(self, limit: int) -> JSONObject:
         runs = list_runs(self.project.runs_dir)
-        shown = runs[: max(1, min(limit, 200))]
+        shown = runs[: max(1, min(limit, MAX_RUNS_LISTED))]  # a cap on the answer's size
         return self.safe({"runs": shown, "total": len(runs)})
 
     async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> JSONObject:
@@ -542,9 +554,20 @@ class _Tools:
         if not written:
             # A step whose error a ``try`` caught is no failure of the run.
             fails = [e for e in events if e.get("kind") == "step:fail" and not e.get("caught")]
-            if not fails:
-                raise ToolError(f"run {run_id} has no failure")
-            return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
+            if fails:
+                return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
+            # Paused at the failure (--debug): its step:fail and bundle come once the
+            # run goes on; runtime.json already holds it, where the agent must look now.
+            runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
+            if isinstance(runtime, dict) and runtime.get("state") == "paused-failure":
+                answer = {
+                    "failure": runtime.get("lastFailure"),
+                    "bundle": None,
+                    "paused": "the run is paused at this failure: retry (after a fix), skip "
+                    "or continue; the failure bundle is written if the run ends failed",
+                }
+                return [json.dumps(self.safe(answer), indent=2)]
+            raise ToolError(f"run {run_id} has no failure")
         bundle = (self.project.root / str(written[-1]["bundlePath"])).resolve()
         if not bundle.is_relative_to(self.project.root.resolve()):
             raise ToolError("the failure bundle is outside the project")
@@ -611,7 +634,44 @@ def _source_path(file: str) -> str:
         return file  # a path: resolve_source refuses an absolute one, or one that escapes
     if file.startswith(f"{protocol.HELPERS_SUBDIR}/"):
         return prefix + (file if file.endswith(".js") else f"{file}.js")
-    return prefix + (file if file.endswith(".test.js") else f"{file}.test.js")
+    if file.endswith(".test.js"):
+        return prefix + file
+    if PurePosixPath(file).suffix.lower() in _NOT_A_SCENARIO_NAME:
+        # "unotest.config.yaml" became the scenario unotest/e2e/unotest.config.yaml.test.js.
+        raise ToolError(
+            f"{file!r} is a file name, not a scenario's (shop/known-bug), a helper's "
+            "(_helpers/<name>) or their path: write_file writes scenario and helper files only"
+        )
+    return prefix + f"{file}.test.js"
+
+
+# A name ending so names a file of another kind (or a scenario without its .test.js).
+_NOT_A_SCENARIO_NAME = frozenset(
+    [
+        ".yaml",
+        ".yml",
+        ".json",
+        ".env",
+        ".md",
+        ".txt",
+        ".html",
+        ".htm",
+        ".css",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".jsx",
+        ".py",
+        ".toml",
+        ".ini",
+        ".cfg",
+        ".xml",
+        ".csv",
+        ".lock",
+    ]
+)
 
 
 async def _until_resumed(run_dir: Path, ident: str) -> None:

@@ -90,6 +90,7 @@ def test_an_unsupported_kind_names_the_kind_and_the_adapter() -> None:
 @pytest.mark.parametrize(
     ("request_", "message"),
     [
+        ({"scenario": "smoke"}, "a run request needs its kind: 'scenario' or 'collection'"),
         ({"kind": "scenario"}, "needs a scenario name"),
         ({"kind": "scenario", "scenario": ""}, "needs a scenario name"),
         ({"kind": "scenario", "scenario": "--root=/"}, "starts with '-'"),

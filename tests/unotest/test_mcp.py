@@ -582,6 +582,11 @@ def test_bad_calls_are_one_clear_sentence_and_the_server_goes_on(project: Path) 
             ("wait_for_run", {"run_id": "no-such-run-123"}, "no run"),
             ("debug", {"run_id": "no-such-run-123", "cmd": "step"}, "no run"),
             ("debug", {"run_id": "whatever", "cmd": "jump"}, "unknown command 'jump'"),
+            # Checked before a run starts: "--headed" reached the command line's parser.
+            ("run_scenario", {"name": "smoke-welcome", "breakpoints": ["--headed"]}, "'--headed'"),
+            ("run_scenario", {"name": "smoke-welcome", "breakpoints": ["0:2"]}, "breakpoint"),
+            ("run_collection", {"name": "smoke", "workers": 99}, "from 1 to 16, not 99"),
+            ("run_collection", {"name": "smoke", "workers": 0}, "from 1 to 16, not 0"),
         ]
         for tool, arguments, expected in bad_calls:
             message = await agent.error(tool, **arguments)

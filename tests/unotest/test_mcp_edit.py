@@ -88,10 +88,16 @@ def test_write_file_validates_like_the_viewer(project: Path) -> None:  # noqa: F
             "unotest/.debugger.json",
             "unotest/e2e/.hidden.test.js",
             "shop/../../../outside",
+            # Names of other files: they became unotest/e2e/<name>.test.js scenarios.
+            "unotest.config.yaml",
+            "package.json",
+            "shop/known-bug.js",
         ):
             message = await agent.error("write_file", file=bad, text="x")
             assert bad.split("/")[-1] in message or "path" in message, message
         assert not (project.parent / "outside.test.js").exists()
+        assert list((project / "unotest/e2e").glob("*.*.test.js")) == []
+        assert not (project / "unotest/e2e/shop/known-bug.js.test.js").exists()
         assert sorted(p.name for p in project.iterdir()) == before
         assert "scenarios:" in (project / "unotest/e2e/_collections/nightly.yaml").read_text()
 
@@ -162,6 +168,10 @@ def test_fix_reload_retry_through_mcp_only(project: Path) -> None:  # noqa: F811
         paused = await agent.wait(run_id, "paused", timeout_s=90)
         assert paused["state"] == "paused-failure"
         assert paused["runtime"]["current"]["line"] == 9
+        # What failed, asked at the pause (it answered "has no failure" there).
+        failure = await agent.ok("get_failure", run_id=run_id)
+        assert failure["bundle"] is None and "paused at this failure" in failure["paused"]
+        assert failure["failure"]["line"] == 9 and failure["failure"]["error"]["message"]
 
         read = await agent.ok("read_scenario", name="shop/known-bug")
         assert WRONG_TOTAL in read["source"]
