@@ -77,7 +77,11 @@ def prepare_breakpoints(
         for given_file, line, col in debug.breaks:
             target = file_keys.get(given_file or "")
             if target is None:
-                raise UsageError(f"--break {given_file}:{line}: no such scenario or helper file")
+                where = f"{given_file}:{line}" + (f":{col}" if col is not None else "")
+                raise UsageError(
+                    f"--break {where}: no such scenario or helper file here (name one as "
+                    f"{scenario.name}, _helpers/<name> or its path under the project)"
+                )
             _add(breakpoints, target, line, col, warn)
     return breakpoints, file_keys
 
@@ -86,6 +90,9 @@ def _file_keys(scenario: ScenarioFile, programs: Mapping[str, ast.Program]) -> d
     file_keys: dict[str, str] = {"": scenario.file, scenario.name: scenario.file}
     for file in programs:
         file_keys[file] = file
+        if file.startswith(_HELPERS_PREFIX):
+            # The name as the file's own: _helpers/greeting.js, smoke.test.js.
+            file_keys[file[len(_HELPERS_PREFIX) :]] = file
         if file != scenario.file and file.startswith(_HELPERS_PREFIX):
             key = file[len(_HELPERS_PREFIX) :].removesuffix(".js")
             file_keys[key] = file

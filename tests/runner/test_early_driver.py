@@ -77,7 +77,8 @@ def test_a_bad_break_refused_by_the_run_leaves_no_driver(project: Path) -> None:
     code, _, err = _e2e(project, "fine", "--break", "nofile:3")
     assert code == 2
     assert err.strip().splitlines() == [
-        "unotest: --break nofile:3: no such scenario or helper file"
+        "unotest: --break nofile:3: no such scenario or helper file here (name one as fine, "
+        "_helpers/<name> or its path under the project)"
     ], err
 
 
@@ -156,3 +157,34 @@ def test_main_closes_the_driver_when_argparse_exits(
     assert "--break" in capsys.readouterr().out
     assert early_driver.take() is None
     assert _drivers() == []
+
+
+def test_a_break_may_name_a_file_as_it_is_named_on_disk(tmp_path: Path) -> None:
+    """``--break _helpers/greet.js:2:2`` (the helper's file name) and
+    ``--break fine.test.js:5`` were refused as "no such scenario or helper file"; the
+    name without .js and the project path worked."""
+    from runner.debug_setup import DebugOptions, prepare_breakpoints
+    from runner.project import ProjectIndex
+    from runner.project_root import Project
+
+    root = write_project(
+        tmp_path,
+        None,
+        {"fine": scenario_source("fine", "  greet()\n  greet()\n")},
+        helpers={"greet": 'function greet() {\n  log("hi")\n}\n'},
+    )
+    index = ProjectIndex.load(Project(root))
+    scenario = index.scenarios["fine"]
+    helper = "unotest/e2e/_helpers/greet.js"
+    for name in ("_helpers/greet.js", "_helpers/greet", helper):
+        options = DebugOptions(breaks=((name, 2, 2),))
+        breakpoints, _ = prepare_breakpoints(
+            options, scenario, index.helper_table, root, lambda text: None
+        )
+        assert breakpoints.active() == {helper: ["2:2"]}, name
+    for name in ("fine.test.js", "fine", scenario.file):
+        options = DebugOptions(breaks=((name, 6, None),))
+        breakpoints, _ = prepare_breakpoints(
+            options, scenario, index.helper_table, root, lambda text: None
+        )
+        assert breakpoints.active() == {scenario.file: ["6:2"]}, name

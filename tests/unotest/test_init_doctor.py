@@ -65,3 +65,14 @@ def test_doctor_reports_a_broken_config_as_a_problem(tmp_path: Path) -> None:
     assert "ERR  config:" in doctor.stdout
     assert "timeout.action" in doctor.stdout
     assert "Traceback" not in doctor.stderr
+
+
+def test_doctor_with_a_root_that_is_not_there_is_a_problem(tmp_path: Path) -> None:
+    """Asked about a project that does not exist, it said "all good" (exit 0); outside
+    any project without --root, "none here" is still no problem."""
+    doctor = _run("doctor", "--root", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert doctor.returncode == 1, doctor.stdout
+    assert "ERR  project: --root" in doctor.stdout and "no such directory" in doctor.stdout
+    assert "all good" not in doctor.stdout
+    outside = _run("doctor", cwd=tmp_path)
+    assert "--   project: none here" in outside.stdout

@@ -43,7 +43,10 @@ def doctor_command(args: argparse.Namespace) -> int:
     try:
         root = find_project_root(Path.cwd(), args.root)
     except UnotestError as err:
-        print(f"  --   project: none here ({err})")
+        if args.root is not None:
+            report(False, f"project: {err}")  # asked for one that is not there
+        else:
+            print(f"  --   project: none here ({err})")
         root = None
     if root is not None:
         print(f"  ok   project: {root}")
