@@ -175,6 +175,12 @@ class BrowserBuiltins:
                 "evaluate(js), which returns its result",
             )
         url = self.calls.url(value)
+        if not _SCHEME.match(url):  # relative, and no baseURL to join it to
+            raise BuiltinError(
+                "NavigationError",
+                f"goto: {url!r} is a relative URL and no baseURL is set: set baseURL in "
+                "unotest.config.yaml, or give the whole URL (http://...)",
+            )
         return self._navigate("goto", lambda page: page.goto(url, timeout=self.timeouts.navigation))
 
     def click(self, value: Value, options: Value = None) -> Value:
@@ -379,6 +385,9 @@ class BrowserBuiltins:
         self.calls.touched_page = True
         self.bridge.call(self._take_screenshot(name))
         return None
+
+
+_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def _is_javascript_url(url: str) -> bool:

@@ -287,6 +287,17 @@ def test_goto_refuses_javascript_urls(live: Live, url: str) -> None:
     assert live.page.url == "about:blank"  # nothing ran, nothing navigated
 
 
+def test_a_relative_goto_without_a_base_url_says_what_to_set(live: Live) -> None:
+    """It was Playwright's "Protocol error (Page.navigate): Cannot navigate to invalid
+    URL" (a project without baseURL running the sample's goto("/"))."""
+    live.show("<p>x</p>")
+    assert live.error("goto", "/") == (
+        "NavigationError: goto: '/' is a relative URL and no baseURL is set: set baseURL "
+        "in unotest.config.yaml, or give the whole URL (http://...)"
+    )
+    live.call("goto", "about:blank")  # a URL with its scheme still goes
+
+
 # --- expect_not_*: pass by retrying, fail saying what was still there --------------------------
 
 PAGE = """
