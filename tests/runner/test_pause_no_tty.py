@@ -91,7 +91,9 @@ def test_each_pause_without_a_tty_is_one_line_on_stderr(tmp_path: Path, chromium
     assert [re.sub(r" in run .*", "", line) for line in lines] == [
         f"unotest: paused (breakpoint) at {FILE}:{LINE_A}:2",
         f"unotest: paused (step) at {FILE}:{LINE_B}:2",
-        f"unotest: paused (failure) at {FILE}:{LINE_EXPECT}:2",
+        # What failed, in the same line: a log or an agent learns it without asking.
+        f"unotest: paused (failure) at {FILE}:{LINE_EXPECT}:2 "
+        "(AssertionError: expected 3, received 2)",
     ]
     assert all(f"unotest dbg {run_id} continue, or the viewer" in line for line in lines)
     assert "paused (" not in out.read_text()  # stderr only: stdout stays the run's output
