@@ -445,6 +445,10 @@ def _is_missing_executable(exc: BaseException) -> bool:
     return "Executable doesn't exist" in str(exc)
 
 
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _is_loopback(ws_endpoint: str) -> bool:
     try:
         host = urlsplit(ws_endpoint).hostname or ""
@@ -500,6 +504,12 @@ async def launch_browser(
         )
     from playwright.async_api import Error as PlaywrightError
 
+    if not headless and sys.platform.startswith("linux") and not _has_display():
+        # Chromium only says "Target page, context or browser has been closed".
+        raise BrowserLaunchError(
+            "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set: "
+            "run it headless, or under a virtual display (xvfb-run unotest ...)"
+        )
     resolved = resolve_executable(browser, executable_path, headless=headless)
     args = list(CHROMIUM_ARGS) if browser == "chromium" else []
     where = resolved if resolved else f"Playwright's own {browser}"

@@ -550,3 +550,24 @@ def test_a_node_options_the_driver_refuses_is_one_sentence_not_a_traceback(
         line,
     ), line
     assert re.search(r"ok\s+not started", done["collection"].stdout), done["collection"].stdout
+
+
+def test_a_headed_run_without_a_display_says_so(tmp_path: Path) -> None:
+    """Chromium only said "Target page, context or browser has been closed"."""
+    project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
+    env = unotest_env(drop=("DISPLAY", "WAYLAND_DISPLAY"))
+    said = "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
+    for args in (("e2e", "ok", "--headed"), ("collection", "all", "--headed")):
+        done = subprocess.run(
+            [sys.executable, "-m", "unotest", *args],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+        ours = [line for line in done.stderr.splitlines() if line.startswith("unotest: ")]
+        assert len(ours) == 1 and said in ours[0], done.stderr
+        assert done.returncode == (2 if args[0] == "e2e" else 1), done
