@@ -571,3 +571,24 @@ def test_a_headed_run_without_a_display_says_so(tmp_path: Path) -> None:
         ours = [line for line in done.stderr.splitlines() if line.startswith("unotest: ")]
         assert len(ours) == 1 and said in ours[0], done.stderr
         assert done.returncode == (2 if args[0] == "e2e" else 1), done
+
+
+def test_report_paths_that_can_never_be_written_are_refused_before_the_run(
+    tmp_path: Path,
+) -> None:
+    """Each used to be found only once every scenario had run (or silently overwrote)."""
+    project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
+    (project / "afile").write_text("x")
+    (project / "out").mkdir()
+    cases = {
+        "list,junit=afile/x.xml": "afile is a file, not a folder",
+        "junit=out": "out is a folder: name a file in it",
+        "junit=out/a.xml,junit=out/b.xml": "junit= is given twice",
+        "json=out/a.json,json=out/b.json": "json= is given twice",
+        "junit=out/r,json=out/r": "both name out/r",
+    }
+    results = cli_many([(project, ("collection", "all", "--reporter", r)) for r in cases])
+    for (reporter, says), done in zip(cases.items(), results, strict=True):
+        assert says in one_sentence(done), reporter
+        assert done.out == ""
+    no_runs(project)
