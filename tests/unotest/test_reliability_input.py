@@ -592,3 +592,25 @@ def test_report_paths_that_can_never_be_written_are_refused_before_the_run(
         assert says in one_sentence(done), reporter
         assert done.out == ""
     no_runs(project)
+
+
+def test_a_collection_says_what_check_says_of_its_own_file(tmp_path: Path) -> None:
+    """A misspelled key ran nothing of what it listed without a word (only `check`
+    warned), a name listed twice was silent, a missing one had no "did you mean"."""
+    project = make_project(
+        tmp_path / "p",
+        {
+            f"{E2E}/bad.test.js": scenario("bad", "  log(\n"),
+            f"{COLLECTIONS}/c.yaml": "scenario:\n  - ok\nscenarios:\n  - bad\n  - bad\n  - okk\n",
+        },
+    )
+    done = cli(project, "collection", "c")
+    assert done.code == 1, done
+    warnings = [line for line in done.err.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: {COLLECTIONS}/c.yaml:1: unknown key 'scenario' is ignored "
+        "(known: description, scenarios)",
+        f"warning: {COLLECTIONS}/c.yaml: scenario 'bad' is listed twice; it runs once",
+        f"warning: {COLLECTIONS}/c.yaml: scenario 'okk' does not exist; skipped "
+        "(did you mean 'ok'?)",
+    ], done.err

@@ -292,9 +292,14 @@ def _runnable(
     helpers = index.errors_in(index.helper_files(project))  # every scenario's, said once
     for problem in helpers:
         print(format_diagnostic(problem), file=sys.stderr)
+    # What `check` says of this file (an unknown key such as `scenario:`), said here too.
+    for warning in index.warnings:
+        if warning.startswith(f"{entry['path']}:"):
+            print_warnings([warning])
     for name in entry["scenarios"]:
         if name in names or name in skipped or name in broken:
-            continue  # listed twice: run, warned about or reported once
+            print_warnings([f"{entry['path']}: scenario '{name}' is listed twice; it runs once"])
+            continue
         if name not in known:
             # A file that is there but is no scenario (its header is wrong) is broken,
             # with its problem where it is: skipping it as "not found" passed CI.
@@ -304,10 +309,8 @@ def _runnable(
                     print(format_diagnostic(problem), file=sys.stderr)
                 broken.append(name)
                 continue
-            print(
-                f"warning: {entry['path']}: scenario '{name}' does not exist; skipped",
-                file=sys.stderr,
-            )
+            hint = did_you_mean(name, known)
+            print_warnings([f"{entry['path']}: scenario '{name}' does not exist; skipped{hint}"])
             skipped.append(name)
             continue
         problems = index.errors_in([known[name]])
