@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from runner.config import Config, load_config
-from runner.errors import UnotestError, UsageError
+from runner.errors import ConfigError, UnotestError, UsageError
 from runner.project import CONFIG_FILE, Project, ProjectIndex
 from runner.text import did_you_mean
 from runner.watch_batches import Batch, Debouncer
@@ -99,7 +99,7 @@ class WatchDaemon:
         ``daemon.started``; raises (one sentence) when the daemon cannot serve."""
         index = await asyncio.to_thread(ProjectIndex.load, self.project)
         self.graph = DependencyGraph.build(index)
-        self._check_collection()
+        self._check_collection(index)
         self.config = load_config(self.root, os.environ)
         if self.config.web_server is not None:
             self.web_server = await asyncio.to_thread(
@@ -109,8 +109,9 @@ class WatchDaemon:
         server = await self._listen()
         started = int(time.time() * 1000)
         if self.address is not None:
-            write_discovery(self.root, *self.address, self.options.version, PROTOCOL_VERSION,
-                            started)
+            write_discovery(
+                self.root, *self.address, self.options.version, PROTOCOL_VERSION, started
+            )
         config_path = self.root / CONFIG_FILE
         self.bus.publish(
             daemon_started(
@@ -135,15 +136,23 @@ class WatchDaemon:
         except OSError as err:
             where = f"{self.options.host}:{self.options.port}"
             self.bus.publish(
-                error("socket", f"cannot listen on {where}", err.strerror or str(err),
-                      "no socket and no discovery file: the events go to stdout only")
+                error(
+                    "socket",
+                    f"cannot listen on {where}",
+                    err.strerror or str(err),
+                    "no socket and no discovery file: the events go to stdout only",
+                )
             )
             return None
         return {"host": self.address[0], "port": self.address[1]}
 
-    def _check_collection(self) -> None:
+    def _check_collection(self, index: ProjectIndex) -> None:
         name = self.options.collection
         if name is not None and name not in self.graph.collections:
+            # A file that is there but does not load is its problem, where it is.
+            path = self.project.relative(self.project.collections_dir / f"{name}.yaml")
+            for problem in index.errors_in([path]):
+                raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
             hint = did_you_mean(name, self.graph.collections)
             raise UsageError(f"collection '{name}' does not exist{hint}")
 
@@ -201,8 +210,12 @@ class WatchDaemon:
             raise
         except Exception as err:
             self.bus.publish(
-                error("batch", f"the batch could not run: {err}", type(err).__name__,
-                      "the daemon keeps watching; the next save starts a new batch")
+                error(
+                    "batch",
+                    f"the batch could not run: {err}",
+                    type(err).__name__,
+                    "the daemon keeps watching; the next save starts a new batch",
+                )
             )
 
     def _degraded(self, scope: str, message: str, detail: str | None, to: str) -> None:
@@ -238,8 +251,12 @@ class WatchDaemon:
             self.config = load_config(self.root, os.environ)
         except UnotestError as err:
             self.bus.publish(
-                error("config", f"{CONFIG_FILE} does not load", str(err),
-                      "the workers keep the last configuration that loaded")
+                error(
+                    "config",
+                    f"{CONFIG_FILE} does not load",
+                    str(err),
+                    "the workers keep the last configuration that loaded",
+                )
             )
             return f"{CONFIG_FILE} does not load: {err}"
         self.pool.reload()

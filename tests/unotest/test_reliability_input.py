@@ -614,3 +614,16 @@ def test_a_collection_says_what_check_says_of_its_own_file(tmp_path: Path) -> No
         f"warning: {COLLECTIONS}/c.yaml: scenario 'okk' does not exist; skipped "
         "(did you mean 'ok'?)",
     ], done.err
+
+
+def test_watch_on_a_collection_file_that_does_not_load_names_its_problem(tmp_path: Path) -> None:
+    """It said "collection 'broken' does not exist", as for a name with no file."""
+    project = make_project(tmp_path / "p", {f"{COLLECTIONS}/broken.yaml": "scenarios: [ok\n"})
+    broken, missing = cli_many(
+        [
+            (project, ("watch", "--collection", "broken")),
+            (project, ("watch", "--collection", "nosuch")),
+        ]
+    )
+    assert one_sentence(broken).startswith(f"unotest: {COLLECTIONS}/broken.yaml:2:0: invalid YAML")
+    assert one_sentence(missing) == "unotest: collection 'nosuch' does not exist"
