@@ -577,8 +577,19 @@ class _Builder(Transformer[Token, Any]):
 def _identifier(tok: Tok) -> ast.Identifier:
     name: str = tok[1]
     if name in _RESERVED:
+        if name in _NOT_VALUES:
+            _fail(_NOT_VALUES[name], tok)
         _check_name(tok)
     return ast.Identifier(name, _new_span(_Span, tok[2:8]))
+
+
+# Reserved words met where a value was expected: JavaScript that writes a function there.
+_NOT_VALUES = {
+    "function": "a function cannot be written as a value: declare it at the top level "
+    "('function name() { ... }') and use its name",
+    "async": "async functions are not supported: every call already waits for its result; "
+    "declare a function at the top level",
+}
 
 
 def _number(tok: Tok) -> ast.NumberLit:
@@ -911,6 +922,9 @@ def _explain(
         return "unexpected end of file: expected " + _describe_expected(expected), offset
     assert token is not None
     stop = _Stop(source, offset, token, expected)
+    arrow = _arrow_ahead(source, offset)
+    if arrow is not None:  # `() => 1`, `(a, b) => ...`: stopped inside the parameters
+        return ARROW, arrow
     # The first rule that recognises the mistake names it; the order matters.
     for rule in (_known_mistake, _bracket_mismatch):
         message = rule(stop)
@@ -946,11 +960,26 @@ class _Stop:
         return "NUMBER" in self.expected or self.expected == {"NAME"}
 
 
+ARROW = "arrow functions are not supported: declare a function at the top level"
+# What may stand between where the parser stopped in a parameter list and its `=>`.
+_TO_ARROW = re.compile(r"[\w$\s,]*\)\s*=>")
+
+
+def _arrow_ahead(source: str, offset: int) -> int | None:
+    """Where the ``=>`` is, when the parser stopped in an arrow function's parameter
+    list (``()`` is no expression, ``(a, b)`` no call); the caret goes there, as for
+    ``(a) => ...``, which is met at its ``=>``."""
+    if source[offset : offset + 1] not in (")", ","):
+        return None
+    found = _TO_ARROW.match(source, offset + 1 if source[offset] == "," else offset)
+    return found.end() - 2 if found is not None else None
+
+
 def _known_mistake(stop: _Stop) -> str | None:
     """JavaScript the language leaves out, and the usual slips (``=`` for ``===``)."""
     text, rest, expected, token = stop.text, stop.rest, stop.expected, stop.token
     if rest.startswith("=>"):
-        return "arrow functions are not supported: declare a function at the top level"
+        return ARROW
     if rest.startswith(("++", "--")):
         return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
     if rest.startswith("/*"):
