@@ -279,9 +279,20 @@ def find_run_dir(project: Project, run_id: str) -> Path:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        shown = ", ".join(p.name for p in matches[:5])
-        raise UsageError(f"'{run_id}' matches {len(matches)} runs ({shown}); give more of the id")
+        # The newest first: the run one means is most often the one just started.
+        newest = sorted(matches, key=_started_at, reverse=True)
+        shown = ", ".join(p.name for p in newest[:5])
+        raise UsageError(
+            f"'{run_id}' matches {len(matches)} runs (newest first: {shown}); give more of the id"
+        )
     raise UsageError(f"no run '{run_id}' in {project.relative(runs)} ('unotest runs' lists them)")
+
+
+def _started_at(run_dir: Path) -> float:
+    try:
+        return (run_dir / protocol.RUN_MANIFEST_FILE).stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def glob_escape(text: str) -> str:

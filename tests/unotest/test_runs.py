@@ -512,3 +512,38 @@ def test_send_stops_waiting_once_the_run_has_finished(runs_dir: Path) -> None:
     _answering_runner(run_dir, [(0.0, applied), (0.0, finished), (3.0, late)])
     answers = send_command(run_dir, {"cmd": "restart"})
     assert [a["kind"] for a in answers] == ["command:applied"]
+
+
+def test_an_ambiguous_prefix_names_the_newest_runs_first(runs_dir: Path) -> None:
+    """It listed the five oldest of the matches (sorted by id), not those one means."""
+    from runner.errors import UsageError
+    from runner.project_root import Project
+    from runner.runs import find_run_dir
+
+    made = []
+    for age in range(7, 0, -1):  # oldest first
+        path = make_run(runs_dir, finished("completed"))
+        when = time.time() - age * 60
+        os.utime(path / protocol.RUN_MANIFEST_FILE, (when, when))
+        made.append(path.name)
+    with pytest.raises(UsageError) as caught:
+        find_run_dir(Project(runs_dir.parent.parent), "smoke")
+    newest = ", ".join(reversed(made[-5:]))
+    assert f"matches 7 runs (newest first: {newest}); give more of the id" in str(caught.value)
+
+
+def test_inspect_of_a_collection_run_says_what_to_inspect(runs_dir: Path) -> None:
+    collection = make_run(runs_dir, [], ref="nightly", kind="collection")
+    done = subprocess.run(
+        [sys.executable, "-m", "unotest", "inspect", collection.name],
+        cwd=runs_dir.parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"unotest: run {collection.name} is a collection's: inspect one of its scenarios' "
+        "runs ('unotest runs' lists them)\n"
+    )

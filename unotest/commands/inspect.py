@@ -24,6 +24,11 @@ def inspect_command(args: argparse.Namespace) -> int:
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if _kind(run_dir) == "collection":
+            raise UsageError(
+                f"run {run_dir.name} is a collection's: inspect one of its scenarios' runs "
+                "('unotest runs' lists them)"
+            ) from None
         raise UsageError(f"run {run_dir.name} has no runtime.json yet") from None
     except (OSError, ValueError) as err:
         raise UsageError(f"cannot read {project.relative(path)}: {err}") from None
@@ -89,3 +94,11 @@ def _source_line(root: Path, file: str, line: int) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def _kind(run_dir: Path) -> object:
+    try:
+        manifest = json.loads((run_dir / protocol.RUN_MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest.get("kind") if isinstance(manifest, dict) else None
