@@ -384,6 +384,8 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
     """
     try:
         if not path.is_file():
+            if not path.exists():  # deleted (or a dangling link) since it was listed
+                return None, Diagnostic(rel, 1, 0, "the file is gone")
             # A FIFO or a device (a symlink to /dev/zero) would block or never end.
             return None, Diagnostic(rel, 1, 0, f"not a regular file, so not a {kind}")
         size = path.stat().st_size

@@ -260,3 +260,21 @@ def test_python_m_matches_console_script(tmp_path: Path, args: list[str]) -> Non
     by_module = run(tmp_path, *args)
     by_script = run(tmp_path, *args, command=[script])
     assert by_module == by_script
+
+
+def test_a_file_gone_since_it_was_listed_says_so(tmp_path: Path) -> None:
+    """A reload of a scenario deleted meanwhile said "not a regular file"."""
+    from runner.project import read_source
+
+    text, problem = read_source(tmp_path / "gone.test.js", "unotest/e2e/gone.test.js", "scenario")
+    assert text is None and problem is not None
+    assert (problem.file, problem.line, problem.col, problem.message) == (
+        "unotest/e2e/gone.test.js",
+        1,
+        0,
+        "the file is gone",
+    )
+    fifo = tmp_path / "fifo.test.js"
+    os.mkfifo(fifo)
+    _, problem = read_source(fifo, "unotest/e2e/fifo.test.js", "scenario")
+    assert problem is not None and problem.message == "not a regular file, so not a scenario"
