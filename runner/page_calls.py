@@ -168,6 +168,15 @@ class PageCalls:
                     f"{fn} on {shown} timed out after {waited} ms: "
                     + (reasons[-1] if reasons else message),
                 )
+        bad_css = _BAD_CSS.search(message)
+        if count is None and bad_css is not None:
+            # Playwright's own words end "Did you mean to CSS.escape it?", a browser API.
+            token = bad_css.group(1)
+            why = f"unexpected {token!r}" if token else "it ends too soon"
+            return BuiltinError(
+                "LocatorError",
+                f"{fn}: {shown}: {bad_css.group(2)!r} is not a valid CSS selector ({why})",
+            )
         if count is not None:
             listing = await describe_candidates(locator, count)
             return BuiltinError(
@@ -259,6 +268,9 @@ class PageCalls:
         if isinstance(value, RegexValue):
             return to_pattern(value) if in_browser else value.pattern
         return self.url(string_arg(fn, value, "a URL or a regex"))
+
+
+_BAD_CSS = re.compile(r'Unexpected token "(.*?)" while parsing css selector "(.*)"')
 
 
 async def _count(locator: Locator) -> int:

@@ -732,3 +732,16 @@ def test_blur_takes_the_focus_away(live: Live) -> None:
     assert live.error("blur", css("#none")) == (
         f'LocatorError: blur: no element matches <Locator css="#none"> (waited {SHORT} ms)'
     )
+
+
+def test_an_invalid_css_selector_is_named_as_such(live: Live) -> None:
+    """It was Playwright's line, ending "Did you mean to CSS.escape it?"."""
+    live.show("<button>x</button>")
+    assert live.error("click", css("#a[b")) == (
+        "LocatorError: click: <Locator css=\"#a[b\">: '#a[b' is not a valid CSS selector "
+        "(it ends too soon)"
+    )
+    assert live.error("click", css("button::")) == (
+        "LocatorError: click: <Locator css=\"button::\">: 'button::' is not a valid CSS "
+        "selector (unexpected ':')"
+    )
