@@ -102,10 +102,16 @@ class ScenarioRun:
         on_started: Callable[[str], None] | None = None,
         provided_page: Page | None = None,
         restarted: Restarted | None = None,
+        web_server: WebServer | None = None,
+        keep_web_server: bool = False,
     ) -> None:
         """``provided_page`` is a page someone else owns (pytest-playwright's, through
         runner.sync_adapter): the run drives it as it is, launching and closing nothing.
-        ``restarted``: this run is another's ``restart`` (see :mod:`runner.restart`)."""
+        ``restarted``: this run is another's ``restart`` (see :mod:`runner.restart`).
+        ``web_server``: the one an earlier attempt of the same ``e2e`` started, used as
+        it is; ``keep_web_server``: leave the webServer up at the end, in
+        :attr:`kept_web_server`, for the next attempt (``--retries``: the site, and the
+        state it keeps, stay as they were between attempts, as in a collection)."""
         self.project = project
         self.scenario = scenario
         self.helpers = helpers
@@ -125,6 +131,9 @@ class ScenarioRun:
         self.console = ConsoleOutput(out, masker.mask, quiet=quiet)
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=handle_signals)
         self.web_server_cancel = threading.Event()
+        self.given_web_server = web_server
+        self.keep_web_server = keep_web_server
+        self.kept_web_server: WebServer | None = None
         self.browser = BrowserLifecycle(config, project.root, scenario.name, masker)
         # Made by run(): the loop they belong to, or the run directory, exists only then.
         self.bridge: LoopBridge | None = None
@@ -369,6 +378,8 @@ class ScenarioRun:
         ws = self.config.web_server
         if self.warm is not None:
             return self.warm.web_server  # kept up by the run this one restarts
+        if self.given_web_server is not None:
+            return self.given_web_server  # an earlier attempt's
         if ws is None:
             return None
         return await asyncio.to_thread(WebServer.from_config, ws, cancel=self.web_server_cancel)
@@ -386,7 +397,9 @@ class ScenarioRun:
                 await warm.close()
         self.browser.kept = None
         self.warm = None
-        if web_server is not None:
+        if web_server is not None and self.keep_web_server and self.stopper.signal_name is None:
+            self.kept_web_server = web_server  # for the next attempt, which stops it
+        elif web_server is not None:
             await asyncio.to_thread(web_server.stop)
 
     def _finish_files(

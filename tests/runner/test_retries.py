@@ -12,6 +12,7 @@ equals the JSON report; every envelope validates against the version-1 schema.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -285,6 +286,35 @@ def test_the_web_server_start_is_a_before_all_hook(
     [hook] = of_type(events, "hook")
     assert hook["kind"] == "before_all" and hook["status"] == "passed"
     assert hook["suite"] == "c" and hook["test_name"] is None and hook["duration_ns"] > 0
+
+
+def test_e2e_retries_keep_the_web_server_of_the_first_attempt(
+    tmp_path: Path, site: FlakySite, chromium_path: str
+) -> None:
+    """Each attempt restarted it, and with it whatever state the site keeps; now the
+    first attempt's server serves the retry and stops after it, as in a collection."""
+    from net import free_port
+
+    port = free_port()
+    www = tmp_path / "www"
+    www.mkdir()
+    starts = tmp_path / "starts.txt"
+    extra = (
+        "webServer:\n"
+        f"  command: echo started >> {starts}; exec {sys.executable} -m http.server {port} "
+        "--bind 127.0.0.1\n"
+        f"  url: http://127.0.0.1:{port}/\n"
+        f"  cwd: {www}\n"
+    )
+    project = FlakyProject(tmp_path / "proj", site, chromium_path, extra=extra)
+    project.scenario("cart", "cart", "1")  # fails once, then passes
+    done = project.cli("e2e", "cart", "--retries", "1")
+
+    assert done.code == 0, done
+    assert site.requests("cart") == 2
+    assert starts.read_text().splitlines() == ["started"]  # one server for both attempts
+    with pytest.raises(OSError):  # and stopped at the end
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
 def test_a_web_server_that_does_not_start_is_a_failed_hook_and_the_run_ends(

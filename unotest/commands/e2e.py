@@ -38,6 +38,7 @@ from runner.run_result import RunResult
 from runner.secrets import RunEnvironment, SecretMasker
 from runner.session import DebugOptions, ScenarioRun
 from runner.text import did_you_mean, has_control_character, show_name
+from runner.webserver import WebServer
 from unotest.console import format_diagnostic, json_dump, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
@@ -166,7 +167,7 @@ def e2e_command(args: argparse.Namespace) -> int:
         attempts,
         retries,
         early_driver.take(),  # started by cli.main; the first attempt's run owns it
-        lambda on_started, log_stream: ScenarioRun(
+        lambda on_started, log_stream, web_server: ScenarioRun(
             project,
             scenario,
             index.helper_table,
@@ -177,6 +178,8 @@ def e2e_command(args: argparse.Namespace) -> int:
             log_stream=log_stream,
             debug=debug,
             on_started=on_started,
+            web_server=web_server,
+            keep_web_server=retries > 0,
         ),
     )
     attempts.end(result)
@@ -254,7 +257,7 @@ class _Attempts:
         self.log.run_end(elapsed, extra=extra)
 
 
-_MakeRun = Callable[[Callable[[str], None], TextIO], ScenarioRun]
+_MakeRun = Callable[[Callable[[str], None], TextIO, WebServer | None], ScenarioRun]
 
 
 def _run_attempts(
@@ -262,22 +265,32 @@ def _run_attempts(
 ) -> RunResult:
     """Run the scenario until it passes, is stopped, or has failed ``retries + 1`` times;
     each attempt a new :class:`ScenarioRun` (its own browser, its own run directory);
-    the first on ``early``'s loop and driver when there is one."""
-    while True:
-        tee = output_stream(attempts.log, attempts.name, attempts.stream)
-        attempts.attempt_opened = False
-        result = make_run(attempts.on_started, tee).run(early)
-        early = None
-        if not retryable(result.outcome) or len(attempts.failed) >= retries:
-            return result
-        attempt = attempts.attempt(result)
-        attempts.failed.append(attempt)
-        print(
-            f"attempt {attempt.number} of {retries + 1} {result.outcome}: "
-            f"running {attempts.name} again",
-            file=attempts.stream,
-            flush=True,
-        )
+    the first on ``early``'s loop and driver when there is one. The webServer the first
+    attempt started serves them all, and stops after the last."""
+    web_server: WebServer | None = None
+    try:
+        while True:
+            tee = output_stream(attempts.log, attempts.name, attempts.stream)
+            attempts.attempt_opened = False
+            run = make_run(attempts.on_started, tee, web_server)
+            try:
+                result = run.run(early)
+            finally:
+                web_server = run.kept_web_server
+            early = None
+            if not retryable(result.outcome) or len(attempts.failed) >= retries:
+                return result
+            attempt = attempts.attempt(result)
+            attempts.failed.append(attempt)
+            print(
+                f"attempt {attempt.number} of {retries + 1} {result.outcome}: "
+                f"running {attempts.name} again",
+                file=attempts.stream,
+                flush=True,
+            )
+    finally:
+        if web_server is not None:
+            web_server.stop()
 
 
 def _report(
