@@ -301,3 +301,37 @@ def test_a_tier_that_fails_is_noted_and_never_replaces_the_error(
         "network.json",
     ]
     assert "captureErrors" not in read_json(closed.path / "error.json")
+
+
+def test_a_page_too_busy_for_a_screenshot_is_not_asked_for_a_snapshot(
+    on_page: OnPage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script spinning in the page: the screenshot times out, and the aria snapshot
+    would too (another 5 s, well past a short scenario timeout): not attempted, said."""
+    from runner import bundle
+
+    monkeypatch.setitem(bundle.TIER_TIMEOUT_S, "screenshot", 1.0)
+    secrets = masker()
+
+    async def check(page: Page) -> BundleResult:
+        await page.evaluate("setTimeout(() => { for (;;) {} }, 0)")
+        return await write_failure_bundle(
+            root=tmp_path,
+            scenario="busy",
+            step_index=0,
+            error=ERROR,
+            page=page,
+            context=page.context,
+            recorder=PageRecorder(),
+            mask=secrets.mask,
+            mask_data=secrets.mask_data,
+            trace=False,
+        )
+
+    result = on_page("<p>busy</p>", check)
+    error = read_json(result.path / "error.json")
+    assert error["captureErrors"] == {
+        "screenshot": "timed out after 1 s",
+        "aria": "skipped: the page did not answer the screenshot in time",
+    }
+    assert result.screenshot is None
