@@ -10,6 +10,7 @@ the error tree are imported.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,4 +84,11 @@ class Project:
         try:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
-            return path.as_posix()
+            pass
+        # A link to a file outside the project: named where the link is, in the project.
+        for root in (self.root.resolve(), self.root.absolute()):
+            try:
+                return Path(os.path.abspath(path)).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()

@@ -278,3 +278,18 @@ def test_a_file_gone_since_it_was_listed_says_so(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     _, problem = read_source(fifo, "unotest/e2e/fifo.test.js", "scenario")
     assert problem is not None and problem.message == "not a regular file, so not a scenario"
+
+
+def test_a_scenario_linked_from_outside_is_named_where_the_link_is(tmp_path: Path) -> None:
+    """Its problems named the link by its absolute path (the viewer's /api/problems
+    too), where every other path is project-relative."""
+    from runner.project import ProjectIndex
+    from runner.project_root import Project
+
+    outside = tmp_path / "elsewhere.js"
+    outside.write_text("not a scenario\n")
+    root = tmp_path / "p"
+    (root / "unotest" / "e2e").mkdir(parents=True)
+    (root / "unotest" / "e2e" / "linked.test.js").symlink_to(outside)
+    index = ProjectIndex.load(Project(root))
+    assert [e.file for e in index.errors] == ["unotest/e2e/linked.test.js"]
