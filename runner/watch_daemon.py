@@ -232,6 +232,7 @@ class WatchDaemon:
             old = self.graph
             index = await asyncio.to_thread(ProjectIndex.load, self.project)
             self.graph = DependencyGraph.build(index)
+            self._keep_watched_collection(old, index)
             selection = select(
                 self.root, old, self.graph, changes, self.candidates(), self.options.collection
             )
@@ -240,6 +241,30 @@ class WatchDaemon:
                 self.bus.publish(error(note.scope, note.message, note.detail, note.degraded_to))
             changed = [absolute(self.root, c.rel) for c in changes]
             await self._run_batch(selection, changed, trigger, blocked)
+
+    def _keep_watched_collection(self, old: DependencyGraph, index: ProjectIndex) -> None:
+        """The collection ``--collection`` watches no longer loads (a slip while editing
+        its YAML): its last list stays in force, and the daemon says why. Without it, a
+        scenario it lists was "not in the collection" until the file was fixed."""
+        name = self.options.collection
+        if name is None or name in self.graph.collections or name not in old.collections:
+            return
+        self.graph.collections[name] = old.collections[name]
+        path = self.project.relative(self.project.collections_dir / f"{name}.yaml")
+        problems = index.errors_in([path])
+        detail = (
+            f"{problems[0].file}:{problems[0].line}:{problems[0].col}: {problems[0].message}"
+            if problems
+            else "the file is gone"
+        )
+        self.bus.publish(
+            error(
+                f"collection:{path}",
+                f"{path} does not load",
+                detail,
+                "the last list of scenarios that loaded is kept",
+            )
+        )
 
     async def _reload_config(self, changes: list[Change]) -> str | None:
         """After a save of the config: the workers read it again, or (when it does not

@@ -133,8 +133,18 @@ class Daemon:
         if terminal:
             self.keyboard, stdin = pty.openpty()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "unotest", "watch", "--json", "--idle-ms", "80",
-             "--max-ms", "1000", *args],
+            [
+                sys.executable,
+                "-m",
+                "unotest",
+                "watch",
+                "--json",
+                "--idle-ms",
+                "80",
+                "--max-ms",
+                "1000",
+                *args,
+            ],
             cwd=root,
             env=unotest_env(),
             stdin=stdin,
@@ -145,8 +155,9 @@ class Daemon:
             assert isinstance(stdin, int)
             os.close(stdin)
         self.stdout: queue.Queue[Event | None] = queue.Queue()
-        threading.Thread(target=_lines_into, args=(self.proc.stdout, self.stdout),
-                         daemon=True).start()
+        threading.Thread(
+            target=_lines_into, args=(self.proc.stdout, self.stdout), daemon=True
+        ).start()
         first = self.stdout.get(timeout=WAIT_S)
         if first is None:
             assert self.proc.stderr is not None
@@ -288,7 +299,9 @@ def test_a_saved_helper_reruns_its_scenarios_with_their_chains(
     cart = reasons["shop/cart"][0]
     assert cart["kind"] == "importer" and cart["depth"] == 2
     assert cart["chain"] == [
-        f"{root}/{H}/auth.js", f"{root}/{H}/cart.js", f"{root}/{E}/shop/cart.test.js"
+        f"{root}/{H}/auth.js",
+        f"{root}/{H}/cart.js",
+        f"{root}/{E}/shop/cart.test.js",
     ]
     runs = [e for e in between if e["type"] == "run.finished"]
     assert sorted(r["result"]["scenario"] for r in runs) == ["login", "shop/cart"]
@@ -413,13 +426,21 @@ def test_a_killed_browser_is_relaunched_and_says_so(shared: Daemon, client: Clie
 def test_a_second_daemon_on_the_project_says_so_and_exits_0(shared: Daemon) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "unotest", "watch"],
-        cwd=shared.root, env=unotest_env(), capture_output=True, text=True, timeout=WAIT_S,
+        cwd=shared.root,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
     )
     assert done.returncode == 0
     assert f"already runs for this project (pid {shared.proc.pid}" in done.stderr
     status = subprocess.run(
         [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
-        cwd=shared.root, env=unotest_env(), capture_output=True, text=True, timeout=WAIT_S,
+        cwd=shared.root,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
     )
     assert status.returncode == 0
     assert json.loads(status.stdout)["status"] == "running"
@@ -442,7 +463,11 @@ def test_kill_9_leaves_a_stale_file_the_next_start_overwrites_keys_and_sigint_st
         assert found.info["pid"] == first.proc.pid
         status = subprocess.run(
             [sys.executable, "-m", "unotest", "watch", "--status"],
-            cwd=root, env=unotest_env(), capture_output=True, text=True, timeout=WAIT_S,
+            cwd=root,
+            env=unotest_env(),
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
         )
         assert status.returncode == 1 and status.stdout.startswith("stale")
         _wait_gone([worker, *descendants(worker)])  # a worker outlives no daemon
@@ -493,3 +518,32 @@ def _wait_gone(pids: list[int]) -> None:
     while [p for p in pids if alive(p)]:
         assert time.monotonic() < deadline, f"still running: {[p for p in pids if alive(p)]}"
         time.sleep(0.1)
+
+
+def test_a_watched_collection_that_stops_loading_keeps_its_last_list(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A slip in the watched collection's YAML said nothing, and then every save of a
+    scenario it lists was "not in the collection" until the file was fixed."""
+    base = tmp_path_factory.mktemp("watch-collection")
+    site = base / "site"
+    site.mkdir()
+    (site / "index.html").write_text(HTML, encoding="utf-8")
+    with serve_directory(site) as url:
+        daemon = Daemon(make_project(base / "proj", url), "--collection", "smoke")
+        try:
+            client = Client(daemon.port)
+            assert client.next()["type"] == "snapshot"
+            daemon.save(f"{E}/_collections/smoke.yaml", "scenarios: [login, plain\n")
+            seen = client.until(lambda e: e["type"] == "batch.finished")
+            errors = [e for e in seen if e["type"] == "error"]
+            assert [e["scope"] for e in errors] == [f"collection:{E}/_collections/smoke.yaml"]
+            assert errors[0]["detail"].startswith(f"{E}/_collections/smoke.yaml:2:0: invalid YAML")
+            assert errors[0]["degradedTo"] == "the last list of scenarios that loaded is kept"
+            daemon.save(f"{E}/login.test.js")
+            started, _, finished = client.batch()
+            assert sorted(reasons_of(started)) == ["login"]  # still in the collection
+            assert finished["result"]["status"] == "passed"
+            client.close()
+        finally:
+            daemon.stop()
