@@ -20,6 +20,7 @@ from dsl.errors import BuiltinError
 from dsl.interpreter import Builtin, FunctionValue
 from dsl.jsregex import RegexTranslationError, compile_js_regex
 from dsl.values import (
+    CircularStructure,
     RegexValue,
     Value,
     format_number,
@@ -129,7 +130,13 @@ def _num(value: Value) -> Value:
 
 
 def _json(value: Value) -> Value:
-    return json.dumps(to_json_data(value), ensure_ascii=False, separators=(",", ":"))
+    try:
+        data = to_json_data(value)
+    except CircularStructure:
+        raise BuiltinError(
+            "TypeError", "json() cannot write an array or object that contains itself"
+        ) from None
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _matches(text: Value, pattern: Value) -> Value:

@@ -129,6 +129,8 @@ def strict_equal(a: Value, b: Value) -> bool:
         return a == b
     if a is None or b is None:
         return a is b
+    if a is b and isinstance(a, list | dict):
+        return True  # and an array that contains itself ends here
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -175,8 +177,19 @@ def to_display(value: Value) -> str:
     return render(value)
 
 
-def render(value: Value) -> str:
-    """One line that a person reads in vars, messages and logs; strings are quoted."""
+CIRCULAR = "[Circular]"
+"""What an array or object that contains itself shows where it comes again (Node's word)."""
+
+
+class CircularStructure(ValueError):
+    """``json()`` of an array or object that contains itself (JavaScript's TypeError)."""
+
+
+def render(value: Value, _open: frozenset[int] = frozenset()) -> str:
+    """One line that a person reads in vars, messages and logs; strings are quoted.
+
+    An array or object met again inside itself is ``[Circular]``: ``a.push(a)`` is legal,
+    and its rendering must end."""
     if value is None:
         return "null"
     if value is True:
@@ -187,12 +200,15 @@ def render(value: Value) -> str:
         return format_number(float(value))
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(render(item) for item in value) + "]"
-    if isinstance(value, dict):
+    if isinstance(value, list | dict):
+        if id(value) in _open:
+            return CIRCULAR
+        inside = _open | {id(value)}
+        if isinstance(value, list):
+            return "[" + ", ".join(render(item, inside) for item in value) + "]"
         if not value:
             return "{}"
-        inner = ", ".join(f"{_render_key(k)}: {render(v)}" for k, v in value.items())
+        inner = ", ".join(f"{_render_key(k)}: {render(v, inside)}" for k, v in value.items())
         return "{ " + inner + " }"
     if isinstance(value, RegexValue):
         return value.render()
@@ -206,16 +222,28 @@ def _render_key(key: str) -> str:
     return key if _PLAIN_KEY.match(key) else json.dumps(key, ensure_ascii=False)
 
 
-def to_json_data(value: Value) -> object:
-    """What ``json(x)`` serialises: JSON's own types, host values as their rendering."""
+def to_json_data(
+    value: Value, *, display: bool = False, _open: frozenset[int] = frozenset()
+) -> object:
+    """What ``json(x)`` serialises: JSON's own types, host values as their rendering.
+
+    An array or object that contains itself raises :class:`CircularStructure`, as
+    ``JSON.stringify`` throws. ``display``: for a person (runtime.json's variables)
+    rather than ``json()``: ``NaN`` and ``Infinity`` stay themselves (``json.dumps``
+    writes them so), and a structure met again inside itself is ``"[Circular]"``."""
     if isinstance(value, float | int) and not isinstance(value, bool):
         if math.isnan(value) or math.isinf(value):
-            return None  # JSON.stringify does the same
+            return value if display else None  # JSON.stringify writes null
         return int(value) if value.is_integer() and abs(value) < 2**53 else value
-    if isinstance(value, list):
-        return [to_json_data(item) for item in value]
-    if isinstance(value, dict):
-        return {k: to_json_data(v) for k, v in value.items()}
+    if isinstance(value, list | dict):
+        if id(value) in _open:
+            if display:
+                return CIRCULAR
+            raise CircularStructure("the value contains itself")
+        inside = _open | {id(value)}
+        if isinstance(value, list):
+            return [to_json_data(item, display=display, _open=inside) for item in value]
+        return {k: to_json_data(v, display=display, _open=inside) for k, v in value.items()}
     if isinstance(value, RegexValue):
         return {}
     if isinstance(value, HostValue):

@@ -55,7 +55,7 @@ def render_var(value: Value, mask: Callable[[str], str] | None = None) -> str:
     if isinstance(value, HostValue | RegexValue):
         text = value.render()
     else:
-        text = json.dumps(to_json_data(value), ensure_ascii=False)
+        text = json.dumps(to_json_data(value, display=True), ensure_ascii=False)
     return cut_masked(text, MAX_VAR_CHARS, mask)
 
 
