@@ -193,8 +193,13 @@ class BrowserBuiltins:
             for key, option in options.items():
                 if key == "button" and option in ("left", "right", "middle"):
                     kwargs["button"] = option
-                elif key == "count" and isinstance(option, float):
-                    kwargs["click_count"] = int(option)
+                elif (
+                    key == "count"
+                    and isinstance(option, float)
+                    and option.is_integer()
+                    and option >= 1
+                ):
+                    kwargs["click_count"] = int(option)  # 0 or -3 clicked nothing, and passed
                 elif key == "force" and isinstance(option, bool):
                     kwargs["force"] = option
                 elif (

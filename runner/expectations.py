@@ -238,8 +238,16 @@ class Expectations:
         :meth:`runner.page_calls.PageCalls.counted` finds."""
 
         def check(value: Value, n: Value) -> Value:
-            if not isinstance(n, float | int) or isinstance(n, bool) or not float(n).is_integer():
-                raise BuiltinError("TypeError", f"{fn}() needs a whole number, got {render(n)}")
+            if (
+                not isinstance(n, float | int)
+                or isinstance(n, bool)
+                or not float(n).is_integer()
+                or n < 0
+            ):
+                # -1 waited the whole timeout for a count no page can have.
+                raise BuiltinError(
+                    "TypeError", f"{fn}() needs a whole number from 0, got {render(n)}"
+                )
             wanted = int(n)
 
             async def got(locator: Locator) -> str:

@@ -312,6 +312,8 @@ def role_locator(role: Value, name: Value = None, options: Value = None) -> Loca
         raise BuiltinError(
             "TypeError", f'role() needs a role name such as "button", got {type_name(role)}'
         )
+    if isinstance(name, dict) and options is None:
+        name, options = None, name  # role("button", {disabled: true}): options, no name
     name_matcher = matcher_arg("role", name) if name is not None else None
     opts: list[tuple[str, int | bool]] = []
     if options is not None:

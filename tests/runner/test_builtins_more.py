@@ -24,7 +24,7 @@ from playwright.async_api import Browser, Page, Playwright, async_playwright
 
 from dsl.errors import BuiltinError
 from dsl.jsregex import compile_js_regex
-from dsl.values import RegexValue, Value
+from dsl.values import RegexValue, Value, render
 from runner.bridge import LoopBridge
 from runner.browser_builtins import BrowserBuiltins, Timeouts
 from runner.locators import LocatorValue
@@ -745,3 +745,17 @@ def test_an_invalid_css_selector_is_named_as_such(live: Live) -> None:
         "LocatorError: click: <Locator css=\"button::\">: 'button::' is not a valid CSS "
         "selector (unexpected ':')"
     )
+
+
+def test_counts_that_cannot_be_are_type_errors_at_once(live: Live) -> None:
+    """click(x, {count: 0}) clicked nothing and passed; expect_count(x, -1) waited the
+    whole timeout for a count no page can have."""
+    live.show("<button>Go</button><ul><li>a</li><li>b</li></ul>")
+    for count in (0.0, -3.0, 2.5):
+        assert live.error("click", css("button"), {"count": count}).startswith(
+            f"TypeError: click() option count: {render(count)} is not valid"
+        )
+    assert live.error("expect_count", css("li"), -1.0) == (
+        "TypeError: expect_count() needs a whole number from 0, got -1"
+    )
+    live.call("click", css("button"), {"count": 2.0})  # a double click still goes

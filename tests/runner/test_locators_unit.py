@@ -62,6 +62,10 @@ def test_recipes_render_as_a_person_reads_them() -> None:
     save = role_locator("button", "Save", {"exact": False, "level": 2.0})
     assert save.render() == '<Locator role=button name="Save" exact=false level=2>'
     assert role_locator("link").render() == "<Locator role=link>"
+    # Options without a name, as Playwright's getByRole takes them (was a TypeError).
+    assert role_locator("button", {"disabled": True}).render() == (
+        "<Locator role=button disabled=true>"
+    )
     assert role_locator("button", regex("sa+ve", "i")).render() == (
         "<Locator role=button name=/sa+ve/i>"
     )
