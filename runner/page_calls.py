@@ -168,6 +168,9 @@ class PageCalls:
                     f"{fn} on {shown} timed out after {waited} ms: "
                     + (reasons[-1] if reasons else message),
                 )
+        for needle, says in _WRONG_ELEMENT:
+            if count is None and needle in message:
+                return BuiltinError("LocatorError", f"{fn}: {shown} {says}")
         bad_css = _BAD_CSS.search(message)
         if count is None and bad_css is not None:
             # Playwright's own words end "Did you mean to CSS.escape it?", a browser API.
@@ -270,6 +273,24 @@ class PageCalls:
         return self.url(string_arg(fn, value, "a URL or a regex"))
 
 
+# Playwright's words for an element of the wrong kind, as a person would say them.
+_WRONG_ELEMENT = (
+    (
+        "Element is not an <input>, <textarea>",
+        "is not a field: it takes text only as an "
+        "<input>, a <textarea> or a [contenteditable] element",
+    ),
+    ("Not a checkbox or radio button", "is not a checkbox or a radio button"),
+    (
+        "Node is not an <input>, <textarea> or <select>",
+        "is not a field that has a value (an <input>, a <textarea> or a <select>)",
+    ),
+    (
+        "Non-multiple file input can only accept single file",
+        "takes one file: the input has no 'multiple' attribute",
+    ),
+    ("is not a valid XPath expression", "is not a valid XPath expression"),
+)
 _BAD_CSS = re.compile(r'Unexpected token "(.*?)" while parsing css selector "(.*)"')
 
 

@@ -38,6 +38,10 @@ def css(selector: str) -> LocatorValue:
     return LocatorValue((("css", (selector,)),))
 
 
+def xpath(selector: str) -> LocatorValue:
+    return LocatorValue((("xpath", (selector,)),))
+
+
 def regex(source: str, flags: str = "") -> RegexValue:
     return RegexValue(source, flags, compile_js_regex(source, flags))
 
@@ -759,3 +763,23 @@ def test_counts_that_cannot_be_are_type_errors_at_once(live: Live) -> None:
         "TypeError: expect_count() needs a whole number from 0, got -1"
     )
     live.call("click", css("button"), {"count": 2.0})  # a double click still goes
+
+
+def test_an_element_of_the_wrong_kind_is_named_as_such(live: Live) -> None:
+    """Each was Playwright's own line ("Locator.fill: Error: Element is not an
+    <input>...") under the bare name Error."""
+    live.show('<p id="status">Idle</p><input id="one" type="file">')
+    status = css("#status")
+    shown = '<Locator css="#status">'
+    assert live.error("fill", status, "x") == (
+        f"LocatorError: fill: {shown} is not a field: it takes text only as an <input>, "
+        "a <textarea> or a [contenteditable] element"
+    )
+    assert live.error("check", status) == (
+        f"LocatorError: check: {shown} is not a checkbox or a radio button"
+    )
+    assert live.error("value_of", status) == (
+        f"LocatorError: value_of: {shown} is not a field that has a value (an <input>, a "
+        "<textarea> or a <select>)"
+    )
+    assert live.error("click", xpath("//[")).endswith("is not a valid XPath expression")
