@@ -234,7 +234,16 @@ class _Checker:
         """expect_poll's function: passed by name, and callable without arguments."""
         if isinstance(arg, ast.Call) and isinstance(arg.callee, ast.Identifier):
             fn = arg.callee.name
-            if self.function_arity(fn) is not None and scope.lookup(fn) is None:
+            # Only where the call cannot give a function (a function may return one, and
+            # polling its result is then right): a file function whose every `return`
+            # is a plain value. A helper's body is not here: its run says so instead.
+            declared = next((f for f in self.program.functions if f.name == fn), None)
+            if (
+                declared is not None
+                and scope.lookup(fn) is None
+                and fn not in HOOK_NAMES
+                and _returns_no_function(declared)
+            ):
                 self.report(
                     arg.span,
                     f"TypeError: expect_poll() takes the function itself: write "
@@ -299,6 +308,43 @@ def check_program(
     for fn in program.functions:
         checker.function(fn)
     return sorted(checker.found, key=lambda d: (d.line, d.col))
+
+
+_PLAIN_VALUES = (
+    ast.NumberLit,
+    ast.StringLit,
+    ast.BoolLit,
+    ast.NullLit,
+    ast.TemplateLit,
+    ast.RegexLit,
+    ast.ArrayLit,
+    ast.ObjectLit,
+    ast.Binary,
+    ast.Unary,
+)
+
+
+def _returns_no_function(fn: ast.FunctionDecl) -> bool:
+    """No ``return`` of ``fn`` can give a function: each returns nothing or a literal,
+    a template or an operator's result (a name, a call or a member could)."""
+    blocks: list[ast.Block] = [fn.body]
+    while blocks:
+        for stmt in blocks.pop().body:
+            if isinstance(stmt, ast.Return):
+                if stmt.value is not None and not isinstance(stmt.value, _PLAIN_VALUES):
+                    return False
+            elif isinstance(stmt, ast.If):
+                blocks.append(stmt.consequent)
+                alternate = stmt.alternate
+                if isinstance(alternate, ast.If):
+                    blocks.append(ast.Block((alternate,), alternate.span))
+                elif alternate is not None:
+                    blocks.append(alternate)
+            elif isinstance(stmt, ast.ForOf | ast.While):
+                blocks.append(stmt.body)
+            elif isinstance(stmt, ast.Try):
+                blocks += [b for b in (stmt.block, stmt.handler, stmt.finalizer) if b is not None]
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -289,6 +289,20 @@ def test_expect_poll_takes_a_function_without_parameters_by_name() -> None:
     ]
 
 
+def test_polling_what_a_call_returns_is_fine_when_the_call_can_give_a_function() -> None:
+    """``pick()`` returns a function value: polling its result is right, and `check`
+    refused it (so the scenario could not run); a helper's body is not known here."""
+    source = (
+        "function count() {\n  return 1\n}\n"
+        "function pick() {\n  if (true) {\n    return count\n  }\n  return null\n}\n"
+        "function test_main() {\n"
+        "  expect_poll(pick(), 1)\n"
+        "  expect_poll(sign_in(1, 2), 1)\n"
+        "}\n"
+    )
+    assert check(source) == []
+
+
 def test_helper_consts_are_seen_everywhere_and_cannot_be_reassigned() -> None:
     source = "function test_main() {\n  log(ITEMS)\n  ITEMS = []\n  log(OTHER)\n}\n"
     found = check_program(parse_program(source, "c.test.js"), HELPERS, BUILTINS, {"ITEMS"})
