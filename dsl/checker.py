@@ -272,7 +272,11 @@ class _Checker:
         arity = self.locals.get(name) or self.helpers.get(name) or self.builtins.get(name)
         if arity is None:
             if scope.lookup(name) is not None:
-                self.report(callee.span, f"TypeError: '{name}' is a variable, not a function")
+                self.report(
+                    callee.span,
+                    f"TypeError: '{name}' is a variable, not a function: calls name their "
+                    "function (a function it holds is called by its own name)",
+                )
                 return
             known = set(self.locals) | set(self.helpers) | set(self.builtins)
             self.report(

@@ -223,7 +223,10 @@ def test_break_inside_nested_blocks_of_a_loop_is_fine() -> None:
 
 def test_a_variable_called_as_a_function() -> None:
     (diag,) = check_body("  let total = 1\n  total()")
-    assert diag.message == "TypeError: 'total' is a variable, not a function"
+    assert diag.message == (
+        "TypeError: 'total' is a variable, not a function: calls name their function "
+        "(a function it holds is called by its own name)"
+    )
     assert (diag.line, diag.col) == (3, 2)
 
 
