@@ -925,6 +925,9 @@ def _explain(
     arrow = _arrow_ahead(source, offset)
     if arrow is not None:  # `() => 1`, `(a, b) => ...`: stopped inside the parameters
         return ARROW, arrow
+    if stop.text == "*" and source[offset - 1 : offset] == "/":
+        # `1 /* ...` never closed: its '/' was read as a division, then '*' came.
+        return "unterminated comment: add the closing */", offset - 1
     # The first rule that recognises the mistake names it; the order matters.
     for rule in (_known_mistake, _bracket_mismatch):
         message = rule(stop)
@@ -1015,7 +1018,12 @@ def _bracket_mismatch(stop: _Stop) -> str | None:
     closes_other = token.type in ("RPAR", "RSQB", "RBRACE") and token.type != closer_terminal
     if opener is not None and opener[0] in "([" and closes_other:
         return _never_closed(stop.source, opener)
-    if "COMMA" in expected and closer_terminal in expected and token.type != closer_terminal:
+    if (
+        "COMMA" in expected
+        and closer_terminal in expected
+        and token.type != closer_terminal
+        and not (opener is not None and opener[0] == "{" and _opens_a_block(stop.source, opener[1]))
+    ):
         return f"missing '{closer}' or ',' before {_describe_token(token)}"
     if token.type == "RBRACE" and "RBRACE" not in expected and opener is None:
         return "unexpected '}': it closes nothing here"
@@ -1047,8 +1055,13 @@ def _misplaced_token(stop: _Stop) -> str:
     if token.type == "TEMPLATE" and "MUL_OP" in expected:
         return "tagged templates are not supported: pass the template as an argument, f(`...`)"
     starts_badly = token.type in ("REGEX", "TEMPLATE") or stop.text in ("(", "[", "-", "+", "!")
+    at_start = "MUL_OP" not in expected  # no operand before it: a statement starts here
+    if at_start and token.type in ("STRING", "NUMBER"):
+        starts_badly = True  # "abc".length, 1 + x
     if starts_badly and statement_may_end:
         return f"a statement cannot start with {shown}: statements start with a name or a keyword"
+    if token.type == "LBRACE" and at_start and statement_may_end:
+        return "a block cannot stand alone: blocks belong to if, for, while, try and functions"
     if token.type in ("STRING", "NUMBER", "REGEX", "NAME") and "MUL_OP" in expected:
         return f"unexpected {shown}: an operator, a ',' or a line break is missing before it"
     if statement_may_end and not stop.operand_expected:
@@ -1123,6 +1136,14 @@ def _unclosed_opener(source: str) -> tuple[str, int] | None:
 
 
 _OPENERS = ("(", "[", "{", "${")
+_BLOCK_KEYWORD = re.compile(r"(?:^|[^\w$])(?:else|try|finally)\s*\Z")
+
+
+def _opens_a_block(source: str, at: int) -> bool:
+    """Whether the ``{`` at ``at`` opens a block (after a ``)`` or else/try/finally),
+    not an object literal: a statement's missing operator there is no missing '}'."""
+    before = source[:at].rstrip()
+    return before.endswith(")") or _BLOCK_KEYWORD.search(before) is not None
 
 
 def _brackets(source: str) -> Iterator[tuple[str, int]]:
