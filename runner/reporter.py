@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ MAX_VAR_CHARS = 4096
 MAX_TEXT = 200
 E2E_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
 MARK_OK, MARK_FAIL, MARK_CAUGHT, MARK_SKIPPED, MARK_RUNNING = "✓", "✗", "○", "↷", "…"
+
+
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n]+[ \t]*")
 
 
 def render_var(value: Value, mask: Callable[[str], str] | None = None) -> str:
@@ -465,7 +469,9 @@ class StepReporter:
     ) -> str:
         """``  ✓ 3:2  click("Save")  (12 ms)``, indented by depth; the parenthesis adds
         a note (``caught TimeoutError``) and the time spent paused, when there are."""
-        shown = " ".join(text.split())
+        # One line: line breaks (and the indentation after them) become one space, and
+        # a tab one space; the spaces inside a string literal stay as they are written.
+        shown = _LINE_BREAKS.sub(" ", text.strip()).replace("\t", " ")
         if len(shown) > 100:
             shown = shown[:99] + "…"
         parts = [note] if note else []

@@ -295,6 +295,9 @@ def test_console_lines_collapse_whitespace_shorten_to_100_and_show_seconds(
 ) -> None:
     h = make()
     assert StepReporter._line("✓", 0, "3:2", "a\n   b\tc", 12.4) == "  ✓ 3:2  a b c  (12 ms)"
+    # A string literal's own spaces are the scenario's: shown as written.
+    said = 'let s = "  Hello, World  "'
+    assert StepReporter._line("✓", 0, "3:2", said, 1) == f"  ✓ 3:2  {said}  (1 ms)"
     assert StepReporter._line("✗", 2, "3:2", "x", 1500) == "      ✗ 3:2  x  (1.50 s)"
     assert StepReporter._line("…", 0, "1:0", "y" * 150, None) == "  … 1:0  " + "y" * 99 + "…"
     step = h.step("z" * 150, 4)
