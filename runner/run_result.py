@@ -270,9 +270,9 @@ def error_location(error: Mapping[str, object]) -> str | None:
 def summary_lines(result: RunResult) -> list[str]:
     seconds = result.duration_ms / 1000
     if result.outcome == "completed":
-        return [f"passed  {result.scenario}: {result.steps} steps in {seconds:.2f} s"]
+        return [f"passed  {result.scenario}: {_steps(result.steps)} in {seconds:.2f} s"]
     if result.outcome == "aborted":
-        return [f"aborted  {result.scenario} after {result.steps} steps ({seconds:.2f} s)"]
+        return [f"aborted  {result.scenario} after {_steps(result.steps)} ({seconds:.2f} s)"]
     error: Mapping[str, object] = result.error or {}
     location = error_location(error)
     where = f"{location}: " if location else ""
@@ -284,5 +284,9 @@ def summary_lines(result: RunResult) -> list[str]:
         lines.append(f"  step: {error['step']}")
     if result.bundle_path:
         lines.append(f"  failure bundle: {result.bundle_path}")
-    lines.append(f"  run: {result.run_dir}  ({result.steps} steps in {seconds:.2f} s)")
+    lines.append(f"  run: {result.run_dir}  ({_steps(result.steps)} in {seconds:.2f} s)")
     return lines
+
+
+def _steps(count: int) -> str:
+    return f"{count} step" if count == 1 else f"{count} steps"

@@ -117,8 +117,14 @@ def _load_state(config: pytest.Config) -> PluginState:
     except UnotestError:
         try:
             root = find_project_root(config.rootpath)
-        except UnotestError as err:
-            raise pytest.UsageError(f"--unotest: {err}") from None
+        except UnotestError:
+            # The CLI's sentence names its --root, which pytest has not.
+            raise pytest.UsageError(
+                f"--unotest: no unotest project found in {config.invocation_params.dir} or "
+                f"above it, nor in pytest's rootdir {config.rootpath}: run pytest inside a "
+                "project (a folder with unotest/ or unotest.config.yaml), or point "
+                "--rootdir DIR at one"
+            ) from None
     project = Project(root)
     try:
         index = ProjectIndex.load(project)

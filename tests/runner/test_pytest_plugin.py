@@ -237,6 +237,8 @@ def test_broken_input_is_one_clear_error(
     )
     assert outside.returncode == pytest.ExitCode.USAGE_ERROR
     assert "no unotest project found" in outside.stderr
+    # pytest has no --root (the CLI's advice): its own --rootdir is what works.
+    assert "--rootdir DIR" in outside.stderr and "--root DIR" not in outside.stderr
     assert "Traceback" not in outside.stderr
 
 

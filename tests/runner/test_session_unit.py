@@ -213,6 +213,8 @@ def test_timeout_error_info_is_placed_at_the_step_it_stopped() -> None:
 def test_summary_lines_per_outcome() -> None:
     passed = make_result(outcome="completed", error=None, bundle_path=None)
     assert summary_lines(passed) == ["passed  flows/login: 7 steps in 1.23 s"]
+    one = make_result(outcome="completed", error=None, bundle_path=None, steps=1)
+    assert summary_lines(one) == ["passed  flows/login: 1 step in 1.23 s"]
     aborted = make_result(outcome="aborted", error=None, bundle_path=None)
     assert summary_lines(aborted) == ["aborted  flows/login after 7 steps (1.23 s)"]
     error = {"error": "boom", "errorName": "AssertionError", "file": "a.js", "line": 3, "col": 1}

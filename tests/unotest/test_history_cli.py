@@ -36,6 +36,7 @@ def age_history(project: FlakyProject) -> None:
 def test_history_strips_after_several_runs(project: FlakyProject) -> None:
     project.scenario("steady", "steady", "1")  # fails its first request only
     project.scenario("flaky", "flaky", "1")
+    project.scenario("never-ran", "never-ran", "0")
     project.collection("nightly", ["steady", "flaky"])
     assert project.cli("e2e", "steady").code == 1
     assert project.cli("e2e", "steady").code == 0
@@ -61,6 +62,12 @@ def test_history_strips_after_several_runs(project: FlakyProject) -> None:
     assert project.cli("history", "steady", "--last", "1").out.splitlines()[1].split()[1] == "✓"
     nothing = project.cli("history", "never-ran")
     assert nothing.code == 0 and "no history for 'never-ran' yet" in nothing.out
+    # A name that is no scenario at all is a mistake, said as e2e says it (it was exit 0).
+    typo = project.cli("history", "stedy")
+    assert typo.code == 2
+    assert typo.err.strip() == (
+        "unotest: no scenario named 'stedy' (did you mean 'steady'?); 'unotest list' shows them"
+    )
 
 
 def test_prune_keeps_what_history_needs(project: FlakyProject) -> None:

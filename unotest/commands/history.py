@@ -13,8 +13,9 @@ from pathlib import Path
 
 from runner.errors import UsageError
 from runner.history import ScenarioHistory, load_history, outcomes, summarize, summary_json
+from runner.index_cache import load_summary
 from runner.project_root import Project, find_project_root
-from runner.text import printable, show_name
+from runner.text import did_you_mean, printable, show_name
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK
 
@@ -60,6 +61,13 @@ def history_command(args: argparse.Namespace) -> int:
     project = Project(root)
     seen = outcomes(load_history(project))
     wanted: str | None = getattr(args, "scenario", None)
+    if wanted is not None and wanted not in seen:
+        known = [meta["name"] for meta in load_summary(project).scenario_metas]
+        if wanted not in known:  # a typo, not a scenario that never ran
+            raise UsageError(
+                f"no scenario named {show_name(wanted)}{did_you_mean(wanted, known)}; "
+                "'unotest list' shows them"
+            )
     names = sorted(seen) if wanted is None else [wanted] if wanted in seen else []
     rows = [summarize(name, seen[name], last) for name in names]
     if getattr(args, "json", False):
