@@ -83,6 +83,14 @@ def _enabled(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
+    # pytest-playwright 0.10 defines its session fixture `base_url` as a method, which
+    # pytest 9.2 warns about at every run that uses it (every scenario does): noise the
+    # user can do nothing about, until pytest-playwright changes it.
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:Session-scoped fixtures defined as instance methods are deprecated"
+        ":pytest.PytestRemovedIn10Warning",
+    )
     from runner.text import one_line
 
     state = _load_state(config)
