@@ -608,6 +608,45 @@ def test_a_save_over_a_change_on_disk_offers_reload_or_overwrite(
     guard.check()
 
 
+def test_an_edit_made_while_a_read_is_on_its_way_still_meets_the_conflict(
+    page: Page, viewer: Viewer
+) -> None:
+    """A change on disk starts a read; the person types before it answers, then the
+    disk changes again and the read answers with that. The page took the read's version
+    as its own, so Save overwrote the other edit without a word (seen once in CI)."""
+    guard = guard_page(page)
+    guard.allow("status of 409 (Conflict)")
+    _open_scenario(page, viewer, "smoke")
+    path = viewer.root / "unotest" / "e2e" / "smoke.test.js"
+    source = page.get_by_role("textbox", name="Source")
+    original = source.input_value()
+    held: list[Route] = []
+    holding = [True]
+
+    def hold_reads(route: Route) -> None:
+        if holding[0] and route.request.method == "GET":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/files/**", hold_reads)
+    path.write_text(original.replace("n = n * 10", "n = n * 7"))  # the page reads it again
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not held:
+        assert time.monotonic() < deadline, "the page never read the file again"
+        page.wait_for_timeout(50)
+    source.fill(original.replace("n = n * 10", "n = n * 8"))  # typed before the answer
+    theirs = original.replace("n = n * 10", "n = n * 9")
+    path.write_text(theirs)
+    holding[0] = False
+    for route in held:
+        route.continue_()  # answers with what is on disk now: theirs
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("alert").filter(has_text="changed on disk")).to_be_visible()
+    assert path.read_text() == theirs  # not overwritten
+    guard.check()
+
+
 def test_the_view_keeps_the_latest_read_when_answers_cross(page: Page, viewer: Viewer) -> None:
     """An editor truncates, then writes: two changes, two reads. When the read of the
     half-written file answers last, the view must still show the finished file."""

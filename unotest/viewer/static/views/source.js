@@ -52,6 +52,10 @@ export function useSourceFile(path, keep) {
     return api(filePath(path)).then(
       (data) => {
         if (ticket !== latest.current) return null;
+        // Edited while this read was on its way (it started before the first keystroke):
+        // taking its version now would make the save overwrite what changed on disk,
+        // unasked. The file stays as it was read; the save then meets the conflict.
+        if (keepRef.current && keepRef.current()) return null;
         setFile(data, path);
         if (path === pathRef.current) setError(null);
         return null;
@@ -69,7 +73,9 @@ export function useSourceFile(path, keep) {
     setFileState(cached || null);
     setError(null);
     if (!cached) load();
-    const offResync = onResync(load);
+    const offResync = onResync(() => {
+      if (!(keepRef.current && keepRef.current())) load();
+    });
     const offMessage = onMessage((msg) => {
       if (CHANGED.has(msg.kind) && !(keepRef.current && keepRef.current())) load();
     });
@@ -233,6 +239,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
   const reloadFromDisk = async () => {
     setConflict(null);
     setDraft(null);
+    draftRef.current = null; // now, not at the next render: the read below must be taken
     const failed = await reload();
     setNote(failed ? `Not reloaded: ${failed}` : "Reloaded from disk");
   };
