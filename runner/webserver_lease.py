@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from runner.errors import WebServerCancelled
-from runner.rundir import process_start_time
+from runner.rundir import pid_exists, process_start_time
 
 try:
     import fcntl
@@ -63,13 +63,7 @@ def alive(holder: Holder) -> bool:
     now = process_start_time(pid)
     if now is not None:
         return start is None or now == start
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return start is None  # no /proc: the pid alone
+    return start is None and pid_exists(pid)  # no /proc: the pid alone
 
 
 def lease_folder() -> Path:
