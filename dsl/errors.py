@@ -166,8 +166,13 @@ class Diagnostic:
     message: str
     source_line: str = ""
 
+    @property
+    def head(self) -> str:
+        """The one line ``file:line:col: message``, without the source under it."""
+        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+
     def __str__(self) -> str:
-        head = f"{self.file}:{self.line}:{self.col}: {self.message}"
+        head = self.head
         return f"{head}\n{caret_context(self.source_line, self.col)}" if self.source_line else head
 
     @classmethod

@@ -12,10 +12,9 @@ importing the parser.
 from __future__ import annotations
 
 from dsl.errors import Diagnostic
+from runner.project_root import SCENARIO_SUFFIX
 
 __all__ = ["SCENARIO_SUFFIX", "is_helper_file", "problem_order"]
-
-SCENARIO_SUFFIX = ".test.js"
 
 
 def is_helper_file(file: str) -> bool:

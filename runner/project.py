@@ -363,8 +363,7 @@ class ProjectIndex:
     def _unloadable(self, name: str) -> bool:
         """Its file is there but is no scenario (a wrong header): a problem of its own,
         said where it is, not a name that does not exist."""
-        path = self.project.relative(self.project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
-        return bool(self.errors_in([path]))
+        return bool(self.errors_in([self.project.scenario_file(name)]))
 
 
 def _scenario_meta(header: ScenarioHeader, name: str, rel: str) -> protocol.ScenarioMeta:

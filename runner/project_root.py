@@ -17,7 +17,16 @@ from pathlib import Path
 from runner import protocol
 from runner.errors import UsageError
 
-__all__ = ["CONFIG_FILE", "Project", "collections_dir", "find_project_root", "is_project_dir"]
+__all__ = [
+    "CONFIG_FILE",
+    "SCENARIO_SUFFIX",
+    "Project",
+    "collections_dir",
+    "find_project_root",
+    "is_project_dir",
+]
+
+SCENARIO_SUFFIX = ".test.js"
 
 CONFIG_FILE = "unotest.config.yaml"
 
@@ -78,6 +87,14 @@ class Project:
     @property
     def runs_dir(self) -> Path:
         return self.unotest_dir / protocol.RUNS_SUBDIR
+
+    def scenario_file(self, name: str) -> str:
+        """Where scenario ``name``'s file is (or would be), project-relative."""
+        return self.relative(self.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+
+    def collection_file(self, name: str) -> str:
+        """Where collection ``name``'s file is (or would be), project-relative."""
+        return self.relative(self.collections_dir / f"{name}.yaml")
 
     def relative(self, path: Path) -> str:
         """Project-relative POSIX path, the form every artifact uses."""

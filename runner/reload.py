@@ -40,7 +40,7 @@ class Sources:
 
 
 def _rejected(problem: Diagnostic) -> CommandError:
-    return CommandError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
+    return CommandError(problem.head)
 
 
 def _helper_paths(base: Path) -> list[Path]:

@@ -35,7 +35,7 @@ from runner.browser_lifecycle import Standby, WarmBrowser
 from runner.debug_commands import Command
 from runner.debugger import Breakpoints, DebugListener, PauseReason
 from runner.errors import UsageError
-from runner.project import SCENARIO_SUFFIX, Project, ProjectIndex
+from runner.project import Project, ProjectIndex
 from runner.prompt import TerminalPrompt
 from runner.rundir import RunDirectory
 from runner.runs import read_events
@@ -167,7 +167,7 @@ def reload_scenario(project: Project, name: str) -> tuple[ScenarioFile, HelperTa
     first problem at ``file:line:col`` (as ``unotest e2e`` would refuse to start)."""
     index = ProjectIndex.load(project)
     scenario = index.scenarios.get(name)
-    file = scenario.file if scenario is not None else _file_of(project, name)
+    file = scenario.file if scenario is not None else project.scenario_file(name)
     helpers = project.relative(project.helpers_dir) + "/"
     # Every helper file read, those that no longer parse included (they are not helpers
     # of the index then, and the scenario's calls of them would be the only sign).
@@ -183,11 +183,6 @@ def reload_scenario(project: Project, name: str) -> tuple[ScenarioFile, HelperTa
         )
     assert scenario is not None
     return scenario, index.helper_table
-
-
-def _file_of(project: Project, name: str) -> str:
-    """Where a scenario's file is, whether or not it still parses."""
-    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 def held_breakpoints(breakpoints: Breakpoints) -> dict[str, list[tuple[int, int]]]:

@@ -150,9 +150,8 @@ class WatchDaemon:
         name = self.options.collection
         if name is not None and name not in self.graph.collections:
             # A file that is there but does not load is its problem, where it is.
-            path = self.project.relative(self.project.collections_dir / f"{name}.yaml")
-            for problem in index.errors_in([path]):
-                raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
+            for problem in index.errors_in([self.project.collection_file(name)]):
+                raise ConfigError(problem.head)
             hint = did_you_mean(name, self.graph.collections)
             raise UsageError(f"collection '{name}' does not exist{hint}")
 
@@ -250,13 +249,9 @@ class WatchDaemon:
         if name is None or name in self.graph.collections or name not in old.collections:
             return
         self.graph.collections[name] = old.collections[name]
-        path = self.project.relative(self.project.collections_dir / f"{name}.yaml")
+        path = self.project.collection_file(name)
         problems = index.errors_in([path])
-        detail = (
-            f"{problems[0].file}:{problems[0].line}:{problems[0].col}: {problems[0].message}"
-            if problems
-            else "the file is gone"
-        )
+        detail = problems[0].head if problems else "the file is gone"
         self.bus.publish(
             error(
                 f"collection:{path}",

@@ -75,7 +75,7 @@ class DependencyGraph:
             if rel.endswith(SCENARIO_SUFFIX) and not inner.startswith("_"):
                 graph.scenario_files.setdefault(inner[: -len(SCENARIO_SUFFIX)], rel)
         for problem in index.errors:
-            text = f"{problem.file}:{problem.line}:{problem.col}: {problem.message}"
+            text = problem.head
             graph.problems.setdefault(problem.file, []).append(text)
         loaded = {s.file for s in index.scenarios.values()} | {h.file for h in index.helpers}
         for rel, texts in graph.problems.items():

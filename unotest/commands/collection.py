@@ -31,7 +31,6 @@ from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
 from runner.history import longest_first, medians_ms
 from runner.index_cache import IndexSummary, load_summary
-from runner.problems import SCENARIO_SUFFIX
 from runner.project_root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
 from runner.retries import Attempt
@@ -270,10 +269,10 @@ def _find_collection(project: Project, index: IndexSummary, name: str) -> Collec
         return entry
     # A collection file that exists but does not load (wrong types, bad YAML) is a
     # configuration error naming the file and key, not "no collection named ...".
-    wanted = project.relative(project.collections_dir / f"{name}.yaml")
+    wanted = project.collection_file(name)
     problem = next(iter(index.errors_in([wanted])), None)
     if problem is not None:
-        raise ConfigError(f"{problem.file}:{problem.line}:{problem.col}: {problem.message}")
+        raise ConfigError(problem.head)
     hint = did_you_mean(name, [meta["name"] for meta in index.collections])
     raise UsageError(f"no collection named '{name}'{hint}; 'unotest list' shows them")
 
@@ -305,7 +304,7 @@ def _runnable(
         if name not in known:
             # A file that is there but is no scenario (its header is wrong) is broken,
             # with its problem where it is: skipping it as "not found" passed CI.
-            unloadable = index.errors_in([_scenario_path(project, name)])
+            unloadable = index.errors_in([project.scenario_file(name)])
             if unloadable:
                 for problem in unloadable:
                     print(format_diagnostic(problem), file=sys.stderr)
@@ -323,11 +322,6 @@ def _runnable(
             continue
         names.append(name)
     return names, skipped, broken
-
-
-def _scenario_path(project: Project, name: str) -> str:
-    """Where scenario ``name`` would be, project-relative (as problems name files)."""
-    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 def _no_event(kind: str, result: ScenarioOutcome) -> None:

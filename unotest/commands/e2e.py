@@ -75,16 +75,12 @@ def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd
                 f"{show_name(given)} is not a scenario file under {project.relative(e2e)}/"
             )
         return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
-    if given in known or (problem is None and _file_of(project, given) in index.files):
+    if given in known or (problem is None and project.scenario_file(given) in index.files):
         return given  # a file that was read but did not load: e2e shows its problems
     if problem is not None:
         raise UsageError(problem)
     hint = did_you_mean(given, known, cutoff=0.5)
     raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
-
-
-def _file_of(project: Project, name: str) -> str:
-    return project.relative(project.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
 
 
 def parse_break(text: str) -> tuple[str | None, int, int | None]:
@@ -108,8 +104,8 @@ def _runnable(project: Project, summary: IndexSummary, name: str) -> ProjectInde
     """The helpers and the scenario, loaded (its project checked through the index cache:
     nothing else is parsed), or their problems on stderr and a usage error."""
     path = next((m["path"] for m in summary.scenario_metas if m["name"] == name), None)
-    if path is None and _file_of(project, name) in summary.files:
-        path = _file_of(project, name)  # unreadable, binary, too big: not listed, but there
+    if path is None and project.scenario_file(name) in summary.files:
+        path = project.scenario_file(name)  # unreadable, binary, too big: not listed, but there
     problems = summary.problems_of(project, path)  # a helper's own syntax error first
     index = ProjectIndex.load_one(project, name) if not problems else None
     if index is not None and not index.errors and name in index.scenarios:
