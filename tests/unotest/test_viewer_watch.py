@@ -16,7 +16,7 @@ from sites import write_project
 from runner.rundir import atomic_write, process_start_time
 from runner.ws_messages import WsMessage
 from unotest.viewer.hub import Closed, Hub, Subscription
-from unotest.viewer.watch import Target, Watcher, classify
+from unotest.viewer.watch import Target, WatchBatch, Watcher, classify
 
 WAIT_S = 10
 
@@ -180,3 +180,34 @@ def test_a_new_run_its_lines_and_its_end(tmp_path: Path) -> None:
             runner.kill()
             runner.wait()
     assert os.path.isdir(runs)
+
+
+def test_a_file_event_and_the_ticker_at_once_publish_a_run_s_lines_in_order(
+    tmp_path: Path,
+) -> None:
+    """Both drain the same run and each yields the loop every few hundred messages:
+    the lines must still reach the hub in the file's order, or a page that takes each
+    line's number as its next one drops the earlier lines that come after it."""
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    run_dir = root / "unotest" / ".runs" / "r1"
+    run_dir.mkdir(parents=True)
+    atomic_write(run_dir / "manifest.json", _manifest(run_dir, os.getpid()))
+    line = b'{"kind":"step:ok","line":3,"col":0,"t":5,"pad":"' + b"x" * 60 + b'"}\n'
+    _append(run_dir / "steps.jsonl", line * 3000)
+
+    async def scenario() -> list[int]:
+        hub = Hub(queue_size=10_000)
+        sub = hub.subscribe()
+        watcher = Watcher(root, hub)
+        await watcher.tick()  # the run is found and read to its end
+        _append(run_dir / "steps.jsonl", line * 3000)
+        await asyncio.gather(watcher.changed(WatchBatch(runs={"r1"})), watcher.tick())
+        numbers = []
+        while not sub.queue.empty():
+            message = sub.queue.get_nowait()
+            assert not isinstance(message, Closed)
+            if message["kind"] == "fs:run-step":
+                numbers.append(int(message["lineIndex"]))
+        return numbers
+
+    assert asyncio.run(scenario()) == list(range(6000))

@@ -124,6 +124,7 @@ class Watcher:
         self.hub = hub
         self.runs = RunsWatcher(self.project.runs_dir)
         self._stop = asyncio.Event()
+        self._publishing = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = asyncio.Event()
         """Set once the file watch is in place (changes before it may be missed)."""
@@ -145,10 +146,16 @@ class Watcher:
         self._tasks = []
 
     async def _publish(self, messages: Iterator[WsMessage] | list[WsMessage]) -> None:
-        for count, message in enumerate(messages, 1):
-            self.hub.publish(message)
-            if count % YIELD_EVERY == 0:
-                await asyncio.sleep(0)
+        """Publish ``messages`` whole before any other batch: the file watch and the
+        ticker both drain the same runs, and a batch that yields the loop half way
+        (every :data:`YIELD_EVERY`) would otherwise let the other publish later lines
+        of a run before the rest of this one's earlier lines. A page that met such a
+        line took it as its next one and dropped the earlier ones as seen."""
+        async with self._publishing:
+            for count, message in enumerate(messages, 1):
+                self.hub.publish(message)
+                if count % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
 
     async def _watch(self) -> None:
         unotest_dir = self.project.unotest_dir
@@ -179,9 +186,10 @@ class Watcher:
         async for batch in changes:
             self.ready.set()
             if batch:
-                await self._handle(WatchBatch.of(unotest_dir, (path for _, path in batch)))
+                await self.changed(WatchBatch.of(unotest_dir, (path for _, path in batch)))
 
-    async def _handle(self, batch: WatchBatch) -> None:
+    async def changed(self, batch: WatchBatch) -> None:
+        """Publish what one burst of file changes means."""
         await self._publish(batch.file_messages())
         for run_id in sorted(batch.runs):
             await self._publish(self.runs.poll(run_id))
@@ -189,9 +197,14 @@ class Watcher:
     async def _tick(self) -> None:
         while not self._stop.is_set():
             await self._sleep(TICK_S)
-            await self._publish(self.runs.scan())
-            await self._publish(self.runs.poll_all())
-            await self._publish(self.runs.check_alive())
+            await self.tick()
+
+    async def tick(self) -> None:
+        """Publish new runs, lines a missed file event left behind, and runs whose
+        runner died."""
+        await self._publish(self.runs.scan())
+        await self._publish(self.runs.poll_all())
+        await self._publish(self.runs.check_alive())
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
