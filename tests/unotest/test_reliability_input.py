@@ -60,8 +60,10 @@ def make_project(root: Path, files: dict[str, str | bytes] | None = None) -> Pat
 def cli_many(
     jobs: Sequence[tuple[Path, Sequence[str]]],
     preexec_fn: Callable[[], None] | None = None,
+    env: dict[str, str] | None = None,
 ) -> list[Done]:
-    """Start every ``unotest ARGS`` (in its project) at once, then collect them all.
+    """Start every ``unotest ARGS`` (in its project) at once, then collect them all
+    (``env``: the environment, ``unotest_env()``'s by default).
 
     Every result is checked for what must never happen, whatever the input.
     """
@@ -71,7 +73,7 @@ def cli_many(
             subprocess.Popen(
                 [sys.executable, "-m", "unotest", *args],
                 cwd=cwd,
-                env=unotest_env(),
+                env=unotest_env() if env is None else env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -512,65 +514,45 @@ def test_a_node_options_the_driver_refuses_is_one_sentence_not_a_traceback(
     reading from the driver". ``e2e`` used to call that an internal error (exit 2), and
     each collection worker printed two tracebacks before "the worker did not start"."""
     project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
-    env = unotest_env(NODE_OPTIONS="--trace-gc")
-    done = {
-        command: subprocess.run(
-            [sys.executable, "-m", "unotest", *args],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-        )
-        for command, args in (
-            ("e2e", ("e2e", "ok")),
-            ("collection", ("collection", "all", "--workers", "2")),
-        )
-    }
+    e2e, collection = cli_many(
+        [(project, ("e2e", "ok")), (project, ("collection", "all", "--workers", "2"))],
+        env=unotest_env(NODE_OPTIONS="--trace-gc"),
+    )
+    done = {"e2e": e2e, "collection": collection}
     ours: dict[str, list[str]] = {}
     for command, proc in done.items():
-        assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-        assert "internal error" not in proc.stderr, proc.stderr
         # The driver's own line (Node's refusal) comes first; then ours, once.
-        assert "--trace-gc is not allowed in NODE_OPTIONS" in proc.stderr
-        ours[command] = [line for line in proc.stderr.splitlines() if line.startswith("unotest: ")]
-    assert done["e2e"].returncode == 2
+        assert "--trace-gc is not allowed in NODE_OPTIONS" in proc.err
+        ours[command] = [line for line in proc.err.splitlines() if line.startswith("unotest: ")]
+    assert done["e2e"].code == 2
     assert ours["e2e"] == [
         "unotest: Playwright's driver (its Node process) did not start: Connection closed "
         "while reading from the driver (NODE_OPTIONS is '--trace-gc': Node refuses some "
         "options there)"
     ]
     # Two workers, each tried twice, all for the same reason: said once.
-    assert done["collection"].returncode == 1
+    assert done["collection"].code == 1
     (line,) = ours["collection"]
     assert re.fullmatch(
         r"unotest: worker [01]: Playwright's driver \(its Node process\) did not start: .*"
         r"NODE_OPTIONS is '--trace-gc'.*",
         line,
     ), line
-    assert re.search(r"ok\s+not started", done["collection"].stdout), done["collection"].stdout
+    assert re.search(r"ok\s+not started", done["collection"].out), done["collection"].out
 
 
 def test_a_headed_run_without_a_display_says_so(tmp_path: Path) -> None:
     """Chromium only said "Target page, context or browser has been closed"."""
     project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
-    env = unotest_env(drop=("DISPLAY", "WAYLAND_DISPLAY"))
     said = "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
-    for args in (("e2e", "ok", "--headed"), ("collection", "all", "--headed")):
-        done = subprocess.run(
-            [sys.executable, "-m", "unotest", *args],
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT_S,
-        )
-        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
-        ours = [line for line in done.stderr.splitlines() if line.startswith("unotest: ")]
-        assert len(ours) == 1 and said in ours[0], done.stderr
-        assert done.returncode == (2 if args[0] == "e2e" else 1), done
+    e2e, collection = cli_many(
+        [(project, ("e2e", "ok", "--headed")), (project, ("collection", "all", "--headed"))],
+        env=unotest_env(drop=("DISPLAY", "WAYLAND_DISPLAY")),
+    )
+    for done, code in ((e2e, 2), (collection, 1)):
+        ours = [line for line in done.err.splitlines() if line.startswith("unotest: ")]
+        assert len(ours) == 1 and said in ours[0], done.err
+        assert done.code == code, done
 
 
 def test_report_paths_that_can_never_be_written_are_refused_before_the_run(
