@@ -19,6 +19,8 @@ from runner.envelope import Envelope
 from runner.errors import UsageError
 from runner.history import save_history
 from runner.project_root import Project
+from runner.retries import Attempt
+from runner.text import one_line
 
 __all__ = [
     "Reporters",
@@ -82,6 +84,17 @@ def _report_path(kind: str, value: str) -> Path:
         if parent.exists() and not parent.is_dir():
             raise UsageError(f"--reporter {kind}={value}: {parent} is a file, not a folder")
     return path
+
+
+def flaky_line(scenario: str, failed: list[Attempt]) -> str:
+    """What a scenario that passed after ``failed`` attempts is called, the same after
+    ``e2e --retries`` as in a collection's summary: a clean pass's line would hide it."""
+    first = failed[0]
+    why = f"{first.error_name}: " if first.error_name else ""
+    return (
+        f"~ {scenario}: flaky, passed on attempt {len(failed) + 1} "
+        f"(attempt 1: {why}{one_line(first.error_message or first.outcome)})"
+    )
 
 
 def retries_of(given: int | None, config: Config, debug: bool = False) -> int:

@@ -54,6 +54,10 @@ def test_e2e_flaky_scenario_passes_on_its_retry(
 
     assert done.code == 0, done
     assert project.site.requests("cart") == 2
+    # The last line is no clean pass's: it says flaky and why the first attempt failed.
+    last = done.out.strip().splitlines()[-1]
+    assert last.startswith("~ shop/cart: flaky, passed on attempt 2 (attempt 1: "), done.out
+    assert "Ready" in last
     events = json.loads(report.read_text())
     validate_envelopes(events)
     assert types(events)[:3] == ["run_start", "suite_start", "test_start"]

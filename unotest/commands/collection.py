@@ -40,6 +40,7 @@ from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
     Reporters,
+    flaky_line,
     history_quietly,
     ndjson_printer,
     parse_reporters,
@@ -408,13 +409,7 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
         if scenario.retries:
             print(f"      failed all {len(scenario.retries) + 1} attempts", file=out)
     for scenario in (s for s in result.scenarios if s.flaky):
-        first = scenario.retries[0]
-        why = f"{first.error_name}: " if first.error_name else ""
-        print(
-            f"  ~ {scenario.scenario}: flaky, passed on attempt {len(scenario.retries) + 1} "
-            f"(attempt 1: {why}{one_line(first.error_message or first.outcome)})",
-            file=out,
-        )
+        print(f"  {flaky_line(scenario.scenario, scenario.retries)}", file=out)
     print(f"  collection run: {result.run_dir}", file=out)
 
 

@@ -43,6 +43,7 @@ from unotest.console import format_diagnostic, json_dump, print_warnings
 from unotest.exit_codes import exit_code_for_run
 from unotest.reports import (
     Reporters,
+    flaky_line,
     history_quietly,
     ndjson_printer,
     parse_reporters,
@@ -179,6 +180,8 @@ def e2e_command(args: argparse.Namespace) -> int:
         ),
     )
     attempts.end(result)
+    if attempts.status(result) == "flaky":
+        print(flaky_line(scenario.name, attempts.failed), file=stream, flush=True)
     _report(reporters, log, attempts, project, config)
     if args.json:
         data: dict[str, object] = {**result.to_json()}
