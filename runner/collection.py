@@ -272,6 +272,9 @@ class CollectionRun:
         self.bailing = False
         self.pending: list[str] = list(self.order if self.order is not None else self.scenarios)
         self.failed_attempts: dict[str, list[Attempt]] = {}
+        self.awaiting_retry: dict[str, ScenarioOutcome] = {}
+        """The failed attempt of each scenario whose retry is queued: what it is reported
+        as when the collection stops (``--bail``, a signal) before the retry runs."""
         self.results: dict[str, ScenarioOutcome] = {}
         self.processes: dict[int, _WorkerProcess] = {}
         self.cancel = threading.Event()
@@ -323,6 +326,10 @@ class CollectionRun:
             if watch is not None:
                 watch.cancel()
         for name in self.pending:
+            if name in self.awaiting_retry:
+                # It ran and failed; its retry never came: that attempt is its result.
+                self._record(self.awaiting_retry.pop(name))
+                continue
             # Not run because the site never came up: failed with why, as a scenario run
             # alone is (CI reading the JUnit must not see it as skipped, or green).
             self._record(
@@ -666,9 +673,11 @@ class CollectionRun:
             )
         failed = self.failed_attempts.setdefault(result.scenario, [])
         result.retries = list(failed)
+        self.awaiting_retry.pop(result.scenario, None)
         if retryable(outcome) and len(failed) < self.retries and not self.stopping:
-            # Another attempt, first in the queue: a worker (this one) runs it again.
+            # Another attempt, first in the queue: the next worker free runs it again.
             failed.append(result.attempt())
+            self.awaiting_retry[result.scenario] = result
             self.pending.insert(0, result.scenario)
             self.on_event("retry", result)
             return

@@ -12,6 +12,7 @@ equals the JSON report; every envelope validates against the version-1 schema.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -202,6 +203,33 @@ def test_collection_with_only_a_flaky_failure_passes_and_bail_ignores_it(
     assert done.code == 0, done
     assert "PASSED" in done.out or "COMPLETED" in done.out
     assert project.site.requests("after") == 1  # --bail did not stop at the flaky one
+
+
+def test_bail_before_a_retry_reports_the_attempt_that_failed_not_not_started(
+    project: FlakyProject, tmp_path: Path
+) -> None:
+    """One worker: "flaky" is handed to it while "down" runs, fails its first attempt and
+    waits for its retry; "down"'s last attempt fails first and --bail stops the
+    collection. "flaky" ran and failed: it was reported "not started" (JUnit skipped)."""
+    project.scenario("down", "down", "always")
+    project.scenario("flaky", "flaky", "1")
+    project.scenario("after", "after", "0")
+    project.collection("nightly", ["down", "flaky", "after"])
+    junit = tmp_path / "junit.xml"
+    done = project.cli(
+        "collection", "nightly", "--retries", "1", "--bail", "--workers", "1",
+        "--reporter", f"list,junit={junit}",
+    )  # fmt: skip
+
+    assert done.code == 1, done
+    assert project.site.requests("down") == 2 and project.site.requests("flaky") == 1
+    assert project.site.requests("after") == 0
+    assert re.search(r"✗ .*flaky", done.out), done.out
+    assert not re.search(r"flaky\s+not started", done.out), done.out
+    cases = {case.get("name"): case for case in ET.parse(junit).iter("testcase")}
+    assert cases["flaky"].find("failure") is not None and cases["flaky"].find("skipped") is None
+    assert "Ready" in (cases["flaky"].find("failure").get("message") or "")
+    assert cases["after"].find("skipped") is not None
 
 
 def test_ndjson_stream_is_the_json_report(project: FlakyProject, tmp_path: Path) -> None:
