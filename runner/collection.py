@@ -60,6 +60,7 @@ from runner.rundir import (
     capture_output_into,
     read_proc_stat,
 )
+from runner.secrets import project_masker
 from runner.webserver import WebServer
 from runner.worker_prelaunch import Prelaunched, shard, worker_argv, worker_env
 
@@ -380,7 +381,12 @@ class CollectionRun:
         and, when it did not start, why (the ``before_all`` hook's envelope)."""
         started = time.monotonic()
         try:
-            web_server = await asyncio.to_thread(WebServer.from_config, config, cancel=self.cancel)
+            web_server = await asyncio.to_thread(
+                WebServer.from_config,
+                config,
+                mask=project_masker(self.project.root).mask,
+                cancel=self.cancel,
+            )
         except WebServerError as err:
             if self.on_web_server is not None and not isinstance(err, WebServerCancelled):
                 self.on_web_server((time.monotonic() - started) * 1000, str(err))

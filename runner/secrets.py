@@ -43,6 +43,7 @@ __all__ = [
     "RunEnvironment",
     "SecretMasker",
     "cut_masked",
+    "project_masker",
 ]
 
 MASK = "********"
@@ -393,3 +394,11 @@ class RunEnvironment:
     def secret_names(self) -> list[str]:
         """Names whose values are masked: secret ``.env`` keys and secrets read so far."""
         return sorted(self._secret_names)
+
+
+def project_masker(root: Path) -> SecretMasker:
+    """The secrets of project ``root`` (its ``unotest/.env``), for what quotes text a
+    run did not make itself (a webServer's output) outside a run's own masker."""
+    masker = SecretMasker()
+    RunEnvironment.of_project(root, masker)
+    return masker

@@ -382,7 +382,9 @@ class ScenarioRun:
             return self.given_web_server  # an earlier attempt's
         if ws is None:
             return None
-        return await asyncio.to_thread(WebServer.from_config, ws, cancel=self.web_server_cancel)
+        return await asyncio.to_thread(
+            WebServer.from_config, ws, mask=self.masker.mask, cancel=self.web_server_cancel
+        )
 
     async def _cleanup(self, web_server: WebServer | None) -> None:
         """Close what this run holds and does not hand on: a browser it launched (or

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from runner.config import Config, load_config
 from runner.errors import ConfigError, UnotestError, UsageError
 from runner.project import CONFIG_FILE, Project, ProjectIndex
+from runner.secrets import project_masker
 from runner.text import did_you_mean
 from runner.watch_batches import Batch, Debouncer
 from runner.watch_bus import EventBus
@@ -103,7 +104,10 @@ class WatchDaemon:
         self.config = load_config(self.root, os.environ)
         if self.config.web_server is not None:
             self.web_server = await asyncio.to_thread(
-                WebServer.from_config, self.config.web_server, cancel=threading.Event()
+                WebServer.from_config,
+                self.config.web_server,
+                mask=project_masker(self.root).mask,
+                cancel=threading.Event(),
             )
         await self.pool.start()
         server = await self._listen()

@@ -149,21 +149,30 @@ class WebServer:
         cls,
         config: WebServerConfig,
         *,
+        mask: Callable[[str], str],
         log: Callable[[str], None] = _no_log,
         cancel: threading.Event | None = None,
     ) -> WebServer:
         """:meth:`start` as ``unotest.config.yaml``'s ``webServer`` describes it: the one
         place the scenario runner, the collection orchestrator and the pytest plugin
-        turn that entry into a server."""
-        return cls.start(
-            config.command,
-            config.url,
-            cwd=config.cwd,
-            timeout_ms=config.timeout,
-            reuse_existing_server=config.reuse_existing_server,
-            log=log,
-            cancel=cancel,
-        )
+        turn that entry into a server. ``mask`` hides the project's secrets in the
+        error: it quotes the server's last output, and a server that fails to start
+        often prints its settings (a database URL, a token)."""
+        try:
+            return cls.start(
+                config.command,
+                config.url,
+                cwd=config.cwd,
+                timeout_ms=config.timeout,
+                reuse_existing_server=config.reuse_existing_server,
+                log=log,
+                cancel=cancel,
+            )
+        except WebServerError as err:
+            masked = mask(str(err))
+            if masked == str(err):
+                raise
+            raise type(err)(masked) from None
 
     @classmethod
     def start(

@@ -199,10 +199,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if server is None:
         return
     from runner.errors import UnotestError
+    from runner.secrets import project_masker
     from runner.webserver import WebServer
 
     try:
-        state.web_server = WebServer.from_config(server)
+        state.web_server = WebServer.from_config(
+            server, mask=project_masker(state.project.root).mask
+        )
     except UnotestError as err:
         raise pytest.UsageError(f"unotest: webServer: {err}") from None
 

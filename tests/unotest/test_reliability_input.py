@@ -609,3 +609,38 @@ def test_watch_on_a_collection_file_that_does_not_load_names_its_problem(tmp_pat
     )
     assert one_sentence(broken).startswith(f"unotest: {COLLECTIONS}/broken.yaml:2:0: invalid YAML")
     assert one_sentence(missing) == "unotest: collection 'nosuch' does not exist"
+
+
+def test_a_web_server_that_prints_a_secret_as_it_fails_is_masked_everywhere(
+    tmp_path: Path,
+) -> None:
+    """The error quotes the server's last output; a server failing to start often
+    prints its settings. The secret of ``unotest/.env`` was shown on stderr, in the
+    JUnit report and in the collection's events."""
+    secret = "supersecretdb-7731"
+    project = make_project(
+        tmp_path / "p",
+        {
+            f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n",
+            "unotest/.env": f"DB_PASSWORD={secret}\n",
+            "creds.txt": f"connecting with {secret}\n",
+            "unotest.config.yaml": (
+                "baseURL: http://127.0.0.1:9/\n"
+                'webServer: {command: "cat creds.txt; exit 3", url: "http://127.0.0.1:9/"}\n'
+            ),
+        },
+    )
+    junit = tmp_path / "junit.xml"
+    e2e, collection = cli_many(
+        [
+            (project, ("e2e", "ok")),
+            (project, ("collection", "all", "--reporter", f"list,junit={junit}")),
+        ]
+    )
+    assert e2e.code == 2 and collection.code == 2, (e2e, collection)
+    for done in (e2e, collection):
+        assert "last output: connecting with ********" in done.err + done.out, done
+    written = [junit.read_text()]
+    written += [p.read_text() for p in (project / "unotest" / ".runs").rglob("*") if p.is_file()]
+    assert "connecting with ********" in written[0]
+    assert not [text for text in [e2e.out, e2e.err, collection.out, *written] if secret in text]
