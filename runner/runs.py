@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import signal
 import socket
 import time
 import uuid
@@ -26,7 +28,9 @@ from runner.protocol import JSONObject
 from runner.rundir import append_line, pid_exists, read_proc_stat
 
 __all__ = [
+    "COLLECTION_ABORT_WAIT_S",
     "find_run_dir",
+    "is_collection_run",
     "list_runs",
     "read_events",
     "read_events_counted",
@@ -309,8 +313,16 @@ def send_command(
     ended) is given its own time from the acknowledgement on (``RESULT_WITHIN``)."""
     steps = run_dir / protocol.STEPS_FILE
     events = read_events(steps)
-    if any(e.get("kind") == "run:finished" for e in events):
+    if any(e.get("kind") in _FINISHED_KINDS for e in events):
         raise UsageError(f"run {run_dir.name} has finished; nothing to drive")
+    manifest = read_manifest(run_dir) or {}
+    if not _runner_alive(manifest, run_dir, time.time_ns() // 1_000_000):
+        raise UsageError(
+            f"run {run_dir.name} was interrupted: its runner is gone without finishing it; "
+            "nothing to drive"
+        )
+    if manifest.get("kind") == "collection":
+        return _abort_collection(run_dir, manifest, command)
     ident = command.get("id") or uuid.uuid4().hex[:12]
     line = json.dumps({"id": ident, **command}, ensure_ascii=True) + "\n"
     start = steps.stat().st_size if steps.exists() else 0
@@ -334,3 +346,42 @@ def send_command(
             deadline, later = time.monotonic() + later, None  # from the acknowledgement on
         time.sleep(0.01)
     return answers
+
+
+def is_collection_run(run_dir: Path) -> bool:
+    return (read_manifest(run_dir) or {}).get("kind") == "collection"
+
+COLLECTION_ABORT_WAIT_S = 20.0
+"""How long an ``abort`` of a collection waits for it to end (its workers abort their
+scenarios and the reports are written first)."""
+
+
+def _abort_collection(
+    run_dir: Path, manifest: JSONObject, command: Mapping[str, object]
+) -> list[JSONObject]:
+    """A collection has no debugger of its own: ``abort`` stops it as Ctrl-C or SIGTERM
+    does (its process, named by the manifest and alive), and the answer is its
+    ``collection-run:finished``; any other command is refused."""
+    if command.get("cmd") != "abort":
+        raise UsageError(
+            f"run {run_dir.name} is a collection: it takes 'abort' only; the debugger's "
+            "other commands go to one of its scenarios' runs ('unotest runs' lists them)"
+        )
+    pid = _int_field(manifest, "pid")
+    if pid is None or pid <= 0:
+        raise UsageError(f"run {run_dir.name} names no process to stop")
+    steps = run_dir / protocol.STEPS_FILE
+    start = steps.stat().st_size if steps.exists() else 0
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        raise UsageError(f"run {run_dir.name} was interrupted: its runner is gone") from None
+    except PermissionError:
+        raise UsageError(f"run {run_dir.name} is another user's: cannot stop it") from None
+    deadline = time.monotonic() + COLLECTION_ABORT_WAIT_S
+    while time.monotonic() < deadline:
+        ended = [e for e in read_events(steps, start) if e.get("kind") in _FINISHED_KINDS]
+        if ended:
+            return ended
+        time.sleep(0.05)
+    return []

@@ -62,7 +62,16 @@ from runner.run_launcher import launch_run
 from runner.run_links import run_links
 from runner.run_result import error_location
 from runner.rundir import append_line, atomic_write
-from runner.runs import find_run_dir, list_runs, read_events, run_meta, send_command
+from runner.runs import (
+    ACK_TIMEOUT_S,
+    COLLECTION_ABORT_WAIT_S,
+    find_run_dir,
+    is_collection_run,
+    list_runs,
+    read_events,
+    run_meta,
+    send_command,
+)
 from runner.secrets import RunEnvironment, SecretMasker
 
 __all__ = ["build_server"]
@@ -421,7 +430,15 @@ class _Tools:
         except UnotestError as err:
             raise ToolError(str(err)) from None
         if not answers:
-            raise ToolError(f"no answer from run {run_id} within 5 s")
+            if command["cmd"] == "abort" and is_collection_run(run_dir):
+                raise ToolError(
+                    f"collection run {run_dir.name} was asked to stop and has not ended "
+                    f"within {COLLECTION_ABORT_WAIT_S:g} s"
+                )
+            raise ToolError(
+                f"no answer from run {run_dir.name} within {ACK_TIMEOUT_S:g} s (a run answers "
+                "while it runs with the debugger on: run_scenario starts it so)"
+            )
         applied = [a for a in answers if a.get("kind") == "command:applied"]
         if command["cmd"] in RESUMING and applied:
             # ``command:applied`` comes before ``resumed`` and the ``running`` runtime.json:
@@ -858,7 +875,9 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         returns the runner's command:applied / command:rejected / command:result.
         `reload` (at a pause) continues on the files as they are now (write them with
         write_file); `restart` ends the run (aborted) and starts the scenario again in the
-        same browser as a new run: the answer's `newRunId` is the run to follow."""
+        same browser as a new run: the answer's `newRunId` is the run to follow. A
+        collection run takes `abort` only: it stops the whole collection (its answer is
+        the collection-run:finished event); drive its scenarios through their own runs."""
         if cmd not in NAMES:
             raise ToolError(unknown_command(cmd))
         command: dict[str, str | int] = {"cmd": cmd}

@@ -676,6 +676,40 @@ def test_sigint_aborts_everything_and_leaves_no_process(project: Project, site: 
             assert project.run_events(manifest.parent.name)[-1]["kind"] == "run:finished"
 
 
+def test_dbg_abort_of_a_collection_run_stops_it(project: Project, site: Site) -> None:
+    """What an agent's ``debug(runId, "abort")`` and ``unotest dbg RUN abort`` do to a
+    collection: it used to append to commands.jsonl, which nothing reads, and the
+    collection ran to its end."""
+    project.scenario("slow-0", visit("slow-0") + BUSY)
+    project.collection("interrupt", ["slow-0"])
+    proc = project.start("interrupt", "--workers", "1")
+    try:
+        site.wait_for("slow-0")
+        [run_dir] = [
+            m.parent
+            for m in (project.root / "unotest/.runs").glob("*/manifest.json")
+            if json.loads(m.read_text())["kind"] == "collection"
+        ]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+        pause = subprocess.run(
+            [UNOTEST, "dbg", run_dir.name, "pause"],
+            cwd=project.root, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        abort = subprocess.run(
+            [UNOTEST, "dbg", run_dir.name, "abort"],
+            cwd=project.root, env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        done = project.finish(proc)
+
+    assert pause.returncode == 2 and "it takes 'abort' only" in pause.stderr, pause
+    assert abort.returncode == 0, abort
+    assert abort.stdout.strip() == f"collection run {run_dir.name} ended: aborted", abort
+    assert done.code == 143, done
+    assert project.events(done)[-1]["outcome"] == "aborted"
+    assert (run_dir / "commands.jsonl").read_text() == ""
+
+
 def test_sigint_with_a_run_queued_on_the_worker_starts_nothing_more(
     project: Project, site: Site
 ) -> None:

@@ -514,6 +514,34 @@ def test_send_stops_waiting_once_the_run_has_finished(runs_dir: Path) -> None:
     assert [a["kind"] for a in answers] == ["command:applied"]
 
 
+def test_a_command_to_a_run_whose_runner_died_is_refused_at_once_and_not_written(
+    runs_dir: Path,
+) -> None:
+    """It waited 5 s, said "is it running with --debug?", and appended the command to a
+    dead run's commands.jsonl."""
+    from runner.errors import UsageError
+    from runner.runs import send_command
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    run_dir = make_run(
+        runs_dir, STARTED, manifest={"pid": dead.pid}, drop=("pidStartTime",), heartbeat_age=120
+    )
+    with pytest.raises(UsageError, match="was interrupted: its runner is gone"):
+        send_command(run_dir, {"cmd": "step"})
+    assert (run_dir / protocol.COMMANDS_FILE).read_text() == ""
+
+
+def test_a_collection_run_takes_abort_only(runs_dir: Path) -> None:
+    from runner.errors import UsageError
+    from runner.runs import send_command
+
+    run_dir = make_run(runs_dir, [], kind="collection")
+    with pytest.raises(UsageError, match="is a collection: it takes 'abort' only"):
+        send_command(run_dir, {"cmd": "pause"})
+    assert (run_dir / protocol.COMMANDS_FILE).read_text() == ""
+
+
 def test_an_ambiguous_prefix_names_the_newest_runs_first(runs_dir: Path) -> None:
     """It listed the five oldest of the matches (sorted by id), not those one means."""
     from runner.errors import UsageError

@@ -19,7 +19,14 @@ from runner.debug_commands import parse_words
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
 from runner.protocol import STEPS_FILE, JSONObject
-from runner.runs import ACK_TIMEOUT_S, find_run_dir, read_events, send_command
+from runner.runs import (
+    ACK_TIMEOUT_S,
+    COLLECTION_ABORT_WAIT_S,
+    find_run_dir,
+    is_collection_run,
+    read_events,
+    send_command,
+)
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
@@ -39,7 +46,17 @@ def dbg_command(args: argparse.Namespace) -> int:
         if not args.json:
             print(f"rejected: {rejected.get('reason', '')}")
         return EXIT_FAILED
+    ended = next((a for a in answers if a["kind"] == "collection-run:finished"), None)
+    if ended is not None:
+        if not args.json:
+            print(f"collection run {run_dir.name} ended: {ended.get('outcome')}")
+        return EXIT_OK
     if not answers:
+        if command["cmd"] == "abort" and is_collection_run(run_dir):
+            raise UsageError(
+                f"collection run {run_dir.name} was asked to stop and has not ended within "
+                f"{COLLECTION_ABORT_WAIT_S:g} s"
+            )
         if any(e.get("kind") == "run:finished" for e in read_events(run_dir / STEPS_FILE)):
             raise UsageError(f"run {run_dir.name} finished before it answered")
         raise UsageError(
