@@ -53,6 +53,7 @@ from dsl.values import (
     to_display,
     truthy,
     type_name,
+    well_formed,
 )
 
 __all__ = [
@@ -799,7 +800,7 @@ class Interpreter:
                 callee.span,
             )
         try:
-            return builtin.impl(*args)
+            result = builtin.impl(*args)
         except BuiltinError as err:
             raise self._error(err.name, err.message, node.span) from None
         except (ScriptError, Interrupt):
@@ -810,6 +811,8 @@ class Interpreter:
             raise self._error(
                 "Error", f"{name}(): {type(err).__name__}: {err}", node.span
             ) from None
+        # A string from outside (env(), a page's text) is made whole as literals are.
+        return well_formed(result) if type(result) is str else result
 
     # --- expressions -----------------------------------------------------------
 

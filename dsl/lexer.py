@@ -16,6 +16,8 @@ from typing import Any
 
 from lark.lexer import BasicLexer, ContextualLexer, Token
 
+from dsl.values import well_formed
+
 __all__ = [
     "REGEX_AFTER_WORDS",
     "TEMPLATE_END",
@@ -321,9 +323,7 @@ def _hex_char(raw: str, i: int, count: int, problem: str) -> str:
 
 def _join_surrogates(text: str) -> str:
     """``"\\uD83D\\uDE00"`` is one emoji in JavaScript; make it one code point here too."""
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
-        return text
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return well_formed(text)
 
 
 # Token() checks its keyword arguments for a deprecated name on every call.

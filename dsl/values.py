@@ -251,14 +251,30 @@ def to_json_data(
     return value
 
 
+def well_formed(text: str) -> str:
+    """``text`` with each lone UTF-16 surrogate (JSON's ``"\\ud800"``, an environment
+    variable that is not UTF-8, a page's broken string) as U+FFFD and each escaped pair
+    joined, as string literals are: such a string cannot be written as UTF-8, so it would
+    break every log, event and report it reached."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 def from_json_data(data: object) -> Value:
     """Turn parsed JSON (or YAML) data into language values: every number a float."""
-    if isinstance(data, bool) or data is None or isinstance(data, str):
+    if isinstance(data, str):
+        return well_formed(data)
+    if isinstance(data, bool) or data is None:
         return data
     if isinstance(data, int | float):
         return float(data)
     if isinstance(data, list):
         return [from_json_data(item) for item in data]
     if isinstance(data, dict):
-        return {str(k): from_json_data(v) for k, v in data.items()}
+        return {well_formed(str(k)): from_json_data(v) for k, v in data.items()}
     return str(data)

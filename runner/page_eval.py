@@ -22,7 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from dsl.errors import BuiltinError
-from dsl.values import HostValue, RegexValue, Value, type_name
+from dsl.values import HostValue, RegexValue, Value, type_name, well_formed
 from runner.locators import LocatorValue, to_pattern
 from runner.page_calls import PageCalls, first_line, string_arg
 
@@ -146,7 +146,9 @@ class _PageValues:
             raise BuiltinError(
                 "RangeError", f"evaluate(): the result holds more than {MAX_PAGE_ITEMS:,} values"
             )
-        if data is None or isinstance(data, str | bool):
+        if isinstance(data, str):
+            return well_formed(data)
+        if data is None or isinstance(data, bool):
             return data
         if isinstance(data, int | float):
             return float(data)
@@ -174,6 +176,8 @@ class _PageValues:
         try:
             if isinstance(data, list):
                 return [self.convert(item, depth + 1) for item in data]
-            return {str(key): self.convert(item, depth + 1) for key, item in data.items()}
+            return {
+                well_formed(str(key)): self.convert(item, depth + 1) for key, item in data.items()
+            }
         finally:
             self.open.discard(id(data))

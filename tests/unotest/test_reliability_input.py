@@ -644,3 +644,21 @@ def test_a_web_server_that_prints_a_secret_as_it_fails_is_masked_everywhere(
     written += [p.read_text() for p in (project / "unotest" / ".runs").rglob("*") if p.is_file()]
     assert "connecting with ********" in written[0]
     assert not [text for text in [e2e.out, e2e.err, collection.out, *written] if secret in text]
+
+
+def test_strings_with_lone_surrogates_from_outside_are_made_whole(tmp_path: Path) -> None:
+    """JSON's ``"\\ud800"`` and an environment variable that is not UTF-8 gave strings
+    Python cannot write as UTF-8: log() failed with a UnicodeEncodeError, then saving the
+    history crashed the CLI (internal error, exit 2, nothing printed for --json). They
+    become U+FFFD, as a lone surrogate in a string literal does."""
+    body = (
+        '  log("a", json_parse("\\"\\\\ud800\\""), env("BROKEN"))\n'
+        '  log(json_parse("{\\"k\\\\udc00\\": \\"\\\\ud83d\\\\ude00\\"}"))\n'
+    )
+    project = make_project(tmp_path / "p", {f"{E2E}/odd.test.js": scenario("odd", body)})
+    env = unotest_env(BROKEN="x\udcffy")  # the byte 0xFF, as Python reads it
+    (done,) = cli_many([(project, ("e2e", "odd", "--json"))], env=env)
+    assert done.code == 0, done
+    assert json.loads(done.out)["outcome"] == "completed"
+    assert "a \ufffd x\ufffdy" in done.err
+    assert "k\ufffd" in done.err and "\U0001f600" in done.err, done.err
