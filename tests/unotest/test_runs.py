@@ -575,3 +575,45 @@ def test_inspect_of_a_collection_run_says_what_to_inspect(runs_dir: Path) -> Non
         f"unotest: run {collection.name} is a collection's: inspect one of its scenarios' "
         "runs ('unotest runs' lists them)\n"
     )
+
+
+def _inspect(run_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "unotest", "inspect", run_dir.name],
+        cwd=run_dir.parent.parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
+    )
+
+
+def test_inspect_of_a_run_whose_runner_died_says_so(runs_dir: Path) -> None:
+    """runtime.json still said "running": inspect showed a live run."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    run_dir = make_run(
+        runs_dir, STARTED, manifest={"pid": dead.pid}, drop=("pidStartTime",), heartbeat_age=120
+    )
+    runtime = {"runId": run_dir.name, "scenario": "smoke", "testFn": "test_smoke",
+               "state": "running", "current": {"line": 3, "col": 2}, "vars": {}}  # fmt: skip
+    (run_dir / protocol.RUNTIME_FILE).write_text(json.dumps(runtime))
+    done = _inspect(run_dir)
+    assert done.returncode == 0, done
+    assert (
+        "state     running  (interrupted: its runner is gone; this is where it was)\n"
+        in done.stdout
+    ), done.stdout
+
+
+def test_inspect_of_a_runtime_json_of_another_shape_is_one_sentence(runs_dir: Path) -> None:
+    run_dir = make_run(runs_dir, STARTED)
+    for text, said in (
+        ("[1, 2]", "not a JSON object"),
+        ('{"current": 5}', "not in the protocol's RuntimeState shape"),
+    ):
+        (run_dir / protocol.RUNTIME_FILE).write_text(text)
+        done = _inspect(run_dir)
+        assert done.returncode == 2, done
+        assert done.stderr.startswith("unotest: cannot read ") and said in done.stderr, done
+        assert done.stderr.count("\n") == 1

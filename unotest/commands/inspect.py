@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from runner import protocol
 from runner.errors import UsageError
 from runner.project import Project, find_project_root
 from runner.run_result import chain_text, error_chain
-from runner.runs import find_run_dir
+from runner.runs import find_run_dir, run_meta
+from runner.secrets import project_masker
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK
 
@@ -32,11 +34,29 @@ def inspect_command(args: argparse.Namespace) -> int:
         raise UsageError(f"run {run_dir.name} has no runtime.json yet") from None
     except (OSError, ValueError) as err:
         raise UsageError(f"cannot read {project.relative(path)}: {err}") from None
+    if not isinstance(state, dict):
+        raise UsageError(f"cannot read {project.relative(path)}: not a JSON object")
     if args.json:
         print(json_dump(state))
         return EXIT_OK
+    try:
+        _print_state(project, run_dir, state)
+    except (KeyError, TypeError, AttributeError, IndexError):
+        raise UsageError(
+            f"cannot read {project.relative(path)}: it is not in the protocol's RuntimeState "
+            "shape"
+        ) from None
+    return EXIT_OK
+
+
+def _print_state(project: Project, run_dir: Path, state: dict[str, Any]) -> None:
     print(f"run       {state.get('runId')}  ({state.get('scenario')}, {state.get('testFn')})")
-    print(f"state     {state.get('state')}")
+    meta = run_meta(run_dir)
+    gone = meta is not None and meta.get("status") == "interrupted"
+    # runtime.json is the runner's last word: a runner killed mid-step left "running".
+    note = "  (interrupted: its runner is gone; this is where it was)" if gone else ""
+    print(f"state     {state.get('state')}{note}")
+    mask = project_masker(project.root).mask
     current = state.get("current")
     file = state.get("file")
     if current:
@@ -48,7 +68,7 @@ def inspect_command(args: argparse.Namespace) -> int:
         print(f"at        {where}")
         source = _source_line(project.root, file, current["line"]) if file else None
         if source is not None:
-            print(f"          {source.strip()}")
+            print(f"          {mask(source.strip())}")
     stack = state.get("callStack") or []
     print(
         "stack     "
@@ -69,7 +89,6 @@ def inspect_command(args: argparse.Namespace) -> int:
     breakpoints = state.get("breakpoints")
     if breakpoints:
         print("breaks    " + "; ".join(f"{f} {', '.join(p)}" for f, p in breakpoints.items()))
-    return EXIT_OK
 
 
 def _failure_text(failure: dict[str, object]) -> str:
