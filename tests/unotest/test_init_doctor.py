@@ -76,3 +76,13 @@ def test_doctor_with_a_root_that_is_not_there_is_a_problem(tmp_path: Path) -> No
     assert "all good" not in doctor.stdout
     outside = _run("doctor", cwd=tmp_path)
     assert "--   project: none here" in outside.stdout
+
+
+def test_init_where_nothing_can_be_created_is_one_sentence(tmp_path: Path) -> None:
+    """/proc refuses new folders: it was an internal error (FileNotFoundError)."""
+    done = _run("init", "/proc/unotest-nope", cwd=tmp_path)
+    assert done.returncode == 2, done
+    assert done.stderr == (
+        "unotest: cannot create the project in /proc/unotest-nope: No such file or directory "
+        "(/proc/unotest-nope)\n"
+    )

@@ -143,8 +143,14 @@ def init_command(args: argparse.Namespace) -> int:
     root = Path(args.directory).resolve()
     if root.exists() and not root.is_dir():
         raise UsageError(f"{args.directory} is not a directory")
-    root.mkdir(parents=True, exist_ok=True)
-    written, kept = scaffold(root)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        written, kept = scaffold(root)
+    except OSError as err:
+        where = f" ({err.filename})" if err.filename else ""
+        raise UsageError(
+            f"cannot create the project in {args.directory}: {err.strerror or err}{where}"
+        ) from None
     for relative in written:
         print(f"  created  {relative}")
     for relative in kept:
