@@ -90,14 +90,18 @@ class Batch:
     """Scenario → why it cannot run (a problem in its files): ``errored`` without a run."""
     publish: Callable[[Event], Event]
     cancelled: bool = False
+    cancel_reason: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
 
     def start(self, run_on_pool: RunOnPool) -> None:
         self.task = asyncio.ensure_future(self._run(run_on_pool))
 
-    def cancel(self) -> None:
+    def cancel(self, why: str = "a newer batch started before this scenario ran") -> None:
+        """No scenario of the batch starts from now on; ``why`` is what those that never
+        ran are reported with."""
         self.cancelled = True
+        self.cancel_reason = why
 
     async def _run(self, run_on_pool: RunOnPool) -> None:
         await asyncio.gather(*(self._one(job, run_on_pool) for job in self.jobs))
@@ -129,9 +133,7 @@ class Batch:
         self._finished(job, record)
 
     def _never_ran(self, job: ScenarioJob) -> dict[str, Any]:
-        return make_test_run_result(
-            job, "cancelled", message="a newer batch started before this scenario ran"
-        )
+        return make_test_run_result(job, "cancelled", message=self.cancel_reason)
 
     def _finished(self, job: ScenarioJob, record: dict[str, Any]) -> None:
         self.results.append(record)

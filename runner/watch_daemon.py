@@ -172,7 +172,7 @@ class WatchDaemon:
         self.debouncer.cancel()
         batch = self.batch
         if batch is not None and batch.task is not None and not batch.task.done():
-            batch.cancel()
+            batch.cancel(f"the watch stopped ({reason}) before this scenario ran")
             self.pool.abort_running()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(batch.task), 20)

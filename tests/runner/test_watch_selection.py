@@ -6,6 +6,7 @@ Real project files in ``tmp_path``, loaded as the daemon loads them
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -212,3 +213,34 @@ def test_the_example_project_saving_auth_js_selects_exactly_its_users(tmp_path: 
         (reason,) = reasons
         scenario_file = abs_(root, graph.scenario_files[name])
         assert reason["chain"] == [abs_(root, f"{H}/auth.js"), scenario_file]
+
+
+def test_scenarios_a_stopped_watch_never_ran_say_it_stopped() -> None:
+    """Ctrl-C during a batch reported its other scenarios as "a newer batch started
+    before this scenario ran"."""
+    import asyncio
+
+    from runner.watch_batches import Batch
+    from runner.watch_results import ScenarioJob
+
+    published: list[dict[str, object]] = []
+
+    def publish(event: dict[str, object]) -> dict[str, object]:
+        published.append(event)
+        return event
+
+    async def never(*_: object) -> None:
+        raise AssertionError("a cancelled batch starts nothing")
+
+    async def scenario() -> list[dict[str, object]]:
+        batch = Batch("b1", [ScenarioJob("a", "unotest/e2e/a.test.js", [])], {}, publish)
+        batch.cancel("the watch stopped (SIGINT) before this scenario ran")
+        batch.start(never)
+        assert batch.task is not None
+        await batch.task
+        return batch.results
+
+    (result,) = asyncio.run(scenario())
+    assert result["status"] == "cancelled"
+    assert "the watch stopped (SIGINT) before this scenario ran" in json.dumps(result)
+    assert "newer batch" not in json.dumps(published)
