@@ -334,6 +334,9 @@ class _Tools:
         for run in going:
             if run.kind == "scenario":  # restarted (by the viewer, dbg): its newest run
                 run.run_dir = latest_restart(run.run_dir)
+        # A run that has finished may still have its process a moment (it writes its
+        # reports, or waits for the webServer's other users): nothing to abort there.
+        going = [run for run in going if _still_running(run.run_dir)]
         for run in going:
             if run.kind == "scenario":
                 ident = f"mcp-session-closed-{uuid.uuid4().hex[:8]}"
@@ -739,6 +742,11 @@ def _read_json(path: Path) -> object:
 def _objects(value: object) -> list[JSONObject]:
     """The objects of a JSON array (console.json, network.json); none for anything else."""
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _still_running(run_dir: Path) -> bool:
+    meta = run_meta(run_dir)
+    return meta is not None and meta.get("status") == "running"
 
 
 def _failed_request(entry: JSONObject) -> bool:

@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -931,3 +932,29 @@ def test_a_server_killed_with_sigkill_takes_its_runs_along(project: Path) -> Non
         if "pid" in started:
             stop_run(started["pid"], marker)
     assert not left, f"processes left after the test: {left}"
+
+
+def test_a_run_that_finished_is_not_aborted_when_the_session_closes(project: Path) -> None:
+    """Its process may outlive its run:finished a moment (writing its reports, waiting
+    for the webServer's other users): the session's close named it among the runs it
+    aborted and appended an abort to its commands.jsonl."""
+    from unotest.mcp_server import _OwnedRun, _Tools
+
+    tools = _Tools(project)
+    run_dir = project / "unotest" / ".runs" / "smoke-welcome-finished-000001"
+    run_dir.mkdir(parents=True)
+    manifest = {"schemaVersion": 1, "kind": "scenario", "ref": "smoke-welcome",
+                "adapter": "@unotest/web", "startedAt": 1, "pid": os.getpid()}  # fmt: skip
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    (run_dir / "steps.jsonl").write_text(
+        '{"kind":"run:started","runId":"x","scenario":"smoke-welcome","t":1}\n'
+        '{"kind":"run:finished","outcome":"failed","t":2}\n'
+    )
+    lingering = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        tools.owned.append(_OwnedRun(lingering, run_dir, "scenario"))
+        assert tools.end_owned_runs() == []
+        assert not (run_dir / "commands.jsonl").exists()
+    finally:
+        lingering.kill()
+        lingering.wait()
