@@ -421,7 +421,13 @@ class _Tools:
             await asyncio.sleep(0.05)
 
     def inspect_runtime(self, run_id: str) -> JSONObject:
-        runtime = _read_json(self.run_dir(run_id) / protocol.RUNTIME_FILE)
+        run_dir = self.run_dir(run_id)
+        runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
+        if not isinstance(runtime, dict) and is_collection_run(run_dir):
+            raise ToolError(
+                f"run {run_dir.name} is a collection's: inspect one of its scenarios' runs "
+                "(get_run lists them in its collection-run:scenario-* events)"
+            )
         if not isinstance(runtime, dict):
             raise ToolError(f"run {run_id} has no runtime.json yet")
         return self.safe(runtime)
@@ -570,6 +576,8 @@ class _Tools:
     def get_failure(self, run_id: str) -> list[str | Image]:
         run_dir = self.run_dir(run_id)
         events = read_events(run_dir / protocol.STEPS_FILE)
+        if is_collection_run(run_dir):
+            return [json.dumps(self.safe(_collection_failures(run_dir, events)), indent=2)]
         written = [e for e in events if e.get("kind") == "failure-bundle:written"]
         if not written:
             # A step whose error a ``try`` caught is no failure of the run.
@@ -744,6 +752,27 @@ def _objects(value: object) -> list[JSONObject]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def _collection_failures(run_dir: Path, events: list[JSONObject]) -> JSONObject:
+    """A collection has no failure of its own: the scenario runs that did not pass, for
+    ``get_failure`` on each."""
+    failed = [
+        {
+            "scenario": e.get("scenario"),
+            "runId": e.get("scenarioRunId"),
+            "outcome": e.get("outcome"),
+        }
+        for e in events
+        if e.get("kind") == "collection-run:scenario-finished" and e.get("outcome") != "completed"
+    ]
+    if not failed:
+        raise ToolError(f"collection run {run_dir.name} has no scenario that did not pass (yet)")
+    return {
+        "collection": run_dir.name,
+        "scenariosNotPassed": failed,
+        "next": "get_failure(runId) on one of these runs gives its error, page and screenshot",
+    }
+
+
 def _still_running(run_dir: Path) -> bool:
     meta = run_meta(run_dir)
     return meta is not None and meta.get("status") == "running"
@@ -915,5 +944,6 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool(structured_output=False)
     def get_failure(run_id: str) -> list[str | Image]:
         """The failure: error with file:line:col and step text, aria snapshot, console
-        errors, failed requests, and the screenshot as an image."""
+        errors, failed requests, and the screenshot as an image. For a collection run:
+        the runIds of its scenarios that did not pass, to call get_failure on."""
         return tools.get_failure(run_id)

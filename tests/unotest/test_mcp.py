@@ -809,8 +809,22 @@ def test_run_collection_reaches_finished(project: Path) -> None:
         run_dir = agent.project / started["runDir"]
         assert (run_dir / "stdout.log").is_file() and (run_dir / "stderr.log").is_file()
         assert "no collection named 'nope'" in await agent.error("run_collection", name="nope")
+        # A collection has no failure or runtime of its own: each says where to look.
+        said = await agent.error("get_failure", run_id=run_id)
+        assert "has no scenario that did not pass" in said
+        assert "is a collection's" in await agent.error("inspect_runtime", run_id=run_id)
 
-    drive(project, steps, timeout=120)
+        collections = agent.project / "unotest" / "e2e" / "_collections"
+        (collections / "broken.yaml").write_text("scenarios: [smoke-welcome, shop/known-bug]\n")
+        started = await agent.start("run_collection", name="broken", workers=1)
+        await agent.wait(started["runId"], "finished", timeout_s=90)
+        failures = await agent.ok("get_failure", run_id=started["runId"])
+        [failed] = failures["scenariosNotPassed"]
+        assert failed["scenario"] == "shop/known-bug" and failed["outcome"] == "failed"
+        failure = await agent.call("get_failure", run_id=failed["runId"])
+        assert not failure.is_error and '"location"' in failure.content[0].text
+
+    drive(project, steps, timeout=180)
 
 
 @pytest.mark.parametrize("name", ["README.md", "docs/mcp.md"])
