@@ -21,7 +21,6 @@ while the step was open (``pausedMs``).
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import time
 from collections.abc import Callable
@@ -30,7 +29,7 @@ from typing import TextIO
 
 from dsl.errors import ScriptError
 from dsl.interpreter import Directive, Step
-from dsl.values import HostValue, RegexValue, Value, to_json_data
+from dsl.values import HostValue, RegexValue, Value, display_json_head
 from runner import events, protocol
 from runner.bridge import LoopBridge
 from runner.debugger import DebugController
@@ -57,10 +56,11 @@ def render_var(value: Value, mask: Callable[[str], str] | None = None) -> str:
     Without it a caller that masks afterwards can leak the start of a secret.
     """
     if isinstance(value, HostValue | RegexValue):
-        text = value.render()
-    else:
-        text = json.dumps(to_json_data(value, display=True), ensure_ascii=False)
-    return cut_masked(text, MAX_VAR_CHARS, mask)
+        return cut_masked(value.render(), MAX_VAR_CHARS, mask)
+    # Only the head that the cut can keep is rendered: a 100,000-item array costs what
+    # its first few thousand characters cost (cut_masked reads its limit and margin).
+    text, more = display_json_head(value, MAX_VAR_CHARS + MASK_MARGIN)
+    return cut_masked(text, MAX_VAR_CHARS, mask, truncated=more)
 
 
 class ConsoleOutput:
@@ -176,6 +176,12 @@ class StepReporter:
     """runtime.json's writer (made from ``rundir`` when not given)."""
     _page: protocol.PageInfo | None = None
     """The page as last asked, shown by progress states written later."""
+    secrets_count: Callable[[], int] = lambda: 0
+    """How many secrets the run's masker holds: a variable rendered before a secret was
+    registered is rendered again."""
+    _shown: dict[str, tuple[Value, int, int, str]] = field(default_factory=dict)
+    """Each variable as last rendered for runtime.json: (its value, its length, the
+    secrets then, the text)."""
 
     def __post_init__(self) -> None:
         if self.runtime_file is None:
@@ -342,6 +348,28 @@ class StepReporter:
     def _vars(step: Step, mask: Callable[[str], str] | None = None) -> dict[str, str]:
         return {name: render_var(value, mask) for name, value in step.variables().items()}
 
+    def _shown_vars(self, step: Step, reuse: bool) -> dict[str, str]:
+        """runtime.json's variables. A progress state is built around every step (the
+        timer may write it) and rendering a big array each time made a loop beside it
+        quadratic: with ``reuse``, a variable that still holds the very same value, of
+        the same length, keeps its text. An element changed in place is then shown at
+        the next state written at once (at most an interval later, or at a pause)."""
+        mask = self.console.mask
+        secrets = self.secrets_count()
+        shown: dict[str, str] = {}
+        kept: dict[str, tuple[Value, int, int, str]] = {}
+        for name, value in step.variables().items():
+            size = len(value) if isinstance(value, list | dict | str) else -1
+            last = self._shown.get(name) if reuse else None
+            if last is not None and last[0] is value and last[1] == size and last[2] == secrets:
+                text = last[3]
+            else:
+                text = render_var(value, mask)
+            kept[name] = (value, size, secrets, text)
+            shown[name] = text
+        self._shown = kept
+        return shown
+
     # --- bounded, masked values ---------------------------------------------------------
 
     def _step_text(self, step: Step) -> str:
@@ -384,7 +412,7 @@ class StepReporter:
             self.write_runtime("running", step)
             return
         number = writer.number()
-        writer.progress(number, self._runtime_state("running", step, self._page))
+        writer.progress(number, self._runtime_state("running", step, self._page, reuse=True))
 
     def write_runtime(
         self, state: protocol.RuntimeState, step: Step | None = None, *, page: bool = True
@@ -405,16 +433,20 @@ class StepReporter:
         writer.write_now(number, self._runtime_state(state, step, shown))
 
     def _runtime_state(
-        self, state: protocol.RuntimeState, step: Step | None, page: protocol.PageInfo | None
+        self,
+        state: protocol.RuntimeState,
+        step: Step | None,
+        page: protocol.PageInfo | None,
+        *,
+        reuse: bool = False,
     ) -> protocol.RuntimeStateFile:
-        mask = self.console.mask
         return events.runtime_state(
             run_id=self.run_id,
             scenario=self.scenario,
             test_fn=self.test_fn,
             state=state,
             current=None if step is None else (step.file, step.line, step.col),
-            variables=self._vars(step, mask) if step is not None else {},
+            variables=self._shown_vars(step, reuse) if step is not None else {},
             call_stack=self._call_stack(step) if step is not None else [],
             failure=self.last_failure,
             breakpoints=(self.debugger.breakpoints.active() if self.debugger is not None else None),

@@ -315,6 +315,7 @@ class ScenarioRun:
             self.console,
             bridge,
             page_info=self._page_info,
+            secrets_count=lambda: len(self.masker),
         )
         return rundir, self.reporter
 

@@ -409,3 +409,86 @@ def test_runtime_json_carries_the_page_inside_a_step_and_never_asks_outside_one(
     # page as last asked (no second round trip), then dropped by the end
     assert len(asked) == 1
     assert h.runtime()["state"] == "completed" and "page" not in h.runtime()
+
+
+def _whole_then_cut(value: Value, mask: Callable[[str], str] | None) -> str:
+    """render_var as it was: the whole JSON text, then masked and cut."""
+    from dsl.values import to_json_data
+    from runner.secrets import cut_masked
+
+    text = json.dumps(to_json_data(value, display=True), ensure_ascii=False)
+    return cut_masked(text, MAX_VAR_CHARS, mask)
+
+
+def test_render_var_of_a_huge_value_reads_only_its_head_and_shows_the_same() -> None:
+    masker = SecretMasker()
+    masker.add(SECRET)
+    cases: list[Value] = [
+        [f"item number {i}" for i in range(100_000)],
+        {f"k{i}": [float(i), None, True, {"s": "é\n"}] for i in range(20_000)},
+        ["x" * 4090, SECRET, "tail"],  # the secret straddles the 4 KB cut
+        [SECRET * 3000],  # masking shrinks the head a lot
+        ["short", 1.5, float("nan")],
+    ]
+    for value in cases:
+        for mask in (None, masker.mask):
+            shown = render_var(value, mask)
+            assert len(shown) <= MAX_VAR_CHARS
+            assert SECRET not in (shown if mask else "")
+            if value != cases[3] or mask is None:
+                assert shown == _whole_then_cut(value, mask)
+    # Masking that shrinks the head: the shown text is a safe prefix of the old one.
+    shown = render_var(cases[3], masker.mask)
+    assert shown.endswith("…") and _whole_then_cut(cases[3], masker.mask).startswith(shown[:-1])
+
+
+def test_progress_states_render_a_variable_again_only_when_it_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A progress state is built around every step: rendering a big array each time
+    made every step of a loop beside it cost the array's size (20 s for 8,000 steps)."""
+    import runner.reporter as reporter_module
+    from runner.runtime_file import RuntimeFile
+
+    rendered: list[Value] = []
+    real = reporter_module.render_var
+
+    def counting(value: Value, mask: Callable[[str], str] | None = None) -> str:
+        rendered.append(value)
+        return real(value, mask)
+
+    monkeypatch.setattr(reporter_module, "render_var", counting)
+    masker = SecretMasker()
+    rundir = RunDirectory.create(tmp_path / "unotest" / ".runs", "scenario", "shop")
+    loop = asyncio.new_event_loop()
+    try:
+        reporter = StepReporter(
+            rundir, rundir.run_id, "shop", "test_shop",
+            ConsoleOutput(io.StringIO(), masker.mask), LoopBridge(loop),
+            runtime_file=RuntimeFile(rundir.write_runtime, interval=3600),
+            secrets_count=lambda: len(masker),
+        )  # fmt: skip
+        big = [f"item {i}" for i in range(5000)]
+        program = Program({3: "t += 1"})
+        for t in range(10):
+            step = FakeStep(program, 3, 3, 2, scope={"big": big, "t": float(t)})
+            reporter.before_statement(step)
+            reporter.after_statement(step, None)
+        # The first state was written at once (fresh); then big kept its text.
+        assert sum(1 for v in rendered if v is big) == 1
+        assert sum(1 for v in rendered if isinstance(v, float)) >= 10
+        big.append("one more")  # its length changed: rendered again
+        masker.add("item 4999")  # a secret registered since: rendered again
+        step = FakeStep(program, 3, 3, 2, scope={"big": big, "t": 1.0})
+        reporter.before_statement(step)
+        assert sum(1 for v in rendered if v is big) == 2
+        masker.add("item 0")
+        reporter.after_statement(step, None)
+        assert sum(1 for v in rendered if v is big) == 3
+        # A state written at once (a pause, the end) renders everything afresh.
+        reporter.write_runtime("paused-step", step, page=False)
+        assert sum(1 for v in rendered if v is big) == 4
+        assert "item 0" not in json.loads((rundir.path / "runtime.json").read_text())["vars"]["big"]
+    finally:
+        rundir.close()
+        loop.close()
