@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 import math
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -70,6 +71,9 @@ __all__ = [
 ]
 
 MAX_CALL_DEPTH = 200
+EVAL_LIMIT_S = 10.0
+"""The longest the debugger's ``eval`` runs statements (a loop typed at a pause): then a
+RangeError ends it and the run stays paused where it was."""
 HOOK_NAMES = ("before_each", "after_each")
 """Functions the runner calls around each test; no scenario calls them or names them."""
 _PYTHON_RECURSION_LIMIT = 10_000
@@ -267,7 +271,7 @@ class Step:
 
     def evaluate(self, source: str) -> Value:
         """The debugger's ``eval``: an expression's value, or run statements here."""
-        return self._interp._evaluate_here(source, self._scope, self.program)
+        return self._interp._evaluate_here(source, self._scope)
 
     def reload(
         self,
@@ -327,6 +331,8 @@ class Interpreter:
         """A reloaded statement the hook already let run (its step is open): no second
         ``before_statement`` for it."""
         self.interrupt_check: Callable[[], None] | None = None
+        self._eval_deadline: float | None = None
+        """While the debugger's eval runs: when its statements stop (EVAL_LIMIT_S)."""
         self._eval: dict[type, Callable[[Any, _Scope], Value]] = {
             ast.NumberLit: self._literal,
             ast.StringLit: self._literal,
@@ -434,6 +440,13 @@ class Interpreter:
             # an eval of ``while (true) {}`` is no reason for a run that cannot end.
             if self.interrupt_check is not None:
                 self.interrupt_check()
+            if self._eval_deadline is not None and time.monotonic() > self._eval_deadline:
+                # Nor for a pause that answers nothing more: the eval ends, the pause stays.
+                raise self._error(
+                    "RangeError",
+                    f"the eval ran longer than {EVAL_LIMIT_S:g} s and was stopped here",
+                    stmt.span,
+                )
             return True, self._guarded(stmt, action)
         frame = self._frames[-1]
         while True:
@@ -1063,7 +1076,16 @@ class Interpreter:
 
     # --- debugger eval ---------------------------------------------------------
 
-    def _evaluate_here(self, source: str, scope: _Scope, program: ast.Program) -> Value:
+    def _evaluate_here(self, source: str, scope: _Scope) -> Value:
+        outer = self._eval_deadline
+        if outer is None:
+            self._eval_deadline = time.monotonic() + EVAL_LIMIT_S
+        try:
+            return self._evaluate_source(source, scope)
+        finally:
+            self._eval_deadline = outer
+
+    def _evaluate_source(self, source: str, scope: _Scope) -> Value:
         from dsl.parser import parse_expression, parse_statements
 
         try:

@@ -76,7 +76,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("continue", ("c", "cont"), "c(ontinue)", resumes="continue"),
     CommandSpec("retry", ("r",), "r(etry)", resumes="continue"),
     CommandSpec("skip", ("k",), "k / skip", resumes="step"),
-    CommandSpec("eval", (), "eval EXPR", argument="expr", result=True),
+    # A loop typed at a pause runs up to dsl.interpreter.EVAL_LIMIT_S before its answer.
+    CommandSpec("eval", (), "eval EXPR", argument="expr", result=True, result_within=15.0),
     CommandSpec("reload", ("e",), "e / reload", result=True),
     CommandSpec("pause", (), "pause", anytime=True),
     CommandSpec(

@@ -250,3 +250,38 @@ def test_an_interrupt_during_the_poll_wait_ends_the_poll() -> None:
     interp = Interpreter(builtins, consts={"LIMIT": 3.0, "COUNTER": {"n": -5.0}})
     with pytest.raises(Interrupt):
         interp.run(program, "test_main")
+
+
+def test_an_eval_that_never_ends_is_stopped_and_the_pause_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``while (true) {}`` typed at a pause held the scenario's thread for good: no
+    answer, and every later command unanswered. It ends with a RangeError at the loop's
+    statement; the paused scope keeps what it did; the next eval has its own time."""
+    import dsl.interpreter
+
+    monkeypatch.setattr(dsl.interpreter, "EVAL_LIMIT_S", 0.05)
+    source = "function test_main() {\n  let n = 2\n  log(n)\n  return n\n}\n"
+    program = parse_program(source, "f.js")
+    logs: list[str] = []
+    errors: list[ScriptError] = []
+    results: list[object] = []
+
+    class Evaluator(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.line == 3:
+                for _ in range(2):
+                    try:
+                        step.evaluate("while (true) {\n  n = n + 1\n}")
+                    except ScriptError as err:
+                        errors.append(err)
+                results.append(step.evaluate("n > 2"))
+            return Directive.PROCEED
+
+    assert _interp(Evaluator(), logs).run(program, "test_main") > 2
+    # At whichever of the loop's statements ran when the time was up (its header is a
+    # statement of each iteration too).
+    assert [e.name for e in errors] == ["RangeError"] * 2
+    assert {(e.line, e.col) for e in errors} <= {(1, 0), (2, 2)}
+    assert "the eval ran longer than 0.05 s and was stopped here" in errors[0].message
+    assert results == [True]
