@@ -105,6 +105,18 @@ def _len(value: Value) -> Value:
     )
 
 
+_LINE_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+"""What log() writes escaped: line breaks and control characters (a tab stays)."""
+_ESCAPED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _one_line(text: str) -> str:
+    """log()'s line as one line of plain text: ``\\n``, ``\\r`` and ``\\u001b``-style
+    escapes instead of line breaks and control characters, which would split it or
+    drive the terminal (a page's text may hold anything)."""
+    return _LINE_BREAKING.sub(lambda m: _ESCAPED.get(m[0], f"\\u{ord(m[0]):04x}"), text)
+
+
 # JavaScript's StringNumericLiteral (what Number("...") accepts), ASCII digits only:
 # Python's float() would also take "nan", "infinity", "1_0" and non-ASCII digits, and
 # int(text, 16) a signed "-0x1F", none of which JavaScript reads as a number.
@@ -368,7 +380,7 @@ def make_pure_builtins(services: PureServices) -> dict[str, Builtin]:
         return float(math.floor(services.clock_ms()))
 
     def log(*values: Value) -> Value:
-        services.log(" ".join(to_display(v) for v in values))
+        services.log(_one_line(" ".join(to_display(v) for v in values)))
         return None
 
     def expect_poll(fn: Value, expected: Value, options: Value = None) -> Value:
