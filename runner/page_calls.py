@@ -115,7 +115,11 @@ class PageCalls:
             except PlaywrightTimeoutError as err:
                 raise BuiltinError("TimeoutError", f"{what}: {first_line(err)}") from None
             except PlaywrightError as err:
-                raise BuiltinError("Error", f"{what}: {first_line(err)}") from None
+                message = first_line(err)
+                raise (
+                    _known_error(what, message)
+                    or BuiltinError("Error", f"{what}: {_API_NAME.sub('', message)}")
+                ) from None
 
         return self.bridge.call(guarded())
 
@@ -171,15 +175,9 @@ class PageCalls:
         for needle, says in _WRONG_ELEMENT:
             if count is None and needle in message:
                 return BuiltinError("LocatorError", f"{fn}: {shown} {says}")
-        bad_css = _BAD_CSS.search(message)
-        if count is None and bad_css is not None:
-            # Playwright's own words end "Did you mean to CSS.escape it?", a browser API.
-            token = bad_css.group(1)
-            why = f"unexpected {token!r}" if token else "it ends too soon"
-            return BuiltinError(
-                "LocatorError",
-                f"{fn}: {shown}: {bad_css.group(2)!r} is not a valid CSS selector ({why})",
-            )
+        known = _known_error(f"{fn}: {shown}", message) if count is None else None
+        if known is not None:
+            return known
         if count is not None:
             listing = await describe_candidates(locator, count)
             return BuiltinError(
@@ -292,6 +290,33 @@ _WRONG_ELEMENT = (
     ("is not a valid XPath expression", "is not a valid XPath expression"),
 )
 _BAD_CSS = re.compile(r'Unexpected token "(.*?)" while parsing css selector "(.*)"')
+_UNKNOWN_KEY = re.compile(r'Unknown key: "(.*)"')
+_API_NAME = re.compile(r"^[A-Z][A-Za-z]*\.[a-z][A-Za-z]*: ")
+"""Playwright's ``Locator.count: `` before its message: an API the scenario never named."""
+
+
+def _known_error(where: str, message: str) -> BuiltinError | None:
+    """A Playwright error a person can act on, in the scenario's words (``None``: not
+    one of them)."""
+    bad_css = _BAD_CSS.search(message)
+    if bad_css is not None:
+        # Playwright's own words end "Did you mean to CSS.escape it?", a browser API.
+        token = bad_css.group(1)
+        why = f"unexpected {token!r}" if token else "it ends too soon"
+        return BuiltinError(
+            "LocatorError",
+            f"{where}: {bad_css.group(2)!r} is not a valid CSS selector ({why})",
+        )
+    if "is not a valid XPath expression" in message:
+        return BuiltinError("LocatorError", f"{where}: {_API_NAME.sub('', message)}")
+    unknown_key = _UNKNOWN_KEY.search(message)
+    if unknown_key is not None:
+        return BuiltinError(
+            "TypeError",
+            f"{where}: {unknown_key.group(1)!r} is no key name: keys are named as a "
+            'browser names them ("Enter", "Tab", "ArrowDown", "a", "Control+A")',
+        )
+    return None
 
 
 async def _count(locator: Locator) -> int:

@@ -749,6 +749,17 @@ def test_an_invalid_css_selector_is_named_as_such(live: Live) -> None:
         "LocatorError: click: <Locator css=\"button::\">: 'button::' is not a valid CSS "
         "selector (unexpected ':')"
     )
+    # A count and a key press said "Error" and Playwright's own API names.
+    assert live.error("count", css("###")) == (
+        "LocatorError: count: '###' is not a valid CSS selector (unexpected '#')"
+    )
+    assert live.error("press", "NotAKey") == (
+        "TypeError: press: 'NotAKey' is no key name: keys are named as a browser names "
+        'them ("Enter", "Tab", "ArrowDown", "a", "Control+A")'
+    )
+    assert live.error("press", css("button"), "NotAKey").startswith(
+        "TypeError: press: <Locator css=\"button\">: 'NotAKey' is no key name"
+    )
 
 
 def test_counts_that_cannot_be_are_type_errors_at_once(live: Live) -> None:
