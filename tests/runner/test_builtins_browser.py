@@ -586,7 +586,9 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
         "smart-disabled", "TimeoutError", 'click on "Frozen" timed out after 1000 ms', "not enabled"
     )
     check("wait-hidden", "TimeoutError", "wait_for on", "locator resolved to hidden <button")
-    check("count-bad-css", "Error", "count: ", 'while parsing css selector "a[["')
+    check(
+        "count-bad-css", "LocatorError", "count: 'a[[' is not a valid CSS selector (it ends"
+    )
     check(
         "expect-text-none",
         "AssertionError",
