@@ -617,3 +617,21 @@ def test_inspect_of_a_runtime_json_of_another_shape_is_one_sentence(runs_dir: Pa
         assert done.returncode == 2, done
         assert done.stderr.startswith("unotest: cannot read ") and said in done.stderr, done
         assert done.stderr.count("\n") == 1
+
+
+def test_dbg_takes_its_options_after_the_run_id_too(runs_dir: Path, tmp_path: Path) -> None:
+    """``dbg RUN --json eval x`` said "unknown debugger command '--json eval x'"."""
+    run_dir = make_run(runs_dir, STARTED)
+    root = runs_dir.parent.parent
+    for args, cwd in (
+        (["--json", "frobnicate"], root),
+        (["--root", str(root), "frobnicate"], tmp_path),
+        (["--json", "--root", str(root), "frobnicate"], tmp_path),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "unotest", "dbg", run_dir.name, *args],
+            cwd=cwd, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONSAFEPATH": "1"},
+        )  # fmt: skip
+        assert done.returncode == 2, done
+        assert done.stderr.startswith("unotest: unknown debugger command 'frobnicate'"), done

@@ -33,7 +33,25 @@ from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 __all__ = ["dbg_command"]
 
 
+def _leading_options(args: argparse.Namespace) -> None:
+    """``dbg RUN --json eval x``: argparse hands everything after RUN_ID to the command
+    (an eval may hold anything); options written first there are taken as options, as
+    every other command takes them after its arguments."""
+    words = list(args.words)
+    while words and words[0] in ("--json", "--root"):
+        if words[0] == "--json":
+            args.json = True
+            words.pop(0)
+            continue
+        if len(words) < 2:
+            raise UsageError("--root needs a folder")
+        args.root = Path(words[1])
+        del words[:2]
+    args.words = words
+
+
 def dbg_command(args: argparse.Namespace) -> int:
+    _leading_options(args)
     project = Project(find_project_root(Path.cwd(), args.root))
     run_dir = find_run_dir(project, args.run_id)
     command = parse_words(args.words)
