@@ -367,6 +367,10 @@ class ResumedEvent(RunArtifactBase):
 class RunFinishedEvent(RunArtifactBase):
     kind: Literal["run:finished"]
     outcome: RunOutcome
+    # Ours, additive (0.5.0 readers ignore them): why a run that could not go on
+    # (its webServer, its browser) failed, when no step failed.
+    error: NotRequired[str]
+    errorName: NotRequired[str]
 
 
 RunArtifact: TypeAlias = (

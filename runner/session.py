@@ -346,10 +346,10 @@ class ScenarioRun:
             )
         except (Interrupt, WebServerCancelled, asyncio.CancelledError):
             driven = self._aborted()
-        except Exception:
+        except Exception as exc:
             if not self.stopper.stopped:
                 try:
-                    self._finish_files(rundir, reporter, "failed")
+                    self._finish_files(rundir, reporter, "failed", cause=exc)
                 finally:
                     await self._cleanup(web_server)
                     feed.stop()
@@ -406,7 +406,11 @@ class ScenarioRun:
             await asyncio.to_thread(web_server.stop)
 
     def _finish_files(
-        self, rundir: RunDirectory, reporter: StepReporter, outcome: FinishedOutcome
+        self,
+        rundir: RunDirectory,
+        reporter: StepReporter,
+        outcome: FinishedOutcome,
+        cause: Exception | None = None,
     ) -> None:
         """The final runtime.json, ``run:finished``, the run directory closed.
 
@@ -414,15 +418,21 @@ class ScenarioRun:
         reads runtime.json must find the final state, not the last ``running``. When
         steps.jsonl cannot grow (disk full, RLIMIT_FSIZE), runtime.json, a small file
         rewritten whole, still records how the run ended; the write error goes on to
-        the CLI.
+        the CLI. ``cause``: why the run could not go on (the webServer, the browser):
+        ``run:finished`` says it (ours, additive), or a reader of the run directory
+        would see a failure without a reason.
         """
         runtime_error: Exception | None = None
         try:
             reporter.write_final_runtime(outcome)
         except Exception as err:
             runtime_error = err
+        finished = events.run_finished(outcome)
+        if cause is not None:
+            finished["error"] = self.masker.mask(str(cause) or type(cause).__name__)
+            finished["errorName"] = type(cause).__name__
         try:
-            rundir.append(events.run_finished(outcome))
+            rundir.append(finished)
         finally:
             rundir.close()  # the heartbeat stops whatever happened to the files
         if runtime_error is not None:

@@ -644,6 +644,16 @@ def test_a_web_server_that_prints_a_secret_as_it_fails_is_masked_everywhere(
     written += [p.read_text() for p in (project / "unotest" / ".runs").rglob("*") if p.is_file()]
     assert "connecting with ********" in written[0]
     assert not [text for text in [e2e.out, e2e.err, collection.out, *written] if secret in text]
+    # The scenario's run directory says why it failed (it said only "failed").
+    [scenario_run] = [
+        m.parent
+        for m in (project / "unotest" / ".runs").glob("*/manifest.json")
+        if json.loads(m.read_text())["kind"] == "scenario"
+    ]
+    last = json.loads((scenario_run / "steps.jsonl").read_text().splitlines()[-1])
+    assert last["kind"] == "run:finished" and last["outcome"] == "failed"
+    assert last["errorName"] == "WebServerError"
+    assert "last output: connecting with ********" in last["error"]
 
 
 def test_strings_with_lone_surrogates_from_outside_are_made_whole(tmp_path: Path) -> None:
