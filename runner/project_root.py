@@ -45,6 +45,13 @@ def find_project_root(start: Path, override: Path | None = None) -> Path:
         root = override.expanduser().resolve()
         if not root.is_dir():
             raise UsageError(f"--root {override}: no such directory")
+        if not is_project_dir(root):
+            # Checking or listing an empty folder said "ok: 0 scenarios": a CI gate
+            # pointed at the wrong folder passed.
+            raise UsageError(
+                f"--root {override}: no unotest project there (no unotest/ folder nor "
+                f"unotest.config.yaml); create one with 'unotest init {override}'"
+            )
         return root
     here = start.resolve()
     for candidate in (here, *here.parents):

@@ -672,3 +672,33 @@ def test_strings_with_lone_surrogates_from_outside_are_made_whole(tmp_path: Path
     assert json.loads(done.out)["outcome"] == "completed"
     assert "a \ufffd x\ufffdy" in done.err
     assert "k\ufffd" in done.err and "\U0001f600" in done.err, done.err
+
+
+def test_check_reads_the_configuration_and_refuses_a_root_that_is_no_project(
+    tmp_path: Path,
+) -> None:
+    """A CI gate running ``check`` passed a project whose config every run refuses, and
+    ``check --root`` of an empty folder said "ok: 0 scenarios"."""
+    broken = make_project(tmp_path / "broken", {"unotest.config.yaml": "baseURL: [x\n"})
+    typo = make_project(tmp_path / "typo", {"unotest.config.yaml": "baseUrl: http://x/\n"})
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    whole, only, warned, nothing = cli_many(
+        [
+            (broken, ("check",)),
+            (broken, ("check", "unotest.config.yaml")),
+            (typo, ("check",)),
+            (tmp_path, ("check", "--root", str(empty))),
+        ]
+    )
+    for done in (whole, only):
+        assert done.code == 1, done
+        assert done.out.startswith("unotest.config.yaml:2:0: invalid YAML: "), done
+    assert warned.code == 0, warned
+    assert (
+        "warning: unotest.config.yaml: unknown key 'baseUrl' is ignored (did you mean "
+        "'baseURL'?)" in warned.err
+    ), warned
+    assert one_sentence(nothing).startswith(
+        f"unotest: --root {empty}: no unotest project there"
+    )

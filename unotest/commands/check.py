@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
 from dsl.checker import Diagnostic
-from runner.errors import UsageError
+from runner.config import load_config
+from runner.errors import ConfigError, UsageError
 from runner.index_cache import load_summary
-from runner.project import SCENARIO_SUFFIX, Project, find_project_root, problem_order
+from runner.project import (
+    CONFIG_FILE,
+    SCENARIO_SUFFIX,
+    Project,
+    find_project_root,
+    problem_order,
+)
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, format_diagnostic, json_dump, plural
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -34,6 +42,13 @@ def check_command(args: argparse.Namespace) -> int:
     index = load_summary(project)
     diagnostics = index.errors(check=True)
     warnings = list(index.warnings) + index.orphan_warnings
+    wanted = _files_under(inside, project)
+    config_problem, config_warnings = (
+        _check_config(root) if not paths or CONFIG_FILE in wanted else (None, [])
+    )
+    if config_problem is not None:
+        diagnostics = [config_problem, *diagnostics]
+    warnings += config_warnings
     if not paths:
         counted = (
             f"{plural(len(index.scenario_metas), 'scenario')}, "
@@ -41,10 +56,9 @@ def check_command(args: argparse.Namespace) -> int:
             f"{plural(len(index.collections), 'collection')}"
         )
         return _report_check(diagnostics, warnings, args.json, summary=counted)
-    wanted = _files_under(inside, project)
     diagnostics = [d for d in diagnostics if d.file in wanted]
     warnings = [w for w in warnings if _warning_file(w, wanted)]
-    checked = wanted & set(index.files)
+    checked = wanted & (set(index.files) | {CONFIG_FILE})
     for path in inside:
         if path.is_file() and project.relative(path) not in checked:
             warnings.append(
@@ -58,6 +72,24 @@ def check_command(args: argparse.Namespace) -> int:
     return _report_check(
         diagnostics, warnings, args.json, summary=f"{plural(len(checked), 'file')} checked"
     )
+
+
+_CONFIG_PLACE = re.compile(rf"{re.escape(CONFIG_FILE)}(?::(\d+)(?::(\d+))?)?: (.*)", re.S)
+
+
+def _check_config(root: Path) -> tuple[Diagnostic | None, list[str]]:
+    """The project's configuration as every run reads it: a broken one is a problem of
+    the project (a CI gate that runs ``check`` must not pass it), its warnings too."""
+    try:
+        config = load_config(root, os.environ)
+    except ConfigError as err:
+        place = _CONFIG_PLACE.fullmatch(str(err))
+        if place is None:
+            return Diagnostic(CONFIG_FILE, 1, 0, str(err)), []
+        line, col, message = place.groups()
+        return Diagnostic(CONFIG_FILE, int(line or 1), max(0, int(col or 1) - 1), message), []
+    named = [w if w.startswith(CONFIG_FILE) else f"{CONFIG_FILE}: {w}" for w in config.warnings]
+    return None, named
 
 
 def _is_under(path: Path, root: Path) -> bool:
