@@ -211,9 +211,17 @@ def _note_lost_helper(
         )
     )
     if not found:
-        reason = "a helper that does not parse" if change.kind != "unlink" else "a deleted helper"
         detail_text = f": {detail}" if detail else ""
-        selection.miss(rel, f"{reason}, and no scenario calls its functions{detail_text}")
+        if change.kind == "unlink":
+            selection.miss(rel, "a deleted helper, and no scenario calls its functions")
+            return
+        # Nothing to rerun, but nothing runs either: every run refuses to start while a
+        # helper does not parse, which "nothing" alone hid until the next batch.
+        selection.miss(
+            rel,
+            "a helper that does not parse and no scenario calls; every scenario is "
+            f"blocked until it parses (as unotest e2e refuses to start){detail_text}",
+        )
 
 
 def _importer(

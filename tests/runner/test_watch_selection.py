@@ -143,6 +143,8 @@ def test_a_broken_helper_nobody_calls_is_unmatched_with_its_problem(root: Path) 
     (miss,) = sel.unmatched
     assert miss["reason"].startswith("a helper that does not parse")
     assert "unused.js:" in miss["reason"]
+    # Not "nothing": no run starts until it parses, which the next batch showed first.
+    assert "every scenario is blocked until it parses" in miss["reason"]
 
 
 def test_a_scenario_that_does_not_parse_is_still_selected_by_its_save(root: Path) -> None:
