@@ -128,7 +128,7 @@ class WatchDaemon:
             )
         )
         self.announced = True
-        self._spawn(watch_project(self.root, self._changed, self.stopped))
+        self._spawn(watch_project(self.root, self._changed, self.stopped, self._known_files))
 
     async def _listen(self) -> dict[str, Any] | None:
         """The socket, or None (``server: null``) when it is off or cannot be opened:
@@ -192,6 +192,10 @@ class WatchDaemon:
         task.add_done_callback(self.tasks.discard)
 
     # --- events in -------------------------------------------------------------------
+
+    def _known_files(self) -> list[str]:
+        """The scenario and helper files of the graph (what a folder moved away held)."""
+        return [*self.graph.scenario_files.values(), *self.graph.helper_files()]
 
     def _changed(self, changes: list[Change]) -> None:
         for change in changes:

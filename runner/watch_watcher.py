@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,14 +33,25 @@ _KINDS: dict[watchfiles.Change, ChangeKind] = {
 _SUFFIXES = (".js", ".yaml", ".yml")
 
 
+MAX_FOLDER_FILES = 5000
+"""The most files a folder moved in is read for (a larger one is cut there)."""
+
+Known = Callable[[], list[str]]
+"""The project files the daemon knows now (project-relative): what a folder that moved
+away held."""
+
+
 async def watch_project(
-    root: Path, on_changes: Callable[[list[Change]], None], stop: asyncio.Event
+    root: Path,
+    on_changes: Callable[[list[Change]], None],
+    stop: asyncio.Event,
+    known: Known = list,
 ) -> None:
     """Call ``on_changes`` with every relevant group of changes until ``stop`` is set."""
     e2e = root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR
-    watches = [_watch(root, root, False, on_changes, stop)]
+    watches = [_watch(root, root, False, on_changes, stop, known)]
     if e2e.is_dir():
-        watches.append(_watch(root, e2e, True, on_changes, stop))
+        watches.append(_watch(root, e2e, True, on_changes, stop, known))
     await asyncio.gather(*watches)
 
 
@@ -49,22 +61,39 @@ async def _watch(
     recursive: bool,
     on_changes: Callable[[list[Change]], None],
     stop: asyncio.Event,
+    known: Known,
 ) -> None:
     with contextlib.suppress(FileNotFoundError, RuntimeError):
         async for found in watchfiles.awatch(
             path, stop_event=stop, recursive=recursive, debounce=60, step=10, rust_timeout=500
         ):
-            changes = [c for c in (_change(root, kind, p) for kind, p in found) if c]
+            changes: dict[str, Change] = {}
+            for kind, p in found:
+                for change in _changes(root, kind, p, known):
+                    changes[change.rel] = change
             if changes:
-                on_changes(sorted(changes, key=lambda c: c.rel))
+                on_changes(sorted(changes.values(), key=lambda c: c.rel))
 
 
-def _change(root: Path, kind: watchfiles.Change, path: str) -> Change | None:
+def _changes(root: Path, kind: watchfiles.Change, path: str, known: Known) -> list[Change]:
+    """The project files a change at ``path`` touched: itself, or, for a folder renamed
+    or moved in or out (one event for the folder alone), each file it holds or held."""
     try:
         rel = Path(path).relative_to(root).as_posix()
     except ValueError:
-        return None
+        return []
     e2e = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
     if rel == CONFIG_FILE or (rel.startswith(e2e) and rel.endswith(_SUFFIXES)):
-        return Change(rel, _KINDS[kind])
-    return None
+        return [Change(rel, _KINDS[kind])]
+    if not rel.startswith(e2e):
+        return []
+    folder = Path(path)
+    if kind == watchfiles.Change.added and folder.is_dir():
+        inside = itertools.islice(
+            (p for p in folder.rglob("*") if p.suffix in _SUFFIXES and p.is_file()),
+            MAX_FOLDER_FILES,
+        )
+        return [Change(p.relative_to(root).as_posix(), "add") for p in inside]
+    if kind == watchfiles.Change.deleted:
+        return [Change(file, "unlink") for file in known() if file.startswith(rel + "/")]
+    return []

@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import queue
+import shutil
 import signal
 import socket
 import subprocess
@@ -547,3 +548,25 @@ def test_a_watched_collection_that_stops_loading_keeps_its_last_list(
             client.close()
         finally:
             daemon.stop()
+
+
+def test_a_folder_moved_in_renamed_and_moved_out_is_seen(
+    shared: Daemon, client: Client, tmp_path: Path
+) -> None:
+    """One event names the folder alone: it was dropped (not a .js file), so a folder
+    moved or renamed into unotest/e2e/ ran nothing and 'a' left its scenarios out."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "moved.test.js").write_text(scenario_source("moved", PLAIN), encoding="utf-8")
+    e2e = shared.root / E
+    shutil.move(str(outside), str(e2e / "moved_in"))
+    started, _, finished = client.batch()
+    assert list(reasons_of(started)) == ["moved_in/moved"]
+    assert finished["result"]["status"] == "passed"
+    (e2e / "moved_in").rename(e2e / "renamed")
+    started, _, finished = client.batch()
+    assert list(reasons_of(started)) == ["renamed/moved"]
+    assert finished["result"]["status"] == "passed"
+    shutil.move(str(e2e / "renamed"), str(tmp_path / "gone"))
+    gone = f"{shared.root.as_posix()}/{E}/renamed/moved.test.js"
+    client.until(lambda e: e["type"] == "watch.change" and e["path"] == gone)
