@@ -32,10 +32,11 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field, ValidationError
 
 from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
@@ -46,7 +47,13 @@ from runner.debugger import load_breakpoints_file
 from runner.errors import UnotestError
 from runner.history import history_report
 from runner.positions import land, parse_position, statement_starts
-from runner.project import ALL_BUILTIN_SIGNATURES, Project, ProjectIndex, arity_table
+from runner.project import (
+    ALL_BUILTIN_SIGNATURES,
+    SCENARIO_SUFFIX,
+    Project,
+    ProjectIndex,
+    arity_table,
+)
 from runner.project_files import (
     UNCHECKED,
     FileConflict,
@@ -230,7 +237,15 @@ class _Tools:
 
     def read_scenario(self, name: str) -> ScenarioSource:
         index = self.index()
+        if isinstance(name, str) and name.startswith(f"{protocol.UNOTEST_DIR}/"):
+            name = _name_of_path(_source_path(name))  # a path, as write_file takes it
         kind, path = self.scenario_path(index, name)
+        try:
+            # Where the file really is: a symlink out of unotest/e2e/ is not read (as
+            # write_file does not write it).
+            resolve_source(self.project, path)
+        except UnotestError as err:
+            raise ToolError(str(err)) from None
         data = (self.project.root / path).read_bytes()
         source = data.decode("utf-8")
         numbered = "\n".join(f"{i:>4} | {line}" for i, line in enumerate(source.splitlines(), 1))
@@ -383,8 +398,10 @@ class _Tools:
         """``unotest history --json``'s summaries: every scenario's, or one's. A name
         with no history must be a scenario of the project (a typo is an error, not an
         empty answer); one with history may have been removed since."""
+        if last < 1:
+            raise ToolError(f"last must be at least 1, not {last} (at most {MAX_LAST} are kept)")
         try:
-            report = history_report(self.project, scenario, max(1, min(int(last), MAX_LAST)))
+            report = history_report(self.project, scenario, min(last, MAX_LAST))
         except UnotestError as err:
             raise ToolError(str(err)) from None
         if scenario is not None and not report:
@@ -395,8 +412,12 @@ class _Tools:
         return self.safe({"scenarios": list(report)})
 
     def list_runs(self, limit: int) -> JSONObject:
+        if limit < 1:
+            raise ToolError(
+                f"limit must be at least 1, not {limit} (at most {MAX_RUNS_LISTED} are listed)"
+            )
         runs = list_runs(self.project.runs_dir)
-        shown = runs[: max(1, min(limit, MAX_RUNS_LISTED))]  # a cap on the answer's size
+        shown = runs[: min(limit, MAX_RUNS_LISTED)]  # a cap on the answer's size
         return self.safe({"runs": shown, "total": len(runs)})
 
     async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> JSONObject:
@@ -652,6 +673,16 @@ async def _until_result(run_dir: Path, ident: str, timeout: float) -> JSONObject
         await asyncio.sleep(0.02)
 
 
+def _name_of_path(rel: str) -> str:
+    """``shop/known-bug`` or ``_helpers/auth`` from a file's project-relative path."""
+    inside = rel.removeprefix(f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/")
+    if inside != rel and inside.endswith(SCENARIO_SUFFIX):
+        return inside.removesuffix(SCENARIO_SUFFIX)
+    if inside != rel and inside.startswith(f"{protocol.HELPERS_SUBDIR}/") and rel.endswith(".js"):
+        return inside.removesuffix(".js")
+    raise ToolError(f"{rel!r} is not the path of a scenario or a helper of this project")
+
+
 def _source_path(file: str) -> str:
     """A project-relative path from what an agent names a file by: the path itself, a
     scenario name (``shop/known-bug``) or ``_helpers/<name>``."""
@@ -773,6 +804,34 @@ def _collection_failures(run_dir: Path, events: list[JSONObject]) -> JSONObject:
     }
 
 
+RunIdArg = Annotated[
+    str,
+    Field(
+        description="a run's id as run_scenario, run_collection or list_runs give it, or a "
+        "unique prefix of it"
+    ),
+]
+ScenarioArg = Annotated[
+    str,
+    Field(
+        description="a scenario's name as list_scenarios gives it (shop/known-bug), "
+        "`_helpers/<name>` for a helper, or the project-relative path of its file"
+    ),
+]
+CmdArg = Annotated[
+    str,
+    Field(description="the debugger command", json_schema_extra={"enum": list(NAMES)}),
+]
+UntilArg = Annotated[
+    str,
+    Field(
+        description="'paused' (a breakpoint, a step, a failure) or 'finished'",
+        json_schema_extra={"enum": ["paused", "finished"]},
+    ),
+]
+TimeoutArg = Annotated[float, Field(description="seconds to wait, at most 600")]
+
+
 def _still_running(run_dir: Path) -> bool:
     meta = run_meta(run_dir)
     return meta is not None and meta.get("status") == "running"
@@ -786,6 +845,32 @@ def _failed_request(entry: JSONObject) -> bool:
 
 def _diag(d: Diagnostic) -> JSONObject:
     return {"file": d.file, "line": d.line, "col": d.col, "message": d.message}
+
+
+class _Server(MCPServer):
+    """The SDK's server, with an argument of the wrong type or a missing one answered in
+    one sentence (pydantic's own text is several lines and a link)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as err:
+            cause = err.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(_argument_problem(name, cause)) from None
+            raise
+
+
+def _argument_problem(tool: str, error: ValidationError) -> str:
+    """The first wrong argument of a call, as one sentence."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    if first.get("type") == "missing":
+        return f"{tool}: the argument '{where}' is required"
+    shown = json.dumps(first.get("input"), default=str)[:80]
+    return f"{tool}: the argument '{where}' {first.get('msg', 'is not valid').lower()}, got {shown}"
 
 
 def build_server(root: Path) -> MCPServer:
@@ -806,7 +891,7 @@ def build_server(root: Path) -> MCPServer:
                     flush=True,
                 )
 
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         "unotest",
         lifespan=session,
         instructions=(
@@ -830,7 +915,7 @@ def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
         return tools.list_scenarios()
 
     @server.tool(structured_output=False)
-    def read_scenario(name: str) -> ScenarioSource:
+    def read_scenario(name: ScenarioArg) -> ScenarioSource:
         """The source of a scenario (or `_helpers/<name>`) with line numbers."""
         return tools.read_scenario(name)
 
@@ -844,7 +929,7 @@ def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
 def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool(structured_output=False)
     async def run_scenario(
-        name: str,
+        name: ScenarioArg,
         debug: bool = False,
         breakpoints: list[str] | None = None,
         step: bool = False,
@@ -864,7 +949,7 @@ def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
         return await tools.run_collection(name, workers, bail, detach)
 
     @server.tool(structured_output=False)
-    def get_run(run_id: str) -> JSONObject:
+    def get_run(run_id: RunIdArg) -> JSONObject:
         """RunMeta plus the run's events so far (newest last, bounded in size), the end
         of its captured stdout (the scenario's log() lines) and stderr (runner warnings),
         its retries' `attemptChain` and its restarts (`restartOf`, `restartedAs`,
@@ -886,22 +971,24 @@ def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
 
     @server.tool(structured_output=False)
     async def wait_for_run(
-        run_id: str, until: str = "finished", timeout_s: float = 60.0
+        run_id: RunIdArg, until: UntilArg = "finished", timeout_s: TimeoutArg = 60.0
     ) -> JSONObject:
-        """Wait until the run is paused or finished (or the timeout): no polling needed."""
+        """Wait until the run is paused or finished (`until`), or `timeout_s` has passed
+        (at most 600): no polling needed. `reached` says which; `state` and `runtime`
+        are runtime.json's, `run` its RunMeta."""
         return await tools.wait_for_run(run_id, until, timeout_s)
 
 
 def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool(structured_output=False)
-    def inspect_runtime(run_id: str) -> JSONObject:
+    def inspect_runtime(run_id: RunIdArg) -> JSONObject:
         """runtime.json: state, current statement, variables, call stack, page, breakpoints."""
         return tools.inspect_runtime(run_id)
 
     @server.tool(structured_output=False)
     async def debug(
-        run_id: str,
-        cmd: str,
+        run_id: RunIdArg,
+        cmd: CmdArg,
         line: int | None = None,
         col: int | None = None,
         file: str | None = None,
@@ -942,7 +1029,7 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         return tools.set_breakpoints(scenario, breakpoints)
 
     @server.tool(structured_output=False)
-    def get_failure(run_id: str) -> list[str | Image]:
+    def get_failure(run_id: RunIdArg) -> list[str | Image]:
         """The failure: error with file:line:col and step text, aria snapshot, console
         errors, failed requests, and the screenshot as an image. For a collection run:
         the runIds of its scenarios that did not pass, to call get_failure on."""

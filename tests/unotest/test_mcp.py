@@ -596,9 +596,20 @@ def test_bad_calls_are_one_clear_sentence_and_the_server_goes_on(project: Path) 
             listing = await agent.ok("list_scenarios")
             assert listing["scenarios"]
 
-        # arguments of the wrong type are refused by the schema, not by a crash
-        result = await agent.call("list_runs", limit="many")
-        assert result.is_error
+        # arguments of the wrong type are refused by the schema, in one sentence
+        said = await agent.error("list_runs", limit="many")
+        assert "list_runs: the argument 'limit' input should be a valid integer" in said
+        assert "pydantic" not in said
+        said = await agent.error("get_run")
+        assert "get_run: the argument 'run_id' is required" in said
+        # a file's path reads as its name does, as write_file takes it
+        by_path = await agent.ok("read_scenario", name="unotest/e2e/smoke-welcome.test.js")
+        assert by_path["name"] == "smoke-welcome" and by_path["kind"] == "scenario"
+        # a helper that is a symlink out of unotest/e2e/ is not read (nor written)
+        outside = agent.project.parent / "outside.js"
+        outside.write_text("function secret_helper() {\n  log(1)\n}\n")
+        (agent.project / "unotest/e2e/_helpers/linked.js").symlink_to(outside)
+        assert "no scenario, helper" in await agent.error("read_scenario", name="_helpers/linked")
         assert (await agent.ok("list_runs"))["runs"] == []
 
     drive(project, steps, timeout=60)
@@ -653,7 +664,9 @@ def test_list_runs_and_get_run_are_bounded(project: Path) -> None:
         assert len(answer["runs"]) == 20
         assert len((await agent.ok("list_runs", limit=5))["runs"]) == 5
         assert len((await agent.ok("list_runs", limit=100_000))["runs"]) == 200
-        assert len((await agent.ok("list_runs", limit=0))["runs"]) == 1
+        # Nothing asked for is a mistake to say, not one run silently.
+        assert "limit must be at least 1, not 0" in await agent.error("list_runs", limit=0)
+        assert "last must be at least 1, not 0" in await agent.error("get_history", last=0)
 
         long = await agent.ok("get_run", run_id=long_run.name)
         assert len(long["events"]) <= 200
