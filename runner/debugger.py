@@ -401,8 +401,8 @@ class DebugController:
         for listener in self.listeners:
             listener.rejected(command, reason)
 
-    def _applied(self, command: Command) -> None:
-        self.emit(events.command_applied(command.id, command.cmd))
+    def _applied(self, command: Command, note: str | None = None) -> None:
+        self.emit(events.command_applied(command.id, command.cmd, note))
         for listener in self.listeners:
             listener.applied(command)
 
@@ -485,7 +485,7 @@ class DebugController:
             self.breakpoints.add(file, position)
             if note:
                 self.warn(note)
-            self._breakpoints_changed(command)
+            self._breakpoints_changed(command, note)
         return None
 
     def do_clear_bp(self, command: Command) -> StopInfo | None:
@@ -558,11 +558,11 @@ class DebugController:
         position, note = self.breakpoints.resolve(file, command.line, command.col)
         return file, position, note
 
-    def _breakpoints_changed(self, command: Command) -> None:
+    def _breakpoints_changed(self, command: Command, note: str | None = None) -> None:
         paused = self._paused
         if paused is not None:  # runtime.json first: ``applied`` means it shows
             self.write_state(STATE_OF_REASON[paused.reason], paused.step)
-        self._applied(command)
+        self._applied(command, note)
 
     def _file_for(self, given: str | None) -> str | None:
         if given is None:

@@ -173,8 +173,16 @@ def run_finished(outcome: protocol.RunOutcome) -> protocol.RunFinishedEvent:
 # --- debugger answers (additive kinds) -------------------------------------------------
 
 
-def command_applied(ident: str, cmd: str) -> protocol.CommandAppliedEvent:
-    return {"kind": "command:applied", "id": ident, "cmd": cmd, "t": now_ms()}
+def command_applied(ident: str, cmd: str, note: str | None = None) -> protocol.CommandAppliedEvent:
+    event: protocol.CommandAppliedEvent = {
+        "kind": "command:applied",
+        "id": ident,
+        "cmd": cmd,
+        "t": now_ms(),
+    }
+    if note:
+        event["note"] = note
+    return event
 
 
 def command_rejected(

@@ -394,6 +394,8 @@ class CommandAppliedEvent(RunArtifactBase):
     kind: Literal["command:applied"]
     id: str
     cmd: str
+    note: NotRequired[str]
+    """What the runner made of it (a breakpoint moved to the next statement start)."""
 
 
 class CommandRejectedEvent(RunArtifactBase):

@@ -575,8 +575,13 @@ def test_set_and_clear_breakpoints_by_command() -> None:
     ident = harness.send("set-bp", line=5, col=2, file="t")
     assert harness.answer(ident)["kind"] == "command:applied"
     ident = harness.send("set-bp", line=3, col=9)  # no statement there: kept, warned
-    assert harness.answer(ident)["kind"] == "command:applied"
+    applied = harness.answer(ident)
+    assert applied["kind"] == "command:applied"
     assert any("nearest is 3:2" in w for w in harness.warnings)
+    # ...and said to whoever sent it (an agent over MCP sees no runner's stderr)
+    assert "matches no statement start; the nearest is 3:2" in applied["note"]
+    ident = harness.send("set-bp", line=5)
+    assert "note" not in harness.answer(ident)
     assert harness.breakpoints.active() == {FILE: ["3:2", "3:9", "5:2"]}
     ident = harness.send("set-bp", line=1, file="nope")
     rejected = harness.answer(ident)

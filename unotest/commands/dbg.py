@@ -90,7 +90,9 @@ def dbg_command(args: argparse.Namespace) -> int:
     if result is not None:
         print(result["value"] if result.get("ok") else f"error: {result.get('error')}")
         return EXIT_OK if result.get("ok") else EXIT_FAILED
-    print(f"applied: {command['cmd']}")
+    applied = next((a for a in answers if a["kind"] == "command:applied"), {})
+    note = f" ({applied['note']})" if applied.get("note") else ""
+    print(f"applied: {command['cmd']}{note}")
     return EXIT_OK
 
 
