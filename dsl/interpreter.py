@@ -298,6 +298,35 @@ class StatementHook(Protocol):
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive: ...
 
 
+def _discards(block: ast.Block | None, *, in_loop: bool) -> bool:
+    """Whether ``block`` (a ``finally``) may end abruptly and so discard an error thrown
+    before it: a ``return`` or ``throw`` anywhere in it, a ``break`` or ``continue`` not
+    inside a loop of its own."""
+    if block is None:
+        return False
+    for stmt in block.body:
+        if isinstance(stmt, ast.Return | ast.Throw):
+            return True
+        if isinstance(stmt, ast.Break | ast.Continue) and not in_loop:
+            return True
+        if isinstance(stmt, ast.If):
+            alternate = stmt.alternate
+            if _discards(stmt.consequent, in_loop=in_loop):
+                return True
+            if isinstance(alternate, ast.If):
+                alternate = ast.Block((alternate,), alternate.span)
+            if _discards(alternate, in_loop=in_loop):
+                return True
+        elif isinstance(stmt, ast.ForOf | ast.While):
+            if _discards(stmt.body, in_loop=True):
+                return True
+        elif isinstance(stmt, ast.Try) and any(
+            _discards(part, in_loop=in_loop) for part in (stmt.block, stmt.handler, stmt.finalizer)
+        ):
+            return True
+    return False
+
+
 def _bad_types(op: str, left: Value, right: Value) -> str:
     return f"'{op}' cannot combine {type_name(left)} and {type_name(right)}"
 
@@ -663,7 +692,9 @@ class Interpreter:
         if not ran:
             return
         pending: BaseException | None = None
-        catches = stmt.handler is not None
+        # A ``finally`` that returns (or throws, breaks, continues) discards what the
+        # block threw, as JavaScript does: that error is no failure of the run either.
+        catches = stmt.handler is not None or _discards(stmt.finalizer, in_loop=False)
         try:
             try:
                 if catches:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dsl import ast
 from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Directive, FunctionRef, Interpreter, Step
@@ -184,6 +185,34 @@ def test_caught_flag_tells_the_debugger_a_catch_is_waiting() -> None:
     with pytest.raises(ScriptError):
         _interp(Flags()).run(program, "test_main")
     assert seen == [(3, True), (6, False)]
+
+
+def test_a_finally_that_returns_counts_as_catching_what_its_block_throws() -> None:
+    """JavaScript discards the error when ``finally`` returns: the run passed, yet the
+    throw was a failed step and ``--debug`` paused on it as a failure. A ``break`` in a
+    loop of the finally's own discards nothing."""
+    source = (
+        "function swallowed() {\n  try {\n    throw \"a\"\n  } finally {\n"
+        "    return \"kept\"\n  }\n}\n"
+        "function looped() {\n  try {\n    throw \"c\"\n  } finally {\n"
+        "    for (const i of [1]) {\n      break\n    }\n  }\n}\n"
+        "function test_main() {\n  log(swallowed())\n  looped()\n}\n"
+    )
+    program = parse_program(source, "f.js")
+    seen: list[tuple[int, bool]] = []
+
+    class Flags(Recorder):
+        def after_statement(self, step: Step, error: ScriptError | None) -> Directive:
+            if error is not None and isinstance(step.stmt, ast.Throw):
+                seen.append((step.line, step.caught))
+            return Directive.PROCEED
+
+    logs: list[str] = []
+    with pytest.raises(ScriptError) as raised:
+        _interp(Flags(), logs).run(program, "test_main")
+    assert seen == [(3, True), (10, False)]
+    assert logs == ["kept"]
+    assert raised.value.line == 10
 
 
 def test_helpers_resolve_after_local_functions_and_before_builtins() -> None:
