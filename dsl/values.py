@@ -120,8 +120,12 @@ def truthy(value: Value) -> bool:
     return True
 
 
-def strict_equal(a: Value, b: Value) -> bool:
-    """``===`` (and ``==``, which the language makes strict): arrays and objects by value."""
+def strict_equal(a: Value, b: Value, _comparing: set[tuple[int, int]] | None = None) -> bool:
+    """``===`` (and ``==``, which the language makes strict): arrays and objects by value.
+
+    Two structures that contain themselves compare as Node's deep equality does: a pair
+    met again while it is being compared counts as equal (the rest decides), where the
+    plain recursion ran out of stack at the statement."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a is b
     if isinstance(a, float | int) and isinstance(b, float | int):
@@ -133,14 +137,33 @@ def strict_equal(a: Value, b: Value) -> bool:
     if a is b and isinstance(a, list | dict):
         return True  # and an array that contains itself ends here
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        return _pairwise(a, b, zip(a, b, strict=True), _comparing)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+        if a.keys() != b.keys():
+            return False
+        return _pairwise(a, b, ((a[k], b[k]) for k in a), _comparing)
     if isinstance(a, RegexValue) and isinstance(b, RegexValue):
         return a.source == b.source and a.flags == b.flags
     if isinstance(a, HostValue) and isinstance(b, HostValue):
         return a.same_as(b)
     return False
+
+
+def _pairwise(
+    a: Value, b: Value, pairs: Iterator[tuple[Value, Value]], comparing: set[tuple[int, int]] | None
+) -> bool:
+    key = (id(a), id(b))
+    if comparing is None:
+        comparing = set()
+    elif key in comparing:
+        return True  # met again inside itself: the comparison already under way decides
+    comparing.add(key)
+    try:
+        return all(strict_equal(x, y, comparing) for x, y in pairs)
+    finally:
+        comparing.discard(key)
 
 
 def format_number(value: float) -> str:
