@@ -27,12 +27,27 @@ Arity = tuple[int, int | None]
 
 
 class _Scope:
-    __slots__ = ("consts", "names", "parent")
+    __slots__ = ("ahead", "consts", "names", "parent")
 
     def __init__(self, parent: _Scope | None) -> None:
         self.names: set[str] = set()
         self.consts: set[str] = set()
+        self.ahead: dict[str, int] = {}
+        """Names a let or const of this block declares further down (with its line):
+        from the block's start they are its own, not an outer one, as in JavaScript."""
         self.parent = parent
+
+    def dead_zone(self, name: str) -> int | None:
+        """The line of the declaration ``name`` is read before, in its temporal dead
+        zone (``let x = 1; if (c) { log(x); let x = 2 }``); ``None`` when it is not."""
+        scope: _Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return None
+            if name in scope.ahead:
+                return scope.ahead[name]
+            scope = scope.parent
+        return None
 
     def declare(self, name: str, kind: str) -> None:
         self.names.add(name)
@@ -94,12 +109,16 @@ class _Checker:
 
     def statements(self, body: tuple[ast.Stmt, ...], scope: _Scope) -> None:
         for stmt in body:
+            if isinstance(stmt, ast.VarDecl) and stmt.name not in scope.names:
+                scope.ahead.setdefault(stmt.name, stmt.span.line)
+        for stmt in body:
             self.statement(stmt, scope)
 
     def statement(self, stmt: ast.Stmt, scope: _Scope) -> None:
         if isinstance(stmt, ast.VarDecl):
             if stmt.init is not None:
                 self.expr(stmt.init, scope)
+            scope.ahead.pop(stmt.name, None)
             scope.declare(stmt.name, stmt.kind)
         elif isinstance(stmt, ast.Assign):
             self.assign(stmt, scope)
@@ -134,6 +153,10 @@ class _Checker:
         target = stmt.target
         if not isinstance(target, ast.Identifier):
             self.expr(target, scope)
+            return
+        declared_at = scope.dead_zone(target.name)
+        if declared_at is not None:
+            self.dead_zone(target, declared_at)
             return
         owner = scope.lookup(target.name)
         if owner is None:
@@ -176,7 +199,10 @@ class _Checker:
         while stack:
             node = stack.pop()
             if isinstance(node, ast.Identifier):
-                if scope.lookup(node.name) is None:
+                declared_at = scope.dead_zone(node.name)
+                if declared_at is not None:
+                    self.dead_zone(node, declared_at)
+                elif scope.lookup(node.name) is None:
                     self.name_as_value(node, scope)
             elif isinstance(node, ast.Call):
                 stack.extend(reversed(node.args))
@@ -202,6 +228,14 @@ class _Checker:
                 stack.extend(prop.value for prop in reversed(node.properties))
             elif isinstance(node, ast.TemplateLit):
                 stack.extend(reversed(node.exprs))
+
+    def dead_zone(self, node: ast.Identifier, declared_at: int) -> None:
+        self.report(
+            node.span,
+            f"ReferenceError: '{node.name}' is used before its declaration at line "
+            f"{declared_at}: a let or const is the block's own from the block's start "
+            "(declare it earlier, or rename one of the two)",
+        )
 
     def function_arity(self, name: str) -> Arity | None:
         """The arity of the file-local function or helper ``name`` (hooks are neither)."""

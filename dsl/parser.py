@@ -209,7 +209,9 @@ def _check_name(token: Tok) -> str:
     return name
 
 
-def _check_unique_declarations(body: list[ast.Stmt], params: tuple[str, ...] = ()) -> None:
+def _check_unique_declarations(
+    body: list[ast.Stmt], params: tuple[str, ...] = (), params_are: str = "as a parameter"
+) -> None:
     """No name declared twice in one block; the error points at the second name."""
     # name -> the line of its declaration, or 0 for a parameter (worded on error only)
     seen: dict[str, int] = dict.fromkeys(params, 0)
@@ -220,7 +222,7 @@ def _check_unique_declarations(body: list[ast.Stmt], params: tuple[str, ...] = (
                 _, source = _context.stack[-1]
                 name_at = source.index(decl.name, decl.span.start + len(decl.kind))
                 first = seen[decl.name]
-                where = f"in this block, at line {first}" if first else "as a parameter"
+                where = f"in this block, at line {first}" if first else params_are
                 _fail_at(
                     name_at,
                     f"'{decl.name}' is already declared {where}: pick another name, "
@@ -443,7 +445,10 @@ class _Builder(Transformer[Token, Any]):
         """``[param or None, block]``: a list, as only tokens are tuples."""
         names = [c for c in children if type(c) is tuple and c[0] == "NAME"]
         block: ast.Block = children[-1]
-        return [(_check_name(names[0]) if names else None), block]
+        param = _check_name(names[0]) if names else None
+        if param is not None:  # JavaScript refuses ``catch (e) { let e = 1 }`` too
+            _check_unique_declarations(list(block.body), (param,), "as the catch parameter")
+        return [param, block]
 
     def finally_clause(self, children: list[Any]) -> ast.Block:
         block: ast.Block = children[-1]

@@ -110,8 +110,17 @@ def test_unknown_variable_with_did_you_mean() -> None:
 def test_variables_are_block_scoped() -> None:
     body = "  if (true) {\n    let inner = 1\n  }\n  log(inner)"
     assert messages(body) == ["ReferenceError: 'inner' is not defined"]
-    # Used before its declaration in the same block.
-    assert messages("  log(later)\n  let later = 1") == ["ReferenceError: 'later' is not defined"]
+    # Used before its declaration in the same block: the block's own from its start, as
+    # in JavaScript, even when an outer block has one of that name (it printed the outer).
+    before = (
+        "ReferenceError: 'later' is used before its declaration at line 3: a let or const "
+        "is the block's own from the block's start (declare it earlier, or rename one of "
+        "the two)"
+    )
+    assert messages("  log(later)\n  let later = 1") == [before]
+    body = "  let later = 0\n  if (true) {\n    log(later)\n    later = 2\n    let later = 1\n  }"
+    assert messages(body) == [before.replace("line 3", "line 6")] * 2
+    assert messages("  let x = 1\n  if (true) {\n    let y = x\n  }\n  let z = x") == []
     # Parameters, loop variables and catch parameters are visible in their bodies only.
     body = "  for (const x of [1]) { log(x) }\n  try {} catch (e) { log(e) }\n  log(x, e)"
     assert messages(body) == [
