@@ -175,7 +175,8 @@ def test_deep_recursion_unary_chains_awkward_values_and_dotenv(
     [fail] = [e for e in events if e["kind"] == "step:fail"]
     assert fail["errorName"] == "RangeError"
 
-    # NaN, -Infinity, U+2028, NUL, 1 MB: the log line whole in stdout.log, JSON intact.
+    # NaN, -Infinity, U+2028, NUL, 1 MB: the log line whole in stdout.log, JSON intact;
+    # one line, as language.md says of log(): line separators and controls escaped.
     assert awk.code == 1, awk
     run = run_dir_of(awkward, awk.pid)
     events = check_run_dir(
@@ -183,7 +184,7 @@ def test_deep_recursion_unary_chains_awkward_values_and_dotenv(
     )
     stdout_log = (run / "stdout.log").read_text(encoding="utf-8")
     [logged] = [line for line in stdout_log.split("\n") if line.startswith("values ")]
-    assert "NaN" in logged and "-Infinity" in logged and "a\u2028b\u2029c" in logged
+    assert "NaN" in logged and "-Infinity" in logged and "a\\u2028b\\u2029c\\u0000d" in logged
     assert logged.endswith(" " + "x" * 2**20), len(logged)  # the 1 MB value, whole
     assert f"awkward.test.js:{AWKWARD_FAIL_LINE}:2: AssertionError" in stdout_log
     for event in events:
