@@ -298,33 +298,14 @@ class StatementHook(Protocol):
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive: ...
 
 
-def _discards(block: ast.Block | None, *, in_loop: bool) -> bool:
-    """Whether ``block`` (a ``finally``) may end abruptly and so discard an error thrown
-    before it: a ``return`` or ``throw`` anywhere in it, a ``break`` or ``continue`` not
-    inside a loop of its own."""
-    if block is None:
-        return False
-    for stmt in block.body:
-        if isinstance(stmt, ast.Return | ast.Throw):
-            return True
-        if isinstance(stmt, ast.Break | ast.Continue) and not in_loop:
-            return True
-        if isinstance(stmt, ast.If):
-            alternate = stmt.alternate
-            if _discards(stmt.consequent, in_loop=in_loop):
-                return True
-            if isinstance(alternate, ast.If):
-                alternate = ast.Block((alternate,), alternate.span)
-            if _discards(alternate, in_loop=in_loop):
-                return True
-        elif isinstance(stmt, ast.ForOf | ast.While):
-            if _discards(stmt.body, in_loop=True):
-                return True
-        elif isinstance(stmt, ast.Try) and any(
-            _discards(part, in_loop=in_loop) for part in (stmt.block, stmt.handler, stmt.finalizer)
-        ):
-            return True
-    return False
+def _discards(block: ast.Block | None) -> bool:
+    """Whether ``block`` (a ``finally``) always ends abruptly, and so discards any error
+    thrown before it: a ``return``, ``throw``, ``break`` or ``continue`` among its own
+    statements. One inside an ``if`` may not run: then the error may go on, and the
+    statement that threw it must stay where the run fails (and the debugger pauses)."""
+    return block is not None and any(
+        isinstance(stmt, ast.Return | ast.Throw | ast.Break | ast.Continue) for stmt in block.body
+    )
 
 
 def _bad_types(op: str, left: Value, right: Value) -> str:
@@ -693,8 +674,9 @@ class Interpreter:
             return
         pending: BaseException | None = None
         # A ``finally`` that returns (or throws, breaks, continues) discards what the
-        # block threw, as JavaScript does: that error is no failure of the run either.
-        catches = stmt.handler is not None or _discards(stmt.finalizer, in_loop=False)
+        # block or the handler threw, as JavaScript does: no failure of the run either.
+        discards = _discards(stmt.finalizer)
+        catches = stmt.handler is not None or discards
         try:
             try:
                 if catches:
@@ -711,7 +693,13 @@ class Interpreter:
                 handler_scope = _Scope(scope)
                 if stmt.param is not None:
                     handler_scope.vars[stmt.param] = {"name": err.name, "message": err.message}
-                self._block(stmt.handler, handler_scope)
+                if discards:
+                    self._try_depth += 1
+                try:
+                    self._block(stmt.handler, handler_scope)
+                finally:
+                    if discards:
+                        self._try_depth -= 1
         except (ScriptError, _Break, _Continue, _Return) as exc:
             stmt = _now(cursor, stmt)
             if stmt.finalizer is None:

@@ -39,13 +39,18 @@ def is_project_dir(path: Path) -> bool:
     return marker.is_dir() and not (marker / "__init__.py").exists()
 
 
-def find_project_root(start: Path, override: Path | None = None) -> Path:
-    """The nearest ancestor holding ``unotest/`` or ``unotest.config.yaml``."""
+def find_project_root(
+    start: Path, override: Path | None = None, *, new_project_ok: bool = False
+) -> Path:
+    """The nearest ancestor holding ``unotest/`` or ``unotest.config.yaml``.
+
+    ``override`` (``--root``) must be such a project, unless ``new_project_ok`` (the
+    MCP server and the viewer may start in an empty folder and write its first files)."""
     if override is not None:
         root = override.expanduser().resolve()
         if not root.is_dir():
             raise UsageError(f"--root {override}: no such directory")
-        if not is_project_dir(root):
+        if not new_project_ok and not is_project_dir(root):
             # Checking or listing an empty folder said "ok: 0 scenarios": a CI gate
             # pointed at the wrong folder passed.
             raise UsageError(

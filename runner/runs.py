@@ -312,6 +312,9 @@ def send_command(
     may come well after its ``command:applied`` (``restart``: once the old run has
     ended) is given its own time from the acknowledgement on (``RESULT_WITHIN``)."""
     steps = run_dir / protocol.STEPS_FILE
+    # The answer is looked for after this offset, taken before the check below: an end
+    # written in between is still seen.
+    start = steps.stat().st_size if steps.exists() else 0
     events = read_events(steps)
     if any(e.get("kind") in _FINISHED_KINDS for e in events):
         raise UsageError(f"run {run_dir.name} has finished; nothing to drive")
@@ -322,10 +325,9 @@ def send_command(
             "nothing to drive"
         )
     if manifest.get("kind") == "collection":
-        return _abort_collection(run_dir, manifest, command)
+        return _abort_collection(run_dir, manifest, command, start)
     ident = command.get("id") or uuid.uuid4().hex[:12]
     line = json.dumps({"id": ident, **command}, ensure_ascii=True) + "\n"
-    start = steps.stat().st_size if steps.exists() else 0
     append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
     wanted = {"command:applied", "command:rejected", "command:result"}
     deadline = time.monotonic() + timeout
@@ -357,7 +359,7 @@ scenarios and the reports are written first)."""
 
 
 def _abort_collection(
-    run_dir: Path, manifest: JSONObject, command: Mapping[str, object]
+    run_dir: Path, manifest: JSONObject, command: Mapping[str, object], start: int
 ) -> list[JSONObject]:
     """A collection has no debugger of its own: ``abort`` stops it as Ctrl-C or SIGTERM
     does (its process, named by the manifest and alive), and the answer is its
@@ -368,10 +370,17 @@ def _abort_collection(
             "other commands go to one of its scenarios' runs ('unotest runs' lists them)"
         )
     pid = _int_field(manifest, "pid")
+    host = manifest.get("hostname")
+    if isinstance(host, str) and host != socket.gethostname():
+        raise UsageError(f"run {run_dir.name} runs on {host}: stop it there")
     if pid is None or pid <= 0:
         raise UsageError(f"run {run_dir.name} names no process to stop")
+    started = _int_field(manifest, "pidStartTime")
+    if started is not None and Path("/proc/self/stat").exists():
+        stat = read_proc_stat(pid)
+        if stat is None or stat[1] != started:  # checked again just before the signal
+            raise UsageError(f"run {run_dir.name} was interrupted: its runner is gone")
     steps = run_dir / protocol.STEPS_FILE
-    start = steps.stat().st_size if steps.exists() else 0
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:

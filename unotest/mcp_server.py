@@ -342,29 +342,31 @@ class _Tools:
         """The session closes: abort every run it started without ``detach`` that still
         goes, wait a little for them to end, SIGTERM what is left. The ids it aborted.
 
+        A process whose run directory has finished may still go on: a retry (a new run
+        directory of the same ``e2e``), or its last writes: it is stopped as Ctrl-C
+        stops it, without an abort written to a run that is over (nor named).
+
         Synchronous on purpose: it runs while the server shuts down, where an ``await``
         could be cancelled half-way."""
-        going = [run for run in self.owned if run.process.poll() is None]
+        alive = [run for run in self.owned if run.process.poll() is None]
         self.owned = []
-        for run in going:
+        for run in alive:
             if run.kind == "scenario":  # restarted (by the viewer, dbg): its newest run
                 run.run_dir = latest_restart(run.run_dir)
-        # A run that has finished may still have its process a moment (it writes its
-        # reports, or waits for the webServer's other users): nothing to abort there.
-        going = [run for run in going if _still_running(run.run_dir)]
-        for run in going:
-            if run.kind == "scenario":
+        going = [run for run in alive if _still_running(run.run_dir)]
+        for run in alive:
+            if run.kind == "scenario" and run in going:
                 ident = f"mcp-session-closed-{uuid.uuid4().hex[:8]}"
                 line = json.dumps({"id": ident, "cmd": "abort"}) + "\n"
                 with contextlib.suppress(OSError):
                     append_line(run.run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
-            else:  # a collection has no commands.jsonl: SIGTERM is how it is aborted
+            else:  # a collection (no commands.jsonl), or a run over: SIGTERM aborts it
                 with contextlib.suppress(OSError):
                     os.kill(run.process.pid, signal.SIGTERM)
         deadline = time.monotonic() + END_GRACE_S
-        while any(run.process.poll() is None for run in going) and time.monotonic() < deadline:
+        while any(run.process.poll() is None for run in alive) and time.monotonic() < deadline:
             time.sleep(0.05)
-        for run in going:
+        for run in alive:
             if run.process.poll() is None:
                 with contextlib.suppress(OSError):
                     os.killpg(run.process.pid, signal.SIGTERM)

@@ -189,14 +189,17 @@ def test_caught_flag_tells_the_debugger_a_catch_is_waiting() -> None:
 
 def test_a_finally_that_returns_counts_as_catching_what_its_block_throws() -> None:
     """JavaScript discards the error when ``finally`` returns: the run passed, yet the
-    throw was a failed step and ``--debug`` paused on it as a failure. A ``break`` in a
-    loop of the finally's own discards nothing."""
+    throw was a failed step and ``--debug`` paused on it as a failure. So for a throw
+    from the handler. A ``return`` that may not run (inside an ``if``) catches nothing:
+    the statement that threw stays where the run fails."""
     source = (
         "function swallowed() {\n  try {\n    throw \"a\"\n  } finally {\n"
         "    return \"kept\"\n  }\n}\n"
-        "function looped() {\n  try {\n    throw \"c\"\n  } finally {\n"
-        "    for (const i of [1]) {\n      break\n    }\n  }\n}\n"
-        "function test_main() {\n  log(swallowed())\n  looped()\n}\n"
+        "function rethrown() {\n  try {\n    throw \"b\"\n  } catch (e) {\n"
+        "    throw \"c\"\n  } finally {\n    return \"also kept\"\n  }\n}\n"
+        "function maybe(c) {\n  try {\n    throw \"d\"\n  } finally {\n"
+        "    if (c) {\n      return 1\n    }\n  }\n}\n"
+        "function test_main() {\n  log(swallowed(), rethrown())\n  maybe(false)\n}\n"
     )
     program = parse_program(source, "f.js")
     seen: list[tuple[int, bool]] = []
@@ -210,9 +213,9 @@ def test_a_finally_that_returns_counts_as_catching_what_its_block_throws() -> No
     logs: list[str] = []
     with pytest.raises(ScriptError) as raised:
         _interp(Flags(), logs).run(program, "test_main")
-    assert seen == [(3, True), (10, False)]
-    assert logs == ["kept"]
-    assert raised.value.line == 10
+    assert seen == [(3, True), (10, True), (12, True), (19, False)]
+    assert logs == ["kept also kept"]
+    assert raised.value.line == 19
 
 
 def test_helpers_resolve_after_local_functions_and_before_builtins() -> None:

@@ -14,6 +14,6 @@ __all__ = ["mcp_command"]
 def mcp_command(args: argparse.Namespace) -> int:
     from unotest.mcp_server import build_server  # the MCP SDK costs seconds: only here
 
-    root = find_project_root(Path.cwd(), args.root)
+    root = find_project_root(Path.cwd(), args.root, new_project_ok=True)
     build_server(root).run("stdio")
     return EXIT_OK

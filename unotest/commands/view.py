@@ -42,7 +42,7 @@ _OPEN_WAIT_S = 5.0
 
 
 def view_command(args: argparse.Namespace) -> int:
-    root = find_project_root(Path.cwd(), args.root)
+    root = find_project_root(Path.cwd(), args.root, new_project_ok=True)
     if args.stop:
         return _stop(root)
     running = live_lock(root)
