@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +34,7 @@ _SUFFIXES = (".js", ".yaml", ".yml")
 
 
 MAX_FOLDER_FILES = 5000
-"""The most files a folder moved in is read for (a larger one is cut there)."""
+"""The most entries of a folder moved in that are looked at (a larger one is cut)."""
 
 Known = Callable[[], list[str]]
 """The project files the daemon knows now (project-relative): what a folder that moved
@@ -89,11 +89,22 @@ def _changes(root: Path, kind: watchfiles.Change, path: str, known: Known) -> li
         return []
     folder = Path(path)
     if kind == watchfiles.Change.added and folder.is_dir():
-        inside = itertools.islice(
-            (p for p in folder.rglob("*") if p.suffix in _SUFFIXES and p.is_file()),
-            MAX_FOLDER_FILES,
-        )
-        return [Change(p.relative_to(root).as_posix(), "add") for p in inside]
+        return [Change(p.relative_to(root).as_posix(), "add") for p in _files_in(folder)]
     if kind == watchfiles.Change.deleted:
         return [Change(file, "unlink") for file in known() if file.startswith(rel + "/")]
     return []
+
+
+def _files_in(folder: Path) -> list[Path]:
+    """The project files under a folder moved in, looking at no more than
+    :data:`MAX_FOLDER_FILES` entries (a ``node_modules`` moved in is not walked whole on
+    the daemon's loop)."""
+    found: list[Path] = []
+    looked = 0
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        looked += len(dirs) + len(files)
+        found += [Path(top, name) for name in sorted(files) if name.endswith(_SUFFIXES)]
+        if looked >= MAX_FOLDER_FILES:
+            break
+    return found

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Image, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from pydantic import Field, ValidationError
 
 from dsl.checker import Diagnostic, check_program
@@ -237,7 +237,8 @@ class _Tools:
 
     def read_scenario(self, name: str) -> ScenarioSource:
         index = self.index()
-        if isinstance(name, str) and name.startswith(f"{protocol.UNOTEST_DIR}/"):
+        e2e = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
+        if isinstance(name, str) and name.startswith(e2e):
             name = _name_of_path(_source_path(name))  # a path, as write_file takes it
         kind, path = self.scenario_path(index, name)
         try:
@@ -860,7 +861,7 @@ class _Server(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
             cause = err.__cause__
-            if isinstance(cause, ValidationError):
+            if isinstance(cause, ValidationError) and not isinstance(err, UnexpectedToolError):
                 raise ToolError(_argument_problem(name, cause)) from None
             raise
 
@@ -931,7 +932,7 @@ def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
 def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
     @server.tool(structured_output=False)
     async def run_scenario(
-        name: ScenarioArg,
+        name: Annotated[str, Field(description="a scenario's name as list_scenarios gives it")],
         debug: bool = False,
         breakpoints: list[str] | None = None,
         step: bool = False,

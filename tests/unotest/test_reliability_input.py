@@ -680,17 +680,29 @@ def test_check_reads_the_configuration_and_refuses_a_root_that_is_no_project(
     """A CI gate running ``check`` passed a project whose config every run refuses, and
     ``check --root`` of an empty folder said "ok: 0 scenarios"."""
     broken = make_project(tmp_path / "broken", {"unotest.config.yaml": "baseURL: [x\n"})
+    # Paths this machine lacks (a lint job without the browser or the built site) pass.
+    elsewhere = make_project(
+        tmp_path / "elsewhere",
+        {
+            "unotest.config.yaml": (
+                "executablePath: /opt/nowhere/chrome\n"
+                "webServer: {command: serve, url: 'http://127.0.0.1:9/', cwd: dist}\n"
+            )
+        },
+    )
     typo = make_project(tmp_path / "typo", {"unotest.config.yaml": "baseUrl: http://x/\n"})
     empty = tmp_path / "empty"
     empty.mkdir()
-    whole, only, warned, nothing = cli_many(
+    whole, only, warned, nothing, lint = cli_many(
         [
             (broken, ("check",)),
             (broken, ("check", "unotest.config.yaml")),
             (typo, ("check",)),
             (tmp_path, ("check", "--root", str(empty))),
+            (elsewhere, ("check",)),
         ]
     )
+    assert lint.code == 0 and "no problems" in lint.out, lint
     for done in (whole, only):
         assert done.code == 1, done
         assert done.out.startswith("unotest.config.yaml:2:0: invalid YAML: "), done

@@ -81,15 +81,14 @@ def _check_config(root: Path) -> tuple[Diagnostic | None, list[str]]:
     """The project's configuration as every run reads it: a broken one is a problem of
     the project (a CI gate that runs ``check`` must not pass it), its warnings too."""
     try:
-        config = load_config(root, os.environ)
+        config = load_config(root, os.environ, on_this_machine=False)
     except ConfigError as err:
         place = _CONFIG_PLACE.fullmatch(str(err))
         if place is None:
             return Diagnostic(CONFIG_FILE, 1, 0, str(err)), []
         line, col, message = place.groups()
         return Diagnostic(CONFIG_FILE, int(line or 1), max(0, int(col or 1) - 1), message), []
-    named = [w if w.startswith(CONFIG_FILE) else f"{CONFIG_FILE}: {w}" for w in config.warnings]
-    return None, named
+    return None, list(config.warnings)
 
 
 def _is_under(path: Path, root: Path) -> bool:
