@@ -126,6 +126,9 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     expect(status).to_contain_text("completed", timeout=WAIT_MS)
     for name in ("Continue", "Step", "Pause", "Abort"):
         expect(page.get_by_role("button", name=name, exact=True)).to_be_disabled()
+    # Nothing left to evaluate in: an eval sent now was refused (409, a console error).
+    expect(evaluate).to_be_disabled()
+    expect(evaluate).to_have_attribute("placeholder", "The run has ended")
     expect(steps).to_contain_text('expect_visible(role("heading", "Welcome"))')
     guard.check()
 

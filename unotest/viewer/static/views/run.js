@@ -341,7 +341,8 @@ export function RunView({ tab, active }) {
         <${Variables} vars=${vars} />
         <${CallStack} runtime=${model.live ? runtime : null} model=${model} scenarioFile=${scenarioFile}
           onPick=${(frame) => setReveal({ file: frame.file || scenarioFile, line: frame.line })} />
-        <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval} />
+        <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval}
+          ended=${model.outcome !== null} />
       </div>
     </div>
   </section>`;

@@ -79,7 +79,7 @@ export function CallStack({ runtime, model, scenarioFile, onPick }) {
 }
 
 /** The Evaluate console: an input with history (Up/Down), the answers below. */
-export function EvalConsole({ entries, onEval }) {
+export function EvalConsole({ entries, onEval, ended = false }) {
   const [value, setValue] = useState("");
   const history = useRef([]);
   const at = useRef(0);
@@ -106,7 +106,8 @@ export function EvalConsole({ entries, onEval }) {
     <ol class="eval-log" aria-live="polite">${entries.map((e, i) => html`<li key=${i}>
       <div class="eval-expr">› ${e.expr}</div>
       <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
-    <input type="text" class="eval-input" aria-label="Evaluate" placeholder="Evaluate at the pause (Enter)"
+    <input type="text" class="eval-input" aria-label="Evaluate"
+      placeholder=${ended ? "The run has ended" : "Evaluate at the pause (Enter)"} disabled=${ended}
       value=${value} onInput=${(e) => setValue(e.currentTarget.value)} onKeyDown=${onKeyDown} />
   </section>`;
 }
