@@ -681,3 +681,33 @@ def test_the_view_keeps_the_latest_read_when_answers_cross(page: Page, viewer: V
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
     assert source.input_value() == finished
     guard.check()
+
+
+def test_unsaved_edits_survive_leaving_the_tab_and_a_change_on_disk_meets_them(
+    page: Page, viewer: Viewer
+) -> None:
+    """Leaving a scenario's tab (the Runs page, and back) threw its unsaved edits away
+    without a word: the source view kept them only while it was on screen."""
+    guard = guard_page(page)
+    guard.allow("status of 409 (Conflict)")  # the save of the stale edit, refused
+    _open_scenario(page, viewer, "smoke")
+    source = page.get_by_role("textbox", name="Source")
+    mine = source.input_value().replace("n = n * 10", "n = n * 7")
+    source.fill(mine)
+    page.get_by_role("button", name="Runs", exact=True).click()
+    expect(source).to_have_count(0)
+    # Meanwhile the file changes on disk (an editor, an agent's write_file).
+    path = viewer.root / "unotest" / "e2e" / "smoke.test.js"
+    theirs = path.read_text().replace("n = n * 10", "n = n * 3")
+    path.write_text(theirs)
+    page.get_by_role("tab", name="smoke").click()
+    expect(source).to_have_value(mine)
+    expect(page.locator(".source-path")).to_contain_text("•")
+    # Saved, the edit made on the older version is a conflict, not a silent overwrite.
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("alert")).to_contain_text("Overwrite")
+    assert path.read_text() == theirs
+    page.get_by_role("button", name="Overwrite").click()
+    expect(page.locator(".source-note")).to_have_text("Saved")
+    assert path.read_text() == mine
+    guard.check()

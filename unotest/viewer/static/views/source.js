@@ -22,6 +22,12 @@ const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:colle
 const cache = new Map();
 let cacheWatched = false;
 
+// Unsaved edits, by path, with the version of the file they were made on: a source view
+// is unmounted when its tab is left (the Runs page, another tab), and the edits were
+// lost with it. Kept for the page's life; a save or Reload from disk drops them. The
+// version makes a save of an edit made before the file changed on disk a conflict.
+const drafts = new Map();
+
 function watchCache() {
   if (cacheWatched) return;
   cacheWatched = true;
@@ -33,6 +39,8 @@ function watchCache() {
  *  change on disk unless `keep()` says the person has unsaved edits. */
 export function useSourceFile(path, keep) {
   const [file, setFileState] = useState(() => cache.get(path) || null);
+  const shown = useRef(file);
+  shown.current = file;
   const [error, setError] = useState(null);
   const keepRef = useRef(keep);
   keepRef.current = keep;
@@ -54,8 +62,10 @@ export function useSourceFile(path, keep) {
         if (ticket !== latest.current) return null;
         // Edited while this read was on its way (it started before the first keystroke):
         // taking its version now would make the save overwrite what changed on disk,
-        // unasked. The file stays as it was read; the save then meets the conflict.
-        if (keepRef.current && keepRef.current()) return null;
+        // unasked. The file stays as it was read; the save then meets the conflict. (A
+        // view that has no file yet, come back to edits kept from before, takes it: the
+        // edits keep the version they were made on.)
+        if (shown.current && keepRef.current && keepRef.current()) return null;
         setFile(data, path);
         if (path === pathRef.current) setError(null);
         return null;
@@ -153,10 +163,20 @@ function CodeLine({ tokens, problems, current, revealed, line }) {
  * set-bp / clear-bp).
  */
 export function SourceView({ path, current = null, reveal = null, onSaved, onBreakpoint, active = true }) {
-  const [draft, setDraft] = useState(null);
+  const [draft, setDraftState] = useState(() => (drafts.has(path) ? drafts.get(path).text : null));
   const draftRef = useRef(null);
   draftRef.current = draft;
   const fileRef = useRef(null);
+  const setDraft = (value) => {
+    if (value === null) {
+      drafts.delete(path);
+    } else {
+      const kept = drafts.get(path);
+      const version = kept ? kept.version : fileRef.current && fileRef.current.version;
+      drafts.set(path, { text: value, version });
+    }
+    setDraftState(value);
+  };
   // Kept over a change on disk only when edited: a draft equal to the file is dropped.
   const edited = () => {
     const kept = draftRef.current;
@@ -176,7 +196,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
   const scroller = useRef(null);
 
   useEffect(() => {
-    setDraft(null);
+    setDraftState(drafts.has(path) ? drafts.get(path).text : null);
     setConflict(null);
   }, [path]);
   const text = draft !== null ? draft : file ? file.text : "";
@@ -213,7 +233,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
 
   // Save `text` if the file on disk is still at `base` (the version this view read, or
   // the one a conflict reported, to overwrite it).
-  const save = async (base = file && file.version) => {
+  const save = async (base = (drafts.get(path) || {}).version || (file && file.version)) => {
     if (saving || !file) return;
     setSaving(true);
     try {
