@@ -210,6 +210,19 @@ def test_broken_input_is_one_clear_error(
     assert "scenario 'broken' cannot run" in out
     assert "Traceback" not in out
 
+    # A helper that does not parse stops every scenario, as unotest e2e refuses to
+    # start: it was ignored (or its callers failed with "'x' is not a function").
+    (pytester.path / "unotest/e2e/broken.test.js").unlink()
+    helper = pytester.path / "unotest/e2e/_helpers/oops.js"
+    helper.parent.mkdir(parents=True, exist_ok=True)
+    helper.write_text("function oops( {\n")
+    result = run_pytest("--unotest", "-q")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    out = result.stdout.str()
+    assert re.search(r"unotest/e2e/_helpers/oops\.js:1:\d+: SyntaxError", out), out
+    assert "scenario 'passing' cannot run" in out
+    helper.unlink()
+
     unknown = run_pytest("--unotest-collection", "nope", "-q")
     assert unknown.ret == pytest.ExitCode.USAGE_ERROR
     assert "--unotest-collection nope: no such collection" in unknown.stderr.str()
