@@ -83,6 +83,13 @@ def _enabled(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
+    if not config.pluginmanager.has_plugin("playwright"):
+        # Its fixtures (page, base_url) are what a scenario runs on; without them pytest
+        # says "recursive dependency involving fixture 'base_url'" from our own file.
+        raise pytest.UsageError(
+            "unotest: scenarios run on pytest-playwright's page, and it is not loaded: "
+            "drop '-p no:playwright' (or install pytest-playwright)"
+        )
     # pytest-playwright 0.10 defines its session fixture `base_url` as a method, which
     # pytest 9.2 warns about at every run that uses it (every scenario does): noise the
     # user can do nothing about, until pytest-playwright changes it.

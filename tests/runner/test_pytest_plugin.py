@@ -223,6 +223,13 @@ def test_broken_input_is_one_clear_error(
     assert "scenario 'passing' cannot run" in out
     helper.unlink()
 
+    # Without pytest-playwright's fixtures: one sentence, not a fixture recursion.
+    alone = run_pytest("--unotest", "-q", "-p", "no:playwright")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unotest: scenarios run on pytest-playwright's page, and it is not loaded" in (
+        alone.stderr.str()
+    )
+
     unknown = run_pytest("--unotest-collection", "nope", "-q")
     assert unknown.ret == pytest.ExitCode.USAGE_ERROR
     assert "--unotest-collection nope: no such collection" in unknown.stderr.str()
