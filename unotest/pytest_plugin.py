@@ -127,19 +127,25 @@ def _load_state(config: pytest.Config) -> PluginState:
     from runner.errors import UnotestError
     from runner.project import Project, ProjectIndex, find_project_root
 
-    try:
-        root = find_project_root(config.invocation_params.dir)
-    except UnotestError:
+    # Where pytest runs, its rootdir, then the paths it was given (a monorepo's root
+    # with `pytest app/unotest/e2e/x.test.js`): the first inside a project.
+    here = config.invocation_params.dir
+    given = [Path(here, str(arg).split("::", 1)[0]) for arg in config.args]
+    starts = [here, config.rootpath, *(p if p.is_dir() else p.parent for p in given if p.exists())]
+    root: Path | None = None
+    for start in starts:
         try:
-            root = find_project_root(config.rootpath)
+            root = find_project_root(start)
+            break
         except UnotestError:
-            # The CLI's sentence names its --root, which pytest has not.
-            raise pytest.UsageError(
-                f"--unotest: no unotest project found in {config.invocation_params.dir} or "
-                f"above it, nor in pytest's rootdir {config.rootpath}: run pytest inside a "
-                "project (a folder with unotest/ or unotest.config.yaml), or point "
-                "--rootdir DIR at one"
-            ) from None
+            continue
+    if root is None:
+        # The CLI's sentence names its --root, which pytest has not.
+        raise pytest.UsageError(
+            f"--unotest: no unotest project found in {here} or above it, nor in pytest's "
+            f"rootdir {config.rootpath} or the paths given: run pytest inside a project (a "
+            "folder with unotest/ or unotest.config.yaml), or point --rootdir DIR at one"
+        )
     project = Project(root)
     try:
         index = ProjectIndex.load(project)

@@ -235,6 +235,19 @@ def test_broken_input_is_one_clear_error(
     assert "--unotest-collection nope: no such collection" in unknown.stderr.str()
     assert "Traceback" not in unknown.stderr.str()
 
+    # A monorepo: pytest runs at its root, the project is a folder below; the path
+    # given leads to it (it said "no unotest project found").
+    monorepo = tmp_path_factory.mktemp("monorepo")
+    (monorepo / "pytest.ini").write_text("[pytest]\n")
+    write_project(monorepo / "app", {"inner": PASSING}, base_url="http://127.0.0.1:9")
+    mono = subprocess.run(
+        [sys.executable, "-m", "pytest", "--unotest", "--collect-only", "-q",
+         "-p", "no:cacheprovider", *NO_HYPOTHESIS, "app/unotest/e2e/inner.test.js"],
+        cwd=monorepo, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    assert mono.returncode == pytest.ExitCode.OK, mono.stderr
+    assert "app/unotest/e2e/inner.test.js::inner[chromium]" in mono.stdout
+
     elsewhere = tmp_path_factory.mktemp("not-a-project")
     outside = subprocess.run(
         [
