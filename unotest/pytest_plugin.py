@@ -202,14 +202,38 @@ def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def _distributing(config: pytest.Config) -> bool:
+    """This process is xdist's controller: it runs no test and collects none itself."""
+    return not _is_xdist_worker(config) and getattr(config.option, "dist", "no") != "no"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    # xdist's controller starts it for every worker before any of them collects.
+    if _distributing(session.config):
+        _start_web_server(session.config)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Without xdist: the webServer once it is known that a selected test needs the site
+    (a scenario, or a test on pytest-playwright's page), so ``-k nothing`` or a plain
+    unit test never waits for it, nor fails with it."""
     config = session.config
+    if _distributing(config) or _is_xdist_worker(config):
+        return
+    if any(
+        isinstance(item, ScenarioItem) or "page" in getattr(item, "fixturenames", ())
+        for item in session.items
+    ):
+        _start_web_server(config)
+
+
+def _start_web_server(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     if state is None or _is_xdist_worker(config) or config.option.collectonly:
         return
     server = state.config.web_server
-    if server is None:
+    if server is None or state.web_server is not None:
         return
     from runner.errors import UnotestError
     from runner.secrets import project_masker

@@ -237,6 +237,18 @@ def test_broken_input_is_one_clear_error(
 
     # A monorepo: pytest runs at its root, the project is a folder below; the path
     # given leads to it (it said "no unotest project found").
+    # A webServer that cannot start concerns only the tests that need the site.
+    (pytester.path / "unotest.config.yaml").write_text(
+        "baseURL: http://127.0.0.1:9\n"
+        "webServer: {command: 'exit 3', url: 'http://127.0.0.1:9/'}\n"
+    )
+    pytester.makepyfile(test_unit="def test_u():\n    assert 1\n")
+    unit = run_pytest("--unotest", "-q", "test_unit.py")
+    assert unit.ret == pytest.ExitCode.OK, unit.stdout.str() + unit.stderr.str()
+    needs_site = run_pytest("--unotest", "-q", "-k", "passing")
+    assert needs_site.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unotest: webServer: " in needs_site.stderr.str()
+
     monorepo = tmp_path_factory.mktemp("monorepo")
     (monorepo / "pytest.ini").write_text("[pytest]\n")
     write_project(monorepo / "app", {"inner": PASSING}, base_url="http://127.0.0.1:9")
