@@ -364,7 +364,11 @@ class ScenarioItem(pytest.Function):
         return parent.scenario_name
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"scenario {self.name}"
+        # 0-based, as pytest counts: its test function's line (JUnit's line="..."),
+        # where a Python test's def is.
+        scenario = self.config.stash[STATE].index.scenarios.get(self.scenario_name)
+        line = scenario.test_fn.name_span.line - 1 if scenario is not None else 0
+        return self.path, line, f"scenario {self.name}"
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None

@@ -315,6 +315,8 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
         "--unotest",
         "-v",
         "--junitxml=junit.xml",
+        "-o",
+        "junit_family=xunit1",  # with file and line attributes
         "--tracing",
         "retain-on-failure",
         "--screenshot",
@@ -355,6 +357,9 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
     assert failure is not None
     assert failure.get("message", "").startswith("AssertionError: expected")
     assert cases["passing[chromium]"].find("failure") is None
+    # Its line is the test function's (0-based, as for a Python test's def), not 0.
+    assert cases["failing[chromium]"].get("line") == "3"
+    assert cases["failing[chromium]"].get("file") == "unotest/e2e/failing.test.js"
 
     # The run directories are written as for `unotest e2e`, for the viewer.
     runs = run_dirs(pytester.path)
