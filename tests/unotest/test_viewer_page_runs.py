@@ -144,10 +144,51 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     for event in started:
         row = rows.filter(has=page.get_by_role("cell", name=event["scenario"], exact=True))
         expect(row.locator("td").nth(1)).to_have_text(str(event["worker"]))
+    expect(status).to_contain_text("2 passed")
     alpha = rows.filter(has=page.get_by_role("cell", name="alpha", exact=True))
     alpha.get_by_role("button").click()
     expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
     expect(page.get_by_role("region", name="Steps")).to_contain_text('goto("/")')
+    guard.check()
+
+
+def test_a_collection_run_shows_the_scenarios_it_never_ran_and_its_totals(
+    page: Page, viewer: Viewer
+) -> None:
+    """Stopped before its second scenario (--bail, Ctrl-C): the tab listed one row and
+    "1 started", as if the collection had held one scenario."""
+    guard = guard_page(page)
+    runs = viewer.root / "unotest" / ".runs"
+    parent, child = "both-mxaaaaaa-000001", "alpha-mxaaaaab-000002"
+    for run_id, kind, ref, events, extra in (
+        (parent, "collection", "both", [
+            {"kind": "collection-run:started", "runId": parent, "collection": "both",
+             "scenarios": ["alpha", "beta"], "t": 1_000},
+            {"kind": "collection-run:scenario-started", "scenarioRunId": child,
+             "scenario": "alpha", "t": 1_001},
+            {"kind": "collection-run:scenario-finished", "scenarioRunId": child,
+             "scenario": "alpha", "outcome": "completed", "t": 1_500},
+            {"kind": "collection-run:finished", "outcome": "aborted", "t": 1_600},
+        ], {}),
+        (child, "scenario", "alpha", [
+            {"kind": "run:started", "runId": child, "scenario": "alpha", "t": 1_001},
+            {"kind": "run:finished", "outcome": "completed", "t": 1_500},
+        ], {"parentRunId": parent}),
+    ):  # fmt: skip
+        run_dir = runs / run_id
+        run_dir.mkdir(parents=True)
+        manifest = {"schemaVersion": 1, "kind": kind, "ref": ref, "adapter": "@unotest/web",
+                    "startedAt": 1_000, **extra}  # fmt: skip
+        (run_dir / "manifest.json").write_text(json.dumps(manifest))
+        (run_dir / "steps.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    page.goto(_tab_url(viewer, f"collection-run:{parent}"))
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text("Run aborted")
+    expect(status).to_contain_text("1 passed, 1 not run")
+    rows = page.get_by_role("table", name="Scenario runs").locator("tbody tr")
+    expect(rows).to_have_count(2)
+    beta = rows.filter(has=page.get_by_role("cell", name="beta", exact=True))
+    expect(beta).to_contain_text("not run")
     guard.check()
 
 

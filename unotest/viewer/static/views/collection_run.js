@@ -61,7 +61,15 @@ export function CollectionRunView({ tab }) {
     if (e.kind === "collection-run:scenario-started" && e.worker != null) workers.set(e.scenarioRunId, e.worker);
   }
   const finished = meta.status && meta.status !== "running";
-  const pending = started ? started.scenarios.length - children.length : 0;
+  // Listed scenarios without a run: waiting while it goes on, never run once it ended
+  // (--bail, Ctrl-C, a webServer that did not start).
+  const ran = new Set(children.map((c) => c.ref));
+  const notRun = started ? started.scenarios.filter((name) => !ran.has(name)) : [];
+  const pending = finished ? 0 : notRun.length;
+  const counts = new Map();
+  for (const c of children) counts.set(c.status, (counts.get(c.status) || 0) + 1);
+  if (finished && notRun.length) counts.set("not run", notRun.length);
+  const totals = [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   return html`<section class="view collection-run-view" aria-label=${`Collection run ${runId}`}>
     <header class="view-bar">
       <h2 class="view-title">${meta.ref || runId}</h2>
@@ -70,6 +78,7 @@ export function CollectionRunView({ tab }) {
     <div class="run-status" role="status" aria-label="Run status">
       ${finished ? `Run ${meta.outcome || meta.status}` : "Running"}
       ${" "}· ${children.length} started${pending > 0 ? `, ${pending} waiting` : ""}
+      ${totals ? ` · ${totals}` : ""}
       ${meta.durationMs != null ? ` · ${formatDuration(meta.durationMs)}` : ""}
     </div>
     <table class="children" aria-label="Scenario runs">
@@ -80,7 +89,10 @@ export function CollectionRunView({ tab }) {
         <td>${c.status}</td>
         <td>${formatDuration(c.durationMs)}</td>
         <td><button type="button" class="linkish" onClick=${() => openTab({ kind: "scenario-run", runId: c.runId })}>
-          ${c.runId}</button></td></tr>`)}</tbody>
+          ${c.runId}</button></td></tr>`)}
+        ${notRun.map((name) => html`<tr key=${"not-run:" + name} class="child-not-run">
+          <td>${name}</td><td>—</td><td>${finished ? "not run" : "waiting"}</td><td>—</td><td>—</td>
+        </tr>`)}</tbody>
     </table>
   </section>`;
 }
