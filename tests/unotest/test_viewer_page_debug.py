@@ -75,10 +75,14 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     # No marker where no statement starts (the function's own line).
     expect(page.get_by_role("button", name="Breakpoint at line 4")).to_have_count(0)
 
-    page.get_by_role("button", name="Debug").click()
+    page.get_by_role("button", name="Debug").focus()
+    page.keyboard.press("Enter")  # as a keyboard user starts it
     status = page.get_by_role("status", name="Run status")
     expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
     expect(status).to_contain_text("breakpoint")
+    # The Debug button went with its view: the focus is in the run's, not on the body.
+    run_view = page.get_by_role("region", name=re.compile(r"^Run "))
+    expect(run_view).to_be_focused()
     expect(page.get_by_role("button", name="Continue")).to_be_enabled()
     expect(page.get_by_role("button", name="Pause")).to_be_disabled()
     expect(page.get_by_role("button", name="Retry")).to_be_disabled()

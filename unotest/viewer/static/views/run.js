@@ -238,6 +238,13 @@ export function RunView({ tab, active }) {
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
   const [again, setAgain] = useState(false);
+  // The button that started this run (Debug, Run) went with the view it was in: focus
+  // left on the page's body is brought here, to the run's own view, for a keyboard user.
+  const root = useRef(null);
+  const lostFocus = () => !document.activeElement || document.activeElement === document.body;
+  useEffect(() => {
+    if (active && root.current && lostFocus()) root.current.focus();
+  }, [runId, active, detail !== null]);
   const acceptsRef = useRef(() => false);
 
   const scenario = (detail && detail.meta && detail.meta.ref) || (runtime && runtime.scenario) || null;
@@ -307,7 +314,7 @@ export function RunView({ tab, active }) {
     .filter((r) => r.turn === model.turn && !answeredHere.has(r.id) && !sentReloads.has(r.id))
     .slice(-3);
 
-  return html`<section class="view run-view" aria-label=${`Run ${runId}`}>
+  return html`<section class="view run-view" aria-label=${`Run ${runId}`} tabindex="-1" ref=${root}>
     <header class="view-bar">
       <h2 class="view-title">${scenario || runId}</h2>
       <span class="muted">${runId}</span>
