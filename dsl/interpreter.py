@@ -679,13 +679,7 @@ class Interpreter:
         catches = stmt.handler is not None or discards
         try:
             try:
-                if catches:
-                    self._try_depth += 1
-                try:
-                    self._block(stmt.block, scope)
-                finally:
-                    if catches:
-                        self._try_depth -= 1
+                self._block_caught(stmt.block, scope, catches)
             except ScriptError as err:
                 stmt = _now(cursor, stmt)
                 if stmt.handler is None:
@@ -693,13 +687,7 @@ class Interpreter:
                 handler_scope = _Scope(scope)
                 if stmt.param is not None:
                     handler_scope.vars[stmt.param] = {"name": err.name, "message": err.message}
-                if discards:
-                    self._try_depth += 1
-                try:
-                    self._block(stmt.handler, handler_scope)
-                finally:
-                    if discards:
-                        self._try_depth -= 1
+                self._block_caught(stmt.handler, handler_scope, discards)
         except (ScriptError, _Break, _Continue, _Return) as exc:
             stmt = _now(cursor, stmt)
             if stmt.finalizer is None:
@@ -710,6 +698,18 @@ class Interpreter:
             self._block(stmt.finalizer, scope)
         if pending is not None:
             raise pending
+
+    def _block_caught(self, block: ast.Block, scope: _Scope, caught: bool) -> None:
+        """``block``, its errors counted as caught (``Step.caught``) when ``caught``:
+        a handler or a discarding ``finally`` waits for them."""
+        if not caught:
+            self._block(block, scope)
+            return
+        self._try_depth += 1
+        try:
+            self._block(block, scope)
+        finally:
+            self._try_depth -= 1
 
     # --- calls -----------------------------------------------------------------
 
