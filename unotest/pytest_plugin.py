@@ -130,8 +130,7 @@ def _load_state(config: pytest.Config) -> PluginState:
     # Where pytest runs, its rootdir, then the paths it was given (a monorepo's root
     # with `pytest app/unotest/e2e/x.test.js`): the first inside a project.
     here = config.invocation_params.dir
-    given = [Path(here, str(arg).split("::", 1)[0]) for arg in config.args]
-    starts = [here, config.rootpath, *(p if p.is_dir() else p.parent for p in given if p.exists())]
+    starts = [here, config.rootpath, *_folders_given(here, config.args)]
     root: Path | None = None
     for start in starts:
         try:
@@ -196,6 +195,18 @@ def _add_scenarios_to_args(config: pytest.Config, state: PluginState) -> None:
 
 
 # --- the webServer, once per session ----------------------------------------------
+
+
+def _folders_given(here: Path, args: list[str]) -> list[Path]:
+    """The folders of the paths pytest was given (a node id's file part)."""
+    folders = []
+    for arg in args:
+        path = Path(here, str(arg).split("::", 1)[0])
+        try:
+            folders.append(path if path.is_dir() else path.parent)
+        except OSError:  # a name too long for the file system is no path of ours
+            continue
+    return folders
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
