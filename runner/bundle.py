@@ -123,7 +123,8 @@ class PageRecorder:
         return {
             "method": request.method,
             "url": _keep(request.url),
-            "durationMs": round(end, 1) if end >= 0 else None,
+            # A whole number of ms comes as an int in the driver's JSON: a float always.
+            "durationMs": round(float(end), 1) if end >= 0 else None,
             "status": self._status.pop(request, None),
             "failure": _keep(failure),
         }
