@@ -63,6 +63,11 @@ class ProcessCpu:
         self._before: set[int] = set()
         self._family: set[int] = {os.getpid()}
         self._seen: dict[tuple[int, int], tuple[str, float]] = {}
+        # The command line each process was classified by, and by pid the newest one
+        # seen: a child read between its fork and its exec still shows its parent's
+        # command line, so such a child is classified again at its next reading.
+        self._cmdlines: dict[tuple[int, int], str] = {}
+        self._cmdline_of_pid: dict[int, str] = {os.getpid(): _cmdline(os.getpid())}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
@@ -98,11 +103,14 @@ class ProcessCpu:
         for pid, reading in readings.items():
             if reading is None or pid not in self._family:
                 continue
-            _, start, seconds = reading
+            parent, start, seconds = reading
             key = (pid, start)
-            known = self._seen.get(key)
-            kind = known[0] if known else kind_of(_cmdline(pid))
-            self._seen[key] = (kind, seconds)
+            known = self._cmdlines.get(key)
+            if known is None or known == self._cmdline_of_pid.get(parent):
+                known = _cmdline(pid) or known or ""
+                self._cmdlines[key] = known
+                self._cmdline_of_pid[pid] = known
+            self._seen[key] = (kind_of(known), seconds)
 
     def by_kind(self) -> dict[str, float]:
         totals: Counter[str] = Counter()

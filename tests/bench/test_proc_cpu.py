@@ -43,6 +43,28 @@ def test_the_cpu_of_processes_started_meanwhile_is_counted_by_kind() -> None:
     assert 0.5 - 3 * 0.01 - 0.05 <= by_kind["Python"] <= 0.5 + 0.2
 
 
+def test_a_child_seen_before_its_exec_is_counted_as_what_it_execs(tmp_path: Path) -> None:
+    # A Python that forks, waits, then execs a program called "node": read between the
+    # fork and the exec, the child shows its parent's command line.
+    node = tmp_path / "node"
+    node.symlink_to(sys.executable)
+    child = [str(node), "-c", SPIN.format(seconds=0.3)]
+    parent = (
+        "import os, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    time.sleep(0.2)\n"
+        f"    os.execv({child[0]!r}, {child!r})\n"
+        "os.waitpid(pid, 0)\n"
+    )
+    proc_cpu = _module()
+    with proc_cpu.ProcessCpu(interval=0.01) as spent:
+        subprocess.run([sys.executable, "-c", parent], check=True)
+    by_kind = spent.by_kind()
+    assert by_kind.get("Node", 0.0) >= 0.3 - 3 * 0.01 - 0.05
+    assert by_kind.get("Python", 0.0) < 0.25
+
+
 def test_processes_running_before_are_not_counted() -> None:
     proc_cpu = _module()
     busy = subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=60)])
