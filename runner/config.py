@@ -152,9 +152,7 @@ class Config:
     warnings: tuple[str, ...] = ()
 
 
-def load_config(
-    root: Path, environ: Mapping[str, str], *, on_this_machine: bool = True
-) -> Config:
+def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool = True) -> Config:
     """The configuration of the project at ``root``; defaults when there is no file.
 
     Raises :class:`ConfigError` (one sentence) for anything that cannot be used.
@@ -165,8 +163,9 @@ def load_config(
     root = Path(os.path.abspath(root))
     path = root / CONFIG_FILE
     warnings: list[str] = []
-    data = _read_yaml(path, warnings) if os.path.lexists(path) else {}
-    config = _Validator(root, warnings, on_this_machine).config(data)
+    places: _Places = {}
+    data = _read_yaml(path, warnings, places) if os.path.lexists(path) else {}
+    config = _Validator(root, warnings, on_this_machine, places).config(data)
 
     headed = environ.get("UNOTEST_HEADED")
     if headed is not None:
@@ -188,7 +187,12 @@ def _fail(message: str) -> NoReturn:
     raise ConfigError(f"{CONFIG_FILE}: {message}")
 
 
-def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
+_Places = dict[str, tuple[int, int]]
+"""Where each setting is written, by its dotted name (``timeout.expect``), and under
+``key:`` plus that name where its key is: line 1-based, column 0-based."""
+
+
+def _read_yaml(path: Path, warnings: list[str], places: _Places) -> dict[object, object]:
     try:
         if not path.is_file():
             _fail("not a regular file; the configuration is a YAML file")
@@ -212,14 +216,14 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
     too_deep = yaml_flow_too_deep(source, MAX_YAML_DEPTH)
     if too_deep is not None:
         line, col = too_deep
-        raise ConfigError(f"{CONFIG_FILE}:{line}:{col + 1}: the configuration is nested too deeply")
+        raise ConfigError(f"{CONFIG_FILE}:{line}:{col}: the configuration is nested too deeply")
     try:
         _refuse_unsafe_yaml(source)
         node = yaml.compose(source, Loader=yaml.SafeLoader)
         data = yaml.safe_load(source)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        where = f":{mark.line + 1}:{mark.column}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ConfigError(f"{CONFIG_FILE}{where}: invalid YAML: {problem}") from None
     except RecursionError:
@@ -230,6 +234,7 @@ def _read_yaml(path: Path, warnings: list[str]) -> dict[object, object]:
 
     if node is not None:
         _warn_repeated_keys(node, "", warnings)
+        places.update(_places(node, ""))
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -246,7 +251,7 @@ def _refuse_unsafe_yaml(source: str) -> None:
     depth = 0
     for event in yaml.parse(source, Loader=yaml.SafeLoader):
         mark = event.start_mark
-        at = f"{CONFIG_FILE}:{mark.line + 1}:{mark.column + 1}" if mark else CONFIG_FILE
+        at = f"{CONFIG_FILE}:{mark.line + 1}:{mark.column}" if mark else CONFIG_FILE
         if isinstance(event, yaml.AliasEvent):
             raise ConfigError(
                 f"{at}: YAML aliases ('*{event.anchor}') are not allowed in the "
@@ -293,6 +298,22 @@ def _warn_repeated_keys(node: yaml.Node, prefix: str, warnings: list[str]) -> No
             _warn_repeated_keys(item, prefix, warnings)
 
 
+def _places(node: yaml.Node, prefix: str) -> _Places:
+    """Every setting's place in the file, so that a message can point at it (the last
+    of a repeated key, as the loaded value is)."""
+    found: _Places = {}
+    if not isinstance(node, yaml.MappingNode):
+        return found
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        name = f"{prefix}{key_node.value}"
+        found[f"key:{name}"] = (key_node.start_mark.line + 1, key_node.start_mark.column)
+        found[name] = (value_node.start_mark.line + 1, value_node.start_mark.column)
+        found.update(_places(value_node, f"{name}."))
+    return found
+
+
 # --- validating ----------------------------------------------------------------------
 
 
@@ -318,15 +339,30 @@ def _show(value: object) -> str:
 
 
 class _Validator:
-    def __init__(self, root: Path, warnings: list[str], on_this_machine: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        warnings: list[str],
+        on_this_machine: bool = True,
+        places: _Places | None = None,
+    ) -> None:
         self.root = root
         self.warnings = warnings
         self.on_this_machine = on_this_machine
+        self.places = places or {}
 
     # helpers
 
+    def fail(self, key: str, message: str) -> NoReturn:
+        """Refuse the setting ``key`` where the file writes it (its value, or for a
+        missing one, the section that lacks it)."""
+        place = self.places.get(key) or self.places.get(f"key:{key.rpartition('.')[0]}")
+        if place is None:
+            _fail(message)
+        raise ConfigError(f"{CONFIG_FILE}:{place[0]}:{place[1]}: {message}")
+
     def error(self, key: str, expected: str, value: object) -> NoReturn:
-        _fail(f"'{key}' must be {expected}, got {_show(value)}")
+        self.fail(key, f"'{key}' must be {expected}, got {_show(value)}")
 
     def mapping(
         self, data: object, prefix: str, known: tuple[str, ...], what: str
@@ -345,7 +381,11 @@ class _Validator:
             if not hint:
                 where = f" in '{prefix}'" if prefix else ""
                 hint = f" (known keys{where}: {', '.join(known)})"
-            self.warnings.append(f"{CONFIG_FILE}: unknown key '{shown}' is ignored{hint}")
+            if shown == "headed" and isinstance(value, bool):
+                hint = f" (did you mean 'headless: {'false' if value else 'true'}'?)"
+            place = self.places.get(f"key:{shown}")
+            where = f"{CONFIG_FILE}:{place[0]}" if place else CONFIG_FILE
+            self.warnings.append(f"{where}: unknown key '{shown}' is ignored{hint}")
         return out
 
     def string(self, key: str, value: object) -> str:
@@ -353,7 +393,7 @@ class _Validator:
             self.error(key, "a non-empty string", value)
         if "\0" in value:
             # No command line, path or URL can hold a NUL: refused here, not by exec().
-            _fail(f"'{key}' must not contain a NUL character (\\0), got {_show(value)}")
+            self.fail(key, f"'{key}' must not contain a NUL character (\\0), got {_show(value)}")
         return value
 
     def boolean(self, key: str, value: object) -> bool:
@@ -379,7 +419,9 @@ class _Validator:
         if not isinstance(value, str):
             self.error(key, expected, value)
         if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in value.strip()):
-            _fail(f"'{key}' must be {expected} without control characters, got {_show(value)}")
+            self.fail(
+                key, f"'{key}' must be {expected} without control characters, got {_show(value)}"
+            )
         try:
             parts = urlsplit(value.strip())
             parts.port  # noqa: B018  (raises ValueError for a bad port)
@@ -395,7 +437,7 @@ class _Validator:
             if value == choice:
                 return choice
         hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-        _fail(f"'{key}' must be one of {', '.join(choices)}, got {_show(value)}{hint}")
+        self.fail(key, f"'{key}' must be one of {', '.join(choices)}, got {_show(value)}{hint}")
 
     def path(self, value: str) -> Path:
         return Path(os.path.abspath(self.root / os.path.expanduser(value)))
@@ -528,9 +570,15 @@ class _Validator:
         if not self.on_this_machine:
             return str(path)
         if not path.exists():
-            _fail(f"'executablePath' must name an existing browser executable, no file at {path}")
+            self.fail(
+                "executablePath",
+                f"'executablePath' must name an existing browser executable, no file at {path}",
+            )
         if path.is_dir():
-            _fail(f"'executablePath' must name a browser executable, {path} is a directory")
+            self.fail(
+                "executablePath",
+                f"'executablePath' must name a browser executable, {path} is a directory",
+            )
         return str(path)
 
     def web_server(self, value: object) -> WebServerConfig:
@@ -543,7 +591,10 @@ class _Validator:
         )
         for key in ("command", "url"):
             if key not in section:
-                _fail(f"'webServer.{key}' is missing: webServer needs both 'command' and 'url'")
+                self.fail(
+                    f"webServer.{key}",
+                    f"'webServer.{key}' is missing: webServer needs both 'command' and 'url'",
+                )
         command = self.string("webServer.command", section["command"])
         url = self.url("webServer.url", section["url"], ("http", "https"))
         timeout = (
@@ -560,7 +611,9 @@ class _Validator:
         if "cwd" in section and section["cwd"] is not None:
             cwd = self.path(self.string("webServer.cwd", section["cwd"]))
             if self.on_this_machine and not cwd.is_dir():
-                _fail(f"'webServer.cwd' must name an existing directory, got {cwd}")
+                self.fail(
+                    "webServer.cwd", f"'webServer.cwd' must name an existing directory, got {cwd}"
+                )
         return WebServerConfig(
             command=command,
             url=url,

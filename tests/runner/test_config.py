@@ -39,6 +39,11 @@ def error_of(root: Path, text: str) -> str:
     return message
 
 
+def unplaced(message: str) -> str:
+    """The message without its ``:line:col`` (the tests of positions are separate)."""
+    return re.sub(rf"^{re.escape(CONFIG)}:\d+:\d+: ", f"{CONFIG}: ", message)
+
+
 # --- defaults and valid values ------------------------------------------------------
 
 
@@ -313,13 +318,13 @@ BAD_VALUES = [
 
 @pytest.mark.parametrize(("text", "expected"), BAD_VALUES, ids=[t for t, _ in BAD_VALUES])
 def test_bad_values_name_the_key(tmp_path: Path, text: str, expected: str) -> None:
-    message = error_of(tmp_path, text + "\n")
+    message = unplaced(error_of(tmp_path, text + "\n"))
     assert message.startswith(f"{CONFIG}: {expected}"), message
 
 
 def test_the_example_message_exactly(tmp_path: Path) -> None:
     assert error_of(tmp_path, "timeout:\n  action: fast\n") == (
-        f"{CONFIG}: 'timeout.action' must be a positive number of milliseconds, got \"fast\""
+        f"{CONFIG}:2:10: 'timeout.action' must be a positive number of milliseconds, got \"fast\""
     )
 
 
@@ -418,7 +423,7 @@ def test_a_yaml_bomb_is_refused_before_it_expands(tmp_path: Path) -> None:
 
 def test_an_alias_is_refused(tmp_path: Path) -> None:
     message = error_of(tmp_path, "browser: *x\n")
-    assert message.startswith(f"{CONFIG}:1:10: YAML aliases ('*x') are not allowed"), message
+    assert message.startswith(f"{CONFIG}:1:9: YAML aliases ('*x') are not allowed"), message
 
 
 @pytest.mark.parametrize(
@@ -488,3 +493,42 @@ def test_a_config_is_frozen(tmp_path: Path) -> None:
     config = load_config(tmp_path, {})
     with pytest.raises(AttributeError):
         config.browser = "webkit"  # type: ignore[misc]
+
+
+# --- where a message points ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # The value that is wrong, wherever it is written.
+        ('baseURL: http://x\n\ntimeout:\n  action: 5000\n  expect: "5s"\n', "5:10"),
+        ("viewport: {width: 800, height: -1}\n", "1:31"),
+        ("webServer:\n  command: serve\n  url: http://x\n  cwd: 5\n", "4:7"),
+        # A setting that is missing: the section that lacks it.
+        ("baseURL: http://x\nwebServer:\n  command: serve\n", "2:0"),
+        # The YAML's own errors, 0-based columns as everywhere else.
+        ("timeout:\n  action: [5000\n", "3:0"),
+    ],
+)
+def test_a_bad_value_is_refused_at_its_line_and_column(
+    tmp_path: Path, text: str, place: str
+) -> None:
+    assert error_of(tmp_path, text).startswith(f"{CONFIG}:{place}: "), text
+
+
+def test_an_unknown_key_is_warned_of_at_its_line(tmp_path: Path) -> None:
+    config = load(
+        tmp_path, "baseURL: http://x\n\nwebServer:\n  command: a\n  url: http://x\n  stdot: 1\n"
+    )
+    assert config.warnings[0].startswith(f"{CONFIG}:6: unknown key 'webServer.stdot'")
+
+
+@pytest.mark.parametrize(("written", "meant"), [("true", "false"), ("false", "true")])
+def test_headed_is_answered_with_the_headless_that_means_it(
+    tmp_path: Path, written: str, meant: str
+) -> None:
+    config = load(tmp_path, f"headed: {written}\n")
+    assert config.warnings == (
+        f"{CONFIG}:1: unknown key 'headed' is ignored (did you mean 'headless: {meant}'?)",
+    )

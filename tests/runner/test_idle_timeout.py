@@ -67,7 +67,7 @@ def test_an_unknown_key_under_debug_warns(tmp_path: Path) -> None:
     config = load(tmp_path, "debug: {idleTimout: 5}\n")
     assert config.debug == DebugConfig()
     assert config.warnings == (
-        f"{CONFIG_FILE}: unknown key 'debug.idleTimout' is ignored (did you mean 'idleTimeout'?)",
+        f"{CONFIG_FILE}:1: unknown key 'debug.idleTimout' is ignored (did you mean 'idleTimeout'?)",
     )
 
 
@@ -93,7 +93,9 @@ def test_bad_values_are_one_sentence_naming_the_key(
 ) -> None:
     with pytest.raises(ConfigError) as caught:
         load(tmp_path, text + "\n")
-    assert str(caught.value).startswith(f"{CONFIG_FILE}: {message}"), str(caught.value)
+    # Pointed at where the value is written (or the key, for an empty one).
+    assert str(caught.value).startswith(f"{CONFIG_FILE}:1:"), str(caught.value)
+    assert str(caught.value).split(": ", 1)[1].startswith(message), str(caught.value)
     assert "\n" not in str(caught.value)
 
 
@@ -114,7 +116,7 @@ def test_a_bad_value_stops_the_cli_with_exit_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2, done
     assert done.stderr.splitlines() == [
-        f"unotest: {CONFIG_FILE}: 'debug.idleTimeout' must be {EXPECTED}, got \"half an hour\""
+        f"unotest: {CONFIG_FILE}:2:15: 'debug.idleTimeout' must be {EXPECTED}, got \"half an hour\""
     ]
     assert not (root / "unotest" / ".runs").exists()  # nothing started
 

@@ -453,9 +453,9 @@ def test_debugger_json_nesting_and_digit_bombs(tmp_path: Path) -> None:
 
 CONFIGS: dict[str, tuple[str, str]] = {
     # name -> (config text, what the one sentence says)
-    "bad-yaml": ("baseURL: [http://x\n", "unotest.config.yaml:2:1: invalid YAML"),
+    "bad-yaml": ("baseURL: [http://x\n", "unotest.config.yaml:2:0: invalid YAML"),
     "wrong-type": ("timeout: {action: fast}\n", "'timeout.action' must be a positive number"),
-    "bomb": (BOMB, "unotest.config.yaml:1:4: YAML anchors ('&a') are not allowed"),
+    "bomb": (BOMB, "unotest.config.yaml:1:3: YAML anchors ('&a') are not allowed"),
     "python-tag": (
         'headless: !!python/object/apply:os.system ["touch PWNED"]\n',
         "the YAML tag '!!python/object/apply:os.system' is not allowed",
@@ -708,7 +708,7 @@ def test_check_reads_the_configuration_and_refuses_a_root_that_is_no_project(
         assert done.out.startswith("unotest.config.yaml:2:0: invalid YAML: "), done
     assert warned.code == 0, warned
     assert (
-        "warning: unotest.config.yaml: unknown key 'baseUrl' is ignored (did you mean "
+        "warning: unotest.config.yaml:1: unknown key 'baseUrl' is ignored (did you mean "
         "'baseURL'?)" in warned.err
     ), warned
     assert one_sentence(nothing).startswith(

@@ -87,7 +87,7 @@ def _check_config(root: Path) -> tuple[Diagnostic | None, list[str]]:
         if place is None:
             return Diagnostic(CONFIG_FILE, 1, 0, str(err)), []
         line, col, message = place.groups()
-        return Diagnostic(CONFIG_FILE, int(line or 1), max(0, int(col or 1) - 1), message), []
+        return Diagnostic(CONFIG_FILE, int(line or 1), int(col or 0), message), []
     return None, list(config.warnings)
 
 
