@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from dsl.errors import ScriptError
+from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Directive, Step
 from dsl.values import HostValue, RegexValue, Value, display_json_head
 from runner import events, protocol
@@ -169,6 +169,9 @@ class StepReporter:
     open: list[_Open] = field(default_factory=list)
     failures: dict[int, FailurePoint] = field(default_factory=dict)
     last_failure: protocol.LastFailure | None = None
+    abandoned_failure: ScriptError | None = None
+    """A failure the run was aborted at (at its pause): it stays the failed step's
+    error, and the run still gets its failure bundle."""
     debugger: DebugController | None = None
     pause_on_failure: bool = False
     scenario_file: str | None = None
@@ -227,31 +230,43 @@ class StepReporter:
         if error is not None and not caught:
             self.last_failure = self._last_failure(self._record_failure(opened, step, error))
             if self.debugger is not None and self.pause_on_failure:
-                directive = self.debugger.after_failure(step, error)
+                try:
+                    directive = self.debugger.after_failure(step, error)
+                except Interrupt:
+                    # Aborted at the failure pause: the step had failed before anyone
+                    # aborted, and says so; the steps around it end as aborted.
+                    self.abandoned_failure = error
+                    self._finish_failed(step, error)
+                    raise
                 if directive is Directive.SKIP:
                     self.open.pop()
                     self.rundir.append(events.step_skipped(step.line, step.col))
                     self.console.finish(self._console_line(MARK_SKIPPED, opened))
                     self._progress(step)
                     return directive
-        self.open.pop()
-        duration, paused = self._timing(opened)
         if error is None:
+            opened = self.open.pop()
+            duration, paused = self._timing(opened)
             self.rundir.append(events.step_ok(duration, paused))
             self.console.finish(self._console_line(MARK_OK, opened, duration, paused))
         else:
-            message = self._message(error.message)
-            self.rundir.append(
-                events.step_fail(message, error.name, caught=caught, paused_ms=paused)
-            )
-            mark = MARK_CAUGHT if caught else MARK_FAIL
-            note = f"caught {error.name}" if caught else ""
-            self.console.finish(self._console_line(mark, opened, duration, paused, note))
+            self._finish_failed(step, error)
         if error is not None and not caught:
             self.write_runtime("running", step)  # lastFailure is new: shown at once
         else:
             self._progress(step)
         return directive
+
+    def _finish_failed(self, step: Step, error: ScriptError) -> None:
+        """Close the innermost open step as failed with ``error``."""
+        opened = self.open.pop()
+        caught = step.caught
+        duration, paused = self._timing(opened)
+        message = self._message(error.message)
+        self.rundir.append(events.step_fail(message, error.name, caught=caught, paused_ms=paused))
+        mark = MARK_CAUGHT if caught else MARK_FAIL
+        note = f"caught {error.name}" if caught else ""
+        self.console.finish(self._console_line(mark, opened, duration, paused, note))
 
     # --- unwinding without the hook -----------------------------------------------------
 

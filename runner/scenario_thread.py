@@ -208,6 +208,8 @@ class ScenarioThread:
     def _run_all(self, interpreter: Interpreter) -> None:
         """The hooks and the test; raises the error or interrupt the run ends with."""
         ending = self._run_test(interpreter)
+        if isinstance(ending, Interrupt):
+            self._bundle_abandoned_failure(ending)
         if not self.hooks.after:
             if isinstance(ending, Interrupt):
                 self._close_interrupted(ending)
@@ -255,6 +257,17 @@ class ScenarioThread:
                 if stopped is not None:
                     raise stopped
         return ending
+
+    def _bundle_abandoned_failure(self, ending: Interrupt) -> None:
+        """Aborted at a failure pause: the failure happened, and the page is still as it
+        left it, so the run keeps its failure bundle (unless a second interrupt, or
+        a final one, says to stop at once)."""
+        error = self.reporter.abandoned_failure
+        if error is None or ending.reason != "aborted" or not self.bridge.reopen_for_teardown():
+            return
+        failure = self.reporter.failure_for(error)
+        info = script_error_info(error, failure, self.scenario.name)
+        self._bundle(info, failure.step_index if failure else 0)
 
     def _bundle(self, info: RunError, step_index: int) -> Interrupt | None:
         """``on_failure`` (the failure bundle), or the interrupt that stopped it."""

@@ -698,6 +698,33 @@ def test_failure_pause_retry_skip_and_continue(
     assert "n is" not in cont.stdout
 
 
+def test_an_abort_at_a_failure_pause_keeps_the_failure_and_its_bundle(
+    tmp_path: Path,
+    site: str,
+    launch: Callable[..., Run],
+) -> None:
+    """The step had failed before anyone aborted: its step:fail says what failed (not
+    "the run was aborted"), and the page at the pause is the failure's own, so the run
+    keeps its failure bundle; it still ends as aborted."""
+    project = make_project(tmp_path / "proj", site, {"flows/failing": FAILING}, action=1000)
+    run = launch(project, "e2e", "flows/failing", "--debug")
+    wait_paused(run, reason="failure")
+    aborted = dbg(project, "dbg", run.run_id, "abort")
+    assert aborted.returncode == 0, aborted
+    assert run.wait() == 130, run.stdout + run.stderr
+    events = read_events(run.run_dir)
+    failed = [e for e in events if e["kind"] == "step:fail"]
+    assert [e["errorName"] for e in failed] == ["AssertionError"], failed
+    assert "#ready" in failed[0]["error"], failed[0]
+    bundles = [e for e in events if e["kind"] == "failure-bundle:written"]
+    assert len(bundles) == 1, events
+    assert (project / bundles[0]["bundlePath"] / "error.json").is_file(), bundles[0]
+    assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "aborted"
+    for event in events:
+        if not event["kind"].startswith("command:"):  # ours, additive
+            validate("RunArtifact", event)
+
+
 # --- 4. pause while running; the scenario timeout and the heartbeat while paused --------------
 
 
