@@ -62,11 +62,17 @@ class PauseAnnouncer(DebugListener):
         limit = f" (aborted after {format_duration(idle)} without a command)" if idle else ""
         failed = f" ({_first_line(error)})" if error is not None else ""
         # A listener must not raise: stderr gone away does not stop the run.
-        with contextlib.suppress(OSError, ValueError):
-            self.say(
-                f"paused ({reason}) at {where}{failed} in run {self.run_id}; to resume: "
-                f"unotest dbg {self.run_id} continue, or the viewer{limit}"
+        dbg = f"unotest dbg {self.run_id}"
+        if reason == "failure":
+            # continue would only end the run as failed: say what else there is.
+            resume = (
+                f"the step failed: {dbg} retry (after fixing the page with eval), {dbg} "
+                f"skip, or {dbg} continue to end the run as failed, or the viewer"
             )
+        else:
+            resume = f"to resume: {dbg} continue, or the viewer"
+        with contextlib.suppress(OSError, ValueError):
+            self.say(f"paused ({reason}) at {where}{failed} in run {self.run_id}; {resume}{limit}")
 
 
 class TerminalPrompt(DebugListener):

@@ -95,7 +95,9 @@ def test_each_pause_without_a_tty_is_one_line_on_stderr(tmp_path: Path, chromium
         f"unotest: paused (failure) at {FILE}:{LINE_EXPECT}:2 "
         "(AssertionError: expected 3, received 2)",
     ]
-    assert all(f"unotest dbg {run_id} continue, or the viewer" in line for line in lines)
+    assert all(f"unotest dbg {run_id} continue, or the viewer" in line for line in lines[:2])
+    assert f"unotest dbg {run_id} retry" in lines[2]
+    assert f"unotest dbg {run_id} continue to end the run as failed" in lines[2]
     assert "paused (" not in out.read_text()  # stderr only: stdout stays the run's output
 
 

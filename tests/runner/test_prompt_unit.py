@@ -436,7 +436,13 @@ def test_without_a_terminal_a_failure_pause_line_says_what_failed() -> None:
     session.type("s")
     session.type("s")
     assert said[-1].startswith(f"paused (failure) at {FILE}:3:2 (AssertionError: ")
-    assert said[-1].endswith(") in run run-1; to resume: unotest dbg run-1 continue, or the viewer")
+    # continue only ends the run as failed there: the line says so, and what else helps.
+    assert said[-1].endswith(
+        ") in run run-1; the step failed: unotest dbg run-1 retry (after fixing the page "
+        "with eval), unotest dbg run-1 skip, or unotest dbg run-1 continue to end the run "
+        "as failed, or the viewer"
+    )
+    assert "to resume" in said[0]
     assert "\n" not in said[-1]
     assert "AssertionError" not in said[0]  # the step pause before it: nothing failed
     session.finish()
