@@ -180,9 +180,10 @@ def parse_words(words: Sequence[str]) -> dict[str, str | int]:
         position = parse_position(rest)
         if position is None:
             raise UsageError(f"{head} needs a position: {POSITION_USAGE}")
-        command: dict[str, str | int] = {"cmd": spec.name, "line": position.line}
-        if position.col is not None:
-            command["col"] = position.col
+        # A line alone is column 0, which lands on the line's first statement: the
+        # protocol's set-bp / clear-bp require a col.
+        col = position.col if position.col is not None else 0
+        command: dict[str, str | int] = {"cmd": spec.name, "line": position.line, "col": col}
         if position.file is not None:
             command["file"] = position.file
         return command

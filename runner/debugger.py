@@ -114,8 +114,9 @@ class Breakpoints:
         if landing.nearest is None:
             return landing.position, f"{file} has no statements"
         line, col = landing.position
+        asked = f"{line}" if col == 0 else f"{line}:{col}"  # a line alone is kept at :0
         return landing.position, (
-            f"breakpoint {file}:{line}:{col} matches no statement start; the nearest is "
+            f"breakpoint {file}:{asked} matches no statement start; the nearest is "
             f"{format_position(*landing.nearest)} (kept: it may match after an edit)"
         )
 

@@ -118,8 +118,13 @@ class Landing:
 
 
 def land(starts: Sequence[tuple[int, int]], line: int, col: int | None) -> Landing:
-    """A line alone means its first statement (column 0 when none starts on it)."""
-    if col is None:
+    """A line alone means its first statement (column 0 when none starts on it).
+
+    Column 0 where no statement starts means the line too: it is how a line alone is
+    kept when nothing starts on it yet (and how the protocol writes one, its ``col``
+    being required), so that after an edit it lands on the line's first statement,
+    indented or not."""
+    if col is None or (col == 0 and (line, 0) not in starts):
         on_line = [start for start in starts if start[0] == line]
         if on_line:
             return Landing(min(on_line), True, None)

@@ -139,8 +139,9 @@ class TerminalPrompt(DebugListener):
 
     def applied(self, command: Command) -> None:
         if command.source == "terminal" and command.cmd in ("set-bp", "clear-bp"):
-            col = f":{command.col}" if command.col is not None else ""
-            self.say(f"{command.cmd} {command.line}{col}")
+            col = f":{command.col}" if command.col else ""  # 0: the line's first statement
+            file = f"{command.file}:" if command.file else ""
+            self.say(f"{command.cmd} {file}{command.line}{col}")
             self._prompt_if_paused()
 
     def rejected(self, command: Command, reason: str) -> None:

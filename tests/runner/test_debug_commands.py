@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from protocol_schemas import validate
 
 from dsl.parser import parse_program
 from runner.debug_commands import (
@@ -156,7 +157,7 @@ def test_lookup_unknown(word: str) -> None:
         (["pause"], {"cmd": "pause"}),
         (["k"], {"cmd": "skip"}),
         (["break", "12:4"], {"cmd": "set-bp", "line": 12, "col": 4}),
-        (["b", "12"], {"cmd": "set-bp", "line": 12}),
+        (["b", "12"], {"cmd": "set-bp", "line": 12, "col": 0}),  # col 0: the line
         (["set-bp", " 12:4 "], {"cmd": "set-bp", "line": 12, "col": 4}),
         (
             ["clear", "_helpers/auth:3:2"],
@@ -164,15 +165,18 @@ def test_lookup_unknown(word: str) -> None:
         ),
         (
             ["cl", "unotest/e2e/_helpers/x.js:3"],
-            {"cmd": "clear-bp", "line": 3, "file": "unotest/e2e/_helpers/x.js"},
+            {"cmd": "clear-bp", "line": 3, "col": 0, "file": "unotest/e2e/_helpers/x.js"},
         ),
-        (["b", "0"], {"cmd": "set-bp", "line": 0}),  # the runner answers why not
+        (["b", "0"], {"cmd": "set-bp", "line": 0, "col": 0}),  # the runner answers why not
         (["eval", "x", "+", "1"], {"cmd": "eval", "expr": "x + 1"}),
         (["eval", 'click("Save")'], {"cmd": "eval", "expr": 'click("Save")'}),
     ],
 )
 def test_parse_words(words: list[str], command: dict[str, Any]) -> None:
     assert parse_words(words) == command
+    if command["cmd"] in ("set-bp", "clear-bp") and "file" not in command:
+        # What unotest dbg appends is the protocol's DbgCommand (col is required).
+        validate("DbgCommand", {"id": "c1", **command})
 
 
 @pytest.mark.parametrize(

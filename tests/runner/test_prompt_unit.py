@@ -369,10 +369,10 @@ def test_a_line_that_is_not_a_command_is_evaluated_and_answered() -> None:
         ("  n  ", {"cmd": "step-over"}),
         ("s", {"cmd": "step"}),
         ("pause", {"cmd": "pause"}),
-        ("b 4", {"cmd": "set-bp", "line": 4}),
+        ("b 4", {"cmd": "set-bp", "line": 4, "col": 0}),
         ("b  4:2 ", {"cmd": "set-bp", "line": 4, "col": 2}),
         ("cl 4:2", {"cmd": "clear-bp", "line": 4, "col": 2}),
-        ("b _helpers/auth:3", {"cmd": "set-bp", "line": 3, "file": "_helpers/auth"}),
+        ("b _helpers/auth:3", {"cmd": "set-bp", "line": 3, "col": 0, "file": "_helpers/auth"}),
     ],
 )
 def test_command_or_dsl(line: str, sent: dict[str, Any]) -> None:

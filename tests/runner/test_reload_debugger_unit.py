@@ -179,6 +179,29 @@ def test_breakpoints_move_with_their_statements(tmp_path: Path) -> None:
     assert harness.probes == ["one", "two", 3.0]
 
 
+def test_a_line_without_a_statement_lands_on_the_one_an_edit_puts_there(
+    tmp_path: Path,
+) -> None:
+    """``--break 9`` past the function's end is kept (as 9:0, the protocol's col being
+    required); once an edit puts an indented statement on line 9, it stops there."""
+    source = HEADER + "function test_x() {\n  let a = 1\n  log(a)\n}\n"
+    harness = make(tmp_path, source)
+    position, note = harness.breakpoints.resolve(FILE, 9, None)
+    assert note is not None and f"breakpoint {FILE}:9 matches no statement start" in note
+    harness.breakpoints.add(FILE, position)
+    harness.breakpoints.add(FILE, (5, 2))
+    harness.start()
+    assert harness.paused()["line"] == 5
+    write(tmp_path, source.replace("  log(a)\n", "  log(a)\n  log(2)\n  log(3)\n  log(4)\n"))
+    reload(harness)
+    assert harness.breakpoints.active() == {FILE: ["5:2", "9:2"]}
+    harness.resume("continue")
+    paused = harness.paused()
+    assert (paused["reason"], paused["line"], paused["col"]) == ("breakpoint", 9, 2)
+    harness.resume("continue")
+    harness.join()
+
+
 def test_reload_needs_a_pause_and_a_project(tmp_path: Path) -> None:
     harness = make(tmp_path, SOURCE)
     ident = harness.send("reload")
