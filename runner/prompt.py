@@ -75,6 +75,10 @@ class PauseAnnouncer(DebugListener):
             self.say(f"paused ({reason}) at {where}{failed} in run {self.run_id}; {resume}{limit}")
 
 
+_RUNNING = object()
+"""Where a Ctrl-C came while no pause was on: the run was running."""
+
+
 class TerminalPrompt(DebugListener):
     def __init__(
         self,
@@ -91,10 +95,39 @@ class TerminalPrompt(DebugListener):
         self.mask = mask
         self._ids = itertools.count(1)
         self._thread = threading.Thread(target=self._read, name="unotest-prompt", daemon=True)
+        self._interrupted_at: object = None
+        """The pause (or ``_RUNNING``) the last Ctrl-C was answered at: a second one
+        there ends the run."""
+        self.reading = False
+        """True while a person can type here (False once stdin ended)."""
 
     def start(self) -> None:
         self.controller.listeners.append(self)
+        self.reading = True
         self._thread.start()
+
+    def interrupted(self) -> bool:
+        """Ctrl-C, as pdb and node inspect take it: while the run runs, it pauses before
+        the next statement; at a pause, the typed line is dropped (the terminal did
+        that) and the run stays paused. A second Ctrl-C at the same place ends the run:
+        False says so (the caller aborts as without a prompt)."""
+        if not self.reading:
+            return False
+        pause = self.controller.current_pause
+        here: object = pause if pause is not None else _RUNNING
+        if self._interrupted_at is here:
+            return False
+        self._interrupted_at = here
+        if pause is None:
+            self.say("\nCtrl-C: pausing before the next statement (press it again to end the run)")
+            self._send({"cmd": "pause"})
+        else:
+            self.say(
+                "\nCtrl-C: the run stays paused; to end it press Ctrl-C again, "
+                "type a(bort) or press Ctrl-D"
+            )
+            self._prompt()
+        return True
 
     def say(self, text: str = "") -> None:
         # The listener methods run in the scenario thread, inside the debugger: a
@@ -115,6 +148,8 @@ class TerminalPrompt(DebugListener):
     # --- listener --------------------------------------------------------------------
 
     def paused(self, step: Step, reason: PauseReason, error: ScriptError | None = None) -> None:
+        if self._interrupted_at is _RUNNING:
+            self._interrupted_at = None  # the Ctrl-C's pause came: a new one is a first
         where = f"{step.file}:{step.line}:{step.col}"
         self.say(f"\n⏸  paused ({reason}) at {where}")
         if error is not None:
@@ -165,6 +200,7 @@ class TerminalPrompt(DebugListener):
             if not line:
                 # Ctrl-D: nobody is left to resume a pause from here, and a run paused
                 # with a terminal has no idle timeout; as pdb's EOF quits, it aborts.
+                self.reading = False
                 self.say("\nEOF: aborting the run")
                 self._send({"cmd": "abort"})
                 return

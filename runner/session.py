@@ -43,7 +43,7 @@ from runner.early_driver import EarlyDriver
 from runner.errors import UnotestError, UsageError, WebServerCancelled
 from runner.events import RunError
 from runner.project import Project
-from runner.prompt import PauseAnnouncer
+from runner.prompt import PauseAnnouncer, TerminalPrompt
 from runner.protocol import FinishedOutcome
 from runner.reporter import ConsoleOutput, StepReporter
 from runner.restart import (
@@ -188,8 +188,14 @@ class ScenarioRun:
 
     def _request_stop(self, name: str) -> None:
         """A signal or an abort. A later one (not the second half of a double Ctrl-C)
-        also skips the ``after_each`` hooks the first one left running."""
+        also skips the ``after_each`` hooks the first one left running. With a person
+        at the debugger's prompt, a first Ctrl-C pauses instead (see
+        :meth:`TerminalPrompt.interrupted`)."""
         stopper = self.stopper
+        if name == "SIGINT" and not stopper.stopped:
+            prompt = self._terminal_prompt()
+            if prompt is not None and prompt.interrupted():
+                return
         if (
             stopper.stopped
             and self.bridge is not None
@@ -197,6 +203,13 @@ class ScenarioRun:
         ):
             self.bridge.interrupt("aborted")
         stopper.request(name)
+
+    def _terminal_prompt(self) -> TerminalPrompt | None:
+        controller = self.reporter.debugger if self.reporter is not None else None
+        if controller is None:
+            return None
+        listeners = controller.listeners
+        return next((item for item in listeners if isinstance(item, TerminalPrompt)), None)
 
     @property
     def signal_name(self) -> str | None:

@@ -28,6 +28,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -1040,6 +1041,11 @@ def test_terminal_prompt_on_a_tty(tmp_path: Path, site: str, launch: Callable[..
         assert f"paused (step) at {NOTES_FILE}:4:2" in out, out
         out = term.type("w")
         assert re.search(rf"note +{re.escape(NOTES_FILE)}:4", out), out
+        # Ctrl-C at the prompt (the terminal's SIGINT): the run stays paused, as in pdb.
+        run.proc.send_signal(signal.SIGINT)
+        out = term.read_until("(unotest) ")
+        assert "Ctrl-C: the run stays paused" in out, out
+        assert runtime(run)["state"] == "paused-step"
         os.write(master, b"c\n")
         term.read_until("passed  flows/main")
         assert run.wait() == 0, term.seen

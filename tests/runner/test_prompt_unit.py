@@ -531,3 +531,55 @@ def test_a_terminal_that_went_away_does_not_break_the_run() -> None:
     session.thread.join(WAIT)
     assert not session.thread.is_alive()
     assert session.error is None and session.probes == [2, 1]
+
+
+# --- Ctrl-C with a person at the prompt ---------------------------------------------------
+
+
+LOOPING = """\
+function test_x() {
+  let n = 0
+  while (true) {
+    n = n + 1
+  }
+}
+"""
+
+
+def test_ctrl_c_at_a_pause_keeps_it_and_a_second_one_ends_the_run() -> None:
+    session = started()
+    assert session.prompt.interrupted() is True  # handled here: nothing aborts
+    shown = session.shown.until(PROMPT)
+    assert "Ctrl-C: the run stays paused" in shown and "press Ctrl-C again" in shown
+    assert session.controller.current_pause is not None
+    assert session.prompt.interrupted() is False  # the second: the caller aborts
+    session.finish()
+
+
+def test_ctrl_c_while_running_pauses_before_the_next_statement() -> None:
+    session = Session(LOOPING)
+    session.shown.until(PROMPT)
+    session.prompt.handle("c")
+    deadline = time.monotonic() + WAIT
+    while session.controller.current_pause is not None:  # until the run runs again
+        assert time.monotonic() < deadline, session.events
+        time.sleep(0.01)
+    assert session.prompt.interrupted() is True
+    assert "Ctrl-C: pausing before the next statement" in session.shown.until(
+        "(press it again to end the run)"
+    )
+    assert "paused (step) at" in session.shown.until(PROMPT)
+    assert session.sent[-1] == {"cmd": "pause"}
+    # At the pause it brought, Ctrl-C is a first one again; then a second one ends it.
+    assert session.prompt.interrupted() is True
+    assert session.prompt.interrupted() is False
+    session.finish("a")
+
+
+def test_ctrl_c_after_the_terminal_ended_is_left_to_the_caller() -> None:
+    read_fd, write_fd = os.pipe()
+    os.close(write_fd)  # Ctrl-D: stdin at its end
+    session = Session(stdin=os.fdopen(read_fd, "r"))
+    session.shown.until("EOF: aborting the run")
+    assert session.prompt.interrupted() is False
+    session.thread.join(WAIT)
