@@ -26,6 +26,7 @@ from runner import protocol
 from runner.debug_commands import COMMANDS, Command, CommandSpec, lookup, parse_words
 from runner.debugger import DebugController, DebugListener, PauseReason, format_duration
 from runner.errors import UsageError
+from runner.text import did_you_mean
 
 __all__ = ["PauseAnnouncer", "TerminalPrompt"]
 
@@ -217,6 +218,8 @@ class TerminalPrompt(DebugListener):
             return
         word, _, rest = text.partition(" ")
         rest = rest.strip()
+        if self._pdb_word(word, rest):
+            return
         local = _LOCAL.get(word)
         spec = lookup(word)
         if local is not None and not _is_dsl(local == "help", rest):
@@ -225,6 +228,43 @@ class TerminalPrompt(DebugListener):
             self._command(spec, word, rest)
         else:
             self._send({"cmd": "eval", "expr": text})
+
+    def _visible(self, name: str) -> bool:
+        """Whether ``name`` is a variable at the current pause (it wins over a word)."""
+        pause = self.controller.current_pause
+        return pause is not None and name in pause.step.variables()
+
+    def _pdb_word(self, word: str, rest: str) -> bool:
+        """What a pdb user types out of habit, answered in our words; True if handled.
+
+        ``p x`` / ``pp x`` print ``x``; ``q``, ``quit`` and ``exit`` abort; ``a`` alone,
+        when a variable is called ``a``, asks rather than ending the run; a lone word
+        that is no variable but close to a command says which one was meant (not a
+        ReferenceError from the DSL)."""
+        if word in ("p", "pp") and rest and not _is_dsl(True, rest) and not self._visible(word):
+            self._send({"cmd": "eval", "expr": rest})
+            return True
+        if rest:
+            return False
+        if word == "a" and self._visible("a"):
+            # The one command that cannot be undone, typed to look at a variable.
+            self.say("'a' is also a variable here: type abort to end the run, or !a to see it")
+            self._prompt()
+            return True
+        if self._visible(word):
+            return False
+        if word in ("q", "quit", "exit"):
+            self._send({"cmd": "abort"})
+            return True
+        if lookup(word) is not None or word in _LOCAL or not word.isidentifier():
+            return False
+        words = [w for spec in COMMANDS for w in (spec.name, *spec.aliases) if len(w) > 1]
+        hint = did_you_mean(word, [*words, *(w for w in _LOCAL if len(w) > 1)])
+        if not hint:
+            return False
+        self.say(f"unknown command '{word}'{hint}; 'help' lists the commands")
+        self._prompt()
+        return True
 
     def _command(self, spec: CommandSpec, word: str, rest: str) -> None:
         if spec.name == "set-bp" and not rest:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -583,3 +584,42 @@ def test_ctrl_c_after_the_terminal_ended_is_left_to_the_caller() -> None:
     session.shown.until("EOF: aborting the run")
     assert session.prompt.interrupted() is False
     session.thread.join(WAIT)
+
+
+# --- what a pdb user types out of habit -----------------------------------------------------
+
+
+def test_p_and_pp_print_an_expression() -> None:
+    session = started()
+    session.type("s")  # n = 1 now
+    assert re.search(r"^2$", session.type("p n + 1"), re.M)
+    assert re.search(r"^1$", session.type("pp n"), re.M)
+    assert session.sent[-2:] == [{"cmd": "eval", "expr": "n + 1"}, {"cmd": "eval", "expr": "n"}]
+    session.finish()
+
+
+@pytest.mark.parametrize("word", ["q", "quit", "exit"])
+def test_q_quit_and_exit_end_the_run(word: str) -> None:
+    session = started()
+    session.prompt.handle(word)
+    session.thread.join(WAIT)
+    assert session.sent[-1] == {"cmd": "abort"}
+
+
+def test_a_misspelt_command_is_named_not_evaluated() -> None:
+    session = started()
+    shown = session.type("stpe")
+    assert "unknown command 'stpe' (did you mean 'step'?); 'help' lists the commands" in shown
+    assert session.sent == []  # nothing evaluated, nothing sent
+    assert "ReferenceError" in session.type("total_count")  # no command near: DSL's answer
+    session.finish()
+
+
+def test_a_alone_asks_when_a_variable_is_called_a() -> None:
+    session = started("function test_x() {\n  let a = 5\n  probe(a)\n}\n")
+    session.type("s")  # a = 5 now
+    shown = session.type("a")
+    assert "'a' is also a variable here: type abort to end the run, or !a to see it" in shown
+    assert session.controller.current_pause is not None and session.sent[-1]["cmd"] == "step"
+    assert re.search(r"^5$", session.type("!a"), re.M)
+    session.finish()
