@@ -230,20 +230,26 @@ class StepReporter:
         if error is not None and not caught:
             self.last_failure = self._last_failure(self._record_failure(opened, step, error))
             if self.debugger is not None and self.pause_on_failure:
+                # The failed step is closed before its pause: a reader of steps.jsonl
+                # sees step:started, step:fail, then paused (failure), "the executor
+                # caught an error", whatever the person then does. A retry opens a new
+                # step; a skip adds our step:skipped after the step:fail.
+                self._finish_failed(step, error)
                 try:
                     directive = self.debugger.after_failure(step, error)
                 except Interrupt:
                     # Aborted at the failure pause: the step had failed before anyone
-                    # aborted, and says so; the steps around it end as aborted.
+                    # aborted; the run keeps its failure bundle.
                     self.abandoned_failure = error
-                    self._finish_failed(step, error)
                     raise
                 if directive is Directive.SKIP:
-                    self.open.pop()
                     self.rundir.append(events.step_skipped(step.line, step.col))
                     self.console.finish(self._console_line(MARK_SKIPPED, opened))
                     self._progress(step)
                     return directive
+                if directive is not Directive.RETRY:
+                    self.write_runtime("running", step)
+                return directive
         if error is None:
             opened = self.open.pop()
             duration, paused = self._timing(opened)

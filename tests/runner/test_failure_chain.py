@@ -521,11 +521,12 @@ def test_time_spent_paused_is_left_out_of_durations_and_written_as_paused_ms(
     assert [(e["kind"], e.get("durationMs"), e.get("pausedMs")) for e in ends] == [
         ("step:ok", 1000.0, None),  # work() at 2:2
         ("step:ok", 1000.0, None),  # work() in outer
-        ("step:fail", None, 2000.0),  # slow_fail(): the failure pause
+        # slow_fail() is closed before its failure pause: the pause is not its time
+        ("step:fail", None, None),
         ("step:fail", None, 2000.0),  # outer(): the pause of the step it called
     ]
     assert r.lines()[-2:] == [
-        "    ✗ 7:2  slow_fail()  (500 ms, paused 2.00 s)",
+        "    ✗ 7:2  slow_fail()  (500 ms)",
         "  ✗ 3:2  outer()  (1.50 s, paused 2.00 s)",
     ]
     validate_run(r, protocol_validate)
