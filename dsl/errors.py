@@ -36,6 +36,7 @@ __all__ = [
     "ScriptError",
     "arity_text",
     "caret_context",
+    "closest",
     "suggestion",
 ]
 
@@ -51,11 +52,17 @@ def caret_context(source_line: str, col: int) -> str:
     return f"    {line}\n    {pad}^"
 
 
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` is most likely a misspelling of, if one is close enough."""
+    close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def suggestion(name: str, candidates: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest candidate, or ``""``; the checker and the
     interpreter word a misspelt name the same way."""
-    close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    close = closest(name, candidates)
+    return f" (did you mean '{close}'?)" if close is not None else ""
 
 
 def arity_text(low: int, high: int | None) -> str:

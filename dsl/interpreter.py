@@ -961,7 +961,7 @@ class Interpreter:
         if obj is None:
             raise self._error("TypeError", f"cannot set {_key_text(key)} of null", span)
         raise self._error(
-            "TypeError", f"cannot assign {_key_text(key)} of a {type_name(obj)}", span
+            "TypeError", f"cannot assign {_key_text(key)} of {_a(type_name(obj))}", span
         )
 
     def _unary(self, node: ast.Unary, scope: _Scope) -> Value:
@@ -1183,6 +1183,11 @@ def _is_number(value: Value) -> bool:
 
 def _key_text(key: Value) -> str:
     return f"'{key}'" if isinstance(key, str) else f"[{render(key)}]"
+
+
+def _a(noun: str) -> str:
+    """``a string``, ``an array``: the noun with its indefinite article."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
 __all__ += ["HostValue"]

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 
-from dsl.errors import BuiltinError, arity_text
+from dsl.errors import BuiltinError, arity_text, closest
 from dsl.values import FrozenList, HostValue, RegexValue, Value, strict_equal, to_display, type_name
 
 __all__ = ["ARRAY_METHODS", "STRING_METHODS", "call_method", "get_property"]
@@ -43,17 +43,13 @@ def get_property(obj: Value, name: str) -> Value:
         methods = STRING_METHODS if isinstance(obj, str) else ARRAY_METHODS
         if name in methods:
             raise _type_error(f"'{name}' is a method: call it as .{name}(...)")
-        raise _no_member(obj, name)
+        raise _unknown_member(obj, "property", name, ["length", *methods])
     if isinstance(obj, HostValue):
         try:
             return obj.get_property(name)
         except KeyError:
-            raise _no_member(obj, name) from None
-    raise _no_member(obj, name)
-
-
-def _no_member(obj: Value, name: str) -> BuiltinError:
-    return _type_error(f"{type_name(obj)} has no property '{name}'")
+            raise _type_error(f"{type_name(obj)} has no property '{name}'") from None
+    raise _unknown_member(obj, "property", name, [])
 
 
 def call_method(obj: Value, name: str, args: list[Value]) -> Value:
@@ -61,26 +57,45 @@ def call_method(obj: Value, name: str, args: list[Value]) -> Value:
     if isinstance(obj, str):
         impl = _STRING_IMPL.get(name)
         if impl is None:
-            raise _unknown_method(obj, name, STRING_METHODS)
+            raise _unknown_member(obj, "method", name, STRING_METHODS)
         return impl(obj, args)
     if isinstance(obj, list):
         array_impl = _ARRAY_IMPL.get(name)
         if array_impl is None:
-            raise _unknown_method(obj, name, ARRAY_METHODS)
+            raise _unknown_member(obj, "method", name, ARRAY_METHODS)
         return array_impl(obj, args)
     if isinstance(obj, HostValue):
         try:
             return obj.call_method(name, args)
         except KeyError:
-            raise _unknown_method(obj, name, list(obj.method_names())) from None
+            known = list(obj.method_names())
+            listing = f" (it has: {', '.join(known)})" if known else ""
+            raise _type_error(f"{type_name(obj)} has no method '{name}'{listing}") from None
     if obj is None:
         raise _type_error(f"cannot call '{name}' on null")
-    raise _unknown_method(obj, name, [])
+    raise _unknown_member(obj, "method", name, [])
 
 
-def _unknown_method(obj: Value, name: str, known: list[str]) -> BuiltinError:
-    listing = f" (it has: {', '.join(known)})" if known else ""
-    return _type_error(f"{type_name(obj)} has no method '{name}'{listing}")
+# What a value with no properties or methods of its own offers instead.
+_NOTHING = {
+    "regex": " (it has no properties or methods: test a string with matches(s, regex))",
+    "object": ' (objects have no methods: read a key with o.key or o["key"], null when it '
+    "is missing; len(o) counts the keys)",
+}
+
+
+def _unknown_member(obj: Value, kind: str, name: str, known: list[str]) -> BuiltinError:
+    """``array has no property 'lenght': did you mean 'length'? (it has: length, ...)``:
+    what the type has, and a guess when a name of it is close."""
+    kind_of = type_name(obj)
+    if kind == "method" and name == "length" and isinstance(obj, str | list):
+        return _type_error("'length' is a property, not a method: write .length without ()")
+    if not known:
+        listing = _NOTHING.get(kind_of, " (it has no properties or methods)")
+        return _type_error(f"{kind_of} has no {kind} '{name}'{listing}")
+    close = closest(name, known)
+    hint = f": did you mean '{close}'?" if close is not None else ""
+    return _type_error(f"{kind_of} has no {kind} '{name}'{hint} (it has: {', '.join(known)})")
 
 
 def _args(name: str, args: list[Value], low: int, high: int) -> None:

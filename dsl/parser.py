@@ -202,11 +202,15 @@ def _line_of(source: str, offset: int) -> str:
 
 def _check_name(token: Tok) -> str:
     name: str = token[1]
-    if name == "var":
-        _fail("'var' is not supported: declare with 'let' or 'const'", token)
     if name in _RESERVED:
-        _fail(f"'{name}' is a reserved word and cannot be used as a name", token)
+        _fail(_reserved(name), token)
     return name
+
+
+def _reserved(name: str) -> str:
+    if name == "var":
+        return "'var' is not supported: declare with 'let' or 'const'"
+    return f"'{name}' is a reserved word and cannot be used as a name"
 
 
 def _check_unique_declarations(
@@ -337,8 +341,8 @@ class _Builder(Transformer[Token, Any]):
         body: ast.Block = children[-1]
         name_tok = names[0]
         params: list[str] = []
-        for tok in names[1:]:
-            param = _check_name(tok)
+        for tok in names[1:]:  # each checked by binding()
+            param: str = tok[1]
             if param in params:
                 _fail(f"parameter '{param}' appears twice", tok)
             params.append(param)
@@ -346,6 +350,12 @@ class _Builder(Transformer[Token, Any]):
         return ast.FunctionDecl(
             _check_name(name_tok), tuple(params), body, _span(name_tok), _between(children[0], body)
         )
+
+    def binding(self, children: list[Any]) -> Tok:
+        """A parameter, loop variable or catch parameter, checked where it is declared."""
+        tok: Tok = children[0]
+        _check_name(tok)
+        return tok
 
     def block(self, children: list[Any]) -> ast.Block:
         body = _nodes(children)
@@ -418,7 +428,7 @@ class _Builder(Transformer[Token, Any]):
         kind = cast(ast.DeclKind, kind_tok[1])
         return ast.ForOf(
             kind,
-            _check_name(name_tok),
+            name_tok[1],
             iterable,
             body,
             rpar[7],
@@ -445,7 +455,7 @@ class _Builder(Transformer[Token, Any]):
         """``[param or None, block]``: a list, as only tokens are tuples."""
         names = [c for c in children if type(c) is tuple and c[0] == "NAME"]
         block: ast.Block = children[-1]
-        param = _check_name(names[0]) if names else None
+        param: str | None = names[0][1] if names else None
         if param is not None:  # JavaScript refuses ``catch (e) { let e = 1 }`` too
             _check_unique_declarations(list(block.body), (param,), "as the catch parameter")
         return [param, block]
@@ -582,10 +592,24 @@ class _Builder(Transformer[Token, Any]):
 def _identifier(tok: Tok) -> ast.Identifier:
     name: str = tok[1]
     if name in _RESERVED:
-        if name in _NOT_VALUES:
-            _fail(_NOT_VALUES[name], tok)
-        _check_name(tok)
+        _fail(_reserved_as_value(tok), tok)
     return ast.Identifier(name, _new_span(_Span, tok[2:8]))
+
+
+def _reserved_as_value(tok: Tok) -> str:
+    """Why a reserved word cannot stand where a value (or a statement) starts: the
+    JavaScript it begins, when that is known, and what to write instead."""
+    name: str = tok[1]
+    if name in _NOT_VALUES:
+        return _NOT_VALUES[name]
+    if name in _UNSUPPORTED_WORDS:
+        return _UNSUPPORTED_WORDS[name]
+    if name in ("true", "false", "null"):  # read as a name only where a statement starts
+        return f"a statement cannot start with '{name}': {STATEMENT_STARTS}"
+    _, source = _context.stack[-1]
+    if name in _CLAUSES and _CLAUSE_AHEAD.match(source, tok[7]):
+        return _CLAUSES[name]
+    return _reserved(name)
 
 
 # Reserved words met where a value was expected: JavaScript that writes a function there.
@@ -595,6 +619,24 @@ _NOT_VALUES = {
     "async": "async functions are not supported: every call already waits for its result; "
     "declare a function at the top level",
 }
+# JavaScript's operators that are words: reserved, and none of them exists here.
+_UNSUPPORTED_WORDS = {
+    "typeof": "'typeof' is a reserved word and not supported: there is no type test; "
+    "to check for a missing value compare with null (x === null)",
+    "void": "'void' is a reserved word and not supported: write null",
+    "delete": "'delete' is a reserved word and not supported: set the key to null instead "
+    "(o.key = null)",
+    "new": "'new' is a reserved word and not supported: there are no classes; make a regex "
+    "with regex(source, flags) and read the time with now()",
+}
+# The second half of a compound statement, met where a statement starts.
+_CLAUSES = {
+    "else": "'else' without an 'if' before it: 'else' must follow the '}' of an if block",
+    "catch": "'catch' without a 'try' before it: 'catch' must follow the '}' of a try block",
+    "finally": "'finally' without a 'try' before it: 'finally' must follow the '}' of a "
+    "try or catch block",
+}
+_CLAUSE_AHEAD = re.compile(r"\s*(?:[({]|if(?![\w$]))")
 
 
 def _number(tok: Tok) -> ast.NumberLit:
@@ -933,6 +975,9 @@ def _explain(
     if stop.text == "*" and source[offset - 1 : offset] == "/":
         # `1 /* ...` never closed: its '/' was read as a division, then '*' came.
         return "unterminated comment: add the closing */", offset - 1
+    unsupported = _unsupported_javascript(stop)
+    if unsupported is not None:
+        return unsupported
     # The first rule that recognises the mistake names it; the order matters.
     for rule in (_known_mistake, _bracket_mismatch):
         message = rule(stop)
@@ -969,6 +1014,7 @@ class _Stop:
 
 
 ARROW = "arrow functions are not supported: declare a function at the top level"
+STATEMENT_STARTS = "statements start with a name or a keyword"
 # What may stand between where the parser stopped in a parameter list and its `=>`.
 _TO_ARROW = re.compile(r"[\w$\s,]*\)\s*=>")
 
@@ -981,6 +1027,95 @@ def _arrow_ahead(source: str, offset: int) -> int | None:
         return None
     found = _TO_ARROW.match(source, offset + 1 if source[offset] == "," else offset)
     return found.end() - 2 if found is not None else None
+
+
+def _unsupported_javascript(stop: _Stop) -> tuple[str, int] | None:
+    """JavaScript the language leaves out, recognised where the parser stopped: what it
+    is, what to write instead, and where it starts (the caret goes there)."""
+    source, offset, text = stop.source, stop.offset, stop.text
+    if source.startswith("...", offset):
+        return _spread(source, offset), offset
+    just_before = source[offset - 2 : offset]
+    if text == "=" and just_before in ("??", "||", "&&"):
+        target = _target_before(source, offset - 2)
+        return (
+            f"'{just_before}=' (logical assignment) is not supported: "
+            f"write {target} = {target} {just_before} ...",
+            offset - 2,
+        )
+    if text in ("*", "*=") and just_before.endswith("*"):  # `2 ** 3`, `x **= 2`
+        instead = "x * x" if text == "*" else "x = x * x"
+        message = f"'*{text}' (exponentiation) is not supported: multiply instead ({instead})"
+        return message, offset - 1
+    if text == "." and just_before.endswith("?"):
+        return (
+            "'?.' (optional chaining) is not supported: "
+            "test for null first (x === null ? null : x.key)",
+            offset - 1,
+        )
+    if text == "=" and _in_parameters(source, offset):
+        name = _target_before(source, offset)
+        return (
+            "default parameter values are not supported: pass every argument at each call "
+            f"(null for none) and write '{name} = {name} ?? ...' in the body",
+            offset,
+        )
+    # A word read as an operand (an operator may follow it): `typeof x`, a stray `else {`.
+    word = _word_before(source, offset) if "MUL_OP" in stop.expected else None
+    if word is not None and word[0] in _UNSUPPORTED_WORDS:
+        return _UNSUPPORTED_WORDS[word[0]], word[1]
+    if word is not None and word[0] in _CLAUSES:
+        return _CLAUSES[word[0]], word[1]
+    return None
+
+
+def _spread(source: str, offset: int) -> str:
+    """What ``...`` at ``offset`` tries, by the bracket it stands in."""
+    if _in_parameters(source, offset):
+        return (
+            "rest parameters ('...') are not supported: "
+            "declare one parameter and pass an array to it"
+        )
+    opener = _unclosed_opener(source[:offset])
+    if opener is not None and opener[0] == "(":
+        return "spread ('...') is not supported in a call: pass each argument by itself"
+    if opener is not None and opener[0] == "[":
+        return (
+            "spread ('...') is not supported: "
+            "copy an array with .slice() and add to it with .push(...)"
+        )
+    if opener is not None and opener[0] == "{":
+        return "spread ('...') is not supported: write the object's keys one by one"
+    return "spread ('...') is not supported"
+
+
+_FUNCTION_HEAD = re.compile(r"(?<![\w$.])function\s*(?:[A-Za-z_$][\w$]*)?\s*\Z")
+_LAST_WORD = re.compile(r"(?<![\w$.])[A-Za-z_$][\w$]*\Z")
+# A target as assignments write them (`x`, `o.key`, `a[i]`), ending where a search ends.
+_TARGET = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\[\]\n]*\])*\s*\Z")
+
+
+def _in_parameters(source: str, offset: int) -> bool:
+    """Whether ``offset`` is inside a function declaration's parameter list."""
+    opener = _unclosed_opener(source[:offset])
+    if opener is None or opener[0] != "(":
+        return False
+    return _FUNCTION_HEAD.search(source, max(opener[1] - 200, 0), opener[1]) is not None
+
+
+def _target_before(source: str, offset: int) -> str:
+    """The variable, property or element just before ``offset`` (``x`` if none)."""
+    start = source.rfind("\n", 0, offset) + 1
+    found = _TARGET.search(source, start, offset)
+    return found.group().rstrip() if found is not None else "x"
+
+
+def _word_before(source: str, offset: int) -> tuple[str, int] | None:
+    """The name or keyword right before ``offset`` (blanks between), and where it is;
+    not a property name (``o.new``)."""
+    end = len(source[:offset].rstrip())
+    found = _LAST_WORD.search(source, max(end - 40, 0), end)
+    return (found.group(), found.start()) if found is not None else None
 
 
 def _known_mistake(stop: _Stop) -> str | None:
@@ -1064,7 +1199,7 @@ def _misplaced_token(stop: _Stop) -> str:
     if at_start and token.type in ("STRING", "NUMBER"):
         starts_badly = True  # "abc".length, 1 + x
     if starts_badly and statement_may_end:
-        return f"a statement cannot start with {shown}: statements start with a name or a keyword"
+        return f"a statement cannot start with {shown}: {STATEMENT_STARTS}"
     if token.type == "LBRACE" and at_start and statement_may_end:
         return "a block cannot stand alone: blocks belong to if, for, while, try and functions"
     if token.type in ("STRING", "NUMBER", "REGEX", "NAME") and "MUL_OP" in expected:

@@ -287,10 +287,19 @@ def _literal(program: ast.Program, node: ast.Expr) -> Value:
         return {prop.key: _literal(program, prop.value) for prop in node.properties}
     raise _at(
         program,
-        node.span,
+        _substitution_span(program, node) if isinstance(node, ast.TemplateLit) else node.span,
         "a helper const holds a literal: a number, a string, true, false, null, a regex, or "
         "an array or object of those; compute other values inside a function",
     )
+
+
+def _substitution_span(program: ast.Program, node: ast.TemplateLit) -> ast.Span:
+    """Where a template's first ``${`` stands: the first part of it that is no literal."""
+    source = program.source
+    start = source.rfind("${", node.span.start, node.exprs[0].span.start)
+    line = source.count("\n", 0, start) + 1
+    col = start - (source.rfind("\n", 0, start) + 1)
+    return ast.Span(line, col, line, col + 2, start, start + 2)
 
 
 def build_helper_table(

@@ -560,6 +560,102 @@ def test_var_gets_its_own_message() -> None:
     assert "'var' is not supported" in err.message
 
 
+@pytest.mark.parametrize(
+    ("source", "word", "col"),
+    [
+        ("  for (const of of [1]) { log(of) }", "of", 13),
+        ("  try { x() } catch (of) { log(of) }", "of", 21),
+        ("  for (let new of [1]) {}", "new", 11),
+    ],
+)
+def test_a_reserved_name_is_refused_where_it_is_declared(source: str, word: str, col: int) -> None:
+    """Not at its first use in the body, which the parser reads first."""
+    err = in_function_error(source)
+    assert err.message == f"'{word}' is a reserved word and cannot be used as a name"
+    assert (err.line, err.col) == (2, col)
+
+
+def test_a_reserved_parameter_is_refused_where_it_is_declared() -> None:
+    err = syntax_error("function f(a, of) {\n  log(of)\n}\n")
+    assert err.message == "'of' is a reserved word and cannot be used as a name"
+    assert (err.line, err.col) == (1, 14)
+
+
+# --- JavaScript the language leaves out ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "col", "start"),
+    [
+        # default parameter values
+        ("function f(a = 1) {}", 13, "default parameter values are not supported"),
+        ("function f(a, b=1) {}", 15, "default parameter values are not supported"),
+        # logical assignment: the caret at the operator
+        ("x ??= 1", 2, "'??=' (logical assignment) is not supported: write x = x ?? ..."),
+        ("x ||= 5", 2, "'||=' (logical assignment) is not supported: write x = x || ..."),
+        ("x &&= 1", 2, "'&&=' (logical assignment) is not supported: write x = x && ..."),
+        ("o.a ||= 5", 4, "'||=' (logical assignment) is not supported: write o.a = o.a || ..."),
+        # exponentiation
+        ("x **= 2", 2, "'**=' (exponentiation) is not supported"),
+        ("log(2 ** 3)", 6, "'**' (exponentiation) is not supported"),
+        ("log(2**3)", 5, "'**' (exponentiation) is not supported"),
+        # JavaScript's word operators, followed by a value or by a parenthesis
+        ("log(typeof 1)", 4, "'typeof' is a reserved word and not supported"),
+        ("log(typeof(x))", 4, "'typeof' is a reserved word and not supported"),
+        ('if (typeof x === "s") {}', 4, "'typeof' is a reserved word and not supported"),
+        ("log(void 0)", 4, "'void' is a reserved word and not supported: write null"),
+        ("void f()", 0, "'void' is a reserved word and not supported: write null"),
+        ("let d = new Date()", 8, "'new' is a reserved word and not supported"),
+        ("delete o.a", 0, "'delete' is a reserved word and not supported"),
+        # optional chaining: the caret at the '?'
+        ("log(o?.a)", 5, "'?.' (optional chaining) is not supported"),
+        ("log(o?.[0])", 5, "'?.' (optional chaining) is not supported"),
+        ("f?.()", 1, "'?.' (optional chaining) is not supported"),
+        # spread and rest: the caret at the '...'
+        ("log([...a])", 5, "spread ('...') is not supported: copy an array with .slice()"),
+        ("log([1, ...a])", 8, "spread ('...') is not supported: copy an array with .slice()"),
+        ("f(...args)", 2, "spread ('...') is not supported in a call"),
+        ("log({...o})", 5, "spread ('...') is not supported: write the object's keys"),
+        ("function f(...rest) {}", 11, "rest parameters ('...') are not supported"),
+        ("function f(a, ...rest) {}", 14, "rest parameters ('...') are not supported"),
+        # the second half of a compound statement alone
+        ("log(1) else { }", 7, "'else' without an 'if' before it"),
+        ("log(1)\nelse { }", 0, "'else' without an 'if' before it"),
+        ("log(1)\nelse if (x) { }", 0, "'else' without an 'if' before it"),
+        ("log(1) catch (e) { }", 7, "'catch' without a 'try' before it"),
+        ("log(1)\ncatch { }", 0, "'catch' without a 'try' before it"),
+        ("log(1)\nfinally { }", 0, "'finally' without a 'try' before it"),
+        # a literal keyword alone, as a string or a number alone
+        ("true", 0, "a statement cannot start with 'true': statements start with a name"),
+        ("false", 0, "a statement cannot start with 'false': statements start with a name"),
+        ("null", 0, "a statement cannot start with 'null': statements start with a name"),
+    ],
+)
+def test_unsupported_javascript_says_what_it_is(source: str, col: int, start: str) -> None:
+    """Each on the test function's last line; the caret at the construct's first token."""
+    err = syntax_error("function test_main() {\n" + source + "\n}\n")
+    assert err.message.startswith(start)
+    assert (err.line, err.col) == (1 + source.count("\n") + 1, col)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # a real else, catch or finally without braces: the braces are what is missing
+        ("if (x) { } else log(2)", "a block needs braces: '{ ... }'"),
+        ("try { } catch e { }", "a block needs braces: '{ ... }'"),
+        # a clause word that starts nothing is just a reserved word
+        ("log(else)", "'else' is a reserved word and cannot be used as a name"),
+        ("let typeof = 1", "'typeof' is a reserved word and cannot be used as a name"),
+    ],
+)
+def test_clause_words_and_word_operators_elsewhere_keep_their_messages(
+    source: str, message: str
+) -> None:
+    err = syntax_error("function test_main() {\n" + source + "\n}\n")
+    assert err.message == message
+
+
 # --- other entry points -------------------------------------------------------------------
 
 

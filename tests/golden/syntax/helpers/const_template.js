@@ -1,0 +1,2 @@
+const A = [1]
+const B = `x${A}`
