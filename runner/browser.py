@@ -29,6 +29,7 @@ import os
 import platform
 import re
 import shutil
+import socket
 import sys
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
@@ -59,11 +60,13 @@ __all__ = [
     "BrowserNotFound",
     "DriverStartError",
     "describe_browser",
+    "headed_without_display",
     "install_hint",
     "launch_browser",
     "playwright_browser_path",
     "resolve_executable",
     "started_driver",
+    "ws_endpoint_unreachable",
 ]
 
 BROWSERS: tuple[str, ...] = ("chromium", "firefox", "webkit")
@@ -449,6 +452,48 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+_HEADED_BY = {
+    "config": ("'headless: false' in unotest.config.yaml", "set 'headless: true' there"),
+    "UNOTEST_HEADED": ("UNOTEST_HEADED", "unset it"),
+    "--headed": ("--headed", "leave it out"),
+}
+
+
+def headed_without_display(headed_by: str | None) -> str | None:
+    """Why a headed run cannot start here (Linux without a display), naming what made
+    it headed (:data:`runner.config.HeadedBy`) and how to run headless; None if it can."""
+    if not sys.platform.startswith("linux") or _has_display():
+        return None
+    cause, undo = _HEADED_BY.get(headed_by or "", ("", ""))
+    because = f" (headed because of {cause})" if cause else ""
+    fix = f"{undo} to run headless" if undo else "run it headless"
+    return (
+        "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
+        f"{because}: {fix}, or run under a virtual display (xvfb-run unotest ...)"
+    )
+
+
+def ws_endpoint_unreachable(ws_endpoint: str, timeout_s: float = 2.0) -> str | None:
+    """Why nothing accepts a TCP connection at ``ws_endpoint``'s host and port (for
+    ``unotest doctor``: cheap, no Playwright), or None when something does."""
+    try:
+        parts = urlsplit(ws_endpoint)
+        host = parts.hostname or ""
+        port = parts.port or (443 if parts.scheme == "wss" else 80)
+    except ValueError:
+        return f"{ws_endpoint} is not a ws:// URL"
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except socket.gaierror:
+        return f"the host {host} is unknown"
+    except TimeoutError:
+        return f"nothing answered at {where} within {timeout_s:g} s"
+    except OSError as err:
+        return f"nothing answers at {where} ({err.strerror or err})"
+
+
 def _is_loopback(ws_endpoint: str) -> bool:
     try:
         host = urlsplit(ws_endpoint).hostname or ""
@@ -485,11 +530,13 @@ async def launch_browser(
     ws_endpoint: str | None,
     slow_mo: float = 0,
     timeout_ms: float | None = None,
+    headed_by: str | None = None,
 ) -> Browser:
     """Launch ``browser`` locally, or connect to the Playwright server at ``ws_endpoint``.
 
     Signals are left to the runner (``handle_sig*=False``). Failures are one-sentence
-    :class:`BrowserError` messages, never Playwright's call log.
+    :class:`BrowserError` messages, never Playwright's call log. ``headed_by``
+    (``Config.headed_by``) names what made a headed run headed when it cannot start.
     """
     _check_browser(browser)
     if ws_endpoint:
@@ -504,12 +551,10 @@ async def launch_browser(
         )
     from playwright.async_api import Error as PlaywrightError
 
-    if not headless and sys.platform.startswith("linux") and not _has_display():
+    no_display = None if headless else headed_without_display(headed_by)
+    if no_display is not None:
         # Chromium only says "Target page, context or browser has been closed".
-        raise BrowserLaunchError(
-            "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set: "
-            "run it headless, or under a virtual display (xvfb-run unotest ...)"
-        )
+        raise BrowserLaunchError(no_display)
     resolved = resolve_executable(browser, executable_path, headless=headless)
     args = list(CHROMIUM_ARGS) if browser == "chromium" else []
     where = resolved if resolved else f"Playwright's own {browser}"

@@ -127,6 +127,7 @@ class BrowserLifecycle:
                 headless=config.headless,
                 executable_path=config.executable_path,
                 ws_endpoint=config.ws_endpoint,
+                headed_by=config.headed_by,
             )
         except BaseException:
             with contextlib.suppress(Exception):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from runner.errors import ConfigError
-from runner.project_root import CONFIG_FILE
+from runner.project_root import CONFIG_FILE, misnamed_config_warnings
 from runner.text import did_you_mean
 from runner.yaml_depth import yaml_flow_too_deep
 
@@ -38,6 +39,7 @@ __all__ = [
     "CONFIG_FILE",
     "Config",
     "DebugConfig",
+    "HeadedBy",
     "HistoryConfig",
     "Timeouts",
     "WebServerConfig",
@@ -46,6 +48,9 @@ __all__ = [
 
 Browser = Literal["chromium", "firefox", "webkit"]
 Trace = Literal["on-failure", "on", "off"]
+HeadedBy = Literal["config", "UNOTEST_HEADED", "--headed"]
+"""What made a run headed: ``headless: false`` in the file, the environment variable,
+or the command line (a collection's workers learn it through ``UNOTEST_HEADED_BY``)."""
 
 BROWSERS: tuple[Browser, ...] = ("chromium", "firefox", "webkit")
 TRACES: tuple[Trace, ...] = ("on-failure", "on", "off")
@@ -76,14 +81,19 @@ _TOP_KEYS = (
 )
 _VIEWPORT_KEYS = ("width", "height")
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
-_WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd")
+_WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd", "env")
 _DEBUG_KEYS = ("idleTimeout",)
 _HISTORY_KEYS = ("maxAgeDays", "maxBytes")
 # Retrying more than this many times hides a broken scenario rather than a flaky one.
 MAX_RETRIES = 10
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _HEADED_ON = ("1", "true", "yes", "on")
 _HEADED_OFF = ("", "0", "false", "no", "off")
+BASE_URL_ENV = "UNOTEST_BASE_URL"
+HEADED_BY_ENV = "UNOTEST_HEADED_BY"
+"""Set with ``UNOTEST_HEADED=1`` by a collection run with ``--headed`` for its workers,
+so that a message about the headed run names the option the user gave."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,8 @@ class WebServerConfig:
     """A server started before the run and stopped after it, as Playwright Test does.
 
     ``cwd`` is absolute: the project root unless the config says otherwise (a relative
-    ``cwd`` is resolved against the root).
+    ``cwd`` is resolved against the root). ``env``: variables set for the command, over
+    the run's own environment, as ``(name, value)`` pairs in the file's order.
     """
 
     command: str
@@ -109,6 +120,7 @@ class WebServerConfig:
     timeout: int = 60000
     reuse_existing_server: bool = True
     cwd: Path = field(kw_only=True)
+    env: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -133,7 +145,8 @@ class HistoryConfig:
 
 @dataclass(frozen=True)
 class Config:
-    """The validated configuration; ``warnings`` holds what was ignored (unknown keys)."""
+    """The validated configuration; ``warnings`` holds what was ignored (unknown keys, a
+    misnamed file). ``headed_by``: why ``headless`` is false, when it is."""
 
     root: Path
     runner: str | None = None
@@ -150,28 +163,37 @@ class Config:
     retries: int = 0
     history: HistoryConfig = HistoryConfig()
     warnings: tuple[str, ...] = ()
+    headed_by: HeadedBy | None = None
 
 
 def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool = True) -> Config:
     """The configuration of the project at ``root``; defaults when there is no file.
 
     Raises :class:`ConfigError` (one sentence) for anything that cannot be used.
-    ``UNOTEST_HEADED=1`` in ``environ`` runs headed whatever the file says. Without
+    ``UNOTEST_HEADED=1`` in ``environ`` runs headed whatever the file says, and
+    ``UNOTEST_BASE_URL`` replaces its ``baseURL`` (validated the same way). Without
     ``on_this_machine`` (``unotest check``, a lint job without the browser or the built
     site) the paths it names are not asked to exist here.
     """
     root = Path(os.path.abspath(root))
     path = root / CONFIG_FILE
-    warnings: list[str] = []
+    warnings: list[str] = misnamed_config_warnings(root)
     places: _Places = {}
     data = _read_yaml(path, warnings, places) if os.path.lexists(path) else {}
     config = _Validator(root, warnings, on_this_machine, places).config(data)
 
+    base_url = environ.get(BASE_URL_ENV)
+    if base_url is not None and base_url.strip():
+        url = _EnvironmentValidator(root, warnings).url(BASE_URL_ENV, base_url, ("http", "https"))
+        config = replace(config, base_url=url)
     headed = environ.get("UNOTEST_HEADED")
     if headed is not None:
         flag = headed.strip().lower()
         if flag in _HEADED_ON:
-            config = replace(config, headless=False)
+            by: HeadedBy = (
+                "--headed" if environ.get(HEADED_BY_ENV) == "--headed" else "UNOTEST_HEADED"
+            )
+            config = replace(config, headless=False, headed_by=by)
         elif flag not in _HEADED_OFF:
             warnings.append(
                 f"UNOTEST_HEADED={_show(headed)} is ignored: use 1 to run headed, 0 or unset "
@@ -442,6 +464,37 @@ class _Validator:
     def path(self, value: str) -> Path:
         return Path(os.path.abspath(self.root / os.path.expanduser(value)))
 
+    def environment(self, key: str, value: object) -> tuple[tuple[str, str], ...]:
+        """A mapping of variable name to text; YAML numbers and booleans are written as
+        the text a shell would pass (``8080``, ``true``)."""
+        if not isinstance(value, dict):
+            self.error(key, "a mapping of variable names to values (NAME: value)", value)
+        pairs: list[tuple[str, str]] = []
+        for name, item in value.items():
+            if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+                self.fail(
+                    f"{key}.{name}" if isinstance(name, str) else key,
+                    f"'{key}' names must be variable names (letters, digits and _, not "
+                    f"starting with a digit), got {_show(name)}",
+                )
+            setting = f"{key}.{name}"
+            if isinstance(item, bool):
+                text = "true" if item else "false"
+            elif (
+                isinstance(item, int | float)
+                and math.isfinite(item)
+                and abs(item) < 2**63  # str() of a 4,300-digit number raises
+            ):
+                text = str(item)
+            elif isinstance(item, str):
+                text = item
+            else:
+                self.error(setting, "a string (or a number or true/false)", item)
+            if "\0" in text:
+                self.fail(setting, f"'{setting}' must not contain a NUL character (\\0)")
+            pairs.append((name, text))
+        return tuple(pairs)
+
     # sections
 
     def config(self, data: dict[object, object]) -> Config:
@@ -455,6 +508,9 @@ class _Validator:
         # YAML 1.1 reads unquoted on/off as booleans: `trace: off` means "off".
         if isinstance(trace, bool):
             trace = "on" if trace else "off"
+        headless = (
+            self.boolean("headless", top["headless"]) if "headless" in top else default.headless
+        )
         return Config(
             root=self.root,
             runner=self.string("runner", top["runner"]) if given("runner") else None,
@@ -466,9 +522,8 @@ class _Validator:
                 if "browser" in top
                 else default.browser
             ),
-            headless=(
-                self.boolean("headless", top["headless"]) if "headless" in top else default.headless
-            ),
+            headless=headless,
+            headed_by=None if headless else "config",
             viewport=self.viewport(top["viewport"]) if "viewport" in top else default.viewport,
             timeouts=self.timeouts(top["timeout"]) if "timeout" in top else default.timeouts,
             trace=self.choice("trace", trace, TRACES),
@@ -587,7 +642,7 @@ class _Validator:
             "webServer",
             _WEB_SERVER_KEYS,
             "a mapping with 'command' and 'url' (and optional 'timeout', "
-            "'reuseExistingServer', 'cwd')",
+            "'reuseExistingServer', 'cwd', 'env')",
         )
         for key in ("command", "url"):
             if key not in section:
@@ -614,10 +669,27 @@ class _Validator:
                 self.fail(
                     "webServer.cwd", f"'webServer.cwd' must name an existing directory, got {cwd}"
                 )
+        env = (
+            self.environment("webServer.env", section["env"])
+            if section.get("env") is not None
+            else ()
+        )
         return WebServerConfig(
             command=command,
             url=url,
             timeout=timeout,
             reuse_existing_server=reuse,
             cwd=cwd,
+            env=env,
         )
+
+
+class _EnvironmentValidator(_Validator):
+    """Validates a setting given by an environment variable (``UNOTEST_BASE_URL``): its
+    messages name the variable, not a place in the file."""
+
+    def fail(self, key: str, message: str) -> NoReturn:
+        raise ConfigError(message)
+
+    def error(self, key: str, expected: str, value: object) -> NoReturn:
+        self.fail(key, f"{key} must be {expected}, got {_show(value)}")

@@ -24,11 +24,60 @@ __all__ = [
     "collections_dir",
     "find_project_root",
     "is_project_dir",
+    "misnamed_config_warnings",
 ]
 
 SCENARIO_SUFFIX = ".test.js"
 
 CONFIG_FILE = "unotest.config.yaml"
+
+_MISNAMED_CONFIG_FILES = (
+    "unotest.config.yml",
+    f"{protocol.UNOTEST_DIR}/unotest.config.yaml",
+    f"{protocol.UNOTEST_DIR}/unotest.config.yml",
+)
+"""Where users put a configuration that unotest never reads (project-relative)."""
+
+
+def misnamed_config_warnings(root: Path) -> list[str]:
+    """One warning per configuration file at ``root`` that is not read: a ``.yml`` one,
+    or one inside ``unotest/`` (the run then uses the defaults, and fails far from the
+    cause, e.g. without a baseURL)."""
+    warnings: list[str] = []
+    has_config = (root / CONFIG_FILE).is_file()
+    for name in _MISNAMED_CONFIG_FILES:
+        try:
+            if not (root / name).is_file():
+                continue
+        except OSError:
+            continue
+        if has_config:
+            fix = f"merge it into {CONFIG_FILE} and delete it"
+        elif "/" not in name:
+            fix = "rename it"
+        else:
+            fix = "move it to the project folder" + (", renamed" if name.endswith(".yml") else "")
+        where = " in the project folder (next to unotest/)" if "/" in name else ""
+        warnings.append(
+            f"{name} is ignored: the configuration file is {CONFIG_FILE}{where} ({fix})"
+        )
+    return warnings
+
+
+def _misnamed_hint(folders: tuple[Path, ...]) -> str:
+    """`` (DIR/unotest.config.yml is there: rename it ...)`` for the nearest folder
+    holding a configuration file that does not make it a project."""
+    for folder in folders:
+        try:
+            misnamed = (folder / _MISNAMED_CONFIG_FILES[0]).is_file()
+        except OSError:
+            continue
+        if misnamed:
+            return (
+                f" ({os.path.join(folder, _MISNAMED_CONFIG_FILES[0])} is there: rename it to "
+                f"{CONFIG_FILE})"
+            )
+    return ""
 
 
 def is_project_dir(path: Path) -> bool:
@@ -55,7 +104,8 @@ def find_project_root(
             # pointed at the wrong folder passed.
             raise UsageError(
                 f"--root {override}: no unotest project there (no unotest/ folder nor "
-                f"unotest.config.yaml); create one with 'unotest init {override}'"
+                f"unotest.config.yaml){_misnamed_hint((root,))}; create one with "
+                f"'unotest init {override}'"
             )
         return root
     here = start.resolve()
@@ -63,7 +113,8 @@ def find_project_root(
         if is_project_dir(candidate):
             return candidate
     raise UsageError(
-        f"no unotest project found in {here} or above it: run inside a project "
+        f"no unotest project found in {here} or above it{_misnamed_hint((here, *here.parents))}: "
+        "run inside a project "
         "(a folder with unotest/ or unotest.config.yaml), pass --root DIR, "
         "or create one with 'unotest init'"
     )

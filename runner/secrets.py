@@ -43,6 +43,7 @@ __all__ = [
     "RunEnvironment",
     "SecretMasker",
     "cut_masked",
+    "env_file_warnings",
     "project_masker",
 ]
 
@@ -402,3 +403,10 @@ def project_masker(root: Path) -> SecretMasker:
     masker = SecretMasker()
     RunEnvironment.of_project(root, masker)
     return masker
+
+
+def env_file_warnings(root: Path) -> list[str]:
+    """What a run of project ``root`` will warn about its ``unotest/.env`` (lines that
+    are not NAME=value, names without '=value', an unreadable file), for ``unotest
+    check`` and ``unotest doctor`` to say before any run."""
+    return RunEnvironment.of_project(root, SecretMasker(), process_env={}).warnings

@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import re
+import shutil
 import signal
 import ssl
 import subprocess
@@ -39,7 +41,14 @@ from runner.webserver_lease import Lease, LeaseRecord, me
 if TYPE_CHECKING:
     from runner.config import WebServerConfig
 
-__all__ = ["WebServer", "WebServerError", "probe", "stop_lingering", "url_answers"]
+__all__ = [
+    "WebServer",
+    "WebServerError",
+    "command_not_found",
+    "probe",
+    "stop_lingering",
+    "url_answers",
+]
 
 DEFAULT_TIMEOUT_MS = 60_000
 POLL_INTERVAL_S = 0.1
@@ -114,6 +123,50 @@ def url_answers(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
     return probe(url, timeout)[0]
 
 
+# A first word the shell runs as it reads it: no quoting, expansion, redirection,
+# assignment (`PORT=1 npm start`) or grouping, whose program can be looked for.
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./+@%:,-]+")
+# Built into the shell (or its grammar): not on PATH, nothing to look for.
+_SHELL_WORDS_TEXT = """
+. : [ [[ ! { alias bg break builtin case cd command continue declare do done elif else
+esac eval exec exit export false fc fg for function getopts hash if jobs let local read
+readonly return select set shift source test then time times trap true type typeset
+ulimit umask unalias unset until wait while
+"""
+_SHELL_WORDS = frozenset(_SHELL_WORDS_TEXT.split())
+
+
+def command_not_found(config: WebServerConfig) -> str | None:
+    """Why the shell will not find the program of the webServer ``command`` (its first
+    word, when that is a plain name or path, not a shell construct), or None.
+
+    For ``unotest doctor``: the run would otherwise start the shell, which exits 127,
+    and report that the server ended before its URL answered. A name is looked for on
+    the PATH the command gets (``webServer.env`` over this environment), a path in
+    ``webServer.cwd``, as the shell started there does."""
+    words = config.command.split(None, 1)
+    first = words[0] if words else ""
+    if not _PLAIN_WORD.fullmatch(first) or first in _SHELL_WORDS:
+        return None
+    cwd = Path(config.cwd)
+    if "/" in first:
+        path = cwd / first
+        if not path.is_file():
+            return f"{first} (the start of its command) is not there in {cwd}"
+        if not os.access(path, os.X_OK):
+            return (
+                f"{first} (the start of its command) in {cwd} is not executable: "
+                f"'chmod +x {first}', or start it with 'sh {first}'"
+            )
+        return None
+    search = {**os.environ, **dict(config.env)}.get("PATH", os.defpath)
+    # An empty or relative PATH entry is the shell's own folder: webServer.cwd.
+    folders = [str(cwd / folder) for folder in search.split(os.pathsep)]
+    if shutil.which(first, path=os.pathsep.join(folders)) is not None:
+        return None
+    return f"'{first}' (the start of its command) is not found on PATH"
+
+
 def _no_log(_message: str) -> None:
     return None
 
@@ -155,9 +208,10 @@ class WebServer:
     ) -> WebServer:
         """:meth:`start` as ``unotest.config.yaml``'s ``webServer`` describes it: the one
         place the scenario runner, the collection orchestrator and the pytest plugin
-        turn that entry into a server. ``mask`` hides the project's secrets in the
-        error: it quotes the server's last output, and a server that fails to start
-        often prints its settings (a database URL, a token)."""
+        turn that entry into a server, with its ``env`` over the run's environment.
+        ``mask`` hides the project's secrets in the error: it quotes the server's last
+        output, and a server that fails to start often prints its settings (a database
+        URL, a token)."""
         try:
             return cls.start(
                 config.command,
@@ -165,6 +219,7 @@ class WebServer:
                 cwd=config.cwd,
                 timeout_ms=config.timeout,
                 reuse_existing_server=config.reuse_existing_server,
+                env=dict(config.env),
                 log=log,
                 cancel=cancel,
             )

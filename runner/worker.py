@@ -218,6 +218,7 @@ class _Worker:
             headless=config.headless,
             executable_path=config.executable_path,
             ws_endpoint=config.ws_endpoint,
+            headed_by=config.headed_by,
         )
         browser.on("disconnected", lambda _: self.orders.put_nowait({"type": _BROWSER_LOST}))
         return browser

@@ -72,8 +72,12 @@ def worker_env(index: int, count: int, headed: bool) -> dict[str, str]:
         "UNOTEST_WORKER_COUNT": str(count),
         "PYTHONSAFEPATH": "1",
     }
+    # UNOTEST_HEADED_BY (runner.config.HEADED_BY_ENV): a message about the headed run
+    # names the --headed the user gave, not a variable they never set.
+    env.pop("UNOTEST_HEADED_BY", None)
     if headed:
         env["UNOTEST_HEADED"] = "1"
+        env["UNOTEST_HEADED_BY"] = "--headed"
     return env
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -556,3 +557,61 @@ def test_unreachable_ws_endpoint_is_a_clear_error() -> None:
     assert "\n" not in message
     assert "Call log" not in message
     assert exit_code_for(caught.value) == 2
+
+
+# --- what doctor checks before a run: a display for headed, a reachable wsEndpoint -------
+
+
+@pytest.mark.parametrize(
+    ("headed_by", "says"),
+    [
+        (
+            "config",
+            "(headed because of 'headless: false' in unotest.config.yaml): set "
+            "'headless: true' there to run headless",
+        ),
+        ("UNOTEST_HEADED", "(headed because of UNOTEST_HEADED): unset it to run headless"),
+        ("--headed", "(headed because of --headed): leave it out to run headless"),
+    ],
+)
+def test_a_headed_run_without_a_display_names_what_made_it_headed(
+    monkeypatch: pytest.MonkeyPatch, headed_by: str, says: str
+) -> None:
+    """It said "run it headless" whatever made it headed, so a user with `headless:
+    false` in the config looked for an option they never gave."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    expected = (
+        f"a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set {says}, "
+        "or run under a virtual display (xvfb-run unotest ...)"
+    )
+    assert rb.headed_without_display(headed_by) == expected
+
+    async def launch() -> None:
+        # Refused before Playwright is used at all.
+        await launch_browser(
+            None,  # type: ignore[arg-type]
+            browser="chromium",
+            headless=False,
+            executable_path=None,
+            ws_endpoint=None,
+            headed_by=headed_by,
+        )
+
+    with pytest.raises(BrowserLaunchError) as info:
+        asyncio.run(launch())
+    assert str(info.value) == expected
+
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert rb.headed_without_display(headed_by) is None
+
+
+def test_an_unreachable_ws_endpoint_is_found_without_playwright() -> None:
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        assert rb.ws_endpoint_unreachable(f"ws://127.0.0.1:{port}/pw") is None
+    said = rb.ws_endpoint_unreachable(f"ws://127.0.0.1:{port}/pw")
+    assert said is not None and said.startswith(f"nothing answers at 127.0.0.1:{port} ("), said

@@ -110,6 +110,7 @@ def test_every_key_valid(tmp_path: Path) -> None:
         base_url="http://localhost:3000",
         browser="firefox",
         headless=False,
+        headed_by="config",
         viewport=(800, 600),
         timeouts=Timeouts(action=1000, expect=2000, navigation=3000, scenario=4000),
         trace="on",
@@ -532,3 +533,161 @@ def test_headed_is_answered_with_the_headless_that_means_it(
     assert config.warnings == (
         f"{CONFIG}:1: unknown key 'headed' is ignored (did you mean 'headless: {meant}'?)",
     )
+
+
+# --- a configuration file that is never read ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "warning"),
+    [
+        (
+            "unotest.config.yml",
+            "unotest.config.yml is ignored: the configuration file is unotest.config.yaml "
+            "(rename it)",
+        ),
+        (
+            "unotest/unotest.config.yaml",
+            "unotest/unotest.config.yaml is ignored: the configuration file is "
+            "unotest.config.yaml in the project folder (next to unotest/) (move it to the "
+            "project folder)",
+        ),
+        (
+            "unotest/unotest.config.yml",
+            "unotest/unotest.config.yml is ignored: the configuration file is "
+            "unotest.config.yaml in the project folder (next to unotest/) (move it to the "
+            "project folder, renamed)",
+        ),
+    ],
+)
+def test_a_misnamed_config_file_is_warned_of(tmp_path: Path, name: str, warning: str) -> None:
+    """It was silently ignored: the defaults ran, and the run failed on "no baseURL"."""
+    (tmp_path / "unotest").mkdir()
+    (tmp_path / name).write_text("baseURL: http://localhost:3000\n")
+    config = load_config(tmp_path, {})
+    assert config.base_url is None
+    assert config.warnings == (warning,)
+
+
+def test_a_yml_next_to_the_real_config_is_to_be_merged(tmp_path: Path) -> None:
+    (tmp_path / "unotest.config.yml").write_text("trace: on\n")
+    config = load(tmp_path, "baseURL: http://localhost:3000\n")
+    assert config.base_url == "http://localhost:3000"
+    assert config.warnings == (
+        "unotest.config.yml is ignored: the configuration file is unotest.config.yaml "
+        "(merge it into unotest.config.yaml and delete it)",
+    )
+
+
+# --- UNOTEST_BASE_URL -----------------------------------------------------------------
+
+
+def test_unotest_base_url_replaces_the_base_url_for_one_run(tmp_path: Path) -> None:
+    write(tmp_path, "baseURL: http://localhost:3000\n")
+    assert load(tmp_path, UNOTEST_BASE_URL=" http://127.0.0.1:8080/app ").base_url == (
+        "http://127.0.0.1:8080/app"
+    )
+    assert load(tmp_path, UNOTEST_BASE_URL="").base_url == "http://localhost:3000"
+    assert load(tmp_path).base_url == "http://localhost:3000"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            "localhost:8080",
+            "UNOTEST_BASE_URL must be an http:// or https:// URL such as "
+            'http://localhost:3000, got "localhost:8080"',
+        ),
+        ("ws://x", "UNOTEST_BASE_URL must be an http:// or https:// URL such as"),
+        ("http://x:99999", "UNOTEST_BASE_URL must be an http:// or https:// URL, got"),
+    ],
+)
+def test_a_bad_unotest_base_url_is_a_usage_error_naming_the_variable(
+    tmp_path: Path, value: str, expected: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, "baseURL: http://localhost:3000\n", UNOTEST_BASE_URL=value)
+    assert str(info.value).startswith(expected), str(info.value)
+    assert CONFIG not in str(info.value)
+    assert exit_code_for(info.value) == 2
+
+
+# --- where headed comes from ----------------------------------------------------------
+
+
+def test_headed_by_names_what_made_the_run_headed(tmp_path: Path) -> None:
+    assert load(tmp_path).headed_by is None
+    assert load(tmp_path, "headless: false\n").headed_by == "config"
+    assert load(tmp_path, "headless: true\n", UNOTEST_HEADED="1").headed_by == "UNOTEST_HEADED"
+    # A collection's workers are told so when the user gave --headed.
+    by_flag = load(tmp_path, UNOTEST_HEADED="1", UNOTEST_HEADED_BY="--headed")
+    assert (by_flag.headless, by_flag.headed_by) == (False, "--headed")
+    assert load(tmp_path, "headless: true\n", UNOTEST_HEADED="0").headed_by is None
+
+
+# --- webServer.env --------------------------------------------------------------------
+
+
+def test_web_server_env_is_text_in_the_file_order(tmp_path: Path) -> None:
+    config = load(
+        tmp_path,
+        """\
+        webServer:
+          command: npm start
+          url: http://localhost:3000
+          env:
+            PORT: 3000
+            NODE_ENV: test
+            DEBUG: false
+            RATIO: 1.5
+            EMPTY: ''
+        """,
+    )
+    assert config.web_server is not None
+    assert config.web_server.env == (
+        ("PORT", "3000"),
+        ("NODE_ENV", "test"),
+        ("DEBUG", "false"),
+        ("RATIO", "1.5"),
+        ("EMPTY", ""),
+    )
+    no_env = load(tmp_path, "webServer: {command: a, url: 'http://a'}\n")
+    assert no_env.web_server is not None and no_env.web_server.env == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "  env:\n    PORT: [1, 2]\n",
+            f"{CONFIG}:5:10: 'webServer.env.PORT' must be a string (or a number or "
+            "true/false), got a list",
+        ),
+        (
+            "  env:\n    TOKEN:\n",
+            f"{CONFIG}:5:10: 'webServer.env.TOKEN' must be a string (or a number or "
+            "true/false), got nothing (an empty value)",
+        ),
+        (
+            "  env:\n    SUB: {a: 1}\n",
+            f"{CONFIG}:5:9: 'webServer.env.SUB' must be a string (or a number or "
+            "true/false), got a mapping",
+        ),
+        (
+            "  env: PORT=3000\n",
+            f"{CONFIG}:4:7: 'webServer.env' must be a mapping of variable names to values "
+            '(NAME: value), got "PORT=3000"',
+        ),
+        (
+            "  env:\n    1PORT: 3000\n",
+            f"{CONFIG}:5:11: 'webServer.env' names must be variable names (letters, digits "
+            'and _, not starting with a digit), got "1PORT"',
+        ),
+    ],
+)
+def test_a_bad_web_server_env_names_the_key_at_its_place(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    head = "webServer:\n  command: serve\n  url: http://localhost:1\n"
+    assert error_of(tmp_path, head + text) == expected

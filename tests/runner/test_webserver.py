@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import socket
@@ -16,8 +17,9 @@ import pytest
 from net import free_port, serve_statuses
 
 from runner import webserver as ws_module
+from runner.config import WebServerConfig, load_config
 from runner.errors import WebServerError
-from runner.webserver import WebServer, url_answers
+from runner.webserver import WebServer, command_not_found, url_answers
 from unotest.exit_codes import exit_code_for
 
 PY = shlex.quote(sys.executable)
@@ -26,7 +28,6 @@ pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists() or not hasattr(os, "killpg"),
     reason="needs POSIX process groups and /proc",
 )
-
 
 
 def _port_free(port: int) -> bool:
@@ -250,3 +251,77 @@ def test_a_server_error_is_not_ready(
     statuses["/"] = 500
     with pytest.raises(WebServerError, match="did not answer"):
         _start("sleep 30", f"{base}/", tmp_path, timeout_ms=500)
+
+
+# --- webServer.env and a command whose program is not there ------------------------------
+
+
+def test_web_server_env_from_the_config_reaches_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``webServer.env`` (Playwright Test's) is set for the command, over the run's own
+    environment: it was refused as an unknown key and never reached the server."""
+    monkeypatch.setenv("GREETING", "from the shell")
+    monkeypatch.setenv("KEPT", "kept")
+    site = tmp_path / "site"
+    site.mkdir()
+    port = free_port()
+    command = 'printf \'%s|%s|%s\' "$GREETING" "$PORT" "$KEPT" > env.txt && ' + _http_server(port)
+    (tmp_path / "unotest.config.yaml").write_text(
+        "webServer:\n"
+        f"  command: {json.dumps(command)}\n"
+        f"  url: http://127.0.0.1:{port}/\n"
+        "  cwd: site\n"
+        "  env:\n"
+        "    GREETING: hello\n"
+        f"    PORT: {port}\n"
+    )
+    config = load_config(tmp_path, {})
+    assert config.web_server is not None
+    url = f"http://127.0.0.1:{port}/"
+    with (
+        WebServer.from_config(config.web_server, mask=lambda text: text),
+        urllib.request.urlopen(url + "env.txt", timeout=5) as response,
+    ):
+        assert response.read() == f"hello|{port}|kept".encode()
+
+
+def _server(tmp_path: Path, command: str, **env: str) -> WebServerConfig:
+    return WebServerConfig(command, "http://127.0.0.1:1/", cwd=tmp_path, env=tuple(env.items()))
+
+
+def test_a_command_whose_program_is_not_there_is_named(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    script = tmp_path / "bin" / "serve.sh"
+    script.write_text("#!/bin/sh\n")
+    assert command_not_found(_server(tmp_path, "no-such-program-xyz --port 3000")) == (
+        "'no-such-program-xyz' (the start of its command) is not found on PATH"
+    )
+    assert command_not_found(_server(tmp_path, "./missing.sh")) == (
+        f"./missing.sh (the start of its command) is not there in {tmp_path}"
+    )
+    assert command_not_found(_server(tmp_path, "bin/serve.sh")) == (
+        f"bin/serve.sh (the start of its command) in {tmp_path} is not executable: "
+        "'chmod +x bin/serve.sh', or start it with 'sh bin/serve.sh'"
+    )
+    script.chmod(0o755)
+    assert command_not_found(_server(tmp_path, "bin/serve.sh --port 1")) is None
+    # Looked for on the PATH the command gets (webServer.env over ours), relative
+    # entries in webServer.cwd.
+    assert command_not_found(_server(tmp_path, "serve.sh", PATH="bin")) is None
+    assert command_not_found(_server(tmp_path, "sh -c 'exit 0'")) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd site && npm start",  # a shell builtin
+        "PORT=3000 npm-xyz start",  # an assignment first
+        "$SERVER --port 1",  # an expansion
+        "(cd site; serve-xyz)",  # a subshell
+        "'quoted-xyz' --port 1",  # quoting
+        "exec serve-xyz",
+    ],
+)
+def test_a_shell_construct_is_not_looked_for(tmp_path: Path, command: str) -> None:
+    assert command_not_found(_server(tmp_path, command)) is None

@@ -564,6 +564,60 @@ def test_yml_collection_is_a_warning(tmp_path: Path) -> None:
     assert "weekly.yml: ignored" in r.err and "weekly.yaml" in r.err
 
 
+def test_a_misnamed_config_is_a_warning(tmp_path: Path) -> None:
+    """A unotest.config.yml was silently ignored; runs then failed on "no baseURL"."""
+    write(tmp_path, {**CLEAN, "unotest.config.yml": "baseURL: http://localhost:3000\n"})
+    r = run(tmp_path, "check")
+    assert r.code == 0, r
+    assert (
+        "warning: unotest.config.yml is ignored: the configuration file is "
+        "unotest.config.yaml (rename it)\n"
+    ) in r.err
+
+
+def test_a_config_folder_holding_only_a_yml_config_is_named(tmp_path: Path) -> None:
+    """No unotest/ folder and only a .yml: "no unotest project found" says why."""
+    write(tmp_path, {"unotest.config.yml": "baseURL: http://localhost:3000\n"})
+    r = run(tmp_path, "check")
+    assert r.code == 2
+    assert (
+        f"no unotest project found in {tmp_path.resolve()} or above it "
+        f"({tmp_path.resolve()}/unotest.config.yml is there: rename it to unotest.config.yaml)"
+    ) in r.err
+    inner = run(tmp_path, "check", "--root", ".")
+    assert "(no unotest/ folder nor unotest.config.yaml) (" in inner.err
+    assert "unotest.config.yml is there: rename it to unotest.config.yaml" in inner.err
+
+
+def test_env_file_problems_are_warnings_as_a_run_says_them(tmp_path: Path) -> None:
+    """They were said only once a run started."""
+    write(tmp_path, {**CLEAN, "unotest/.env": "USER=ann\nPASSWORD\nnot a line = 1\n"})
+    r = run(tmp_path, "check")
+    assert r.code == 0, r
+    assert "warning: unotest/.env:2: 'PASSWORD' has no '=value'; ignored\n" in r.err
+    assert "warning: unotest/.env:3: not a NAME=value line; ignored\n" in r.err
+    as_json = json.loads(run(tmp_path, "check", "--json").out)
+    assert "unotest/.env:2: 'PASSWORD' has no '=value'; ignored" in as_json["warnings"]
+    named = run(tmp_path, "check", "unotest/.env")
+    assert "unotest/.env:2: 'PASSWORD' has no '=value'" in named.err
+    other = run(tmp_path, "check", f"{E2E}/smoke.test.js")
+    assert ".env" not in other.err
+
+
+def test_a_bad_unotest_base_url_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a problem of unotest.config.yaml (no file:line for it): a usage error."""
+    write(tmp_path, CLEAN)
+    monkeypatch.setenv("UNOTEST_BASE_URL", "localhost:8080")
+    r = run(tmp_path, "check")
+    assert r.code == 2, r
+    assert r.err == (
+        "unotest: UNOTEST_BASE_URL must be an http:// or https:// URL such as "
+        'http://localhost:3000, got "localhost:8080"\n'
+    )
+
+
 # --- usage errors -------------------------------------------------------------------------
 
 

@@ -542,9 +542,14 @@ def test_a_node_options_the_driver_refuses_is_one_sentence_not_a_traceback(
 
 
 def test_a_headed_run_without_a_display_says_so(tmp_path: Path) -> None:
-    """Chromium only said "Target page, context or browser has been closed"."""
+    """Chromium only said "Target page, context or browser has been closed"; then the
+    message said "run it headless" without naming what made the run headed (a
+    collection's workers are headed through UNOTEST_HEADED, yet --headed is named)."""
     project = make_project(tmp_path / "p", {f"{COLLECTIONS}/all.yaml": "scenarios: [ok]\n"})
-    said = "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
+    said = (
+        "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set "
+        "(headed because of --headed): leave it out to run headless"
+    )
     e2e, collection = cli_many(
         [(project, ("e2e", "ok", "--headed")), (project, ("collection", "all", "--headed"))],
         env=unotest_env(drop=("DISPLAY", "WAYLAND_DISPLAY")),
@@ -711,6 +716,4 @@ def test_check_reads_the_configuration_and_refuses_a_root_that_is_no_project(
         "warning: unotest.config.yaml:1: unknown key 'baseUrl' is ignored (did you mean "
         "'baseURL'?)" in warned.err
     ), warned
-    assert one_sentence(nothing).startswith(
-        f"unotest: --root {empty}: no unotest project there"
-    )
+    assert one_sentence(nothing).startswith(f"unotest: --root {empty}: no unotest project there")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from dsl.checker import Diagnostic
+from runner import protocol
 from runner.config import load_config
 from runner.errors import ConfigError, UsageError
 from runner.index_cache import load_summary
@@ -19,6 +20,7 @@ from runner.project import (
     find_project_root,
     problem_order,
 )
+from runner.secrets import env_file_warnings
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, format_diagnostic, json_dump, plural
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -49,6 +51,8 @@ def check_command(args: argparse.Namespace) -> int:
     if config_problem is not None:
         diagnostics = [config_problem, *diagnostics]
     warnings += config_warnings
+    if not paths or protocol.ENV_FILE in wanted:
+        warnings += env_file_warnings(root)  # what every run would warn about
     if not paths:
         counted = (
             f"{plural(len(index.scenario_metas), 'scenario')}, "
@@ -83,6 +87,8 @@ def _check_config(root: Path) -> tuple[Diagnostic | None, list[str]]:
     try:
         config = load_config(root, os.environ, on_this_machine=False)
     except ConfigError as err:
+        if not str(err).startswith(CONFIG_FILE):
+            raise  # UNOTEST_BASE_URL: not a problem of a file, said as it is (exit 2)
         place = _CONFIG_PLACE.fullmatch(str(err))
         if place is None:
             return Diagnostic(CONFIG_FILE, 1, 0, str(err)), []

@@ -62,14 +62,65 @@ def _exists(given: str) -> bool:
         return False
 
 
+def _names_a_file(given: str) -> bool:
+    """Whether ``unotest e2e GIVEN`` means a path (of a scenario file or not)."""
+    return given.endswith(SCENARIO_SUFFIX) or (os.sep in given and _exists(given))
+
+
+def project_root_of(given: str, root: Path | None, cwd: Path) -> Path:
+    """The project of ``unotest e2e GIVEN``: ``--root``; else, for the path of an existing
+    file, the project holding it (as ``unotest check PATH`` finds it), wherever the
+    command runs; else the one of the working directory."""
+    if root is not None or has_control_character(given) or not _names_a_file(given):
+        return find_project_root(cwd, root)
+    path = cwd / given
+    if not _exists(str(path)):
+        return find_project_root(cwd)  # resolve_scenario_name says "no such file"
+    try:
+        return find_project_root(path.resolve().parent)
+    except UsageError:
+        pass
+    try:
+        return find_project_root(cwd)  # a file outside any project: "not under unotest/e2e/"
+    except UsageError:
+        raise UsageError(
+            f"no unotest project found above {show_name(given)} nor in {cwd.resolve()}: "
+            "name a scenario file of a project (a folder with unotest/ or "
+            "unotest.config.yaml), or pass --root DIR"
+        ) from None
+
+
+def _existing_scenario_file(project: Project, given: str) -> str | None:
+    """The scenario a path that is not there from the working directory would name from
+    the project root or its e2e folder (for the hint of "no such file")."""
+    e2e = project.e2e_dir.resolve()
+    for base in (project.root, project.e2e_dir):
+        try:
+            path = (base / given).resolve()
+            found = path.is_file() and path.is_relative_to(e2e)
+        except (OSError, ValueError):
+            continue
+        if found and path.name.endswith(SCENARIO_SUFFIX):
+            return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
+    return None
+
+
 def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd: Path) -> str:
-    """A scenario by name (``auth/signin-flow``) or by the path of its file."""
+    """A scenario by name (``auth/signin-flow``) or by the path of its file (relative
+    to ``cwd``, as a shell means it)."""
     problem = scenario_name_problem(given)
     if problem is not None and (not given.strip() or has_control_character(given)):
         raise UsageError(problem)  # neither a name nor a path: no file lookup at all
     known = {meta["name"] for meta in index.scenario_metas}
-    if given.endswith(SCENARIO_SUFFIX) or (os.sep in given and _exists(given)):
+    if _names_a_file(given):
         path = (cwd / given).resolve()
+        if not _exists(str(path)):
+            name = _existing_scenario_file(project, given)
+            hint = f"; the project's scenario at that path is named '{name}'" if name else ""
+            raise UsageError(
+                f"no such file {show_name(given)} in {cwd} (a path is relative to the "
+                f"current directory){hint}"
+            )
         e2e = project.e2e_dir.resolve()
         if not path.is_relative_to(e2e) or not path.name.endswith(SCENARIO_SUFFIX):
             raise UsageError(
@@ -132,7 +183,7 @@ def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
 
 
 def e2e_command(args: argparse.Namespace) -> int:
-    root = find_project_root(Path.cwd(), args.root)
+    root = project_root_of(args.scenario, args.root, Path.cwd())
     project = Project(root)
     # The index cache: an unchanged project is not parsed again, and then only the
     # helpers and this scenario are.
@@ -145,7 +196,7 @@ def e2e_command(args: argparse.Namespace) -> int:
         raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
     config = load_config(root, os.environ)
     if args.headed:
-        config = replace(config, headless=False)
+        config = replace(config, headless=False, headed_by="--headed")
     print_warnings(config.warnings)
     masker = SecretMasker()
     environment = RunEnvironment.of_project(root, masker)

@@ -34,6 +34,14 @@ webServer:
   reuseExistingServer: true
 """
 
+# What the sample scenario needs from a configuration that init did not write.
+_SAMPLE_SERVED = """\
+baseURL: http://127.0.0.1:{port}
+webServer:
+  command: python3 -m http.server {port} --bind 127.0.0.1 --directory site
+  url: http://127.0.0.1:{port}/index.html
+"""
+
 _SCENARIO = """\
 // id-welcome
 // The sample page greets its visitor
@@ -87,8 +95,10 @@ _ENV = """\
 VISITOR=friend
 """
 
-# unotest/.env holds the project's secrets; the viewer's lock names its token;
-# unotest/.cache/ is the project index cache (rebuilt when missing).
+# What runs write: unotest/.runs/ (run directories), .unotest/ (failure bundles),
+# unotest/.history/ (outcomes for 'unotest history'), unotest/.cache/ (the project
+# index cache, rebuilt when missing), the viewer's lock (it names its token) and log,
+# the watch daemon's discovery file; unotest/.env holds the project's secrets.
 _GITIGNORE_LINES = (
     "unotest/.runs/",
     ".unotest/",
@@ -96,6 +106,8 @@ _GITIGNORE_LINES = (
     "unotest/.viewer.lock",
     "unotest/.viewer.log",
     "unotest/.cache/",
+    "unotest/.history/",
+    "unotest/.daemon.json",
 )
 
 
@@ -143,18 +155,31 @@ def init_command(args: argparse.Namespace) -> int:
     root = Path(args.directory).resolve()
     if root.exists() and not root.is_dir():
         raise UsageError(f"{args.directory} is not a directory")
+    port = _free_port()
     try:
         root.mkdir(parents=True, exist_ok=True)
-        written, kept = scaffold(root)
+        had_gitignore = (root / ".gitignore").exists()
+        written, kept = scaffold(root, port)
     except OSError as err:
         where = f" ({err.filename})" if err.filename else ""
         raise UsageError(
             f"cannot create the project in {args.directory}: {err.strerror or err}{where}"
         ) from None
     for relative in written:
-        print(f"  created  {relative}")
+        done = "updated" if relative == ".gitignore" and had_gitignore else "created"
+        print(f"  {done:<7}  {relative}")
     for relative in kept:
         print(f"  kept     {relative} (already there)")
     where = "" if root == Path.cwd().resolve() else f"cd {args.directory} && "
+    if "unotest.config.yaml" in kept:
+        # The sample needs the site it comes with: an existing config may serve another.
+        print(
+            "\nthe existing unotest.config.yaml was kept: the sample scenario needs the "
+            "sample page (site/index.html) at its baseURL, e.g. with these settings:"
+        )
+        for line in _SAMPLE_SERVED.format(port=port).splitlines():
+            print(f"    {line}")
+        print(f"then: {where}unotest e2e welcome")
+        return 0
     print(f"\nnext: {where}unotest e2e welcome")
     return 0
