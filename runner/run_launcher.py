@@ -75,6 +75,9 @@ class LaunchedRun:
     process: subprocess.Popen[bytes]
     follower: asyncio.Task[None] | None = field(default=None, repr=False)
     """The task following the output, when ``on_line`` was given."""
+    early_output: list[tuple[Stream, str]] = field(default_factory=list)
+    """What the child printed before its run directory took its output (a runner
+    warning, e.g. a breakpoint that matches no statement), ``mask``-ed, line by line."""
 
 
 def _child_env(env: Mapping[str, str | None], owner_pid: int | None) -> dict[str, str]:
@@ -106,7 +109,13 @@ async def launch_run(
 
     ``env`` overrides the environment (``None`` unsets). A child that exits before its
     run starts raises :class:`UsageError` with what it printed (``mask``-ed), one that
-    does not start within ``timeout`` is stopped and raises the same."""
+    does not start within ``timeout`` is stopped and raises the same.
+
+    What the child printed before its run directory took its output is kept: handed to
+    ``on_line`` first when given (its follower reads the logs from their start), else
+    appended to the run's ``stdout.log``/``stderr.log``, where a reader of the run
+    directory (``get_run``) finds it; and in :attr:`LaunchedRun.early_output` either
+    way."""
     with tempfile.TemporaryFile() as early_out, tempfile.TemporaryFile() as early_err:
         process = subprocess.Popen(
             [*argv, "--root", str(root)],
@@ -120,20 +129,39 @@ async def launch_run(
         run_dir = await _until_started(root / protocol.UNOTEST_DIR, process, kind, timeout)
         if run_dir is None:
             raise UsageError(mask(_early_text(process, early_err, early_out)))
+        early: tuple[tuple[Stream, IO[bytes]], ...] = (
+            ("stdout", early_out),
+            ("stderr", early_err),
+        )
         run = LaunchedRun(run_dir.name, run_dir, kind, process)
-        if on_line is not None:
-            early: tuple[tuple[Stream, IO[bytes]], ...] = (
-                ("stdout", early_out),
-                ("stderr", early_err),
-            )
-            for stream, handle in early:
-                handle.seek(0)
-                for line in handle.read().decode("utf-8", "replace").splitlines():
-                    on_line(run.run_id, stream, mask(line))
+        for stream, handle in early:
+            handle.seek(0)
+            for line in handle.read().decode("utf-8", "replace").splitlines():
+                run.early_output.append((stream, mask(line)))
+        if on_line is None:
+            _keep_early_output(run_dir, run.early_output)
+        else:
+            for stream, line in run.early_output:
+                on_line(run.run_id, stream, line)
             run.follower = asyncio.ensure_future(
                 follow_output(run_dir, on_line, lambda: process.poll() is not None, mask)
             )
     return run
+
+
+def _keep_early_output(run_dir: Path, lines: list[tuple[Stream, str]]) -> None:
+    """Append the early lines to the run's logs. The child appends to them too (its
+    descriptors are ``O_APPEND``): each write lands whole, after what it wrote so far."""
+    for stream, name in _LOGS:
+        text = "".join(f"{line}\n" for kind, line in lines if kind == stream)
+        if not text:
+            continue
+        with contextlib.suppress(OSError):
+            fd = os.open(run_dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, text.encode("utf-8"))
+            finally:
+                os.close(fd)
 
 
 async def _until_started(

@@ -29,14 +29,15 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
+import anyio
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from pydantic import Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError, WithJsonSchema, WrapValidator
 
 from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
@@ -118,11 +119,20 @@ def _cut(text: str, limit: int = MAX_TEXT) -> str:
 # text, and publishes no output schema derived from these types.
 
 
+class SourceLines(TypedDict):
+    """The lines ``source`` shows (1-based, inclusive) of the file's ``total``."""
+
+    first: int
+    last: int
+    total: int
+
+
 class ScenarioSource(TypedDict):
     name: str
     kind: str
     path: str
     source: str
+    lines: SourceLines
     version: str
     """What ``write_file``'s ``base_version`` takes to refuse a write over a newer save."""
 
@@ -130,12 +140,16 @@ class ScenarioSource(TypedDict):
 class CheckResult(TypedDict):
     ok: bool
     errors: list[JSONObject]
+    notes: NotRequired[list[str]]
+    """Files left out of a whole-project check (a symlink out of unotest/e2e/)."""
 
 
 class StartedRun(TypedDict):
     runId: str
     runDir: str
     pid: int
+    warnings: NotRequired[list[str]]
+    """What the runner printed on stderr before the run started (also in stderr.log)."""
 
 
 class FileWritten(TypedDict):
@@ -219,23 +233,47 @@ class _Tools:
         try:
             return find_run_dir(self.project, run_id)
         except UnotestError as err:
-            raise ToolError(str(err)) from None
+            raise ToolError(_for_agent(str(err))) from None
 
     # --- discovery -------------------------------------------------------------------
 
+    def refused(self, paths: list[str]) -> list[str]:
+        """Which of these listed source files the tools refuse to read, run or write: a
+        symlink (of the file or a folder) that leads out of unotest/e2e/. The project's
+        discovery follows it (the CLI runs it); these answers leave it out, with a note."""
+        refused = []
+        for path in dict.fromkeys(paths):
+            if not path.startswith(f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"):
+                continue
+            try:
+                resolve_source(self.project, path)
+            except UnotestError:
+                refused.append(path)
+        return refused
+
     def list_scenarios(self) -> JSONObject:
         index = self.index()
+        helpers = index.helper_metas()
+        refused = set(
+            self.refused(
+                [m["path"] for m in index.scenario_metas]
+                + [h["path"] for h in helpers]
+                + [d.file for d in index.errors]
+            )
+        )
         return self.safe(
             {
-                "scenarios": index.scenario_metas,
-                "helpers": index.helper_metas(),
+                "scenarios": [m for m in index.scenario_metas if m["path"] not in refused],
+                "helpers": [h for h in helpers if h["path"] not in refused],
                 "collections": [entry.meta for entry in index.collections.values()],
-                "errors": [_diag(d) for d in index.errors],
-                "warnings": index.warnings,
+                "errors": [_diag(d) for d in index.errors if d.file not in refused],
+                "warnings": index.warnings + [_left_out(path) for path in sorted(refused)],
             }
         )
 
-    def read_scenario(self, name: str) -> ScenarioSource:
+    def read_scenario(
+        self, name: str, from_line: int = 1, to_line: int | None = None
+    ) -> ScenarioSource:
         index = self.index()
         e2e = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
         if isinstance(name, str) and name.startswith(e2e):
@@ -248,20 +286,35 @@ class _Tools:
         except UnotestError as err:
             raise ToolError(str(err)) from None
         data = (self.project.root / path).read_bytes()
-        source = data.decode("utf-8")
-        numbered = "\n".join(f"{i:>4} | {line}" for i, line in enumerate(source.splitlines(), 1))
+        lines = data.decode("utf-8").splitlines()
+        total = len(lines)
+        if from_line > max(total, 1):
+            raise ToolError(f"from_line {from_line} is past the end of {path} ({total} lines)")
+        if to_line is not None and to_line < from_line:
+            raise ToolError(f"to_line {to_line} is before from_line {from_line}")
+        last = total if to_line is None else min(to_line, total)
+        numbered, shown = _numbered(lines, from_line, last)
+        if shown < last:
+            numbered += (
+                f"\n… cut after line {shown} of {total} (at most {MAX_TEXT:,} characters an "
+                f"answer): read_scenario(name, from_line={shown + 1}) reads on"
+            )
         return {
             "name": name,
             "kind": kind,
             "path": path,
-            "source": _cut(numbered),
+            "source": numbered,
+            "lines": {"first": from_line, "last": shown, "total": total},
             "version": version_of(data),
         }
 
     def check(self, source: str | None, name: str | None) -> CheckResult:
         index = self.index()
+        notes: list[str] = []
         if source is None and name is None:
-            errors = index.errors
+            refused = set(self.refused([d.file for d in index.errors]))
+            errors = [d for d in index.errors if d.file not in refused]
+            notes = [_left_out(path) for path in sorted(refused)]
         elif source is not None:
             file = "<source>"
             helpers = arity_table(index.helper_table)
@@ -279,7 +332,10 @@ class _Tools:
             assert name is not None
             _, path = self.scenario_path(index, name)
             errors = index.problems_of(path)  # a helper that does not parse first
-        return {"ok": not errors, "errors": [_diag(d) for d in errors]}
+        result: CheckResult = {"ok": not errors, "errors": [_diag(d) for d in errors]}
+        if notes:
+            result["notes"] = notes
+        return result
 
     # --- runs ------------------------------------------------------------------------
 
@@ -287,7 +343,19 @@ class _Tools:
         self, name: str, debug: bool, breakpoints: list[str], step: bool, detach: bool = False
     ) -> StartedRun:
         index = self.index()
-        self.scenario_path(index, name)
+        _, path = self.scenario_path(index, name)
+        problems = index.problems_of(path)
+        if problems:
+            # What `unotest e2e` would print (an excerpt, a caret, "'unotest check' lists
+            # them"), as one sentence per problem.
+            shown = "; ".join(
+                f"{d.file}:{d.line}:{d.col}: {d.message.strip().splitlines()[0]}"
+                for d in problems[:10]
+            )
+            raise ToolError(
+                f"scenario '{name}' cannot run: fix its {len(problems)} problem(s) "
+                f"(check(name={json.dumps(name)}) lists them): {shown}"
+            )
         args = ["e2e", name]
         if debug or breakpoints or step:
             args.append("--debug")
@@ -330,14 +398,18 @@ class _Tools:
                 timeout=START_TIMEOUT_S,
             )
         except UnotestError as err:
-            raise ToolError(_cut(str(err))) from None
+            raise ToolError(_cut(_for_agent(str(err)))) from None
         if not detach:
             self.owned.append(_OwnedRun(run.process, run.run_dir, kind))
-        return {
+        started: StartedRun = {
             "runId": run.run_id,
             "runDir": self.project.relative(run.run_dir),
             "pid": run.process.pid,
         }
+        warnings = [line for stream, line in run.early_output if stream == "stderr" and line]
+        if warnings:
+            started["warnings"] = warnings[-20:]
+        return started
 
     def end_owned_runs(self) -> list[str]:
         """The session closes: abort every run it started without ``detach`` that still
@@ -387,6 +459,12 @@ class _Tools:
             "stdout": _tail(run_dir / protocol.STDOUT_FILE, masker),
             "stderr": _tail(run_dir / protocol.STDERR_FILE, masker),
         }
+        if "unotest dbg " in output["stderr"]:
+            # The pause lines are written for a person at a shell.
+            output["hint"] = (
+                "'unotest dbg <runId> <cmd>' in stderr is the CLI's way to drive a paused "
+                'run: here, call the debug tool, e.g. debug(run_id, cmd="continue")'
+            )
         return self.safe(
             {
                 "run": meta,
@@ -433,6 +511,18 @@ class _Tools:
             runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
             state = runtime.get("state") if isinstance(runtime, dict) else None
             finished = meta is not None and meta.get("status") != "running"
+            if until == "finished" and not finished and _paused(run_dir, state):
+                # It will not finish on its own: it waits for a debug command.
+                return self.safe(
+                    {
+                        "reached": False,
+                        "state": state,
+                        "run": meta,
+                        "runtime": runtime,
+                        "hint": f"the run is paused ({state}) and waits for a debug command: "
+                        "continue, step, step-over, step-out, retry, skip or abort",
+                    }
+                )
             if (until == "paused" and _paused(run_dir, state)) or finished:
                 reached = (until == "finished" and finished) or (until == "paused" and not finished)
                 return self.safe(
@@ -461,7 +551,7 @@ class _Tools:
         try:
             answers = await asyncio.to_thread(send_command, run_dir, command)
         except UnotestError as err:
-            raise ToolError(str(err)) from None
+            raise ToolError(_for_agent(str(err))) from None
         if not answers:
             if command["cmd"] == "abort" and is_collection_run(run_dir):
                 raise ToolError(
@@ -604,12 +694,8 @@ class _Tools:
             return [json.dumps(self.safe(_collection_failures(run_dir, events)), indent=2)]
         written = [e for e in events if e.get("kind") == "failure-bundle:written"]
         if not written:
-            # A step whose error a ``try`` caught is no failure of the run.
-            fails = [e for e in events if e.get("kind") == "step:fail" and not e.get("caught")]
-            if fails:
-                return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
-            # Paused at the failure (--debug): its step:fail and bundle come once the
-            # run goes on; runtime.json already holds it, where the agent must look now.
+            # Paused at the failure (--debug): its bundle comes once the run ends failed;
+            # runtime.json holds the failure with its place, where the agent must look.
             runtime = _read_json(run_dir / protocol.RUNTIME_FILE)
             if isinstance(runtime, dict) and runtime.get("state") == "paused-failure":
                 answer = {
@@ -619,6 +705,10 @@ class _Tools:
                     "or continue; the failure bundle is written if the run ends failed",
                 }
                 return [json.dumps(self.safe(answer), indent=2)]
+            # A step whose error a ``try`` caught is no failure of the run.
+            fails = [e for e in events if e.get("kind") == "step:fail" and not e.get("caught")]
+            if fails:
+                return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
             raise ToolError(f"run {run_id} has no failure")
         bundle = (self.project.root / str(written[-1]["bundlePath"])).resolve()
         if not bundle.is_relative_to(self.project.root.resolve()):
@@ -647,6 +737,42 @@ class _Tools:
         if shot.is_file():
             content.append(Image(data=shot.read_bytes(), format="png"))
         return content
+
+
+def _numbered(lines: list[str], first: int, last: int) -> tuple[str, int]:
+    """Lines ``first``..``last`` (1-based) each prefixed by its number, as many whole
+    lines as fit in an answer (at least one, itself cut if longer), and the last shown."""
+    rows: list[str] = []
+    size = 0
+    shown = first - 1
+    for number in range(first, last + 1):
+        row = f"{number:>4} | {lines[number - 1]}"
+        if rows and size + len(row) + 1 > MAX_TEXT - 200:
+            break
+        rows.append(_cut(row, MAX_TEXT - 200))
+        size += len(row) + 1
+        shown = number
+    return "\n".join(rows), shown
+
+
+# The runner's messages name the CLI command that helps; an agent has a tool for it.
+_CLI_HINTS = (
+    ("('unotest runs' lists them)", "(the list_runs tool lists them)"),
+    ("('unotest check' lists them)", "(the check tool lists them)"),
+)
+
+
+def _for_agent(message: str) -> str:
+    for cli, tool in _CLI_HINTS:
+        message = message.replace(cli, tool)
+    return message
+
+
+def _left_out(path: str) -> str:
+    return (
+        f"{path}: left out: a symlink that leads out of unotest/e2e/ (read_scenario, "
+        "run_scenario and write_file refuse it)"
+    )
 
 
 def _paused(run_dir: Path, state: object) -> bool:
@@ -835,6 +961,31 @@ UntilArg = Annotated[
 TimeoutArg = Annotated[float, Field(description="seconds to wait, at most 600")]
 
 
+# The SDK decodes a string argument as JSON unless its annotation is plain ``str``
+# (FuncMetadata.pre_parse_json): ``str | None`` turned the expression "[1, 2]" into a
+# list and "null" into None. Every string argument is therefore ``str``: an optional
+# one defaults to "" (absent), and an explicit null is taken as absent too.
+
+
+def _null_as_absent(value: object) -> object:
+    return "" if value is None else value
+
+
+def _null_kept(value: object, handler: Callable[[object], object]) -> object:
+    return None if value is None else handler(value)
+
+
+OptionalText = Annotated[str, BeforeValidator(_null_as_absent)]
+"""A string argument that may be left out: "" (or null) is absent."""
+NullableText = Annotated[
+    str,
+    WrapValidator(_null_kept),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+]
+"""A string argument for which null means something of its own (it reaches the tool as
+``None``, though typed ``str``: the annotation must stay ``str``, see above)."""
+
+
 def _still_running(run_dir: Path) -> bool:
     meta = run_meta(run_dir)
     return meta is not None and meta.get("status") == "running"
@@ -850,13 +1001,35 @@ def _diag(d: Diagnostic) -> JSONObject:
     return {"file": d.file, "line": d.line, "col": d.col, "message": d.message}
 
 
+# What writing to (or reading from) a client that has gone away raises.
+_CLIENT_GONE = (
+    BrokenPipeError,
+    ConnectionResetError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+)
+
+
 class _Server(MCPServer):
     """The SDK's server, with an argument of the wrong type or a missing one answered in
-    one sentence (pydantic's own text is several lines and a link)."""
+    one sentence (pydantic's own text is several lines and a link), and a client that
+    goes away in the middle of a call taken as the end of the session it is."""
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Any = None
-    ) -> Any:
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop. A client killed while a call is under way breaks the
+        pipe of the answer (the SDK's stdout writer raises, in a task group): that is
+        the session's end, as when the client closes stdin; the session's runs have
+        been ended on the way out (the lifespan's ``finally``)."""
+        try:
+            await super().run_stdio_async()
+        except _CLIENT_GONE:
+            pass
+        except BaseExceptionGroup as group:
+            _, rest = group.split(_CLIENT_GONE)
+            if rest is not None:
+                raise
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
@@ -918,15 +1091,38 @@ def _add_discovery_tools(server: MCPServer, tools: _Tools) -> None:
         return tools.list_scenarios()
 
     @server.tool(structured_output=False)
-    def read_scenario(name: ScenarioArg) -> ScenarioSource:
-        """The source of a scenario (or `_helpers/<name>`) with line numbers."""
-        return tools.read_scenario(name)
+    def read_scenario(
+        name: ScenarioArg,
+        from_line: Annotated[int, Field(ge=1, description="the first line to show (1-based)")] = 1,
+        to_line: Annotated[
+            int | None,
+            Field(ge=1, description="the last line to show (1-based, included); null: the end"),
+        ] = None,
+    ) -> ScenarioSource:
+        """The source of a scenario (or `_helpers/<name>`), each line prefixed by its
+        number, from `from_line` to `to_line`; `lines` says which (`first`, `last`,
+        `total`). An answer holds at most 20,000 characters of whole lines: a longer
+        file is cut, with a last line saying the `from_line` that reads on. `version`
+        is the whole file's: what write_file's `base_version` takes."""
+        return tools.read_scenario(name, from_line, to_line)
 
     @server.tool(structured_output=False)
-    def check(source: str | None = None, name: str | None = None) -> CheckResult:
+    def check(
+        source: Annotated[
+            OptionalText,
+            Field(description='a draft file, its 3-line header included; "": none'),
+        ] = "",
+        name: Annotated[
+            OptionalText,
+            Field(
+                description="the scenario (or `_helpers/<name>`) to check on disk; with "
+                '`source`, the name the draft is checked as; "": none'
+            ),
+        ] = "",
+    ) -> CheckResult:
         """Check a draft `source` (with its 3-line header), or the scenario `name`, or the
         whole project: every error as file/line/col/message (line 1-based, col 0-based)."""
-        return tools.check(source, name)
+        return tools.check(source or None, name or None)
 
 
 def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
@@ -934,18 +1130,41 @@ def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
     async def run_scenario(
         name: Annotated[str, Field(description="a scenario's name as list_scenarios gives it")],
         debug: bool = False,
-        breakpoints: list[str] | None = None,
+        breakpoints: Annotated[
+            list[str] | None,
+            Field(
+                description='"LINE" (the first statement on that line), "LINE:COL" (line '
+                '1-based, column 0-based) or "FILE:LINE[:COL]" (FILE: `_helpers/<name>` or a '
+                "project-relative path); they imply debug"
+            ),
+        ] = None,
         step: bool = False,
         detach: bool = False,
     ) -> StartedRun:
-        """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started.
-        `breakpoints` are 'LINE:COL' strings (they imply debug); `step` pauses first.
-        The run is aborted when this MCP session closes, unless `detach` is true."""
+        """Start `unotest e2e NAME` as a subprocess; returns its runId once it has started
+        (and `warnings`, what the runner printed before, e.g. a breakpoint that matches
+        no statement). `breakpoints` ("LINE", "LINE:COL", "FILE:LINE[:COL]") imply debug;
+        `step` pauses before the first statement. The run is aborted when this MCP
+        session closes, unless `detach` is true."""
         return await tools.run_scenario(name, debug, breakpoints or [], step, detach)
 
     @server.tool(structured_output=False)
     async def run_collection(
-        name: str, workers: int = 1, bail: bool = False, detach: bool = False
+        name: Annotated[
+            str,
+            Field(
+                description="a collection of unotest/e2e/_collections/, as list_scenarios gives it"
+            ),
+        ],
+        workers: Annotated[
+            int,
+            Field(
+                description=f"worker processes, 1 to {MAX_WORKERS}",
+                json_schema_extra={"minimum": 1, "maximum": MAX_WORKERS},
+            ),
+        ] = 1,
+        bail: bool = False,
+        detach: bool = False,
     ) -> StartedRun:
         """Start `unotest collection NAME` as a subprocess; returns the collection runId.
         The run is aborted when this MCP session closes, unless `detach` is true."""
@@ -960,14 +1179,33 @@ def _add_run_tools(server: MCPServer, tools: _Tools) -> None:
         return tools.get_run(run_id)
 
     @server.tool(structured_output=False)
-    def get_history(scenario: str | None = None, last: int = 10) -> JSONObject:
+    def get_history(
+        scenario: Annotated[
+            OptionalText, Field(description='one scenario; "": every scenario with history')
+        ] = "",
+        last: Annotated[
+            int,
+            Field(
+                description=f"how many of each scenario's newest outcomes, 1 to {MAX_LAST}",
+                json_schema_extra={"minimum": 1, "maximum": MAX_LAST},
+            ),
+        ] = 10,
+    ) -> JSONObject:
         """What past runs say about each scenario (or one): its last `last` outcomes
         (strip, statuses, pass rate, flaky and failed counts, median duration), as
         `unotest history --json` gives them, under `scenarios`."""
-        return tools.get_history(scenario, last)
+        return tools.get_history(scenario or None, last)
 
     @server.tool(structured_output=False)
-    def list_runs(limit: int = 20) -> JSONObject:
+    def list_runs(
+        limit: Annotated[
+            int,
+            Field(
+                description=f"how many runs, 1 to {MAX_RUNS_LISTED}",
+                json_schema_extra={"minimum": 1, "maximum": MAX_RUNS_LISTED},
+            ),
+        ] = 20,
+    ) -> JSONObject:
         """The newest runs (RunMeta, newest first, at most `limit`, up to 200) with their status
         (running, passed, failed, aborted, interrupted), and `total`."""
         return tools.list_runs(limit)
@@ -992,13 +1230,30 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
     async def debug(
         run_id: RunIdArg,
         cmd: CmdArg,
-        line: int | None = None,
-        col: int | None = None,
-        file: str | None = None,
-        expr: str | None = None,
+        line: Annotated[
+            int | None, Field(description="set-bp/clear-bp: the line (1-based)")
+        ] = None,
+        col: Annotated[
+            int | None,
+            Field(
+                description="set-bp/clear-bp: the column (0-based, as runtime.json's `current` "
+                "and check's errors give it); null: the first statement on the line"
+            ),
+        ] = None,
+        file: Annotated[
+            OptionalText,
+            Field(
+                description="set-bp/clear-bp: `_helpers/<name>` or a project-relative path; "
+                '"": the scenario'
+            ),
+        ] = "",
+        expr: Annotated[
+            OptionalText, Field(description="eval: a DSL expression or statement")
+        ] = "",
     ) -> JSONObject:
         """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
-        skip, eval with `expr`, set-bp/clear-bp with `line`, `col`, `file`, reload, restart);
+        skip, eval with `expr`, set-bp/clear-bp with `line` (1-based), `col` (0-based), `file`,
+        reload, restart);
         returns the runner's command:applied / command:rejected / command:result.
         `reload` (at a pause) continues on the files as they are now (write them with
         write_file); `restart` ends the run (aborted) and starts the scenario again in the
@@ -1009,20 +1264,40 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
             raise ToolError(unknown_command(cmd))
         command: dict[str, str | int] = {"cmd": cmd}
         for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
-            if value is not None:
+            if value is not None and value != "":
                 command[key] = value
         return await tools.debug(run_id, command)
 
     @server.tool(structured_output=False)
-    def write_file(file: str, text: str, base_version: str | None = "") -> FileWritten:
-        """Replace (or create) a scenario or helper file with `text`, the whole file: `file`
-        is a scenario name (`shop/known-bug`), `_helpers/<name>` or the project-relative
-        path. Returns its problems (file/line/col/message; `ok` when none), its
-        statement starts (where breakpoints can go) and its `version`. `base_version`: the
-        `version` a previous write_file returned; the write is refused when the file has
-        changed since (someone else edited it); null: the file must not exist yet; "" or
-        omitted: no check. Then `debug reload` a paused run."""
-        return tools.write_file(file, text, UNCHECKED if base_version == "" else base_version)
+    def write_file(
+        file: Annotated[
+            str,
+            Field(
+                description="a scenario name (`shop/known-bug`), `_helpers/<name>` or the "
+                "project-relative path"
+            ),
+        ],
+        text: Annotated[
+            str, Field(description="the whole new file: it replaces every line of the old one")
+        ],
+        base_version: Annotated[
+            NullableText,
+            Field(
+                description="the `version` read_scenario (or a previous write_file) returned: "
+                "the write is refused when the file has changed since; null: the file must "
+                'not exist yet; "" or omitted: no check'
+            ),
+        ] = "",
+    ) -> FileWritten:
+        """Replace the whole file (or create it): `text` becomes its entire content, so a
+        part read with read_scenario's `from_line`/`to_line` must be put back into the
+        whole file first. `file` is a scenario or helper. Returns its problems
+        (file/line/col/message; `ok` when none), its statement starts (where breakpoints
+        can go) and its new `version`. Pass `base_version` (read_scenario's `version`, or
+        the last write_file's) so a change someone else saved meanwhile is not lost.
+        Then `debug reload` a paused run."""
+        given: str | None = base_version  # null passes through NullableText as None
+        return tools.write_file(file, text, UNCHECKED if given == "" else given)
 
     @server.tool(structured_output=False)
     def set_breakpoints(scenario: str, breakpoints: list[str]) -> BreakpointsSet:

@@ -490,11 +490,12 @@ def test_set_breakpoints_keeps_other_entries(
         written["first"] = data
 
         # a helper key, a position that matches no statement (kept, with a note)
-        answer = await agent.ok("set_breakpoints", scenario="_helpers/auth", breakpoints=["6:0"])
-        assert answer["breakpoints"] == [{"line": 6, "col": 0}]
+        # (6:0 would be the line itself, which lands on its first statement, 6:2)
+        answer = await agent.ok("set_breakpoints", scenario="_helpers/auth", breakpoints=["6:1"])
+        assert answer["breakpoints"] == [{"line": 6, "col": 1}]
         assert "nearest is 6:2" in answer["notes"][0]
         data = json.loads(debugger_file.read_text(encoding="utf-8"))
-        assert data["scenarios"]["_helpers/auth"] == [{"line": 6, "col": 0}]
+        assert data["scenarios"]["_helpers/auth"] == [{"line": 6, "col": 1}]
         assert set(data["scenarios"]) == {"smoke-welcome", "_helpers/auth", "shop/add-to-cart"}
 
         # an empty list removes only that entry
