@@ -249,6 +249,8 @@ class CollectionRun:
     out: TextIO = sys.stdout
     on_event: Callable[[str, ScenarioOutcome], None] = lambda kind, outcome: None
     skipped: list[str] = field(default_factory=list)
+    none_found: bool = False
+    """Every scenario the collection lists is missing (before any shard): it fails."""
     # Listed scenarios that do not load (parse or check errors): never run, they still
     # fail the collection, in its run directory as in the exit code.
     broken: list[str] = field(default_factory=list)
@@ -413,6 +415,10 @@ class CollectionRun:
         if self.signal_name is not None:
             return "aborted"
         if self.broken or any(r.outcome != "completed" for r in ordered):
+            return "failed"
+        if self.none_found:
+            # Every listed scenario is missing: with nothing run, a typo in the
+            # collection must not pass CI (Playwright Test fails "no tests found").
             return "failed"
         return "completed"
 

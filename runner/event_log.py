@@ -102,11 +102,13 @@ class EventLog:
             )
         status = final_status(last.outcome, len(failed))
         message = None if status in ("passed", "flaky") else last.error_message
+        # A scenario that never ran (not found, not started) had no attempt at all.
+        attempts = [a for a in (*failed, last) if a.run_id is not None]
         fields: dict[str, object] = {
             "outcome": last.outcome,
-            "attempts": len(failed) + 1,
+            "attempts": len(attempts),
             "run_id": last.run_id,
-            "run_ids": [a.run_id for a in (*failed, last)],
+            "run_ids": [a.run_id for a in attempts],
         }
         fields.update(extra or {})
         self.emit(

@@ -25,6 +25,7 @@ from runner.rundir import atomic_write
 
 __all__ = [
     "HISTORY_SUBDIR",
+    "SCENARIO_NOT_FOUND",
     "Outcome",
     "ScenarioHistory",
     "bound_history",
@@ -129,8 +130,13 @@ def load_history(project: Project) -> list[tuple[Path, list[Envelope]]]:
     return loaded
 
 
+SCENARIO_NOT_FOUND = "scenario not found"
+"""The note of a name a collection lists that is no scenario: no history of its own."""
+
+
 def outcomes(loaded: Iterable[tuple[Path, list[Envelope]]]) -> dict[str, list[Outcome]]:
-    """Each scenario's outcomes, oldest first."""
+    """Each scenario's outcomes, oldest first (a listed name that was no scenario has
+    none: a typo in a collection is no scenario that never passes)."""
     found: dict[str, list[Outcome]] = {}
     for path, events in loaded:
         try:
@@ -141,6 +147,8 @@ def outcomes(loaded: Iterable[tuple[Path, list[Envelope]]]) -> dict[str, list[Ou
             data = event["data"]
             name, status = data.get("name"), data.get("status")
             if event["type"] != "test_end" or not isinstance(name, str):
+                continue
+            if status == "skipped" and data.get("error_message") == SCENARIO_NOT_FOUND:
                 continue
             duration = data.get("duration_ns")
             ids = data.get("run_ids")

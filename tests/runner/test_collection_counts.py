@@ -56,10 +56,18 @@ def test_header_and_summary_count_missing_and_broken_scenarios_alike(
         for name in ("one-missing", "mixed", "only-missing")
     }
     outs: dict[str, str] = {}
+    errs: dict[str, str] = {}
     for name, proc in procs.items():
         out, err = proc.communicate(timeout=180)
         assert "Traceback" not in out + err, out + err
-        outs[name] = out
+        outs[name], errs[name] = out, err
+    # Nothing ran because nothing listed exists: a typo must not pass CI.
+    assert procs["only-missing"].returncode == 1, outs["only-missing"]
+    assert re.search(r"^FAILED  only-missing: ", outs["only-missing"], re.M)
+    assert (
+        "none of the 1 scenario(s) collection 'only-missing' lists exists" in errs["only-missing"]
+    )
+    assert "none of the" not in errs["one-missing"]
 
     expected = {
         "one-missing": ("3 scenarios (1 not found)", {"passed": 1, "failed": 1, "skipped": 1}),

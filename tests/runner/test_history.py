@@ -16,6 +16,7 @@ from runner.config import HistoryConfig, load_config
 from runner.errors import ConfigError, EventProtocolError
 from runner.event_log import EventLog
 from runner.history import (
+    SCENARIO_NOT_FOUND,
     bound_history,
     history_dir,
     history_report,
@@ -83,6 +84,22 @@ def test_a_reader_refuses_another_major_version_in_one_sentence() -> None:
         envelope.read_envelopes([{"protocol_version": 2, "type": "x", "data": {}}], "r.json")
     assert str(caught.value).startswith("r.json: event protocol version 2 is not supported")
     assert "\n" not in str(caught.value)
+
+
+def test_a_scenario_that_never_ran_has_no_attempt_and_a_missing_one_no_history(
+    tmp_path: Path,
+) -> None:
+    log = EventLog()
+    log.emit(envelope.run_start(2))
+    for name, note in (("gone", SCENARIO_NOT_FOUND), ("later", "not started")):
+        never = Attempt(1, None, "skipped", 0, note)
+        log.test_finished(name, "c", never, [], {"error_message": note})
+    log.run_end(0)
+    validate_envelopes(log.events)
+    ends = [e["data"] for e in log.events if e["type"] == "test_end"]
+    assert [(e["attempts"], e["run_ids"]) for e in ends] == [(0, []), (0, [])]
+    # A name the collection lists that is no scenario (a typo) gets no history rows.
+    assert set(outcomes([(tmp_path / "h.json", log.events)])) == {"later"}
 
 
 def test_retry_events_precede_test_end_and_status_is_flaky() -> None:

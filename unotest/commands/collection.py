@@ -29,7 +29,7 @@ from runner.envelope import Envelope
 from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageError
 from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
-from runner.history import longest_first, medians_ms
+from runner.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
 from runner.index_cache import IndexSummary, load_summary
 from runner.project_root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
@@ -90,6 +90,14 @@ def collection_command(args: argparse.Namespace) -> int:
     retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
     names, skipped, broken = _runnable(project, entry, index)
+    none_found = bool(skipped) and not names and not broken
+    if none_found:
+        print(
+            f"unotest: none of the {len(skipped)} scenario(s) collection '{args.name}' lists "
+            f"exists: nothing runs, and the collection fails (see its scenarios: in "
+            f"{entry['path']})",
+            file=sys.stderr,
+        )
     if sharding is not None:
         names = shard(names, *sharding)
     if args.headed:
@@ -114,6 +122,7 @@ def collection_command(args: argparse.Namespace) -> int:
         out=out if reporters.show_list else sys.stderr,
         on_event=tracker.on_event,
         skipped=skipped,
+        none_found=none_found,
         broken=broken,
         retries=retries,
         order=_schedule(project, names),
@@ -373,7 +382,7 @@ def _add_unrun(
             result = replace(result, outcome="failed")
     for name in skipped:
         # Listed like the scenarios that ran, so the list names what the count says.
-        missing = ScenarioOutcome(name, "skipped", note="scenario not found")
+        missing = ScenarioOutcome(name, "skipped", note=SCENARIO_NOT_FOUND)
         result.scenarios.append(missing)
         on_event("finished", missing)
     return result
