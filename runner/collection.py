@@ -660,11 +660,16 @@ class CollectionRun:
         """A worker gone mid-scenario: ``interrupted``, or ``aborted`` while aborting."""
         duration = int((time.monotonic() - worker.started_at) * 1000)
         outcome: ScenarioOutcomeKind = "aborted" if self.signal_name else "interrupted"
+        # Its run directory is what a CI user opens first (the reports name it).
+        run_dir = (
+            self.project.relative(self.project.runs_dir / worker.run_id) if worker.run_id else None
+        )
         return ScenarioOutcome(
             name,
             outcome,
             worker.index,
             worker.run_id,
+            run_dir,
             duration_ms=duration,
             note="the worker died" if outcome == "interrupted" else None,
         )

@@ -563,13 +563,14 @@ def test_shards_cover_every_scenario_once_deterministically(
 
 
 def test_killed_worker_costs_only_its_scenario(project: Project, site: Site) -> None:
-    """"after" was sent to the worker ahead of time, while "victim" ran: killed with
+    """ "after" was sent to the worker ahead of time, while "victim" ran: killed with
     the worker, it goes back to the queue and a new worker runs it."""
     project.scenario("before", visit("before") + PASS)
     project.scenario("victim", visit("victim") + BUSY)
     project.scenario("after", visit("after") + PASS)
     project.collection("kill", ["before", "victim", "after"])
-    proc = project.start("kill", "--workers", "1")
+    junit = project.root / "kill.xml"
+    proc = project.start("kill", "--workers", "1", "--reporter", f"list,junit={junit}")
     try:
         site.wait_for("victim")
         worker = worker_running(project.root, proc.pid, "victim")
@@ -591,6 +592,11 @@ def test_killed_worker_costs_only_its_scenario(project: Project, site: Site) -> 
     pids = {s: project.manifest(Path("unotest/.runs") / r)["pid"] for s, r in runs.items()}
     assert pids["before"] == pids["victim"] == worker != pids["after"]  # a new worker
     assert wait_gone(doomed) == set()  # its driver and browser went with it
+    # JUnit names the killed attempt's run directory, as it does every other's.
+    case = ET.parse(junit).getroot().find("./testsuite/testcase[@name='victim']")
+    assert case is not None
+    assert case.findtext("system-out") == f"run directory: unotest/.runs/{runs['victim']}"
+    assert (project.root / "unotest/.runs" / runs["victim"]).is_dir()
 
 
 def test_killed_worker_while_the_other_drains_the_queue(project: Project, site: Site) -> None:
