@@ -3,6 +3,7 @@ that leaves early (``| head``), messages with characters XML cannot hold."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from cli_helpers import write
 from sites import scenario_source, unotest_env
 
 from runner.collection import CollectionResult, ScenarioOutcome
-from unotest.commands.collection import junit_xml
+from unotest.commands.collection import _summary, junit_xml
 
 E2E = "unotest/e2e"
 
@@ -31,6 +32,19 @@ def test_junit_holds_a_message_with_control_characters() -> None:
     assert failure is not None
     assert failure.get("message") == "colour \\x1b[31mred\\x1b[0m, \\x01 and \\ufffe"
     assert (failure.text or "").startswith("colour \\x1b[31mred")
+
+
+def test_the_list_summary_shows_terminal_escapes_and_never_sends_them() -> None:
+    """Page or test text with an ANSI sequence could recolour or move the user's cursor;
+    the summary writes it as its escape, as JUnit does."""
+    error = {"error": "bad \x1b[31mred\x1b[0m", "errorName": "Error", "step": "x\x1b[2J"}
+    outcome = ScenarioOutcome("x/ctrl", "failed", 0, "r-1", "unotest/.runs/r-1", 5, 1, error)
+    result = CollectionResult("c-1", "unotest/.runs/c-1", "c", "failed", 9, [outcome])
+    out = io.StringIO()
+    _summary(result, out)
+    assert "\x1b" not in out.getvalue()
+    assert "  ✗ x/ctrl: Error: bad \\x1b[31mred\\x1b[0m" in out.getvalue()
+    assert "      step: x\\x1b[2J" in out.getvalue()
 
 
 def test_a_reader_that_leaves_early_does_not_change_the_outcome_or_the_reports(

@@ -406,11 +406,12 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
         error: Mapping[str, object] = scenario.error or {}
         location = _location(error)
         where = f"{location}: " if location else ""
-        message = _message(scenario)
+        # Page and test text can hold terminal escapes: shown, never obeyed.
+        message = one_line(_message(scenario))
         name = f"{error['errorName']}: " if error.get("errorName") else ""
         print(f"  ✗ {scenario.scenario}: {where}{name}{message}", file=out)
         if error.get("step"):
-            print(f"      step: {error['step']}", file=out)
+            print(f"      step: {one_line(str(error['step']))}", file=out)
         if scenario.bundle_path:
             print(f"      bundle: {scenario.bundle_path}", file=out)
         if scenario.run_dir:
