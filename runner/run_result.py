@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NotRequired, Protocol, TypedDict
 from runner import events
 from runner.events import RunError
 from runner.protocol import CallFrame, ChainFrame, FinishedOutcome
+from runner.text import keep_lines, one_line
 
 if TYPE_CHECKING:
     from dsl.errors import ScriptError
@@ -276,12 +277,14 @@ def summary_lines(result: RunResult) -> list[str]:
     error: Mapping[str, object] = result.error or {}
     location = error_location(error)
     where = f"{location}: " if location else ""
+    # Page and test text can hold terminal escapes: shown, never obeyed.
+    message = keep_lines(str(error.get("error", "")))
     lines = [
         f"\nfailed  {result.scenario}",
-        f"  {where}{error.get('errorName', 'Error')}: {error.get('error', '')}",
+        f"  {where}{error.get('errorName', 'Error')}: {message}",
     ]
     if error.get("step"):
-        lines.append(f"  step: {error['step']}")
+        lines.append(f"  step: {one_line(str(error['step']))}")
     if result.bundle_path:
         lines.append(f"  failure bundle: {result.bundle_path}")
     lines.append(f"  run: {result.run_dir}  ({_steps(result.steps)} in {seconds:.2f} s)")

@@ -228,6 +228,14 @@ def test_summary_lines_per_outcome() -> None:
     ]
 
 
+def test_summary_lines_show_terminal_escapes_and_never_send_them() -> None:
+    error = {"error": "bad \x1b[31mred\nnext", "errorName": "Error", "step": "fail(\x1b[2J)"}
+    lines = summary_lines(make_result(error=error))
+    assert "\x1b" not in "".join(lines)
+    assert lines[1] == "  Error: bad \\x1b[31mred\nnext"  # its line breaks kept
+    assert lines[2] == "  step: fail(\\x1b[2J)"
+
+
 # --- the scenario thread and its watchdog ------------------------------------------------------
 
 
