@@ -63,6 +63,10 @@ def test_e2e_flaky_scenario_passes_on_its_retry(
     validate_envelopes(events)
     assert types(events)[:3] == ["run_start", "suite_start", "test_start"]
     assert types(events)[-4:] == ["retry", "test_end", "suite_end", "run_end"]
+    # test_start names the first attempt's run, as a collection's does (reporting.md).
+    [start] = of_type(events, "test_start")
+    assert start["run_id"] == of_type(events, "test_end")[0]["run_ids"][0]
+    assert "worker" in start and start["worker"] is None
     [retry] = of_type(events, "retry")
     assert retry["name"] == "shop/cart" and retry["attempt"] == 1 and retry["status"] == "failed"
     assert "Ready" in retry["error_message"]

@@ -260,13 +260,22 @@ class _Attempts:
         self.failed: list[Attempt] = []
         self.first_run_id: str | None = None
         self.attempt_opened = False
+        self.test_started = False
         self.started = time.monotonic()
 
     def begin(self) -> None:
         self.log.emit(envelope.run_start(1, extra={"scenario": self.name}))
         if self.suite is not None:
             self.log.emit(envelope.suite_start(self.suite))
-        self.log.emit(envelope.test_start(self.name, self.suite))
+
+    def _test_start(self, run_id: str | None) -> None:
+        """``test_start`` once, with the first attempt's run (as a collection writes it;
+        ``worker`` is null: no worker runs it), or without one for a run that never
+        started (before its ``test_end``)."""
+        if not self.test_started:
+            self.test_started = True
+            extra = {"run_id": run_id, "worker": None}
+            self.log.emit(envelope.test_start(self.name, self.suite, extra=extra))
 
     def on_started(self, run_id: str) -> None:
         """The first attempt's directory holds the live events; a retry is linked to it.
@@ -276,6 +285,7 @@ class _Attempts:
         if self.first_run_id is None:
             self.first_run_id = run_id
             self.live.open(run_dir)
+            self._test_start(run_id)
         elif not self.attempt_opened:
             mark_attempt(run_dir, len(self.failed) + 1, self.first_run_id)
         self.attempt_opened = True
@@ -299,6 +309,7 @@ class _Attempts:
         )
 
     def end(self, result: RunResult) -> None:
+        self._test_start(None)
         self.log.test_finished(self.name, self.suite, self.attempt(result), self.failed)
         if self.suite is not None:
             self.log.emit(envelope.suite_end(self.suite))
