@@ -41,7 +41,10 @@ __all__ = [
 ]
 
 HISTORY_SUBDIR = ".history"
-STRIP_MARKS = {"passed": "✓", "flaky": "~", "failed": "✗", "skipped": "○"}
+STRIP_MARKS = {"passed": "✓", "flaky": "~", "failed": "✗", "skipped": "○", "aborted": "-"}
+"""``aborted``: a person or a signal stopped the run (a debug session closed, Ctrl-C):
+shown, but no failure of the scenario, so it counts in neither the pass rate nor the
+failed count."""
 _DAY_S = 24 * 60 * 60
 
 
@@ -150,6 +153,8 @@ def outcomes(loaded: Iterable[tuple[Path, list[Envelope]]]) -> dict[str, list[Ou
                 continue
             if status == "skipped" and data.get("error_message") == SCENARIO_NOT_FOUND:
                 continue
+            if status == "failed" and data.get("outcome") == "aborted":
+                status = "aborted"  # stopped, not failed (the report's status is failed)
             duration = data.get("duration_ns")
             ids = data.get("run_ids")
             found.setdefault(name, []).append(

@@ -102,6 +102,21 @@ def test_a_scenario_that_never_ran_has_no_attempt_and_a_missing_one_no_history(
     assert set(outcomes([(tmp_path / "h.json", log.events)])) == {"later"}
 
 
+def test_an_aborted_run_is_shown_but_is_no_failure_of_the_scenario(tmp_path: Path) -> None:
+    """A debug session closed (MCP), a restart, Ctrl-C: the report's status is failed,
+    but the scenario did not fail; its pass rate and failed count leave it out."""
+    runs = [one_run("s", ["passed"], 10, "a")]
+    log = EventLog()
+    log.emit(envelope.run_start(1))
+    log.test_finished("s", None, Attempt(1, "b-0", "aborted", 5), [])
+    log.run_end(5)
+    assert [e["data"]["status"] for e in log.events if e["type"] == "test_end"] == ["failed"]
+    runs.append(log.events)
+    seen = outcomes([(tmp_path / f"{i}.json", run) for i, run in enumerate(runs)])
+    row = summarize("s", seen["s"], 10)
+    assert (row.strip, row.pass_rate, row.failed) == ("✓-", 1.0, 0)
+
+
 def test_retry_events_precede_test_end_and_status_is_flaky() -> None:
     run = one_run("a", ["failed", "failed", "passed"], 10, "r")
     validate_envelopes(run)
