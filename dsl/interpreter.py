@@ -1105,12 +1105,19 @@ class Interpreter:
             self._eval_deadline = outer
 
     def _evaluate_source(self, source: str, scope: _Scope) -> Value:
-        from dsl.parser import parse_expression, parse_statements
+        from dsl.parser import STATEMENT_STARTS, parse_expression, parse_statements
 
         try:
             expr = parse_expression(source, "<eval>")
-        except ScenarioSyntaxError:
-            stmts = parse_statements(source, "<eval>")
+        except ScenarioSyntaxError as as_expression:
+            try:
+                stmts = parse_statements(source, "<eval>")
+            except ScenarioSyntaxError as as_statements:
+                # ``1 +`` is an expression cut short, not a statement that "cannot start
+                # with '1'": what starts as no statement is said as the expression.
+                if STATEMENT_STARTS in str(as_statements):
+                    raise as_expression from None
+                raise
             self._hook_suspended += 1
             frame = self._frames[-1]
             paused_at = (frame.stmt, frame.scope)

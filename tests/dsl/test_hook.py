@@ -6,7 +6,7 @@ import pytest
 
 from dsl import ast
 from dsl.builtins import PureServices, make_pure_builtins
-from dsl.errors import Interrupt, ScriptError
+from dsl.errors import Interrupt, ScenarioSyntaxError, ScriptError
 from dsl.interpreter import Directive, FunctionRef, Interpreter, Step
 from dsl.parser import parse_program
 
@@ -148,6 +148,29 @@ def test_eval_reads_and_assigns_in_the_paused_scope() -> None:
     assert _interp(Evaluator(), logs).run(program, "test_main") == 7.0
     assert results == [20.0, "n is 7"]
     assert logs == ["7"]
+
+
+def test_an_eval_cut_short_says_what_is_missing() -> None:
+    """``1 +`` typed at a pause is an expression cut short, not a statement that
+    "cannot start with '1'"; what is a statement keeps the statement's message."""
+    program = parse_program("function test_main() {\n  let n = 2\n  log(n)\n}\n", "f.js")
+    errors: dict[str, str] = {}
+
+    class Evaluator(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.line == 3:
+                for source in ("1 +", "(n", "let = 3"):
+                    with pytest.raises(ScenarioSyntaxError) as caught:
+                        step.evaluate(source)
+                    errors[source] = str(caught.value).splitlines()[0]
+            return Directive.PROCEED
+
+    _interp(Evaluator()).run(program, "test_main")
+    assert errors["1 +"] == (
+        "<eval>:1:3: SyntaxError: unexpected end of file: expected an expression or a statement"
+    )
+    assert "missing ')'" in errors["(n"]
+    assert "cannot start with" not in errors["let = 3"]
 
 
 def test_interrupt_passes_through_catch_and_finally() -> None:
