@@ -505,6 +505,15 @@ class Interpreter:
             ) from None
 
     def _var_decl(self, stmt: ast.VarDecl, scope: _Scope) -> None:
+        if self._hook_suspended and stmt.name in scope.vars:
+            # Typed at a pause (the parser's check never saw it with the scenario):
+            # ``const a = 3`` would turn the scenario's ``let a`` into a const for good.
+            raise self._error(
+                "SyntaxError",
+                f"'{stmt.name}' is already declared here: assign it instead ({stmt.name} = ...)",
+                stmt.span,
+            )
+
         def run() -> None:
             value = self._value(stmt.init, scope) if stmt.init is not None else None
             scope.vars[stmt.name] = value

@@ -173,6 +173,29 @@ def test_an_eval_cut_short_says_what_is_missing() -> None:
     assert "cannot start with" not in errors["let = 3"]
 
 
+def test_an_eval_cannot_declare_a_name_the_paused_scope_has() -> None:
+    """``const n = 3`` typed at a pause would make the scenario's ``let n`` a const for
+    the rest of the run; a new name may be declared (and read back)."""
+    program = parse_program("function test_main() {\n  let n = 2\n  log(n)\n  n = 5\n}\n", "f.js")
+    errors: list[str] = []
+    results: list[object] = []
+
+    class Evaluator(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.line == 3:
+                for source in ("const n = 3", "let n = 4"):
+                    with pytest.raises(ScriptError) as caught:
+                        step.evaluate(source)
+                    errors.append(str(caught.value).splitlines()[0])
+                step.evaluate("let fresh = n + 1")
+                results.append(step.evaluate("fresh"))
+            return Directive.PROCEED
+
+    _interp(Evaluator()).run(program, "test_main")  # n = 5 still assigns: no const
+    assert all("'n' is already declared here: assign it instead (n = ...)" in e for e in errors)
+    assert results == [3.0]
+
+
 def test_interrupt_passes_through_catch_and_finally() -> None:
     source = (
         'function test_main() {\n  try {\n    log("in")\n  } catch (e) {\n    log("caught")\n'
@@ -216,11 +239,11 @@ def test_a_finally_that_returns_counts_as_catching_what_its_block_throws() -> No
     from the handler. A ``return`` that may not run (inside an ``if``) catches nothing:
     the statement that threw stays where the run fails."""
     source = (
-        "function swallowed() {\n  try {\n    throw \"a\"\n  } finally {\n"
-        "    return \"kept\"\n  }\n}\n"
-        "function rethrown() {\n  try {\n    throw \"b\"\n  } catch (e) {\n"
-        "    throw \"c\"\n  } finally {\n    return \"also kept\"\n  }\n}\n"
-        "function maybe(c) {\n  try {\n    throw \"d\"\n  } finally {\n"
+        'function swallowed() {\n  try {\n    throw "a"\n  } finally {\n'
+        '    return "kept"\n  }\n}\n'
+        'function rethrown() {\n  try {\n    throw "b"\n  } catch (e) {\n'
+        '    throw "c"\n  } finally {\n    return "also kept"\n  }\n}\n'
+        'function maybe(c) {\n  try {\n    throw "d"\n  } finally {\n'
         "    if (c) {\n      return 1\n    }\n  }\n}\n"
         "function test_main() {\n  log(swallowed(), rethrown())\n  maybe(false)\n}\n"
     )
