@@ -40,10 +40,22 @@ from runner.locators import LocatorValue, matcher_arg, role_locator, show_matche
 from runner.page_calls import PageCalls, Timeouts, first_line, string_arg, target_of
 from runner.page_eval import evaluate, page_arg
 from runner.signatures import BROWSER_SIGNATURES
+from runner.text import did_you_mean
 
 __all__ = ["BrowserBuiltins", "Timeouts"]
 
 MAX_WAIT_MS = 60_000
+MAX_ACTION_TIMEOUT_MS = 2**31 - 1
+"""As the config's timeouts (runner.config.MAX_TIMEOUT_MS)."""
+_CLICK_OPTIONS = {
+    "button": '"left", "right" or "middle"',
+    "count": "a whole number of clicks, 1 or more",
+    "force": "true or false (skip the actionability checks)",
+    "modifiers": 'an array of keys such as ["Shift", "Control"]',
+    "timeout": "milliseconds, more than 0 (this click's own; the config's timeout.action "
+    "otherwise)",
+}
+"""click()'s options and what each takes."""
 
 
 class BrowserBuiltins:
@@ -185,13 +197,26 @@ class BrowserBuiltins:
 
     def click(self, value: Value, options: Value = None) -> Value:
         kwargs: dict[str, Any] = {}  # Locator.click's keyword options, checked below
+        timeout = self.timeouts.action
         if options is not None:
             if not isinstance(options, dict):
                 raise BuiltinError(
                     "TypeError", f"click() options must be an object, got {type_name(options)}"
                 )
             for key, option in options.items():
-                if key == "button" and option in ("left", "right", "middle"):
+                if key not in _CLICK_OPTIONS:
+                    raise BuiltinError(
+                        "TypeError",
+                        f"click() has no option '{key}'{did_you_mean(key, _CLICK_OPTIONS)} "
+                        f"(its options: {', '.join(_CLICK_OPTIONS)})",
+                    )
+                if (
+                    key == "timeout"
+                    and isinstance(option, float)
+                    and 0 < option <= MAX_ACTION_TIMEOUT_MS
+                ):
+                    timeout = option  # this click's own, as Playwright's click({timeout})
+                elif key == "button" and option in ("left", "right", "middle"):
                     kwargs["button"] = option
                 elif (
                     key == "count"
@@ -211,11 +236,14 @@ class BrowserBuiltins:
                 else:
                     raise BuiltinError(
                         "TypeError",
-                        f"click() option {key}: {render(option)} is not valid "
-                        "(known: button, count, force, modifiers)",
+                        f"click() option {key}: {render(option)} is not valid: "
+                        f"{_CLICK_OPTIONS[key]}",
                     )
         return self.calls.act(
-            "click", value, lambda loc: loc.click(timeout=self.timeouts.action, **kwargs)
+            "click",
+            value,
+            lambda loc: loc.click(timeout=timeout, **kwargs),
+            timeout_ms=timeout if timeout != self.timeouts.action else None,
         )
 
     def fill(self, value: Value, text: Value) -> Value:

@@ -123,11 +123,13 @@ class PageCalls:
 
         return self.bridge.call(guarded())
 
-    async def locate(self, fn: str, target: Target, wait: bool = True) -> Locator:
+    async def locate(
+        self, fn: str, target: Target, wait: bool = True, timeout_ms: float | None = None
+    ) -> Locator:
         if isinstance(target, LocatorValue):
             return target.build(self.page)
         if wait:
-            return await target.resolve(self.page, self.timeouts.action)
+            return await target.resolve(self.page, timeout_ms or self.timeouts.action)
         return target.any_match(self.page)
 
     def counted(self, target: Target) -> Locator:
@@ -144,6 +146,7 @@ class PageCalls:
         locator: Locator,
         err: Exception,
         found: int | None = None,
+        timeout_ms: float | None = None,
     ) -> BuiltinError:
         """``found``: what ``locator`` counted after the error, when the caller asked
         already (-1: the count failed); asked here otherwise, for a timeout."""
@@ -154,7 +157,7 @@ class PageCalls:
         if count is None and isinstance(err, PlaywrightTimeoutError):
             if found is None:
                 found = await _count(locator)
-            waited = int(self.timeouts.action)
+            waited = int(timeout_ms or self.timeouts.action)
             if found == 0:
                 return BuiltinError(
                     "LocatorError", f"{fn}: no element matches {shown} (waited {waited} ms)"
@@ -193,14 +196,16 @@ class PageCalls:
         value: Value,
         action: Callable[[Locator], Awaitable[object]],
         for_input: bool = False,
+        timeout_ms: float | None = None,
     ) -> Value:
-        """An action is a query whose answer the scenario does not get."""
+        """An action is a query whose answer the scenario does not get. ``timeout_ms``:
+        this call's own (``click(t, {timeout})``), else the config's action timeout."""
 
         async def act(locator: Locator) -> Value:
             await action(locator)
             return None
 
-        self.query(fn, value, act, for_input)
+        self.query(fn, value, act, for_input, timeout_ms)
         return None
 
     def query(
@@ -209,6 +214,7 @@ class PageCalls:
         value: Value,
         query: Callable[[Locator], Awaitable[Value]],
         for_input: bool = False,
+        timeout_ms: float | None = None,
     ) -> Value:
         """One call on the element a target names, waiting for it; errors in its words."""
         target = target_of(fn, value, for_input)
@@ -216,13 +222,15 @@ class PageCalls:
 
         async def run() -> Value:
             if isinstance(target, SmartTarget):
-                result = await self._on_smart_target(fn, target, query)
+                result = await self._on_smart_target(fn, target, query, timeout_ms)
             else:
-                locator = await self.locate(fn, target)
+                locator = await self.locate(fn, target, timeout_ms=timeout_ms)
                 try:
                     result = await query(locator)
                 except (PlaywrightTimeoutError, PlaywrightError) as err:
-                    raise await self.translate_action_error(fn, target, locator, err) from None
+                    raise await self.translate_action_error(
+                        fn, target, locator, err, timeout_ms=timeout_ms
+                    ) from None
             return (
                 result if not isinstance(result, int) or isinstance(result, bool) else float(result)
             )
@@ -230,7 +238,11 @@ class PageCalls:
         return self.bridge.call(run())
 
     async def _on_smart_target(
-        self, fn: str, target: SmartTarget, query: Callable[[Locator], Awaitable[Value]]
+        self,
+        fn: str,
+        target: SmartTarget,
+        query: Callable[[Locator], Awaitable[Value]],
+        timeout_ms: float | None = None,
     ) -> Value:
         """``query`` through :meth:`SmartTarget.in_one_call`: one call to the browser
         where finding the element first took another. When strict mode reports more
@@ -245,13 +257,17 @@ class PageCalls:
                 if isinstance(err, PlaywrightTimeoutError):
                     found = await _count(locator)
                     if found == 0:
-                        raise target.not_found(self.timeouts.action) from None
-                raise await self.translate_action_error(fn, target, locator, err, found) from None
-        locator = await target.resolve(self.page, self.timeouts.action)
+                        raise target.not_found(timeout_ms or self.timeouts.action) from None
+                raise await self.translate_action_error(
+                    fn, target, locator, err, found, timeout_ms
+                ) from None
+        locator = await target.resolve(self.page, timeout_ms or self.timeouts.action)
         try:
             return await query(locator)
         except (PlaywrightTimeoutError, PlaywrightError) as err:
-            raise await self.translate_action_error(fn, target, locator, err) from None
+            raise await self.translate_action_error(
+                fn, target, locator, err, timeout_ms=timeout_ms
+            ) from None
 
     def url(self, value: Value) -> str:
         url = string_arg("goto", value, "a URL")

@@ -393,6 +393,8 @@ CAUGHT_B = r"""
   try { upload(css("input"), "files/missing.txt") } catch (e) { report("upload-missing", e) }
   try { click("Delete", {button: "side"}) } catch (e) { report("click-button", e) }
   try { click("Delete", {delay: 10}) } catch (e) { report("click-unknown", e) }
+  try { click(css("#nothing-here"), {timeout: 7}) } catch (e) { report("click-timeout", e) }
+  try { click("Delete", {timeout: 0}) } catch (e) { report("click-timeout-zero", e) }
   try { click("Delete", "left") } catch (e) { report("click-not-object", e) }
   try { wait(-1) } catch (e) { report("wait-negative", e) }
   try { wait(60001) } catch (e) { report("wait-long", e) }
@@ -530,14 +532,16 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
     check("upload-outside", "TypeError", "inside the project", "../outside.txt is outside")
     check("upload-absolute", "TypeError", "/etc/hostname is outside")
     check("upload-missing", "TypeError", "no such file files/missing.txt")
+    check("click-button", "TypeError", "click() option button", "side", '"left", "right" or')
     check(
-        "click-button",
+        "click-unknown",
         "TypeError",
-        "click() option button",
-        "side",
-        "known: button, count, force, modifiers",
+        "click() has no option 'delay'",
+        "its options: button, count, force, modifiers, timeout",
     )
-    check("click-unknown", "TypeError", "click() option delay", "known: button")
+    # A click's own timeout, as Playwright's click({timeout}): 7 ms, not the config's.
+    check("click-timeout", "LocatorError", "no element matches", "(waited 7 ms)")
+    check("click-timeout-zero", "TypeError", "click() option timeout: 0 is not valid")
     check("click-not-object", "TypeError", "click() options must be an object, got string")
     check("wait-negative", "TypeError", "wait() needs milliseconds")
     check("wait-nan", "TypeError", "wait() needs milliseconds, got NaN")
