@@ -315,7 +315,11 @@ def build_helper_table(
             problem = _taken(table, kind, fn.name, f"{helper.file}:{fn.name_span.line}")
             if problem is not None:
                 errors.append(_at(helper.program, fn.name_span, problem))
-                continue
+                if fn.name in table or fn.name not in table.consts:
+                    continue
+                # A const of a file read earlier took the name: the function wins, so
+                # that its calls check as calls (not as one more error per caller).
+                del table.consts[fn.name]
             table[fn.name] = FunctionRef(fn, helper.program)
         for const in helper.consts:
             problem = _taken(table, "helper const", const.name, f"{const.file}:{const.line}")

@@ -160,6 +160,16 @@ def test_every_duplicate_helper_is_reported_with_both_files() -> None:
     assert "_helpers/one.js:1 and _helpers/three.js:1" in errors[1].message
 
 
+def test_a_function_named_like_a_const_of_an_earlier_file_keeps_the_name() -> None:
+    """One error for the clash; calls to the function then check as calls (not as one
+    "is a variable, not a function" more in every scenario that calls it)."""
+    extra = load_helper("const greet = 1\n", "_helpers/extra.js", "extra", ())
+    greeting = load_helper("function greet(n) {\n}\n", "_helpers/greeting.js", "greeting", ())
+    table, errors = build_helper_table([extra, greeting])
+    assert "greet" in table and "greet" not in table.consts
+    assert len(errors) == 1 and "names both a helper const" in errors[0].message
+
+
 def test_duplicate_function_in_one_helper_file() -> None:
     with pytest.raises(ScenarioSyntaxError, match="already declared at line 1"):
         load_helper("function a() {\n}\nfunction a() {\n}\n", "_helpers/h.js", "h", ())
