@@ -249,7 +249,8 @@ def test_breakpoints_move_to_the_nearest_statement_and_say_so(
         {
             "version": 1,
             "scenarios": {
-                "smoke": [{"line": 5, "col": 2}, {"line": 7, "col": 0}],
+                # (7:0 would be line 7 itself, which lands on its first statement)
+                "smoke": [{"line": 5, "col": 2}, {"line": 7, "col": 1}],
                 "_helpers/auth": [{"line": 2, "col": 2}],
                 "gone": [{"line": 1, "col": 0}],
             },
@@ -257,7 +258,7 @@ def test_breakpoints_move_to_the_nearest_statement_and_say_so(
     )
     assert saved.file["scenarios"]["smoke"] == [{"line": 5, "col": 2}, {"line": 7, "col": 4}]
     assert saved.file["scenarios"]["gone"] == [{"line": 1, "col": 0}]
-    assert any("7:0 is no statement start; moved to 7:4" in n for n in saved.notes)
+    assert any("7:1 is no statement start; moved to 7:4" in n for n in saved.notes)
     assert any(n.startswith("gone:") for n in saved.notes)
     on_disk = json.loads((project.root / "unotest/.debugger.json").read_text(encoding="utf-8"))
     protocol_validate("BreakpointsFile", on_disk)
