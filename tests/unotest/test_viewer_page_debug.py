@@ -14,7 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import APIResponse, Browser, Page, Route, WebSocketRoute, expect
+from playwright.sync_api import (
+    APIResponse,
+    Browser,
+    Locator,
+    Page,
+    Route,
+    WebSocketRoute,
+    expect,
+)
 from viewer_page import (
     Viewer,
     browser_type_launch_args,
@@ -135,6 +143,242 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     expect(evaluate).to_have_attribute("placeholder", "The run has ended")
     expect(steps).to_contain_text('expect_visible(role("heading", "Welcome"))')
     guard.check()
+
+
+def _debug_at_6(page: Page, viewer: Viewer) -> Locator:
+    """`smoke` debugged from its tab with a breakpoint at 6:2, paused there: the status."""
+    viewer.api(
+        "PUT", "/api/breakpoints", {"version": 1, "scenarios": {"smoke": [{"line": 6, "col": 2}]}}
+    )
+    _open_scenario(page, viewer, "smoke")
+    page.get_by_role("button", name="Debug").click()
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    return status
+
+
+def test_the_console_scrolls_to_the_newest_answer(page: Page, viewer: Viewer) -> None:
+    guard = guard_page(page)
+    _debug_at_6(page, viewer)
+    evaluate = page.get_by_role("textbox", name="Evaluate")
+    answers = page.get_by_role("region", name="Console").locator(".eval-answer")
+    for n in range(1, 16):  # far more than the list's height holds
+        evaluate.fill(f"{n} * 1000")
+        evaluate.press("Enter")
+        expect(answers.nth(n - 1)).to_have_text(str(n * 1000), timeout=WAIT_MS)
+        expect(answers.nth(n - 1)).to_be_in_viewport()
+    expect(answers.first).not_to_be_in_viewport()
+    guard.check()
+
+
+def test_the_output_keeps_stderr_apart_after_a_reload(page: Page, viewer: Viewer) -> None:
+    """The pause line goes to stderr while the summary goes to stdout afterwards: read
+    back from the two files, stderr is its own labelled section, not appended last."""
+    guard = guard_page(page)
+    status = _debug_at_6(page, viewer)
+    page.get_by_role("button", name="Continue").click()
+    expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+    page.reload()
+    output = page.get_by_role("log", name="Output")
+    expect(output).to_contain_text("unotest e2e smoke", timeout=WAIT_MS)
+    expect(output).to_contain_text("passed")
+    expect(output).not_to_contain_text("paused (breakpoint)")
+    stderr = page.get_by_role("log", name="stderr")
+    expect(stderr).to_contain_text("unotest: paused (breakpoint) at unotest/e2e/smoke.test.js:6:2")
+    expect(
+        page.get_by_text("their order relative to the output above is not recorded")
+    ).to_be_visible()
+    guard.check()
+
+
+def test_the_output_follows_its_end_while_live_unless_scrolled_up(
+    tmp_path: Path, page: Page
+) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
+        with running_viewer(root) as viewer:
+            _open_scenario(page, viewer, "loop")
+            page.get_by_role("button", name="Run", exact=True).click()
+            output = page.get_by_role("log", name="Output")
+            lines = output.locator("div")
+            expect(lines.nth(40)).to_be_attached(timeout=WAIT_MS)  # far more than it shows
+            expect(lines.last).to_be_in_viewport()
+            expect(lines.first).not_to_be_in_viewport()
+            at_end = "el => el.scrollTop + el.clientHeight >= el.scrollHeight - 30"
+            assert output.evaluate(at_end)
+            # Scrolled up by the person: new lines no longer pull the view down.
+            output.hover()
+            page.mouse.wheel(0, -100_000)
+            expect(lines.first).to_be_in_viewport()
+            seen = lines.count()
+            expect(lines.nth(seen + 20)).to_be_attached(timeout=WAIT_MS)
+            expect(lines.first).to_be_in_viewport()
+            assert not output.evaluate(at_end)
+            page.get_by_role("button", name="Abort").click()
+            expect(page.get_by_role("status", name="Run status")).to_have_text(
+                "Run aborted", timeout=WAIT_MS
+            )
+            guard.check()
+
+
+def test_a_paused_run_shown_after_a_reload_offers_reload_when_its_file_changed(
+    page: Page, viewer: Viewer
+) -> None:
+    """The offer does not live in page memory only: a page reloaded (or another tab)
+    showing a run paused on a source older than the file on disk offers Reload."""
+    guard = guard_page(page)
+    status = _debug_at_6(page, viewer)
+    offer = page.get_by_role("group", name="Reload")
+    expect(offer).to_have_count(0)
+    page.reload()
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    expect(offer).to_have_count(0)  # nothing changed on disk: nothing to offer
+    path = viewer.root / "unotest" / "e2e" / "smoke.test.js"
+    path.write_text(path.read_text().replace("let n = 1", "let n = 5"))
+    page.reload()
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    expect(offer).to_contain_text(
+        "Changed on disk since this run read it: unotest/e2e/smoke.test.js"
+    )
+    offer.get_by_role("button", name="Reload").click()
+    expect(offer).to_contain_text("reloaded: ", timeout=WAIT_MS)
+    # Once reloaded, the run executes what is on disk: a later look offers nothing.
+    page.reload()
+    expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+    expect(page.get_by_role("region", name="Steps")).to_contain_text('goto("/")')
+    expect(offer).to_have_count(0)
+    page.get_by_role("button", name="Continue").click()
+    expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+    guard.check()
+
+
+def test_tab_indents_in_the_editor_and_escape_then_tab_leaves_it(
+    page: Page, viewer: Viewer
+) -> None:
+    """WCAG 2.1.2: Tab indents (the selected lines with a selection; Shift+Tab outdents
+    them), so Escape then Tab moves the focus out, as in CodeMirror."""
+    guard = guard_page(page)
+    _open_scenario(page, viewer, "smoke")
+    source = page.get_by_role("textbox", name="Source")
+    original = source.input_value()
+    lines = original.split("\n")
+    # Lines 6 and 7 (`let n = 1`, `n = n + 1`) selected, from inside the first.
+    start = len("\n".join(lines[:5])) + 1 + 3
+    end = len("\n".join(lines[:7]))
+    source.evaluate("(el, [a, b]) => { el.focus(); el.setSelectionRange(a, b); }", [start, end])
+    page.keyboard.press("Tab")
+    indented = [*lines[:5], "  " + lines[5], "  " + lines[6], *lines[7:]]
+    expect(source).to_have_value("\n".join(indented))
+    expect(source).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(source).to_have_value(original)
+    expect(source).to_be_focused()
+    selection = source.evaluate("el => [el.selectionStart, el.selectionEnd]")
+    assert selection == [start, end]
+    # With no selection Tab types two spaces and keeps the focus.
+    source.evaluate("el => el.setSelectionRange(0, 0)")
+    page.keyboard.press("Tab")
+    expect(source).to_have_value("  " + original)
+    expect(source).to_be_focused()
+    # Escape, then Tab: out of the editor, the text as it was.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    expect(source).not_to_be_focused()
+    expect(source).to_have_value("  " + original)
+    source.focus()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Shift+Tab")
+    expect(source).not_to_be_focused()
+    guard.check()
+
+
+class HeldSocket:
+    """A page's ``/ws`` whose messages from the server are held while ``holding`` is
+    set, then delivered in order by ``release()``: the page does not know yet what the
+    run did meanwhile."""
+
+    def __init__(self, page: Page) -> None:
+        self.holding = False
+        self.held: list[str | bytes] = []
+        self.route: WebSocketRoute | None = None
+        page.route_web_socket(re.compile(r"/ws$"), self._route)
+
+    def _route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        self.route = ws
+        server.on_message(self._from_server)
+
+    def _from_server(self, message: str | bytes) -> None:
+        if self.holding:
+            self.held.append(message)
+        elif self.route is not None:
+            self.route.send(message)
+
+    def release(self) -> None:
+        self.holding = False
+        assert self.route is not None
+        for message in self.held:
+            self.route.send(message)
+        self.held.clear()
+
+
+def _events_of(viewer: Viewer, run_id: str, kind: str) -> list[dict[str, object]]:
+    events = viewer.api("GET", f"/api/runs/{run_id}")["events"]
+    return [e for e in events if e["kind"] == kind]
+
+
+def test_a_rejected_command_shows_only_in_the_page_that_sent_it(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Two pages on one paused run: A continues; B, not told yet, sends Step, which the
+    runner rejects. Only B says so, with the runner's reason while the run goes on, and
+    "the run has ended" once it has (A aborted it)."""
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
+        with running_viewer(root) as viewer:
+            viewer.api(
+                "PUT",
+                "/api/breakpoints",
+                {"version": 1, "scenarios": {"loop": [{"line": 6, "col": 2}]}},
+            )
+            a, b = browser.new_page(), browser.new_page()
+            guards = [guard_page(a), guard_page(b)]
+            held = HeldSocket(b)
+            _open_scenario(a, viewer, "loop")
+            a.get_by_role("button", name="Debug").click()
+            a_status = a.get_by_role("status", name="Run status")
+            expect(a_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+            run_id = _run_id(a)
+            b.goto(f"{viewer.url}#open=scenario-run:{run_id}&active=scenario-run:{run_id}")
+            b_status = b.get_by_role("status", name="Run status")
+            expect(b_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+            connected = "async () => (await import('/static/live.js')).isConnected()"
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while not b.evaluate(connected):
+                assert time.monotonic() < deadline, "page B's socket never opened"
+                b.wait_for_timeout(50)
+
+            held.holding = True
+            a.get_by_role("button", name="Continue").click()
+            expect(a_status).to_have_text("Running", timeout=WAIT_MS)
+            b.get_by_role("button", name="Step", exact=True).click()  # B still shows the pause
+            deadline = time.monotonic() + WAIT_MS / 1000
+            while not _events_of(viewer, run_id, "command:rejected"):
+                assert time.monotonic() < deadline, "the runner never rejected the step"
+                time.sleep(0.1)
+            held.release()
+            rejected = b.get_by_text("Rejected step: 'step' needs a paused run; send 'pause' first")
+            expect(rejected).to_be_visible(timeout=WAIT_MS)
+            a.get_by_role("button", name="Abort").click()
+            expect(a_status).to_have_text("Run aborted", timeout=WAIT_MS)
+            # A has had every event before the end, the rejection too: it shows none.
+            expect(a.get_by_text("Rejected")).to_have_count(0)
+            expect(b_status).to_have_text("Run aborted", timeout=WAIT_MS)
+            expect(b.get_by_text("Rejected step: the run has ended")).to_be_visible()
+            expect(rejected).to_have_count(0)
+            for guard in guards:
+                guard.check()
 
 
 def test_breakpoints_converge_between_two_pages(browser: Browser, viewer: Viewer) -> None:
@@ -328,11 +572,6 @@ def test_restart_from_the_page_opens_the_new_run(page: Page, viewer: Viewer) -> 
     status = page.get_by_role("status", name="Run status")
     expect(status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
     old = _run_id(page)
-    # A command the runner refuses, from any sender, shows its reason.
-    viewer.api("POST", f"/api/runs/{old}/commands", {"cmd": "retry"})
-    expect(page.get_by_text("Rejected retry: retry re-runs a failed statement")).to_be_visible(
-        timeout=WAIT_MS
-    )
     page.get_by_role("button", name="Restart").click()
     expect(page).not_to_have_url(re.compile(f"active=scenario-run(:|%3A){old}"), timeout=WAIT_MS)
     new = _run_id(page)
@@ -444,6 +683,14 @@ def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
             page.get_by_role("button", name="Debug").click()
             status = page.get_by_role("status", name="Run status")
             expect(status).to_contain_text("Paused at line 6:2 (failure)", timeout=WAIT_MS)
+            # The failed statement shows failed (with its error) while paused, not running.
+            steps = page.get_by_role("region", name="Steps")
+            failed = steps.locator(".step", has_text='click("Later")')
+            expect(failed).to_have_count(1)
+            expect(failed).to_have_class(re.compile(r"\bstep-fail\b"))
+            expect(failed.get_by_label("fail", exact=True)).to_have_text("✗")
+            expect(failed).to_have_attribute("title", re.compile(r"^LocatorError: .*Later"))
+            expect(steps.locator(".step-running")).to_have_count(0)
             retry = page.get_by_role("button", name="Retry")
             skip = page.get_by_role("button", name="Skip")
             expect(retry).to_be_enabled()
@@ -456,6 +703,12 @@ def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
             expect(page.locator(".eval-answer.ok")).to_have_count(1, timeout=WAIT_MS)
             retry.click()
             expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
+            # Retried (the failed attempt closes as failed), it passed: a new row, ok; the
+            # new failure shows failed as well, and nothing shows running.
+            expect(failed).to_have_count(2)
+            expect(failed.last).to_have_class(re.compile(r"\bstep-ok\b"))
+            expect(steps.locator(".step-fail").last).to_contain_text("Gone")
+            expect(steps.locator(".step-running")).to_have_count(0)
             expect(retry).to_be_enabled()
             skip.click()
             expect(status).to_contain_text("Paused at line 9:2 (step)", timeout=WAIT_MS)
@@ -464,7 +717,6 @@ def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
             expect(skip).to_be_enabled()
             skip.click()
             expect(status).to_contain_text("Run completed", timeout=WAIT_MS)
-            steps = page.get_by_role("region", name="Steps")
             skipped = steps.locator(".step-skipped")
             expect(skipped).to_have_count(2)
             expect(skipped.first).to_contain_text("Gone")

@@ -129,7 +129,9 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     expect(status).to_contain_text(re.compile(r"Run (completed|failed)"), timeout=WAIT_MS)
     table = page.get_by_role("table", name="Scenario runs")
     rows = table.locator("tbody tr")
-    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    expect(rows).to_have_count(3, timeout=WAIT_MS)  # "gone" too, never run
+    gone = rows.filter(has=page.get_by_role("cell", name="gone", exact=True))
+    expect(gone).to_contain_text("skipped (scenario not found)")
     for name in ("alpha", "beta"):
         row = rows.filter(has=page.get_by_role("cell", name=name, exact=True))
         expect(row).to_contain_text("passed", timeout=WAIT_MS)
@@ -144,7 +146,7 @@ def test_a_collection_run_with_two_workers_shows_its_children(page: Page, viewer
     for event in started:
         row = rows.filter(has=page.get_by_role("cell", name=event["scenario"], exact=True))
         expect(row.locator("td").nth(1)).to_have_text(str(event["worker"]))
-    expect(status).to_contain_text("2 passed")
+    expect(status).to_contain_text("2 passed, 1 skipped")  # as the CLI counts
     alpha = rows.filter(has=page.get_by_role("cell", name="alpha", exact=True))
     alpha.get_by_role("button").click()
     expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
@@ -186,10 +188,57 @@ def test_a_collection_run_shows_the_scenarios_it_never_ran_and_its_totals(
     expect(status).to_contain_text("Run aborted")
     expect(status).to_contain_text("1 passed, 1 not run")
     rows = page.get_by_role("table", name="Scenario runs").locator("tbody tr")
-    expect(rows).to_have_count(2)
+    expect(rows).to_have_count(3)
     beta = rows.filter(has=page.get_by_role("cell", name="beta", exact=True))
     expect(beta).to_contain_text("not run")
+    # Listed in the collection, left out of the run (no such scenario): said as the CLI does.
+    gone = rows.filter(has=page.get_by_role("cell", name="gone", exact=True))
+    expect(gone).to_contain_text("skipped (scenario not found)")
+    expect(status).to_contain_text("3 scenarios (1 not found)")
     guard.check()
+
+
+LONG = '  goto("/")\n  let i = 0\n  while (i < 600) {\n    wait(100)\n    i = i + 1\n  }\n'
+
+
+def test_a_collection_run_is_stopped_from_its_tab_counts_as_the_cli_and_runs_again(
+    tmp_path: Path, page: Page
+) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project",
+            url,
+            scenarios={"quick": '  goto("/")\n' + HEADING, "long": LONG},
+            collections={"mixed": ["quick", "gone", "long"]},
+        )
+        with running_viewer(root) as viewer:
+            page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/mixed.yaml"))
+            page.get_by_role("button", name="Run", exact=True).click()
+            expect(page).to_have_url(re.compile(r"active=collection-run"), timeout=WAIT_MS)
+            status = page.get_by_role("status", name="Run status")
+            expect(status).to_contain_text("Running")
+            expect(status).to_contain_text("3 scenarios (1 not found)", timeout=WAIT_MS)
+            rows = page.get_by_role("table", name="Scenario runs").locator("tbody tr")
+            gone = rows.filter(has=page.get_by_role("cell", name="gone", exact=True))
+            expect(gone).to_contain_text("skipped (scenario not found)")
+            long = rows.filter(has=page.get_by_role("cell", name="long", exact=True))
+            expect(long).to_contain_text("running", timeout=WAIT_MS)
+            expect(page.get_by_role("button", name="Run again")).to_have_count(0)
+            page.get_by_role("button", name="Stop", exact=True).click()
+            expect(status).to_contain_text("Run aborted", timeout=WAIT_MS)
+            # The CLI's summary: `ABORTED  mixed: 1 passed, 1 aborted, 1 skipped`.
+            expect(status).to_contain_text("1 passed, 1 aborted, 1 skipped", timeout=WAIT_MS)
+            expect(gone).to_contain_text("skipped (scenario not found)")
+            expect(page.get_by_role("button", name="Stop", exact=True)).to_have_count(0)
+            first = page.url
+            page.get_by_role("button", name="Run again").click()
+            expect(page).not_to_have_url(first, timeout=WAIT_MS)
+            expect(page).to_have_url(re.compile(r"active=collection-run"))
+            expect(status).to_contain_text("Running")
+            expect(page.get_by_role("button", name="Stop", exact=True)).to_be_enabled()
+            assert len(viewer.api("GET", "/api/runs?ref=mixed")) == 2
+            guard.check()
 
 
 def test_a_finished_run_reopened_from_the_address_bar(page: Page, viewer: Viewer) -> None:
@@ -288,6 +337,49 @@ def test_ten_thousand_live_steps_stay_windowed(page: Page, viewer: Viewer) -> No
     expect(steps).to_contain_text("step number 0")
     expect(steps).not_to_contain_text("step number 10099")
     assert steps.locator(".step").count() < 200
+    guard.check()
+
+
+def _append(run_dir: Path, *events: dict[str, Any]) -> None:
+    with (run_dir / "steps.jsonl").open("a") as steps:
+        steps.write("".join(json.dumps(e) + "\n" for e in events))
+
+
+def test_a_step_paused_at_its_failure_shows_failed_then_running_when_retried(
+    page: Page, viewer: Viewer
+) -> None:
+    """A runner that pauses on a failure with the step still open (its step:fail follows
+    the resume): the step shows failed with the pause's error while paused, running
+    again once retried."""
+    guard = guard_page(page)
+    run_dir = _live_run(viewer.root, "alpha-failing")
+    text = 'click("Later")'
+    failure = {"name": "LocatorError", "message": 'no visible element matches "Later"'}
+    runtime = {
+        "runId": "alpha-failing", "scenario": "alpha", "testFn": "test_it",
+        "state": "paused-failure", "current": {"line": 6, "col": 2}, "vars": {},
+        "callStack": [], "updatedAt": 1_003,
+        "lastFailure": {"line": 6, "col": 2, "error": failure},
+    }  # fmt: skip
+    (run_dir / "runtime.json").write_text(json.dumps(runtime))
+    _append(
+        run_dir,
+        {"kind": "step:started", "line": 6, "col": 2, "text": text, "t": 1_001},
+        {"kind": "paused", "reason": "failure", "line": 6, "col": 2, "t": 1_002},
+    )
+    page.goto(_tab_url(viewer, "scenario-run:alpha-failing"))
+    status = page.get_by_role("status", name="Run status")
+    expect(status).to_contain_text("Paused at line 6:2 (failure)")
+    row = page.get_by_role("region", name="Steps").locator(".step", has_text=text)
+    expect(row).to_have_class(re.compile(r"\bstep-fail\b"))
+    expect(row.get_by_label("fail", exact=True)).to_have_text("✗")
+    expect(row).to_have_attribute("title", 'LocatorError: no visible element matches "Later"')
+    _append(run_dir, {"kind": "resumed", "by": "continue", "cmd": "retry", "t": 1_004})
+    expect(row).to_have_class(re.compile(r"\bstep-running\b"))
+    expect(row.get_by_label("running", exact=True)).to_have_text("…")
+    expect(row).to_have_attribute("title", text)
+    _append(run_dir, {"kind": "run:finished", "outcome": "completed", "t": 2_000})
+    expect(status).to_have_text("Run completed")
     guard.check()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,6 +239,32 @@ def test_files_created_and_broken_on_disk_appear_live(
     expect(page.get_by_role("button", name="login")).to_have_count(0)
 
 
+def test_a_scenario_whose_header_is_wrong_is_listed_with_its_problem_and_can_be_fixed(
+    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+) -> None:
+    # Line 3 is not `// #RRGGBB`: /api/scenarios leaves the file out, /api/problems names it.
+    path = project / "unotest" / "e2e" / "auth" / "noheader.test.js"
+    path.write_text('// id-noheader\n// No header\n// red\nfunction test_it() {\n  goto("/")\n}\n')
+    open_page(page, viewer)
+    item = tree(page).get_by_role("treeitem", name="auth/noheader", exact=True)
+    expect(item).to_be_visible()
+    expect(item.get_by_label("1 problem")).to_be_visible()
+    page.get_by_role("searchbox", name="Filter").fill("nohead")
+    expect(item).to_be_visible()
+    expect(page.get_by_text("No scenario matches.")).to_have_count(0)
+    item.click()
+    expect(page.get_by_role("tab", name="auth/noheader")).to_have_attribute("aria-selected", "true")
+    source = page.get_by_role("textbox", name="Source")
+    expect(source).to_have_value(re.compile(r"^// id-noheader\n// No header\n// red\n"))
+    expect(page.get_by_role("list", name="Problems")).to_contain_text("#RRGGBB")
+    # Fixed and saved from the page: a normal scenario, its colour and title from the header.
+    source.fill(scenario_source("noheader", '  goto("/")\n', title="No header"))
+    source.press("Control+s")
+    expect(item.get_by_label("1 problem")).to_have_count(0)
+    expect(item.locator(".leaf-name")).to_have_attribute("title", "No header")
+    expect(page.get_by_role("list", name="Problems")).to_have_count(0)
+
+
 def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
@@ -429,3 +456,35 @@ def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
     blocked["on"] = False
     expect(banner).to_have_count(0)
     expect(tree(page).get_by_role("treeitem", name="added-meanwhile", exact=True)).to_be_visible()
+
+
+def test_after_the_viewer_restarts_the_page_stops_retrying_and_says_to_open_the_new_url(
+    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+) -> None:
+    # The refused handshakes and requests are what this test provokes.
+    guard.allow("WebSocket connection to")
+    guard.allow("status of 401")
+    guard.allow("status of 403")
+    guard.allow("ERR_CONNECTION_REFUSED")  # while no viewer listens
+    sockets: list[object] = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    open_page(page, viewer)
+    connected = "async () => (await import('/static/live.js')).isConnected()"
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not page.evaluate(connected):
+        assert time.monotonic() < deadline, "the page's socket never opened"
+        page.wait_for_timeout(50)
+    port = viewer.base.rsplit(":", 1)[1]
+    viewer.proc.send_signal(signal.SIGTERM)
+    viewer.proc.wait(15)
+    expect(page.get_by_role("alert").filter(has_text="Reconnecting")).to_be_visible()
+    # The same port, a new token: the page's cookie is refused (the socket's 403, REST's 401).
+    with running_viewer(project, "--port", port) as again:
+        assert again.base == viewer.base and again.token != viewer.token
+        refused = page.get_by_role("alert").filter(has_text="The viewer was restarted")
+        expect(refused).to_be_visible()
+        expect(refused).to_contain_text("open the URL unotest view printed")
+        expect(page.get_by_role("alert").filter(has_text="Reconnecting")).to_have_count(0)
+        attempts = len(sockets)
+        page.wait_for_timeout(6_000)  # longer than the longest backoff (5 s)
+        assert len(sockets) == attempts, "the page went on retrying a refused socket"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -295,6 +297,57 @@ def test_a_command_gets_a_fresh_id_and_one_whole_line(root: Path) -> None:
         assert len((run_dir / "commands.jsonl").read_text().splitlines()) == 2
 
     _drive(root, body)
+
+
+STOPPABLE = """
+import json, signal, sys, time
+steps = sys.argv[1]
+def stop(*_):
+    with open(steps, "a") as out:
+        out.write(json.dumps({"kind": "collection-run:finished", "outcome": "aborted", "t": 9})
+                  + "\\n")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_collection_run_takes_abort_alone(root: Path) -> None:
+    """As ``unotest dbg RUN abort``: its process is stopped (SIGTERM), the answer comes
+    once the collection has written its end; every other command is refused."""
+    run_dir = _run(root, "night-live", kind="collection", ref="night", finished=None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPABLE, str(run_dir / "steps.jsonl")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        (run_dir / "manifest.json").write_text(json.dumps({**manifest, "pid": proc.pid}))
+
+        async def body(client: Client, _ctx: ViewerContext) -> None:
+            step = await client.post("/api/runs/night-live/commands", json={"cmd": "step"})
+            assert step.status_code == 409
+            assert "takes 'abort' only" in step.json()["error"]
+            assert proc.poll() is None
+            abort = await client.post("/api/runs/night-live/commands", json={"cmd": "abort"})
+            assert abort.status_code == 202, abort.text
+            assert abort.json()["id"].startswith("viewer-")
+            assert proc.wait(15) == 0  # it had the SIGTERM
+            again = await client.post("/api/runs/night-live/commands", json={"cmd": "abort"})
+            assert again.status_code == 409
+            assert "has finished" in again.json()["error"]
+
+        _drive(root, body)
+        assert not (run_dir / "commands.jsonl").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()
 
 
 # ---------------------------------------------------------------------------

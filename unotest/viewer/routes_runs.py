@@ -5,14 +5,16 @@
   attemptChain, restartOf, restartedAs, latestRestart}`` (``files``: the run directory's
   own files, ours; ``eventsOmitted`` and ``lineCount``, the whole lines of steps.jsonl
   read, which ``fs:run-step``'s ``lineIndex`` is compared with; the links as
-  :func:`runner.run_links.run_links` gives them);
+  :func:`runner.run_links.run_links` gives them; ``staleSources``, the files a live
+  scenario run uses that changed on disk since it read them);
 * ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
   ``screenshot/`` folder) or of its failure bundle, nothing else;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
   :class:`runner.run_adapter.RunnerAdapter` and :func:`runner.run_launcher.launch_run`;
   the run's output lines go to ``/ws`` as ``log:line``);
 * ``POST /api/runs/<runId>/commands`` with a ``DbgCommand`` without an ``id`` →
-  ``202 {id}``: one whole line appended to the run's ``commands.jsonl``.
+  ``202 {id}``: one whole line appended to the run's ``commands.jsonl``; a collection
+  run takes ``abort`` alone (its process is stopped, as ``unotest dbg RUN abort`` does).
 
 Each handler checks its input, calls the engine (``runner.runs``, ``runner.rundir``)
 and shapes the answer. What is served from a run goes through the project's secret
@@ -37,13 +39,14 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from runner import protocol, ws_messages
-from runner.errors import UnotestError
+from runner.errors import UnotestError, UsageError
+from runner.project import Project
 from runner.protocol import JSONObject
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import Stream, launch_run
 from runner.run_links import run_links
 from runner.rundir import append_line
-from runner.runs import list_runs, read_events, read_events_counted, run_meta
+from runner.runs import list_runs, read_events, read_events_counted, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
@@ -101,6 +104,42 @@ def _read_json(path: Path) -> object:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def _stale_sources(
+    project: Project, run_dir: Path, meta: protocol.RunMeta | None, events: list[JSONObject]
+) -> list[str]:
+    """The files a live scenario run executes (its scenario, every helper) that changed
+    on disk since it read them: at its start, or at its last reload that was applied.
+    The run records no version of its sources, so this goes by modification times
+    (a file saved back unchanged counts too: a reload then changes nothing)."""
+    if meta is None or meta["kind"] != "scenario" or meta["status"] != "running":
+        return []
+    manifest = _read_json(run_dir / protocol.RUN_MANIFEST_FILE)
+    loaded = manifest.get("startedAt") if isinstance(manifest, dict) else None
+    if not isinstance(loaded, int):
+        return []
+    applied = {
+        e.get("id"): e.get("t")
+        for e in events
+        if e.get("kind") == "command:applied" and e.get("cmd") == "reload"
+    }
+    for e in events:
+        t = applied.get(e.get("id")) if e.get("kind") == "command:result" else None
+        if isinstance(t, int) and e.get("ok") is True:
+            loaded = max(loaded, t)
+    files = [project.root / project.scenario_file(meta["ref"])]
+    if project.helpers_dir.is_dir():
+        files += sorted(project.helpers_dir.rglob("*.js"))
+    stale = []
+    for path in files:
+        try:
+            changed = path.stat().st_mtime_ns // 1_000_000 > loaded
+        except OSError:
+            continue
+        if changed and path.is_file():
+            stale.append(project.relative(path))
+    return stale
 
 
 def _object(data: object) -> JSONObject:
@@ -195,6 +234,7 @@ class RunRoutes:
                 "files": sorted(p.name for p in bundle.iterdir() if p.is_file()),
             },
             **run_links(run_dir),
+            "staleSources": _stale_sources(self.ctx.project, run_dir, meta, events),
         }
         return cast(JSONObject, self.masker().mask_data(detail))
 
@@ -268,11 +308,30 @@ class RunRoutes:
     def _append_command(self, run_dir: Path, command: JSONObject) -> None:
         meta = run_meta(run_dir)
         if meta is not None and meta["kind"] == "collection":
-            raise _Refused(409, f"run {run_dir.name} is a collection run: it takes no commands")
+            self._abort_collection(run_dir, meta, command)
+            return
         if meta is None or meta["status"] != "running":
             raise _Refused(409, f"run {run_dir.name} has finished: there is nothing to drive")
         line = json.dumps(command, ensure_ascii=True) + "\n"
         append_line(run_dir / protocol.COMMANDS_FILE, line.encode(), create=True)
+
+    @staticmethod
+    def _abort_collection(run_dir: Path, meta: protocol.RunMeta, command: JSONObject) -> None:
+        """A collection run has no debugger: ``abort`` stops it as ``unotest dbg RUN abort``
+        does (SIGTERM to its process, then its ``collection-run:finished`` awaited, through
+        the engine's ``send_command``); any other command is refused."""
+        if command.get("cmd") != "abort":
+            raise _Refused(
+                409,
+                f"run {run_dir.name} is a collection run: it takes 'abort' only; the "
+                "debugger's other commands go to one of its scenarios' runs",
+            )
+        if meta["status"] != "running":
+            raise _Refused(409, f"run {run_dir.name} has finished: there is nothing to stop")
+        try:
+            send_command(run_dir, {"cmd": "abort"})
+        except UsageError as err:
+            raise _Refused(409, str(err)) from None
 
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:

@@ -1,6 +1,9 @@
 // REST on the viewer: JSON in, JSON out, the server's one-sentence error as ApiError.
 // Same-origin fetches carry the viewer's HttpOnly cookie (set when the page was opened
-// with ?token=), so no module ever sees or sends the token itself.
+// with ?token=), so no module ever sees or sends the token itself. A 401 or 403 means
+// the viewer no longer takes this page's cookie (restarted with a new token): live.js is
+// told, stops reconnecting and the banner says what to do.
+import { markRefused } from "./live.js";
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -29,6 +32,7 @@ export async function api(path, { method = "GET", body } = {}) {
   } catch {
     data = null;
   }
+  if (response.status === 401 || response.status === 403) markRefused();
   if (!response.ok) {
     const said = data && typeof data.error === "string" ? data.error : response.statusText;
     throw new ApiError(response.status, said || `HTTP ${response.status}`);

@@ -1,6 +1,8 @@
 // The page's one /ws connection: every WsMessage to every listener, a reconnect with
 // backoff when it drops, and a "resync" after each reconnect (nothing is replayed by the
-// server, so views refetch their state over REST then).
+// server, so views refetch their state over REST then). When the viewer refuses the
+// page (401/403: it was restarted with a new token, or the token is no longer valid),
+// retrying cannot help: the page stops and says so (`isRefused`).
 
 const messageListeners = new Set();
 const resyncListeners = new Set();
@@ -12,6 +14,7 @@ let everConnected = false;
 let delay = 250;
 let timer = null;
 let steady = null;
+let refused = false;
 const STEADY_MS = 2000; // a connection this old resets the backoff
 
 function call(listeners, arg) {
@@ -33,6 +36,7 @@ function setConnected(value) {
 
 function connect() {
   timer = null;
+  if (refused) return;
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
   const ws = new WebSocket(url);
   socket = ws;
@@ -63,19 +67,47 @@ function connect() {
     socket = null;
     clearTimeout(steady);
     setConnected(false);
-    schedule();
+    // A browser does not tell why a handshake failed: ask the REST side, which does.
+    probe().then((status) => {
+      if (status === 401 || status === 403) markRefused();
+      else schedule();
+    });
   };
   ws.onerror = () => {}; // onclose follows and reconnects
 }
 
+// The status of a plain request, or 0 when the viewer cannot be reached (it is down, or
+// moved to another port: keep retrying, it may come back).
+function probe() {
+  return fetch("/api/project", { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then((response) => response.status, () => 0);
+}
+
+/** The viewer refused this page (a 401/403 from the socket or the API): stop retrying. */
+export function markRefused() {
+  if (refused) return;
+  refused = true;
+  clearTimeout(timer);
+  timer = null;
+  const ws = socket;
+  socket = null;
+  if (ws) ws.close();
+  connected = false;
+  call(stateListeners, false); // even when already down: the banner changes its words
+}
+
+export function isRefused() {
+  return refused;
+}
+
 function schedule() {
-  if (timer !== null) return;
+  if (timer !== null || refused) return;
   timer = setTimeout(connect, delay);
   delay = Math.min(delay * 2, 5000);
 }
 
 function ensure() {
-  if (socket === null && timer === null) connect();
+  if (socket === null && timer === null && !refused) connect();
 }
 
 export function onMessage(fn) {

@@ -42,6 +42,23 @@ export function problemsByPath(problems) {
   return byPath;
 }
 
+const E2E = "unotest/e2e/";
+
+// The scenarios to list: /api/scenarios, plus every scenario file that /api/problems
+// names and /api/scenarios does not (a header it cannot read keeps it out of the index):
+// listed at its path, named from it, so it can be opened and fixed.
+export function scenariosWithProblems(scenarios, problems) {
+  const known = new Set(scenarios.map((s) => s.path));
+  const extra = new Map();
+  for (const { path } of problems) {
+    if (known.has(path) || extra.has(path) || !path?.startsWith(E2E) || !path.endsWith(".test.js")) continue;
+    const name = path.slice(E2E.length, -".test.js".length);
+    if (!name || name.startsWith("_helpers/") || name.startsWith("_collections/")) continue;
+    extra.set(path, { name, path, title: `${name} (cannot be read: see its problems)`, color: "transparent", unreadable: true });
+  }
+  return [...scenarios, ...extra.values()];
+}
+
 export function problemTitle(list) {
   return list.map((p) => `${p.line}:${p.col} ${p.message}`).join("\n");
 }

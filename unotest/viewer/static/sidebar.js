@@ -7,7 +7,8 @@ import { html, useState } from "./lib.js";
 import { useProject } from "./store.js";
 import { openTab, tabKey, useTabs } from "./tabs.js";
 import {
-  buildTree, latestRuns, matches, problemsByPath, problemTitle, reasonText, watchEntry, watchSummary,
+  buildTree, latestRuns, matches, problemsByPath, problemTitle, reasonText, scenariosWithProblems, watchEntry,
+  watchSummary,
 } from "./project_tree.js";
 import { onTreeKey } from "./tree_keys.js";
 import { openTerminal } from "./terminals.js";
@@ -82,7 +83,7 @@ function renderNode(node, ctx) {
 }
 
 function ScenarioTree({ project, ctx }) {
-  const root = buildTree(project.scenarios);
+  const root = buildTree(scenariosWithProblems(project.scenarios, project.problems));
   const nodes = renderNode(root, ctx);
   const first = (el) => { if (el && !el.querySelector('[tabindex="0"]')) el.querySelector('[role="treeitem"]')?.setAttribute("tabindex", "0"); };
   return html`<section class="side-section" aria-label="Scenarios">

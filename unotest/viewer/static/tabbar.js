@@ -3,6 +3,7 @@
 import { html } from "./lib.js";
 import { useProject } from "./store.js";
 import { closeTab, openTab, tabKey, useTabs } from "./tabs.js";
+import { scenarioName } from "./views/breakpoints.js";
 
 function stem(path) {
   return (path ?? "").split("/").pop().replace(/\.test\.js$|\.js$|\.ya?ml$/, "");
@@ -16,7 +17,8 @@ export function describeTab(tab, project) {
   switch (tab.kind) {
     case "scenario": {
       const s = byPath(project.scenarios);
-      return { label: s?.name ?? stem(tab.path), color: s?.color ?? null };
+      // One the index could not read (a wrong header) is named from its path, as the tree does.
+      return { label: s?.name ?? scenarioName(tab.path) ?? stem(tab.path), color: s?.color ?? null };
     }
     case "helper": return { label: `helper ${byPath(project.helpers)?.name ?? stem(tab.path)}`, color: null };
     case "collection": return { label: `collection ${byPath(project.collections)?.name ?? stem(tab.path)}`, color: null };

@@ -3,7 +3,9 @@
 // tab registers its pause; /ws says when each moves on) and, per run, its Reload offer
 // ({ id: null } offered, { id } sent). A save made in this page offers Reload to every
 // paused run whose scenario it is, or any helper (a reload reads them all); a save from
-// outside the page (fs:*-changed) offers it where no offer is shown yet.
+// outside the page (fs:*-changed) offers it where no offer is shown yet. A run tab shown
+// on a paused run whose files changed on disk since it read them (the detail's
+// `staleSources`: after a page reload, in a second tab) offers it too (`offerStale`).
 import { useEffect, useState } from "../lib.js";
 import { api } from "../api.js";
 import { onMessage } from "../live.js";
@@ -70,6 +72,15 @@ export function announceSave(path) {
 export function onSave(fn) {
   saveListeners.add(fn);
   return () => saveListeners.delete(fn);
+}
+
+/** A paused run whose files changed on disk since it read them: offered Reload, with
+ *  those files named (unless an offer is shown already). */
+export function offerStale(runId, files) {
+  watch();
+  if (offers.has(runId) || !files.length) return;
+  offers.set(runId, { id: null, stale: files });
+  changed();
 }
 
 /** A run tab saw its run paused (`entry`: { runId, scenario, scenarioFile }) or not (null). */

@@ -9,7 +9,7 @@ import { api, runFileUrl } from "../api.js";
 import { afterFirstConnect, onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
 import { ReloadOffer, RestartLinks, useReload, useRestart } from "./run_edit.js";
-import { sentReloads } from "./edits.js";
+import { offerStale, sentReloads } from "./edits.js";
 import { RunModel, COMMANDS } from "./run_model.js";
 import { StepsList } from "./steps.js";
 import { SourceView } from "./source.js";
@@ -18,6 +18,10 @@ import { startRun } from "./launch.js";
 import {
   Toolbar, StatusBanner, Variables, CallStack, EvalConsole, ScreenshotStrip, Output,
 } from "./run_panes.js";
+
+/** The ids of the commands this page sent (any run tab): a rejection is shown only in
+ *  the page that sent the command, as every page hears every run's events. */
+const sentHere = new Set();
 
 /** Re-render at most once a frame however many events arrive. */
 function useTick() {
@@ -135,6 +139,9 @@ function useRun(runId) {
         model.outcome = data.meta.outcome || data.meta.status;
       }
       setDetail(data);
+      // Shown on a paused run whose files changed on disk since it read them (saved in
+      // another tab, before a page reload, by an editor): Reload is offered, as a save is.
+      if (model.pause && model.live && (data.staleSources || []).length) offerStale(runId, data.staleSources);
       hasRuntime.current = data.runtime !== null;
       model.follow(data.runtime);
       setRuntime(data.runtime);
@@ -235,6 +242,7 @@ export function RunView({ tab, active }) {
   const { model, detail, error, runtime, logs } = useRun(runId);
   const project = useProject();
   const [notice, setNotice] = useState(null);
+  const [, setSentCount] = useState(0);
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
   const [again, setAgain] = useState(false);
@@ -254,6 +262,8 @@ export function RunView({ tab, active }) {
   const send = useCallback(async (command) => {
     try {
       const { id } = await api(`/api/runs/${runId}/commands`, { method: "POST", body: command });
+      sentHere.add(id);
+      setSentCount((n) => n + 1); // its answer may have come before this reply: render again
       setNotice(null);
       return id;
     } catch (err) {
@@ -307,12 +317,15 @@ export function RunView({ tab, active }) {
   // At the end runtime.json holds no variables: the last pause's stay visible.
   const runtimeVars = runtime && runtime.vars && Object.keys(runtime.vars).length ? runtime.vars : null;
   const vars = runtimeVars || (model.snapshot && model.snapshot.vars) || {};
-  // Rejections of this pause (or run stretch), but not those the console or the reload
-  // offer already show next to what was sent.
+  // Rejections of this pause (or run stretch) of commands this page sent (another page
+  // driving the run shows its own), but not those the console or the reload offer already
+  // show next to what was sent. Once the run has ended, that is the reason to give (the
+  // runner's "send 'pause' first" no longer helps).
   const answeredHere = new Set(sent.map((s) => s.id));
   const rejections = model.rejections
-    .filter((r) => r.turn === model.turn && !answeredHere.has(r.id) && !sentReloads.has(r.id))
-    .slice(-3);
+    .filter((r) => r.turn === model.turn && sentHere.has(r.id) && !answeredHere.has(r.id) && !sentReloads.has(r.id))
+    .slice(-3)
+    .map((r) => (model.outcome !== null ? { ...r, reason: "the run has ended" } : r));
 
   return html`<section class="view run-view" aria-label=${`Run ${runId}`} tabindex="-1" ref=${root}>
     <header class="view-bar">

@@ -40,7 +40,9 @@ export function ReloadOffer({ reload, model, onReload }) {
   if (!reload || !model.live) return null;
   const pending = reload.sending || (reload.id && !model.answers.has(reload.id));
   return html`<div class="reload-offer" role="group" aria-label="Reload">
-    <span>Saved at a pause.</span>
+    <span>${reload.stale && !reload.id
+      ? `Changed on disk since this run read it: ${reload.stale.join(", ")}.`
+      : "Saved at a pause."}</span>
     <button type="button" onClick=${onReload} disabled=${!model.pause || pending}>Reload</button>
     ${reloadAnswer(reload, model)}
   </div>`;

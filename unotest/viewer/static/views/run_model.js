@@ -48,6 +48,8 @@ export class RunModel {
     this.restartedAs = null;
     /** Counts pauses and resumes: a rejection is shown until the run moves on. */
     this.turn = 0;
+    /** The kind of the last event applied. */
+    this.lastKind = null;
     this.version = (this.version || 0) + 1;
   }
 
@@ -70,10 +72,13 @@ export class RunModel {
     this.version++;
     const handler = HANDLERS[event.kind];
     if (handler) handler(this, event);
+    this.lastKind = event.kind;
   }
 
-  /** After a reload, the pause where runtime.json now says it is; true if it moved. */
+  /** After a reload, the pause where runtime.json now says it is; true if it moved.
+   *  (Also takes the error of a failure pause from runtime.json's `lastFailure`.) */
   follow(runtime) {
+    this.noteFailure(runtime);
     if (!this.followRuntime || !this.pause || !runtime || !runtime.current) return false;
     if (typeof runtime.state !== "string" || !runtime.state.startsWith("paused")) return false;
     if (typeof runtime.updatedAt === "number" && runtime.updatedAt < this.followSince) return false;
@@ -84,6 +89,24 @@ export class RunModel {
     if (this.current) this.current = { ...this.current, line, col, file: runtime.file || this.current.file };
     this.version++;
     return true;
+  }
+
+  /** The step a failure pause stopped on (open, marked failed while paused), or null. */
+  failedAtPause() {
+    const top = this.steps[this.open[this.open.length - 1]];
+    return top && top.pausedFailure ? top : null;
+  }
+
+  /** The error of the failure the run is paused at, from runtime.json, on its step. */
+  noteFailure(runtime) {
+    const step = this.failedAtPause();
+    const error = runtime && runtime.lastFailure && runtime.lastFailure.error;
+    if (!step || !error || !this.pause || this.pause.reason !== "failure") return;
+    const text = error.name ? `${error.name}: ${error.message}` : error.message;
+    if (text && step.error !== text) {
+      step.error = text;
+      this.version++;
+    }
   }
 
   closeTop(status, fields) {
@@ -125,11 +148,15 @@ const HANDLERS = {
   },
   "step:skipped": (m, e) => {
     const top = m.steps[m.open[m.open.length - 1]];
+    // Skipped at a failure pause whose step was closed first (step:fail): the failed
+    // row stays, the skip is its own row with that statement's text.
+    const failed = m.lastKind === "step:fail" || m.lastKind === "resumed" ? m.steps[m.steps.length - 1] : null;
+    const same = failed && failed.status === "fail" && failed.line === e.line && failed.col === e.col;
     if (top && top.line === e.line && top.col === e.col) {
       m.closeTop("skipped", {});
     } else {
       m.steps.push({
-        n: m.steps.length, text: e.text || "(skipped)", line: e.line, col: e.col,
+        n: m.steps.length, text: e.text || (same ? failed.text : "(skipped)"), line: e.line, col: e.col,
         file: m.current ? m.current.file : null, depth: m.open.length,
         status: "skipped", durationMs: null, error: null,
       });
@@ -140,11 +167,30 @@ const HANDLERS = {
     m.followRuntime = false;
     m.pause = { reason: e.reason, line: e.line, col: e.col };
     if (e.snapshot) m.snapshot = e.snapshot;
+    // A failure pause: a runner that closes the failed step first (step:fail, then
+    // paused) shows it failed already. One that pauses with the step still open (a
+    // retry runs it again, its step:fail follows the resume) would show it running: it
+    // is marked failed while paused, its error from runtime.json (noteFailure) unless
+    // the event carries one.
+    const top = m.steps[m.open[m.open.length - 1]];
+    if (e.reason === "failure" && m.lastKind === "step:started" && top && top.status === "running"
+        && top.line === e.line && top.col === e.col) {
+      top.status = "fail";
+      top.pausedFailure = true;
+      if (e.error) top.error = e.errorName ? `${e.errorName}: ${e.error}` : e.error;
+    }
   },
   resumed: (m) => {
     m.turn++;
     m.followRuntime = false;
     m.pause = null;
+    // Retried (or skipped, or going on to its step:fail): running again until it closes.
+    const top = m.failedAtPause();
+    if (top) {
+      top.status = "running";
+      top.pausedFailure = false;
+      top.error = null;
+    }
   },
   "run:finished": (m, e) => {
     m.pause = null;

@@ -1,8 +1,9 @@
 // The smaller panes of a run tab: the toolbar, the status banner, Variables, Call stack,
 // the Evaluate console, the screenshot strip and the output.
-import { html, useRef, useState } from "../lib.js";
+import { html, useLayoutEffect, useRef, useState } from "../lib.js";
 import { runFileUrl } from "../api.js";
 import { COMMANDS, runRelative } from "./run_model.js";
+import { useFollowTail } from "./follow.js";
 
 /** The debugger's buttons; `accepts(when)` says which the run takes now. */
 export function Toolbar({ accepts, send }) {
@@ -78,11 +79,17 @@ export function CallStack({ runtime, model, scenarioFile, onPick }) {
   </section>`;
 }
 
-/** The Evaluate console: an input with history (Up/Down), the answers below. */
+/** The Evaluate console: an input with history (Up/Down), the answers below; the list
+ *  scrolls to its end at each new entry and answer, so the newest is always in view. */
 export function EvalConsole({ entries, onEval, ended = false }) {
   const [value, setValue] = useState("");
   const history = useRef([]);
   const at = useRef(0);
+  const log = useRef(null);
+  const last = entries[entries.length - 1];
+  useLayoutEffect(() => {
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [entries.length, last && last.answer]);
   const onKeyDown = (event) => {
     const list = history.current;
     if (event.key === "Enter" && value.trim()) {
@@ -103,7 +110,7 @@ export function EvalConsole({ entries, onEval, ended = false }) {
   };
   return html`<section class="pane eval" role="region" aria-label="Console">
     <div class="pane-title">Console</div>
-    <ol class="eval-log" aria-live="polite">${entries.map((e, i) => html`<li key=${i}>
+    <ol class="eval-log" aria-live="polite" ref=${log}>${entries.map((e, i) => html`<li key=${i}>
       <div class="eval-expr">› ${e.expr}</div>
       <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
     <input type="text" class="eval-input" aria-label="Evaluate"
@@ -123,10 +130,29 @@ export function ScreenshotStrip({ runId, paths }) {
   </section>`;
 }
 
+/** One stream's lines, following its end while more come (unless scrolled up). */
+function LogLines({ lines, label, stream }) {
+  const follow = useFollowTail(lines.length);
+  return html`<pre role="log" aria-label=${label} tabindex="0" ...${follow}>${lines.map(
+    (l, i) => html`<div key=${i} class=${"out-" + stream}>${l.line}</div>`)}</pre>`;
+}
+
+/**
+ * The run's output. The run writes stdout and stderr into two files with no time on
+ * their lines, and the server reads each on its own: the order of a stdout line and a
+ * stderr line is not known, live or after a reload. So stderr (the debugger's pause
+ * lines, warnings, errors) is its own labelled section, never appended as if it came
+ * last; within each stream the lines are in the order they were written.
+ */
 export function Output({ lines, count }) {
   if (!count) return null;
+  const stdout = lines.filter((l) => l.stream !== "stderr");
+  const stderr = lines.filter((l) => l.stream === "stderr");
   return html`<details class="output" open>
     <summary>Output (${count} lines)</summary>
-    <pre role="log" aria-label="Output">${lines.map((l, i) => html`<div key=${i} class=${"out-" + l.stream}>${l.line}</div>`)}</pre>
+    ${stdout.length > 0 && html`<${LogLines} lines=${stdout} label="Output" stream="stdout" />`}
+    ${stderr.length > 0 && html`<div class="out-title">stderr (${stderr.length} lines; their order
+      relative to the output above is not recorded)</div>
+      <${LogLines} lines=${stderr} label="stderr" stream="stderr" />`}
   </details>`;
 }

@@ -97,6 +97,41 @@ export function useSourceFile(path, keep) {
   return { file, setFile, error, reload: load };
 }
 
+const INDENT = "  ";
+const MODIFIERS = new Set(["Shift", "Control", "Alt", "Meta"]);
+
+/**
+ * The lines from the one holding `from` to the one holding `to` (a selection ending at
+ * a line's start leaves that line out) indented by two spaces (`by` 1) or outdented by
+ * up to two (`by` -1): { value, from, to } with the selection kept over the same text,
+ * or null when nothing changes.
+ */
+export function indentLines(value, from, to, by) {
+  const first = value.lastIndexOf("\n", from - 1) + 1;
+  const end = to > from && value[to - 1] === "\n" ? to - 1 : to;
+  const lines = value.slice(first, end).split("\n");
+  let lastEnd = value.indexOf("\n", end);
+  if (lastEnd < 0) lastEnd = value.length;
+  const rest = value.slice(first + lines.join("\n").length, lastEnd);
+  lines[lines.length - 1] += rest;
+  let newFrom = from;
+  let delta = 0;
+  const out = lines.map((line, i) => {
+    if (by > 0) {
+      if (i === 0) newFrom += INDENT.length;
+      delta += INDENT.length;
+      return INDENT + line;
+    }
+    const cut = line.startsWith(INDENT) ? INDENT.length : line.startsWith(" ") ? 1 : 0;
+    if (i === 0) newFrom = Math.max(first, from - cut);
+    delta -= cut;
+    return line.slice(cut);
+  });
+  if (delta === 0) return null;
+  const text = value.slice(0, first) + out.join("\n") + value.slice(lastEnd);
+  return { value: text, from: newFrom, to: Math.max(newFrom, to + delta) };
+}
+
 /** The first statement start of each line: Map line → col. */
 function startsByLine(statements) {
   const starts = new Map();
@@ -272,16 +307,30 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
       setNote(`Breakpoint not ${set ? "set" : "cleared"}: ${err.message}`);
     }
   };
+  // Tab indents, so it cannot also move the focus (WCAG 2.1.2): Escape, then Tab or
+  // Shift+Tab, leaves the editor, as in CodeMirror.
+  const escaped = useRef(false);
+  const edit = (area, value, from, to) => {
+    setDraft(value);
+    requestAnimationFrame(() => area.setSelectionRange(from, to));
+  };
   const onKeyDown = (event) => {
+    const leaving = escaped.current;
+    // (Shift pressed for Shift+Tab is a key of its own: it keeps the Escape.)
+    if (!MODIFIERS.has(event.key)) escaped.current = event.key === "Escape";
     if ((event.ctrlKey || event.metaKey) && (event.key === "s" || event.key === "S")) {
       event.preventDefault();
       save();
-    } else if (event.key === "Tab" && !event.shiftKey && !event.ctrlKey) {
+    } else if (event.key === "Tab" && !event.ctrlKey && !event.altKey && !event.metaKey && !leaving) {
       event.preventDefault();
       const area = event.currentTarget;
       const { selectionStart: from, selectionEnd: to, value } = area;
-      setDraft(value.slice(0, from) + "  " + value.slice(to));
-      requestAnimationFrame(() => area.setSelectionRange(from + 2, from + 2));
+      if (from === to && !event.shiftKey) {
+        edit(area, value.slice(0, from) + "  " + value.slice(to), from + 2, from + 2);
+        return;
+      }
+      const changed = indentLines(value, from, to, event.shiftKey ? -1 : 1);
+      if (changed) edit(area, changed.value, changed.from, changed.to);
     }
   };
 
