@@ -22,7 +22,7 @@ from dsl.interpreter import FunctionRef
 from dsl.scenario import ScenarioFile
 from runner import protocol
 from runner.bridge import LoopBridge
-from runner.command_feed import CommandFeed, OwnerWatch
+from runner.command_feed import IDLE_POLL_SECONDS, CommandFeed, OwnerWatch
 from runner.debugger import Breakpoints, DebugController, load_breakpoints_file, statement_starts
 from runner.errors import UsageError
 from runner.prompt import PauseAnnouncer, TerminalPrompt
@@ -159,6 +159,7 @@ def start_debugger(
         controller.submit_line,
         owner=OwnerWatch.from_environ(os.environ),
         on_owner_gone=lambda: controller.end(OWNER_GONE_ID, OWNER_GONE),
+        idle_poll=None if debug is not None else IDLE_POLL_SECONDS,
     )
     feed.start()
     if prompt:

@@ -19,7 +19,12 @@ from typing import Any
 
 import pytest
 
-from runner.command_feed import MAX_PENDING_BYTES, CommandFeed
+from runner.command_feed import (
+    IDLE_POLL_SECONDS,
+    MAX_PENDING_BYTES,
+    POLL_SECONDS,
+    CommandFeed,
+)
 
 WAIT = 10.0
 
@@ -339,3 +344,19 @@ def test_concurrent_appenders_every_line_exactly_once_and_intact(
     assert feed._pending == b""
     size_mb = path.stat().st_size / 1e6
     print(f"{total} lines, {size_mb:.1f} MB in {time.monotonic() - started:.1f} s")
+
+
+def test_a_run_nobody_debugs_looks_less_often_until_its_first_command(path: Path) -> None:
+    """A run without --debug (a collection's scenario) is only driven if a viewer pauses
+    or aborts it: it looks every IDLE_POLL_SECONDS, and from its first command on as
+    often as a debug run, whose feed looks every POLL_SECONDS from the start."""
+    lines = Lines()
+    assert CommandFeed(path, lines).poll == POLL_SECONDS
+    feed = CommandFeed(path, lines, idle_poll=IDLE_POLL_SECONDS)
+    assert feed.poll == IDLE_POLL_SECONDS > POLL_SECONDS
+    feed.read_new()
+    assert feed.poll == IDLE_POLL_SECONDS  # nothing came
+    append(path, b'{"id": "p", "cmd": "pause"}\n')
+    feed.read_new()
+    assert lines.items == [b'{"id": "p", "cmd": "pause"}']
+    assert feed.poll == POLL_SECONDS
