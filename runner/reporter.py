@@ -169,6 +169,8 @@ class StepReporter:
     open: list[_Open] = field(default_factory=list)
     failures: dict[int, FailurePoint] = field(default_factory=dict)
     last_failure: protocol.LastFailure | None = None
+    failures_skipped: int = 0
+    """Failed steps a person skipped at their failure pause."""
     abandoned_failure: ScriptError | None = None
     """A failure the run was aborted at (at its pause): it stays the failed step's
     error, and the run still gets its failure bundle."""
@@ -243,6 +245,7 @@ class StepReporter:
                     self.abandoned_failure = error
                     raise
                 if directive is Directive.SKIP:
+                    self.failures_skipped += 1
                     self.rundir.append(events.step_skipped(step.line, step.col))
                     self.console.finish(self._console_line(MARK_SKIPPED, opened))
                     self._progress(step)

@@ -272,6 +272,12 @@ class ScenarioRun:
         )
         for line in summary_lines(result):
             self.console.line(line)
+        skipped = reporter.failures_skipped
+        if skipped and outcome == "completed":
+            # A person skipped a failure at its pause: the run went on, the scenario
+            # did not pass on its own, and its summary must not read as a clean pass.
+            steps = "1 failed step was" if skipped == 1 else f"{skipped} failed steps were"
+            self.console.line(f"  note: {steps} skipped at the debugger's failure pause")
         return result
 
     def _bind_loop(self, loop: asyncio.AbstractEventLoop) -> LoopBridge:

@@ -692,6 +692,9 @@ def test_failure_pause_retry_skip_and_continue(
     assert (events[failed_at - 1]["kind"], events[failed_at - 1]["line"]) == ("step:started", 7)
     assert kinds.index("step:fail") < kinds.index("paused") < kinds.index("step:skipped")
     assert "n is 1" in skip.stdout and events[-1]["outcome"] == "completed"
+    # A pass with a failure skipped by a person does not read as a clean pass.
+    assert "note: 1 failed step was skipped at the debugger's failure pause" in skip.stdout
+    assert "skipped at the debugger" not in retry.stdout
     assert re.search(r"↷ 7:2\s+expect_visible", skip.stdout), skip.stdout
     assert re.search(r"↷ 8:2\s+n = n \+ 1", skip.stdout), skip.stdout
 
