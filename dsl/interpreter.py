@@ -269,6 +269,17 @@ class Step:
             merged.update(s.vars)
         return merged
 
+    def defines(self, name: str) -> bool:
+        """Whether ``name`` means something here (a variable, a helper const or
+        function, a function of this file, a built-in): what an eval of it would read."""
+        interp = self._interp
+        return (
+            self._scope.find(name) is not None
+            or name in interp.helpers
+            or name in interp.builtins
+            or any(fn.name == name for fn in self.program.functions)
+        )
+
     def evaluate(self, source: str) -> Value:
         """The debugger's ``eval``: an expression's value, or run statements here."""
         return self._interp._evaluate_here(source, self._scope)

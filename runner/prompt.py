@@ -230,9 +230,10 @@ class TerminalPrompt(DebugListener):
             self._send({"cmd": "eval", "expr": text})
 
     def _visible(self, name: str) -> bool:
-        """Whether ``name`` is a variable at the current pause (it wins over a word)."""
+        """Whether ``name`` means something at the current pause (a variable, a helper
+        const or function, a built-in): it wins over a word a pdb user would type."""
         pause = self.controller.current_pause
-        return pause is not None and name in pause.step.variables()
+        return pause is not None and pause.step.defines(name)
 
     def _pdb_word(self, word: str, rest: str) -> bool:
         """What a pdb user types out of habit, answered in our words; True if handled.

@@ -705,9 +705,11 @@ class _Tools:
                     "or continue; the failure bundle is written if the run ends failed",
                 }
                 return [json.dumps(self.safe(answer), indent=2)]
-            # A step whose error a ``try`` caught is no failure of the run.
+            # A step whose error a ``try`` caught is no failure of the run, nor is one a
+            # person skipped (or retried) at its pause in a run that then passed.
             fails = [e for e in events if e.get("kind") == "step:fail" and not e.get("caught")]
-            if fails:
+            ended = [e for e in events if e.get("kind") == "run:finished"]
+            if fails and not (ended and ended[-1].get("outcome") == "completed"):
                 return [json.dumps(self.safe({"failure": fails[-1], "bundle": None}), indent=2)]
             raise ToolError(f"run {run_id} has no failure")
         bundle = (self.project.root / str(written[-1]["bundlePath"])).resolve()
@@ -1263,6 +1265,8 @@ def _add_debugging_tools(server: MCPServer, tools: _Tools) -> None:
         if cmd not in NAMES:
             raise ToolError(unknown_command(cmd))
         command: dict[str, str | int] = {"cmd": cmd}
+        if cmd in ("set-bp", "clear-bp") and line is not None and col is None:
+            col = 0  # the line's first statement; the protocol's set-bp needs a col
         for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
             if value is not None and value != "":
                 command[key] = value

@@ -623,3 +623,15 @@ def test_a_alone_asks_when_a_variable_is_called_a() -> None:
     assert session.controller.current_pause is not None and session.sent[-1]["cmd"] == "step"
     assert re.search(r"^5$", session.type("!a"), re.M)
     session.finish()
+
+
+def test_a_name_close_to_a_command_that_means_something_here_is_evaluated() -> None:
+    """A function of the file (or a helper const, a built-in) called ``pages`` is what
+    the person wants to see, not the ``pause`` command misspelt."""
+    source = "function test_x() {\n  let n = 1\n  probe(n)\n}\nfunction pages() {\n  return 2\n}\n"
+    session = started(source)
+    shown = session.type("pages")
+    assert "unknown command" not in shown
+    assert session.sent[-1] == {"cmd": "eval", "expr": "pages"}
+    assert "unknown command 'stpe'" in session.type("stpe")
+    session.finish()

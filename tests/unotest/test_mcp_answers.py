@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import pytest
+from protocol_schemas import validate
 from test_mcp import (  # noqa: F401  (project: the fixture)
     HAS_PROC,
     MARKER_VAR,
@@ -57,6 +58,13 @@ def test_string_arguments_that_look_like_json_reach_the_tools_as_given(
         # set-bp's file: the runner's own answer on the text given, no argument error
         answer = await agent.ok("debug", run_id=run_id, cmd="set-bp", line=1, file="[1]")
         assert "[1]" in str(answer["answers"]), answer
+        # A line alone goes out with col 0 (the line), as 0.5.0's set-bp requires a col.
+        await agent.ok("debug", run_id=run_id, cmd="set-bp", line=12)
+        commands = project / "unotest" / ".runs" / run_id / "commands.jsonl"
+        written = [json.loads(line) for line in commands.read_text().splitlines()]
+        line_only = next(c for c in written if c.get("line") == 12)
+        assert line_only["col"] == 0, written
+        validate("DbgCommand", line_only)
         await agent.ok("debug", run_id=run_id, cmd="abort")
 
         for text in JSON_LOOKING:
@@ -333,3 +341,27 @@ def test_a_symlink_out_of_e2e_is_left_out_of_the_listings(project: Path) -> None
             await agent.error("run_scenario", name=name)
 
     drive(project, steps, timeout=60)
+
+
+def test_a_failure_skipped_at_its_pause_is_no_failure_of_a_run_that_passed(
+    project: Path,  # noqa: F811
+) -> None:
+    """The failed step's step:fail is written before its pause; a person who skips it
+    lets the run pass, and get_failure must not answer with that step as the run's."""
+
+    async def steps(agent: Agent) -> None:
+        started = await agent.start("run_scenario", name="shop/known-bug", breakpoints=["9"])
+        run_id = started["runId"]
+        await agent.wait(run_id, "paused")
+        await agent.ok("debug", run_id=run_id, cmd="continue")  # runs the failing line
+        paused = await agent.wait(run_id, "paused")
+        assert paused["state"] == "paused-failure", paused
+        failure = await agent.call("get_failure", run_id=run_id)
+        assert "paused" in json.loads(failure.content[0].text), failure
+        await agent.ok("debug", run_id=run_id, cmd="skip")
+        finished = await agent.wait(run_id, "finished")
+        assert finished["run"]["status"] == "passed", finished
+        said = await agent.error("get_failure", run_id=run_id)
+        assert "has no failure" in said, said
+
+    drive(project, steps, timeout=120)
