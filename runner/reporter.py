@@ -268,13 +268,17 @@ class StepReporter:
 
     def _finish_failed(self, step: Step, error: ScriptError) -> None:
         """Close the innermost open step as failed with ``error``."""
+        self._close_failed(error.message, error.name, caught=step.caught)
+
+    def _close_failed(self, message: str, name: str, *, caught: bool = False) -> None:
+        """Close the innermost open step as failed: its step:fail and its console line."""
         opened = self.open.pop()
-        caught = step.caught
         duration, paused = self._timing(opened)
-        message = self._message(error.message)
-        self.rundir.append(events.step_fail(message, error.name, caught=caught, paused_ms=paused))
+        self.rundir.append(
+            events.step_fail(self._message(message), name, caught=caught, paused_ms=paused)
+        )
         mark = MARK_CAUGHT if caught else MARK_FAIL
-        note = f"caught {error.name}" if caught else ""
+        note = f"caught {name}" if caught else ""
         self.console.finish(self._console_line(mark, opened, duration, paused, note))
 
     # --- unwinding without the hook -----------------------------------------------------
@@ -282,10 +286,7 @@ class StepReporter:
     def close_open_steps(self, message: str, name: str) -> None:
         """Steps still open when the run was interrupted end as failed, innermost first."""
         while self.open:
-            opened = self.open.pop()
-            duration, paused = self._timing(opened)
-            self.rundir.append(events.step_fail(self._message(message), name, paused_ms=paused))
-            self.console.finish(self._console_line(MARK_FAIL, opened, duration, paused))
+            self._close_failed(message, name)
 
     def failure_for(self, error: ScriptError) -> FailurePoint | None:
         return self.failures.get(id(error))

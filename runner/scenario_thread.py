@@ -263,8 +263,16 @@ class ScenarioThread:
         left it, so the run keeps its failure bundle (unless a second interrupt, or
         a final one, says to stop at once)."""
         error = self.reporter.abandoned_failure
-        if error is None or ending.reason != "aborted" or not self.bridge.reopen_for_teardown():
+        debugger = self.reporter.debugger
+        if error is None or ending.reason != "aborted":
             return
+        # The steps that called the failed one fail with its error, as they would have
+        # had the run gone on (not as aborted), and before the bundle's event.
+        self.reporter.close_open_steps(error.message, error.name)
+        if (debugger is not None and debugger.restart_requested) or (
+            not self.bridge.reopen_for_teardown()
+        ):
+            return  # a restart: the new run is what the person wants, not a bundle
         failure = self.reporter.failure_for(error)
         info = script_error_info(error, failure, self.scenario.name)
         self._bundle(info, failure.step_index if failure else 0)

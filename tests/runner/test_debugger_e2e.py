@@ -715,23 +715,39 @@ def test_an_abort_at_a_failure_pause_keeps_the_failure_and_its_bundle(
     """The step had failed before anyone aborted: its step:fail says what failed (not
     "the run was aborted"), and the page at the pause is the failure's own, so the run
     keeps its failure bundle; it still ends as aborted."""
-    project = make_project(tmp_path / "proj", site, {"flows/failing": FAILING}, action=1000)
-    run = launch(project, "e2e", "flows/failing", "--debug")
-    wait_paused(run, reason="failure")
-    aborted = dbg(project, "dbg", run.run_id, "abort")
-    assert aborted.returncode == 0, aborted
-    assert run.wait() == 130, run.stdout + run.stderr
-    events = read_events(run.run_dir)
-    failed = [e for e in events if e["kind"] == "step:fail"]
-    assert [e["errorName"] for e in failed] == ["AssertionError"], failed
-    assert "#ready" in failed[0]["error"], failed[0]
-    bundles = [e for e in events if e["kind"] == "failure-bundle:written"]
-    assert len(bundles) == 1, events
-    assert (project / bundles[0]["bundlePath"] / "error.json").is_file(), bundles[0]
-    assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "aborted"
-    for event in events:
-        if not event["kind"].startswith("command:"):  # ours, additive
-            validate("RunArtifact", event)
+    nested = (
+        FAILING.replace("flows-failing", "flows-nested").replace(
+            '  expect_visible(css("#ready"))\n', "  check_ready()\n"
+        )
+        + 'function check_ready() {\n  expect_visible(css("#ready"))\n}\n'
+    )
+    project = make_project(
+        tmp_path / "proj", site, {"flows/failing": FAILING, "flows/nested": nested}, action=1000
+    )
+    top = launch(project, "e2e", "flows/failing", "--debug")
+    inner = launch(project, "e2e", "flows/nested", "--debug")
+    for run in (top, inner):
+        wait_paused(run, reason="failure")
+        aborted = dbg(project, "dbg", run.run_id, "abort")
+        assert aborted.returncode == 0, aborted
+    for run, chain in ((top, 1), (inner, 2)):
+        assert run.wait() == 130, run.stdout + run.stderr
+        events = read_events(run.run_dir)
+        kinds = [e["kind"] for e in events]
+        failed = [e for e in events if e["kind"] == "step:fail"]
+        # The failed step and, in a function, the call to it: each says what failed.
+        assert [e["errorName"] for e in failed] == ["AssertionError"] * chain, failed
+        assert all("#ready" in e["error"] for e in failed), failed
+        assert kinds.count("failure-bundle:written") == 1, kinds
+        bundle = events[kinds.index("failure-bundle:written")]
+        assert kinds.index("failure-bundle:written") > max(
+            i for i, kind in enumerate(kinds) if kind == "step:fail"
+        ), kinds
+        assert (project / bundle["bundlePath"] / "error.json").is_file(), bundle
+        assert events[-1]["kind"] == "run:finished" and events[-1]["outcome"] == "aborted"
+        for event in events:
+            if not event["kind"].startswith("command:"):  # ours, additive
+                validate("RunArtifact", event)
 
 
 # --- 4. pause while running; the scenario timeout and the heartbeat while paused --------------

@@ -214,6 +214,25 @@ def test_restart_at_a_pause_reuses_the_browser_links_the_runs_keeps_breakpoints(
     assert browsers_of(runner.proc.pid) == {}
 
 
+def test_a_restart_at_a_failure_pause_takes_no_failure_bundle(
+    tmp_path: Path, site: str, launch: Callable[..., Runner]
+) -> None:
+    """Edit, then restart, at a failure: the new run is what the person wants; a bundle
+    of the old one (screenshot, aria, trace) would only delay it."""
+    failing = FLOW.replace("expect_equal(b, 2)", "expect_equal(b, 3)")
+    project = make_project(tmp_path / "proj", site, {"flows/again": failing})
+    runner = launch(project, "e2e", "flows/again", "--debug")
+    old_dir = runner.first_run_dir()
+    wait_for_event(old_dir, is_kind("paused", reason="failure"))
+    (project / FLOW_FILE).write_text(FLOW)
+    _, new_dir = restart(old_dir, runner)
+    old_events = read_events(old_dir, finished=True)
+    assert [e["errorName"] for e in old_events if e["kind"] == "step:fail"] == ["AssertionError"]
+    assert not any(e["kind"] == "failure-bundle:written" for e in old_events), old_events
+    assert runner.wait() == 0
+    assert read_events(new_dir, finished=True)[-1]["outcome"] == "completed"
+
+
 def test_restart_while_running_ends_with_the_last_run(
     tmp_path: Path, site: str, launch: Callable[..., Runner]
 ) -> None:
