@@ -25,7 +25,14 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from dsl.errors import BuiltinError
 from dsl.values import RegexValue, Value, type_name
 from runner.bridge import LoopBridge
-from runner.locators import LocatorValue, SmartTarget, TextMatcher, describe_candidates, to_pattern
+from runner.locators import (
+    LocatorValue,
+    SmartTarget,
+    TextMatcher,
+    describe_candidates,
+    show_matcher,
+    to_pattern,
+)
 
 __all__ = [
     "STRICT_VIOLATION",
@@ -284,7 +291,18 @@ class PageCalls:
         """
         if isinstance(value, RegexValue):
             return to_pattern(value) if in_browser else value.pattern
-        return self.url(string_arg(fn, value, "a URL or a regex"))
+        text = string_arg(fn, value, "a URL or a regex")
+        if "*" in text:
+            # Playwright reads "**/cart" as a glob; here a string is the exact URL, so
+            # waiting for it could only time out: said at once, with what to write.
+            tail = text.rsplit("*", 1)[1] or "/path"
+            raise BuiltinError(
+                "TypeError",
+                f"{fn}(): {show_matcher(text)} looks like a Playwright glob, but a string "
+                f"here is the exact URL (joined to baseURL); match part of it with a regex, "
+                f"e.g. /{re.escape(tail).replace('/', chr(92) + '/')}$/",
+            )
+        return self.url(text)
 
 
 # Playwright's words for an element of the wrong kind, as a person would say them.

@@ -395,6 +395,8 @@ CAUGHT_B = r"""
   try { click("Delete", {delay: 10}) } catch (e) { report("click-unknown", e) }
   try { click(css("#nothing-here"), {timeout: 7}) } catch (e) { report("click-timeout", e) }
   try { click("Delete", {timeout: 0}) } catch (e) { report("click-timeout-zero", e) }
+  try { wait_for_url("**/other.html") } catch (e) { report("wait-url-glob", e) }
+  try { expect_url("*/other.html") } catch (e) { report("expect-url-glob", e) }
   try { click("Delete", "left") } catch (e) { report("click-not-object", e) }
   try { wait(-1) } catch (e) { report("wait-negative", e) }
   try { wait(60001) } catch (e) { report("wait-long", e) }
@@ -542,6 +544,9 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
     # A click's own timeout, as Playwright's click({timeout}): 7 ms, not the config's.
     check("click-timeout", "LocatorError", "no element matches", "(waited 7 ms)")
     check("click-timeout-zero", "TypeError", "click() option timeout: 0 is not valid")
+    # Playwright's glob idiom is said at once (a string is the exact URL here).
+    check("wait-url-glob", "TypeError", "looks like a Playwright glob", r"/\/other\.html$/")
+    check("expect-url-glob", "TypeError", "expect_url(): ", "looks like a Playwright glob")
     check("click-not-object", "TypeError", "click() options must be an object, got string")
     check("wait-negative", "TypeError", "wait() needs milliseconds")
     check("wait-nan", "TypeError", "wait() needs milliseconds, got NaN")
