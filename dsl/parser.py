@@ -628,6 +628,8 @@ _UNSUPPORTED_WORDS = {
     "(o.key = null)",
     "new": "'new' is a reserved word and not supported: there are no classes; make a regex "
     "with regex(source, flags) and read the time with now()",
+    "await": "'await' is not needed: every built-in and function call waits for its result; "
+    "remove it",
 }
 # The second half of a compound statement, met where a statement starts.
 _CLAUSES = {
@@ -971,7 +973,7 @@ def _explain(
     stop = _Stop(source, offset, token, expected)
     arrow = _arrow_ahead(source, offset)
     if arrow is not None:  # `() => 1`, `(a, b) => ...`: stopped inside the parameters
-        return ARROW, arrow
+        return _arrow_message(source, arrow), arrow
     if stop.text == "*" and source[offset - 1 : offset] == "/":
         # `1 /* ...` never closed: its '/' was read as a division, then '*' came.
         return "unterminated comment: add the closing */", offset - 1
@@ -1014,6 +1016,23 @@ class _Stop:
 
 
 ARROW = "arrow functions are not supported: declare a function at the top level"
+EVALUATE_ARROW = (
+    "evaluate() runs the page's JavaScript given as a string: quote the function, "
+    "evaluate(\"() => ...\")"
+)
+_EVALUATE_CALL = re.compile(r"\bevaluate\s*\(")
+
+
+def _arrow_message(source: str, at: int) -> str:
+    """An arrow function as evaluate()'s argument is the page's code written as in
+    Playwright Test: the fix is quoting it, not a function declared at the top level
+    (which evaluate() refuses: it runs no function of the scenario)."""
+    line_start = source.rfind("\n", 0, at) + 1
+    for call in reversed(list(_EVALUATE_CALL.finditer(source, line_start, at))):
+        inside = source[call.end() : at]
+        if inside.count("(") >= inside.count(")"):  # still in its parentheses
+            return EVALUATE_ARROW
+    return ARROW
 STATEMENT_STARTS = "statements start with a name or a keyword"
 # What may stand between where the parser stopped in a parameter list and its `=>`.
 _TO_ARROW = re.compile(r"[\w$\s,]*\)\s*=>")
@@ -1122,7 +1141,7 @@ def _known_mistake(stop: _Stop) -> str | None:
     """JavaScript the language leaves out, and the usual slips (``=`` for ``===``)."""
     text, rest, expected, token = stop.text, stop.rest, stop.expected, stop.token
     if rest.startswith("=>"):
-        return ARROW
+        return _arrow_message(stop.source, stop.offset)
     if rest.startswith(("++", "--")):
         return f"'{rest[:2]}' is not supported: write x {rest[0]}= 1"
     if rest.startswith("/*"):
