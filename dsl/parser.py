@@ -1018,7 +1018,7 @@ class _Stop:
 ARROW = "arrow functions are not supported: declare a function at the top level"
 EVALUATE_ARROW = (
     "evaluate() runs the page's JavaScript given as a string: quote the function, "
-    "evaluate(\"() => ...\")"
+    'evaluate("() => ...")'
 )
 _EVALUATE_CALL = re.compile(r"\bevaluate\s*\(")
 
@@ -1033,6 +1033,8 @@ def _arrow_message(source: str, at: int) -> str:
         if inside.count("(") >= inside.count(")"):  # still in its parentheses
             return EVALUATE_ARROW
     return ARROW
+
+
 STATEMENT_STARTS = "statements start with a name or a keyword"
 # What may stand between where the parser stopped in a parameter list and its `=>`.
 _TO_ARROW = re.compile(r"[\w$\s,]*\)\s*=>")
