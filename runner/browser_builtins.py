@@ -35,6 +35,7 @@ from dsl.errors import BuiltinError
 from dsl.interpreter import Builtin
 from dsl.values import RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
+from runner.dialogs import DialogPolicy
 from runner.expectations import Expectations
 from runner.locators import LocatorValue, matcher_arg, role_locator, show_matcher
 from runner.page_calls import PageCalls, Timeouts, first_line, string_arg, target_of
@@ -69,6 +70,7 @@ class BrowserBuiltins:
         base_url: str | None,
         root: Path,
         take_screenshot: Callable[[str | None], Coroutine[Any, Any, None]],
+        dialogs: DialogPolicy | None = None,
     ) -> None:
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
         self.bridge = bridge
@@ -76,6 +78,7 @@ class BrowserBuiltins:
         self.base_url = base_url
         self.root = root.resolve()
         self._take_screenshot = take_screenshot
+        self.dialogs = dialogs if dialogs is not None else DialogPolicy()
 
     @property
     def page(self) -> Page:
@@ -129,6 +132,8 @@ class BrowserBuiltins:
             "url": lambda: self.page.url,
             "dispatch_event": self.dispatch_event,
             "screenshot": self.screenshot,
+            "on_dialog": self.on_dialog,
+            "dialog_message": self.dialog_message,
         }
         for kind in _MATCHER_LOCATORS:
             impls[kind] = self._matcher_locator(kind)
@@ -339,6 +344,30 @@ class BrowserBuiltins:
             value,
             lambda loc: loc.dispatch_event(kind, properties, timeout=self.timeouts.action),
         )
+
+    # --- dialogs ---------------------------------------------------------------------
+
+    def on_dialog(self, action: Value, text: Value = None) -> Value:
+        """How the page's next dialogs are answered, until said otherwise (Playwright's
+        ``page.on('dialog', d => d.accept(text))``); dismissed until then."""
+        if action not in ("accept", "dismiss"):
+            raise BuiltinError(
+                "TypeError",
+                f'on_dialog() takes "accept" or "dismiss", got {render(action)}',
+            )
+        if text is not None and (action != "accept" or not isinstance(text, str)):
+            raise BuiltinError(
+                "TypeError",
+                'on_dialog("accept", text): the text is what a prompt() gets, a string; '
+                f"got {render(text)}" + (" with dismiss" if action == "dismiss" else ""),
+            )
+        self.dialogs.set("accept" if action == "accept" else "dismiss", text)
+        return None
+
+    def dialog_message(self) -> Value:
+        """The message of the last dialog the page opened (null: none yet)."""
+        last = self.dialogs.last
+        return last.message if last is not None else None
 
     # --- waits -----------------------------------------------------------------------
 

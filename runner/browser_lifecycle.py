@@ -23,6 +23,7 @@ from runner.browser import launch_browser, started_driver
 from runner.bundle import PageRecorder, write_failure_bundle
 from runner.config import Config
 from runner.contexts_ahead import ContextsAhead, close_later
+from runner.dialogs import DialogPolicy
 from runner.events import RunError
 from runner.protocol import FinishedOutcome
 from runner.rundir import RunDirectory
@@ -90,6 +91,8 @@ class BrowserLifecycle:
         self.page: Page | None = None
         self.context: BrowserContext | None = None
         self.recorder = PageRecorder()
+        self.dialogs = DialogPolicy(self.recorder.note_dialog)
+        """How this run answers the page's dialogs (``on_dialog``), and the last one."""
         self.page_title = ""
         """The page's last known title (for runtime.json and the bundle)."""
         self.bundle_attempted = False
@@ -294,6 +297,7 @@ class BrowserLifecycle:
         self.page = page
         self.context = page.context
         self.recorder.attach(page)
+        page.on("dialog", self.dialogs.on_dialog)
         self.tracing = tracing
         outcome, error_info, failure = await execute()
         if self.bundle_attempted:  # bundle_now took it, before the after_each hooks

@@ -108,6 +108,10 @@ class PageRecorder:
             }
         )
 
+    def note_dialog(self, text: str) -> None:
+        """A dialog the run answered (:mod:`runner.dialogs`), among the messages."""
+        self.console.append({"type": "dialog", "text": _keep(text), "t": int(time.time() * 1000)})
+
     def _on_page_error(self, error: PlaywrightError) -> None:
         self.console.append(
             {"type": "pageerror", "text": _keep(str(error)), "t": int(time.time() * 1000)}

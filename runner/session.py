@@ -669,6 +669,7 @@ class ScenarioRun:
             self.config.base_url,
             self.project.root,
             self._screenshot,
+            self.browser.dialogs,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}

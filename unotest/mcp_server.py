@@ -728,6 +728,9 @@ class _Tools:
             "error": error,
             "bundlePath": written[-1]["bundlePath"],
             "consoleErrors": [m for m in console if m.get("type") in ("error", "pageerror")][-30:],
+            # alert/confirm/prompt and how the run answered them (a dismissed confirm is
+            # often why the page then shows what it does).
+            "dialogs": [m.get("text") for m in console if m.get("type") == "dialog"][-30:],
             "failedRequests": [r for r in network if _failed_request(r)][-30:],
             # Masked before the cut: a cut first could leave the start of a secret.
             "ariaSnapshot": _cut(masker.mask(aria), 12_000),

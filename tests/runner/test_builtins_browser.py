@@ -675,12 +675,12 @@ FAILING: dict[str, tuple[str, str, int, int, tuple[str, ...]]] = {
         ("goto: ", "ERR_CONNECTION_REFUSED", "http://127.0.0.1:{port}/"),
     ),
     "url-timeout": (
-        '  goto("/errors.html")\n  wait_for_url("/err*")',
+        '  goto("/errors.html")\n  wait_for_url("/errors")',
         "TimeoutError",
         6,
         2,
         (
-            'wait_for_url: the URL did not match "{site}/err*" within 3000 ms',
+            'wait_for_url: the URL did not match "{site}/errors" within 3000 ms',
             '(it is "{site}/errors.html")',
         ),
     ),

@@ -65,6 +65,8 @@ export function FailurePanel({ runId, bundle }) {
   const consoleErrors = (Array.isArray(consoleLog) ? consoleLog : []).filter(
     (c) => c.type === "error" || c.type === "pageerror",
   );
+  // alert/confirm/prompt and how the run answered them (runner/dialogs.py)
+  const dialogs = (Array.isArray(consoleLog) ? consoleLog : []).filter((c) => c.type === "dialog");
   const failedRequests = (Array.isArray(network) ? network : []).filter(
     (r) => r.failure || (typeof r.status === "number" && r.status >= 400),
   );
@@ -79,6 +81,8 @@ export function FailurePanel({ runId, bundle }) {
     ${aria && html`<details class="failure-aria"><summary>Aria snapshot</summary><pre>${aria}</pre></details>`}
     ${consoleErrors.length > 0 && html`<div class="failure-console"><h4>Console errors</h4><ul>${
       consoleErrors.map((c) => html`<li>${c.type}: ${c.text}${c.url ? ` (${c.url}${c.line != null ? ":" + c.line : ""})` : ""}</li>`)}</ul></div>`}
+    ${dialogs.length > 0 && html`<div class="failure-dialogs"><h4>Dialogs</h4><ul>${
+      dialogs.map((d) => html`<li>${d.text}</li>`)}</ul></div>`}
     ${failedRequests.length > 0 && html`<div class="failure-network"><h4>Failed requests</h4><ul>${
       failedRequests.map((r) => html`<li>${r.method} ${r.url} ${r.failure || r.status}</li>`)}</ul></div>`}
     ${files.has("trace.zip") && html`<p class="failure-trace">Trace: <code>playwright show-trace ${bundle.path}/trace.zip</code></p>`}
