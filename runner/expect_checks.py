@@ -92,6 +92,22 @@ async def enabled_state(locator: Locator) -> str:
     return "enabled" if await locator.first.is_enabled(timeout=500) else "disabled"
 
 
+async def focused_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    focused = await locator.first.evaluate("e => e === e.ownerDocument.activeElement")
+    return "focused" if focused else "not focused"
+
+
+async def editable_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    try:
+        return "editable" if await locator.first.is_editable(timeout=500) else "not editable"
+    except PlaywrightError as err:
+        return f"an element that cannot be edited ({first_line(err)})"
+
+
 async def element_state(locator: Locator) -> str:
     try:
         count = await locator.count()

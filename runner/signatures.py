@@ -85,6 +85,10 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "expect_not_unchecked": (1, 1),
     "expect_not_enabled": (1, 1),
     "expect_not_disabled": (1, 1),
+    "expect_focused": (1, 1),
+    "expect_not_focused": (1, 1),
+    "expect_editable": (1, 1),
+    "expect_not_editable": (1, 1),
     "expect_not_attr": (3, 3),
     "expect_not_class": (2, 2),
     # output
