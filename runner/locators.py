@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from playwright.async_api import Locator, Page
+from playwright.async_api import FrameLocator, Locator, Page
 
 from dsl.errors import BuiltinError, arity_text
 from dsl.values import HostValue, RegexValue, Value, render, type_name
@@ -167,7 +167,7 @@ class LocatorValue(HostValue):
                 for key, val in options:
                     text += f" {key}={render(val)}"
                 parts.append(text)
-            elif kind in ("first", "last"):
+            elif kind in ("first", "last", "frame"):
                 parts.append(kind)
             elif kind == "filter":
                 has_text, has = args
@@ -190,9 +190,14 @@ class LocatorValue(HostValue):
         return LocatorValue((*self.steps, (kind, args)))
 
     def method_names(self) -> tuple[str, ...]:
-        return ("nth", "first", "last", "find", "filter")
+        return ("nth", "first", "last", "find", "filter", "frame")
 
     def call_method(self, name: str, args: list[Value]) -> Value:
+        if name == "frame":
+            # Playwright's locator.contentFrame() (page.frameLocator(s)): the document of
+            # the iframe this locator finds; .find() then looks inside it.
+            _arity(name, args, 0)
+            return self.then("frame")
         if name in ("first", "last"):
             _arity(name, args, 0)
             return self.then(name)
@@ -242,11 +247,17 @@ class LocatorValue(HostValue):
 
     def build(self, page: Page) -> Locator:
         """The Playwright locator for this recipe on ``page``."""
-        current: Page | Locator = page
+        current: Page | Locator | FrameLocator = page
         for kind, args in self.steps:
             current = _apply(current, page, kind, args)
         if isinstance(current, Page):  # pragma: no cover - a recipe always has a step
             raise BuiltinError("TypeError", "empty locator")
+        if isinstance(current, FrameLocator):
+            raise BuiltinError(
+                "TypeError",
+                f"{self.render()} is the document of an iframe, not an element: name an "
+                'element in it with .find(), e.g. css("iframe").frame().find(label("Name"))',
+            )
         return current
 
 
@@ -267,7 +278,9 @@ _GET_BY = {
 }
 
 
-def _apply(current: Page | Locator, page: Page, kind: str, args: StepArgs) -> Page | Locator:
+def _apply(
+    current: Page | Locator | FrameLocator, page: Page, kind: str, args: StepArgs
+) -> Page | Locator | FrameLocator:
     if kind == "role":
         role, name, options = args
         kwargs = dict(options)
@@ -290,6 +303,12 @@ def _apply(current: Page | Locator, page: Page, kind: str, args: StepArgs) -> Pa
         return current.locator(f"xpath={args[0]}")
     if isinstance(current, Page):
         raise BuiltinError("TypeError", f"a locator cannot start with .{kind}()")
+    if kind == "frame":
+        if isinstance(current, FrameLocator):
+            raise BuiltinError("TypeError", ".frame() needs an iframe element, not a frame")
+        return current.content_frame
+    if isinstance(current, FrameLocator) and kind == "filter":
+        raise BuiltinError("TypeError", "a frame has no .filter(): .find() an element in it first")
     if kind == "nth":
         return current.nth(args[0])
     if kind == "first":
@@ -302,6 +321,7 @@ def _apply(current: Page | Locator, page: Page, kind: str, args: StepArgs) -> Pa
             current = _apply(current, page, inner_kind, inner_args)
         return current
     if kind == "filter":
+        assert isinstance(current, Locator)
         has_text, has = args
         return current.filter(has_text=has_text, has=has.build(page) if has is not None else None)
     raise AssertionError(kind)  # pragma: no cover
