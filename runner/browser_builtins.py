@@ -71,7 +71,9 @@ class BrowserBuiltins:
         root: Path,
         take_screenshot: Callable[[str | None], Coroutine[Any, Any, None]],
         dialogs: DialogPolicy | None = None,
+        use_page: Callable[[Page], None] | None = None,
     ) -> None:
+        self.use_page = use_page
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
         self.bridge = bridge
         self.timeouts = timeouts
@@ -133,6 +135,7 @@ class BrowserBuiltins:
             "dispatch_event": self.dispatch_event,
             "screenshot": self.screenshot,
             "on_dialog": self.on_dialog,
+            "switch_page": self.switch_page,
             "dialog_message": self.dialog_message,
         }
         for kind in _MATCHER_LOCATORS:
@@ -344,6 +347,59 @@ class BrowserBuiltins:
             value,
             lambda loc: loc.dispatch_event(kind, properties, timeout=self.timeouts.action),
         )
+
+    # --- pages -----------------------------------------------------------------------
+
+    def switch_page(self, matcher: Value) -> Value:
+        """Drive another page of the run's context from now on (a tab a link opened with
+        target=_blank, a window.open popup, or the first page again), the first whose
+        URL (a string: exact, joined to baseURL) or title matches; waits for it up to
+        the navigation timeout, as Playwright's ``waitForEvent('popup')`` would."""
+        if isinstance(matcher, RegexValue):
+            pattern = matcher.pattern
+
+            def wanted(url: str, title: str) -> bool:
+                return pattern.search(url) is not None or pattern.search(title) is not None
+
+        elif isinstance(matcher, str):
+            exact = matcher
+            joined = self.calls.url(matcher)
+
+            def wanted(url: str, title: str) -> bool:
+                return url == joined or title == exact
+
+        else:
+            raise BuiltinError(
+                "TypeError",
+                f"switch_page() needs the page's URL or title (a string or a regex), "
+                f"got {type_name(matcher)}",
+            )
+        waited = self.timeouts.navigation
+        shown = render(matcher) if isinstance(matcher, RegexValue) else repr(matcher)
+
+        async def find() -> Page:
+            deadline = asyncio.get_running_loop().time() + waited / 1000
+            while True:
+                seen: list[str] = []
+                for page in self.page.context.pages:
+                    if page.is_closed():
+                        continue
+                    title = await page.title()
+                    if wanted(page.url, title):
+                        if self.use_page is not None:
+                            self.use_page(page)  # on the loop: it subscribes to events
+                        return page
+                    seen.append(f"{page.url} ({title!r})")
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise BuiltinError(
+                        "TimeoutError",
+                        f"switch_page: no page's URL or title matched {shown} within "
+                        f"{int(waited)} ms (the pages: {'; '.join(seen) or 'none'})",
+                    )
+                await asyncio.sleep(0.05)
+
+        self.calls.run("switch_page", find())
+        return None
 
     # --- dialogs ---------------------------------------------------------------------
 

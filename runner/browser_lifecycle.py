@@ -91,6 +91,8 @@ class BrowserLifecycle:
         self.page: Page | None = None
         self.context: BrowserContext | None = None
         self.recorder = PageRecorder()
+        self._adopted: list[Page] = []
+        """The pages recorded and answered for (the first and every one switched to)."""
         self.dialogs = DialogPolicy(self.recorder.note_dialog)
         """How this run answers the page's dialogs (``on_dialog``), and the last one."""
         self.page_title = ""
@@ -286,6 +288,15 @@ class BrowserLifecycle:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
 
+    def use_page(self, page: Page) -> None:
+        """Make ``page`` the one the scenario drives (its first, or a tab it opened,
+        by ``switch_page``): recorded and its dialogs answered, once per page."""
+        self.page = page
+        if page not in self._adopted:
+            self._adopted.append(page)
+            self.recorder.attach(page)
+            page.on("dialog", self.dialogs.on_dialog)
+
     async def _on_page(
         self,
         rundir: RunDirectory,
@@ -294,10 +305,8 @@ class BrowserLifecycle:
         tracing: bool,
     ) -> Driven:
         """The scenario on ``page``, then its failure bundle when it failed."""
-        self.page = page
         self.context = page.context
-        self.recorder.attach(page)
-        page.on("dialog", self.dialogs.on_dialog)
+        self.use_page(page)
         self.tracing = tracing
         outcome, error_info, failure = await execute()
         if self.bundle_attempted:  # bundle_now took it, before the after_each hooks

@@ -670,6 +670,7 @@ class ScenarioRun:
             self.project.root,
             self._screenshot,
             self.browser.dialogs,
+            self.browser.use_page,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}

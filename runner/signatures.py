@@ -93,6 +93,8 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "expect_not_class": (2, 2),
     # output
     "screenshot": (0, 1),
+    # pages: another tab of the run (a popup, target=_blank)
+    "switch_page": (1, 1),
     # dialogs (alert, confirm, prompt)
     "on_dialog": (1, 2),
     "dialog_message": (0, 0),
