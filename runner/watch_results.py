@@ -15,7 +15,7 @@ import shlex
 from typing import Any
 
 from runner.protocol import JSONObject
-from runner.run_result import RunResult, summary_lines
+from runner.run_result import RunResult, error_location, summary_lines
 from runner.watch_events import (
     ADAPTER_ID,
     BATCH_PRECEDENCE,
@@ -63,7 +63,12 @@ def make_test_run_result(
     if result is not None:
         stdout = summary_lines(result)
         if result.error is not None and failure is None:
-            failure = f"{result.error.get('errorName', 'Error')}: {result.error.get('error', '')}"
+            # Where it failed first, as `unotest e2e` and the pytest plugin print it, so
+            # that a watch user can go to the line.
+            location = error_location(result.error)
+            where = f"{location}: " if location else ""
+            name = result.error.get("errorName", "Error")
+            failure = f"{where}{name}: {result.error.get('error', '')}"
     counts = dict.fromkeys(BATCH_PRECEDENCE, 0) | {"total": 1}
     counts[status] = 1
     return {

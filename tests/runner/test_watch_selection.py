@@ -246,3 +246,25 @@ def test_scenarios_a_stopped_watch_never_ran_say_it_stopped() -> None:
     assert result["status"] == "cancelled"
     assert "the watch stopped (SIGINT) before this scenario ran" in json.dumps(result)
     assert "newer batch" not in json.dumps(published)
+
+
+def test_a_failed_run_s_message_starts_with_where_it_failed() -> None:
+    """As `unotest e2e` prints it: a watch user goes from the line to the statement."""
+    from runner.run_result import RunResult
+    from runner.watch_results import ScenarioJob, make_test_run_result
+
+    error = {
+        "error": 'expected "Total: 22.5 EUR", received "Total: 25 EUR"',
+        "errorName": "AssertionError",
+        "file": "unotest/e2e/shop/known-bug.test.js",
+        "line": 9,
+        "col": 2,
+    }
+    result = RunResult("r-1", "unotest/.runs/r-1", "shop/known-bug", "failed", 5, 3, error)
+    job = ScenarioJob("shop/known-bug", "unotest/e2e/shop/known-bug.test.js", [])
+    made = make_test_run_result(job, "failed", result=result)
+    wanted = (
+        'unotest/e2e/shop/known-bug.test.js:9:2: AssertionError: expected "Total: 22.5 EUR", '
+        'received "Total: 25 EUR"'
+    )
+    assert made["cases"][0]["failureMessage"] == wanted
