@@ -102,6 +102,9 @@ class WatchDaemon:
         self.graph = DependencyGraph.build(index)
         self._check_collection(index)
         self.config = load_config(self.root, os.environ)
+        # The socket first: a --port that cannot be had stops the daemon before it starts
+        # a webServer or a browser.
+        server = await self._listen()
         if self.config.web_server is not None:
             self.web_server = await asyncio.to_thread(
                 WebServer.from_config,
@@ -110,7 +113,6 @@ class WatchDaemon:
                 cancel=threading.Event(),
             )
         await self.pool.start()
-        server = await self._listen()
         started = int(time.time() * 1000)
         if self.address is not None:
             write_discovery(
@@ -139,6 +141,13 @@ class WatchDaemon:
             self.address = await self.socket.start(self.options.host, self.options.port)
         except OSError as err:
             where = f"{self.options.host}:{self.options.port}"
+            if self.options.port != 0:
+                # A port the user asked for: without it the viewer finds no daemon and a
+                # second `unotest watch` would start another; one sentence, exit 2.
+                raise UsageError(
+                    f"--port {self.options.port}: cannot listen on {where} "
+                    f"({err.strerror or err}): choose another port, or leave --port out"
+                ) from None
             self.bus.publish(
                 error(
                     "socket",

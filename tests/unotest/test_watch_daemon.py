@@ -570,3 +570,33 @@ def test_a_folder_moved_in_renamed_and_moved_out_is_seen(
     shutil.move(str(e2e / "renamed"), str(tmp_path / "gone"))
     gone = f"{shared.root.as_posix()}/{E}/renamed/moved.test.js"
     client.until(lambda e: e["type"] == "watch.change" and e["path"] == gone)
+
+
+def test_a_port_asked_for_that_is_taken_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    """Without its socket the viewer finds no daemon and a second `unotest watch` would
+    start another: a --port that cannot be had stops it before any browser starts."""
+    root = write_project(
+        tmp_path / "proj",
+        config_yaml(None),
+        {"alone": scenario_source("alone", '  log("x")\n')},
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "unotest", "watch", "--port", str(port)],
+            cwd=root,
+            env=unotest_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+        )
+    assert done.returncode == 2, done
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(
+        f"unotest: --port {port}: cannot listen on 127.0.0.1:{port} ("
+    ), done.stderr
+    assert "choose another port, or leave --port out" in lines[0]
+    assert not discovery_path(root).exists()
