@@ -21,10 +21,13 @@ from runner import protocol
 from runner.rundir import atomic_write, pid_exists, process_start_time
 
 __all__ = [
+    "CLAIM_FILE",
     "DISCOVERY_FILE",
     "DaemonInfo",
     "Discovery",
     "DiscoveryStatus",
+    "claim_project",
+    "claimed_by",
     "discovery_path",
     "read_discovery",
     "remove_discovery",
@@ -32,6 +35,10 @@ __all__ = [
 ]
 
 DISCOVERY_FILE = ".daemon.json"
+CLAIM_FILE = ".daemon.lock"
+"""Held (``flock``) by the one daemon of a project from before its start-up to its end:
+two ``unotest watch`` started a second apart both found no discovery file (it is
+written once the socket listens, seconds later) and both ran."""
 
 DiscoveryStatus = Literal["running", "not-running", "stale", "unreadable"]
 
@@ -137,3 +144,32 @@ def remove_discovery(root: Path) -> None:
     if found.info is not None and found.info["pid"] == os.getpid():
         with contextlib.suppress(OSError):
             discovery_path(root).unlink()
+
+
+def claim_project(root: Path) -> int | None:
+    """Claim ``root`` for this process's daemon: the open, locked claim file (kept open
+    until the process ends, when the kernel releases it, ``kill -9`` included), or None
+    when another process holds it. Where there is no ``flock`` (Windows) every claim
+    succeeds, as before there was one."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return -1
+    path = root / protocol.UNOTEST_DIR / CLAIM_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def claimed_by(root: Path) -> int | None:
+    """The pid written in the claim file (the daemon holding it), if it reads."""
+    with contextlib.suppress(OSError, ValueError):
+        return int((root / protocol.UNOTEST_DIR / CLAIM_FILE).read_text().strip())
+    return None

@@ -131,6 +131,7 @@ def test_init_ignores_everything_runs_write_and_says_it_updated_a_gitignore(
         "unotest/.viewer.lock",
         "unotest/.viewer.log",
         "unotest/.daemon.json",
+        "unotest/.daemon.lock",
         "unotest/.env",
     ):
         assert written_by_runs in lines, written_by_runs

@@ -600,3 +600,56 @@ def test_a_port_asked_for_that_is_taken_is_one_sentence_and_exit_2(tmp_path: Pat
     ), done.stderr
     assert "choose another port, or leave --port out" in lines[0]
     assert not discovery_path(root).exists()
+
+
+def test_a_second_watch_while_the_first_still_starts_says_so_and_exits_0(
+    tmp_path: Path,
+) -> None:
+    """Two `unotest watch` a second apart: the first holds the project's claim from
+    before its start-up (its discovery file comes only once its socket listens), so the
+    second starts no daemon of its own. Here a process holding the claim stands for the
+    first daemon, caught between the two."""
+    root = write_project(
+        tmp_path / "proj",
+        config_yaml(None),
+        {"alone": scenario_source("alone", '  log("x")\n')},
+    )
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from pathlib import Path\n"
+            "from runner.watch_discovery import claim_project\n"
+            "assert claim_project(Path(sys.argv[1])) is not None\n"
+            "print('held', flush=True)\n"
+            "time.sleep(60)\n",
+            str(root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=unotest_env(),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        done = subprocess.run(
+            [sys.executable, "-m", "unotest", "watch"],
+            cwd=root,
+            env=unotest_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+        )
+        assert done.returncode == 0, done
+        assert f"a watch daemon is starting for this project (pid {holder.pid})" in done.stderr
+        assert not discovery_path(root).exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    # The claim goes with its process (kill -9 included): the next daemon may start.
+    from runner.watch_discovery import claim_project
+
+    fd = claim_project(root)
+    assert fd is not None
+    os.close(fd)

@@ -108,6 +108,7 @@ _GITIGNORE_LINES = (
     "unotest/.cache/",
     "unotest/.history/",
     "unotest/.daemon.json",
+    "unotest/.daemon.lock",
 )
 
 

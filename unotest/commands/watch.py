@@ -29,7 +29,7 @@ __all__ = ["watch_command"]
 
 def watch_command(args: argparse.Namespace) -> int:
     from runner.project import find_project_root
-    from runner.watch_discovery import read_discovery
+    from runner.watch_discovery import claim_project, claimed_by, read_discovery
     from unotest.exit_codes import EXIT_OK
 
     root = find_project_root(Path.cwd(), args.root)
@@ -45,6 +45,16 @@ def watch_command(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     _check_numbers(args)
+    if claim_project(root) is None:
+        # Another daemon is starting (its discovery file comes once its socket listens).
+        pid = claimed_by(root)
+        print(
+            "a watch daemon is starting for this project"
+            + (f" (pid {pid})" if pid else "")
+            + ": unotest watch --status says where it listens",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     return asyncio.run(_serve(root, args))
 
 
