@@ -284,6 +284,7 @@ class WatchDaemon:
         if not any(c.rel == CONFIG_FILE for c in changes):
             self.pool.reload()
             return None
+        before = self.config.web_server if self.config is not None else None
         try:
             self.config = load_config(self.root, os.environ)
         except UnotestError as err:
@@ -296,8 +297,41 @@ class WatchDaemon:
                 )
             )
             return f"{CONFIG_FILE} does not load: {err}"
+        if self.config.web_server != before:
+            await self._start_web_server("the config's webServer changed")
         self.pool.reload()
         return None
+
+    async def _check_web_server(self) -> None:
+        """Before a batch: a webServer that exited since is started again (every run
+        would otherwise fail to reach the site, with nothing saying why)."""
+        server = self.web_server
+        code = server.exit_code() if server is not None else None
+        if code is not None:
+            await self._start_web_server(f"the webServer exited (code {code})")
+
+    async def _start_web_server(self, why: str) -> None:
+        """Stop the webServer there is, start the config's own; say why, and say so when
+        it does not start (the scenarios then run without it)."""
+        old, self.web_server = self.web_server, None
+        if old is not None:
+            await asyncio.to_thread(old.stop)
+        wanted = self.config.web_server if self.config is not None else None
+        if wanted is None:
+            return
+        try:
+            self.web_server = await asyncio.to_thread(
+                WebServer.from_config,
+                wanted,
+                mask=project_masker(self.root).mask,
+                cancel=threading.Event(),
+            )
+        except UnotestError as err:
+            self.bus.publish(
+                error("webServer", f"{why}; it does not start", str(err), "runs go on without it")
+            )
+            return
+        self.bus.publish(error("webServer", why, None, "started again"))
 
     async def _on_manual(self, kind: ManualKind) -> None:
         async with self.lock:
@@ -317,6 +351,7 @@ class WatchDaemon:
         self, selection: Selection, changed: list[str], trigger: Trigger, blocked_all: str | None
     ) -> None:
         await self._cancel_running()
+        await self._check_web_server()
         self.batch_count += 1
         batch_id = f"batch-{self.batch_count}"
         plan = selection.plan(self.graph)

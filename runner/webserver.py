@@ -454,6 +454,15 @@ class WebServer:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, sig)
 
+    def exit_code(self) -> int | None:
+        """The exit code of the server this run started, once it ended by itself (None:
+        still running, shared, or stopped by us): a long-lived user (``unotest watch``)
+        notices a server that died, as Playwright Test says "exited early"."""
+        process = self._process
+        if process is None or self._stopped:
+            return None
+        return process.poll()
+
     def stop(self) -> None:
         """Stop the server this run started, unless other runs use it (then it is
         stopped by :func:`stop_lingering`, once they are done); leave one it shares.

@@ -653,3 +653,55 @@ def test_a_second_watch_while_the_first_still_starts_says_so_and_exits_0(
     fd = claim_project(root)
     assert fd is not None
     os.close(fd)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_a_web_server_that_exited_is_started_again_before_the_next_batch(
+    tmp_path: Path,
+) -> None:
+    """Every run reached a dead site, with nothing saying why: the daemon now notices the
+    server it started has exited, says so, and starts it again before the batch."""
+    port = _free_port()
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(HTML)
+    server = (
+        "webServer:\n"
+        f"  command: {sys.executable} -m http.server {port} --bind 127.0.0.1 --directory {site}\n"
+        f"  url: http://127.0.0.1:{port}/index.html\n"
+    )
+    root = write_project(
+        tmp_path / "proj",
+        config_yaml(f"http://127.0.0.1:{port}", chromium=chromium(), extra=server),
+        {"plain": scenario_source("plain", PLAIN)},
+    )
+    daemon = Daemon(root)
+    try:
+        client = Client(daemon.port)
+        client.until(lambda e: e["type"] == "snapshot")
+        served = [p for p in descendants(daemon.proc.pid) if b"http.server" in cmdline(p)]
+        assert served, "the daemon started no webServer"
+        for pid in served:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + WAIT_S
+        while any(
+            Path(f"/proc/{pid}").exists() and b"http.server" in cmdline(pid) for pid in served
+        ):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        daemon.save(f"{E}/plain.test.js")
+        started = client.until(lambda e: e["type"] == "batch.started")
+        said = [e for e in started if e["type"] == "error" and e["scope"] == "webServer"]
+        assert said and said[0]["message"].startswith("the webServer exited (code "), started
+        assert said[0]["degradedTo"] == "started again"
+        _, finished = client.rest_of(started[-1])
+        assert finished["result"]["status"] == "passed", finished
+        client.close()
+    finally:
+        assert daemon.stop() == 0
