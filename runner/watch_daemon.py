@@ -29,7 +29,13 @@ from runner.secrets import project_masker
 from runner.text import did_you_mean
 from runner.watch_batches import Batch, Debouncer
 from runner.watch_bus import EventBus
-from runner.watch_discovery import remove_discovery, write_discovery
+from runner.watch_discovery import (
+    ProjectClaimed,
+    claim_project,
+    claimed_by,
+    remove_discovery,
+    write_discovery,
+)
 from runner.watch_events import (
     PROTOCOL_VERSION,
     Event,
@@ -90,6 +96,8 @@ class WatchDaemon:
         self.address: tuple[str, int] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
         self.lock = asyncio.Lock()
+        self.claimed = False
+        """This daemon holds the project's claim (so its discovery file is its own)."""
         self.announced = False
         """``daemon.started`` was published (so ``daemon.stopped`` will be)."""
 
@@ -102,6 +110,11 @@ class WatchDaemon:
         self.graph = DependencyGraph.build(index)
         self._check_collection(index)
         self.config = load_config(self.root, os.environ)
+        # Once the options are known to be good (a bad one is its own one sentence, not
+        # "another daemon is starting"), the project is this daemon's or another's.
+        if claim_project(self.root) is None:
+            raise ProjectClaimed(claimed_by(self.root))
+        self.claimed = True
         # The socket first: a --port that cannot be had stops the daemon before it starts
         # a webServer or a browser.
         server = await self._listen()
@@ -188,7 +201,8 @@ class WatchDaemon:
         await self.pool.close()
         if self.web_server is not None:
             await asyncio.to_thread(self.web_server.stop)
-        remove_discovery(self.root)
+        if self.claimed:  # the discovery file of another daemon is not this one's
+            remove_discovery(self.root)
         if self.announced:
             self.bus.publish(daemon_stopped(reason))
         await self.socket.close()

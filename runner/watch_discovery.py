@@ -26,6 +26,7 @@ __all__ = [
     "DaemonInfo",
     "Discovery",
     "DiscoveryStatus",
+    "ProjectClaimed",
     "claim_project",
     "claimed_by",
     "discovery_path",
@@ -144,6 +145,14 @@ def remove_discovery(root: Path) -> None:
     if found.info is not None and found.info["pid"] == os.getpid():
         with contextlib.suppress(OSError):
             discovery_path(root).unlink()
+
+
+class ProjectClaimed(Exception):
+    """Another daemon holds the project's claim (it is starting, or runs)."""
+
+    def __init__(self, pid: int | None) -> None:
+        super().__init__(f"a watch daemon holds this project (pid {pid})")
+        self.pid = pid
 
 
 def claim_project(root: Path) -> int | None:

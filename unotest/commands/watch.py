@@ -29,7 +29,7 @@ __all__ = ["watch_command"]
 
 def watch_command(args: argparse.Namespace) -> int:
     from runner.project import find_project_root
-    from runner.watch_discovery import claim_project, claimed_by, read_discovery
+    from runner.watch_discovery import read_discovery
     from unotest.exit_codes import EXIT_OK
 
     root = find_project_root(Path.cwd(), args.root)
@@ -45,16 +45,6 @@ def watch_command(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     _check_numbers(args)
-    if claim_project(root) is None:
-        # Another daemon is starting (its discovery file comes once its socket listens).
-        pid = claimed_by(root)
-        print(
-            "a watch daemon is starting for this project"
-            + (f" (pid {pid})" if pid else "")
-            + ": unotest watch --status says where it listens",
-            file=sys.stderr,
-        )
-        return EXIT_OK
     return asyncio.run(_serve(root, args))
 
 
@@ -92,6 +82,7 @@ def _status(root: Path, as_json: bool) -> int:
 
 async def _serve(root: Path, args: argparse.Namespace) -> int:
     from runner.watch_daemon import DaemonOptions, WatchDaemon
+    from runner.watch_discovery import ProjectClaimed
     from runner.watch_lines import LinePrinter
     from runner.watch_socket import encode
     from unotest.exit_codes import EXIT_OK
@@ -126,6 +117,16 @@ async def _serve(root: Path, args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, request_stop, sig.name)
     try:
         await daemon.start()
+    except ProjectClaimed as claimed:
+        # Another daemon is starting (its discovery file comes once its socket listens).
+        await daemon.stop("could not start")
+        print(
+            "a watch daemon is starting for this project"
+            + (f" (pid {claimed.pid})" if claimed.pid else "")
+            + ": unotest watch --status says where it listens",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     except BaseException:
         await daemon.stop("could not start")
         raise
