@@ -23,9 +23,19 @@ export function useFollowTail(size) {
     if (el.scrollTop + el.clientHeight >= el.scrollHeight - NEAR_END_PX) follow.current = true;
     else if (Date.now() - touched.current < 1000) follow.current = false;
   };
+  // A wheel or a key that moves up stops the following at once: a line arriving before
+  // the browser's scroll event would otherwise pull the view back down first.
+  const onWheel = (event) => {
+    touch();
+    if (event.deltaY < 0) follow.current = false;
+  };
+  const onKeyDown = (event) => {
+    touch();
+    if (["ArrowUp", "PageUp", "Home"].includes(event.key)) follow.current = false;
+  };
   useLayoutEffect(() => {
     const el = box.current;
     if (el && follow.current) el.scrollTop = el.scrollHeight;
   }, [size]);
-  return { ref: box, onScroll, onWheel: touch, onKeyDown: touch, onPointerDown: touch, onTouchMove: touch };
+  return { ref: box, onScroll, onWheel, onKeyDown, onPointerDown: touch, onTouchMove: touch };
 }
