@@ -243,6 +243,9 @@ class LocatorValue(HostValue):
                 "TypeError",
                 "a Locator has no method .evaluate(): write evaluate(locator, js, arg?)",
             )
+        ported = _PLAYWRIGHT_METHODS.get(name)
+        if ported is not None:  # a Playwright Test line ported as written
+            raise BuiltinError("TypeError", f"a Locator has no method .{name}(): write {ported}")
         raise KeyError(name)
 
     def build(self, page: Page) -> Locator:
@@ -259,6 +262,27 @@ class LocatorValue(HostValue):
                 'element in it with .find(), e.g. css("iframe").frame().find(label("Name"))',
             )
         return current
+
+
+_PLAYWRIGHT_METHODS = {
+    "locator": ".find(css(selector))",
+    "getByRole": '.find(role("button", "Save"))',
+    "getByText": ".find(text(m))",
+    "getByLabel": ".find(label(m))",
+    "getByPlaceholder": ".find(placeholder(m))",
+    "getByTestId": ".find(testid(id))",
+    "getByTitle": ".find(title(m))",
+    "getByAltText": ".find(alt(m))",
+    "contentFrame": ".frame()",
+    "frameLocator": ".frame() on the iframe, then .find()",
+    "click": "click(locator), the target first",
+    "fill": "fill(locator, text), the target first",
+    "count": "count(locator)",
+    "textContent": "text_of(locator)",
+    "innerText": "text_of(locator)",
+    "isVisible": "is_visible(locator)",
+}
+"""Playwright's Locator methods a ported line uses, and what unotest writes instead."""
 
 
 def _arity(name: str, args: list[Value], count: int) -> None:
@@ -342,6 +366,14 @@ def role_locator(role: Value, name: Value = None, options: Value = None) -> Loca
                 "TypeError", f"role() options must be an object, got {type_name(options)}"
             )
         for key, val in options.items():
+            if key == "name" and name is None and isinstance(val, str | RegexValue):
+                # Playwright's getByRole("button", {name: "Save"}), ported as written.
+                shown = render(val)
+                raise BuiltinError(
+                    "TypeError",
+                    f"role() takes the name second, not as an option: write "
+                    f"role({render(role)}, {shown})",
+                )
             if key not in ROLE_OPTIONS:
                 raise BuiltinError(
                     "TypeError",

@@ -111,9 +111,27 @@ def test_locator_methods_refuse_wrong_arguments(name: str, args: list[Any], mess
 
 
 def test_an_unknown_locator_method_is_not_one() -> None:
-    assert "click" not in css("li").method_names()
+    assert "blur" not in css("li").method_names()
     with pytest.raises(KeyError):
-        css("li").call_method("click", [])
+        css("li").call_method("blur", [])
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("locator", ".find(css(selector))"),
+        ("getByRole", '.find(role("button", "Save"))'),
+        ("getByText", ".find(text(m))"),
+        ("contentFrame", ".frame()"),
+        ("click", "click(locator), the target first"),
+        ("textContent", "text_of(locator)"),
+    ],
+)
+def test_a_playwright_locator_method_says_what_to_write(name: str, written: str) -> None:
+    """A Playwright Test line ported as written (`css("#q").getByRole(...)`)."""
+    with pytest.raises(BuiltinError) as caught:
+        css("li").call_method(name, [])
+    assert caught.value.message == f"a Locator has no method .{name}(): write {written}"
 
 
 @pytest.mark.parametrize(
@@ -124,6 +142,11 @@ def test_an_unknown_locator_method_is_not_one() -> None:
         (("button", None, {"bold": True}), "role() does not know the option 'bold' (known: "),
         (("button", None, {"level": "2"}), "role() option 'level' needs a number"),
         (("button", None, {"checked": 1.0}), "role() option 'checked' needs true or false"),
+        # Playwright's getByRole("button", {name: "Price"}), ported as written
+        (
+            ("button", {"name": "Price"}),
+            'role() takes the name second, not as an option: write role("button", "Price")',
+        ),
     ],
 )
 def test_role_refuses_what_it_cannot_use(args: tuple[Any, ...], message: str) -> None:
