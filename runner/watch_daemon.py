@@ -358,6 +358,14 @@ class WatchDaemon:
                 message = "the failed scenarios (f) asked for"
             else:
                 names, message = self.last_scenarios, "the last batch again (Enter) asked for"
+            if not names:
+                # Said, not an empty batch that reads as if something ran and was skipped.
+                why = {
+                    "all": "the project has no scenario to run",
+                    "failed": "no scenario failed in this daemon's runs",
+                }.get(kind, "no batch has run yet")
+                self.bus.publish(error("keys", f"nothing to run: {why}", None, None))
+                return
             selection = select_manual(self.root, self.graph, names, message)
             await self._run_batch(selection, [], "manual", None)
 
