@@ -124,10 +124,7 @@ class BrowserBuiltins:
             "wait": self.wait,
             "wait_for": self.wait_for,
             "wait_for_url": self.wait_for_url,
-            "wait_for_load": lambda: self.calls.run(
-                "wait_for_load",
-                self.page.wait_for_load_state("load", timeout=self.timeouts.navigation),
-            ),
+            "wait_for_load": self.wait_for_load,
             "attr_of": self.attr_of,
             "count": self.count,
             "is_visible": self.is_visible,
@@ -400,6 +397,21 @@ class BrowserBuiltins:
 
         self.calls.run("switch_page", find())
         return None
+
+    def wait_for_load(self, state: Value = None) -> Value:
+        """Playwright's ``waitForLoadState(state)``: ``"load"`` (the default),
+        ``"domcontentloaded"`` or ``"networkidle"`` (no request for 500 ms)."""
+        wanted = "load" if state is None else state
+        if wanted not in ("load", "domcontentloaded", "networkidle"):
+            raise BuiltinError(
+                "TypeError",
+                'wait_for_load() takes "load", "domcontentloaded" or "networkidle", '
+                f"got {render(state)}",
+            )
+        return self.calls.run(
+            "wait_for_load",
+            self.page.wait_for_load_state(wanted, timeout=self.timeouts.navigation),  # type: ignore[arg-type]
+        )
 
     # --- dialogs ---------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "wait": (1, 1),
     "wait_for": (1, 1),
     "wait_for_url": (1, 1),
-    "wait_for_load": (0, 0),
+    "wait_for_load": (0, 1),
     # queries
     "text_of": (1, 1),
     "value_of": (1, 1),

@@ -23,6 +23,9 @@ HELP = """<!doctype html><title>Help</title>
 <p id=r></p>"""
 
 TABS = r"""  goto("home.html")
+  wait_for_load("networkidle")
+  wait_for_load("domcontentloaded")
+  try { wait_for_load("idle") } catch (e) { expect_equal(e.name, "TypeError") }
   click("Terms")
   switch_page("Terms of service")
   expect_title("Terms of service")
