@@ -17,6 +17,7 @@ from pathlib import Path
 
 from runner import protocol
 from runner.project import CONFIG_FILE, SCENARIO_SUFFIX
+from runner.protocol import ENV_FILE
 from runner.watch_events import (
     ADAPTER_ID,
     RUNNER_KEY,
@@ -105,7 +106,7 @@ def select(
     allowed = set(new.scenario_files) if candidates is None else set(candidates)
     for change in changes:
         rel = change.rel
-        if rel == CONFIG_FILE:
+        if rel in (CONFIG_FILE, ENV_FILE):
             _config_changed(selection, new, rel, allowed)
         elif rel.startswith(_COLLECTIONS):
             selection.miss(rel, "a collection file: it lists scenarios, a save runs none of them")
@@ -114,16 +115,19 @@ def select(
         elif rel.startswith(_E2E) and rel.endswith(SCENARIO_SUFFIX):
             _scenario_changed(selection, new, change, allowed, collection)
         else:
-            selection.miss(rel, "not a scenario, helper, collection or unotest.config.yaml")
+            selection.miss(
+                rel, "not a scenario, helper, collection, unotest.config.yaml or unotest/.env"
+            )
     return selection
 
 
 def _config_changed(
     selection: Selection, graph: DependencyGraph, rel: str, allowed: set[str]
 ) -> None:
-    message = f"{CONFIG_FILE} changed: every scenario is selected"
+    # unotest/.env too: any scenario may read it through env() (the next run reads it).
+    message = f"{rel} changed: every scenario is selected"
     if not allowed:
-        selection.miss(rel, f"{CONFIG_FILE} changed but there is no scenario to run")
+        selection.miss(rel, f"{rel} changed but there is no scenario to run")
     for name in sorted(allowed):
         if name in graph.scenario_files:
             changed = absolute(selection.root, rel)

@@ -50,6 +50,8 @@ async def watch_project(
     """Call ``on_changes`` with every relevant group of changes until ``stop`` is set."""
     e2e = root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR
     watches = [_watch(root, root, False, on_changes, stop, known)]
+    if (root / protocol.UNOTEST_DIR).is_dir():  # unotest/.env, which env() reads
+        watches.append(_watch(root, root / protocol.UNOTEST_DIR, False, on_changes, stop, known))
     if e2e.is_dir():
         watches.append(_watch(root, e2e, True, on_changes, stop, known))
     await asyncio.gather(*watches)
@@ -83,7 +85,7 @@ def _changes(root: Path, kind: watchfiles.Change, path: str, known: Known) -> li
     except ValueError:
         return []
     e2e = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
-    if rel == CONFIG_FILE or (rel.startswith(e2e) and rel.endswith(_SUFFIXES)):
+    if rel in (CONFIG_FILE, protocol.ENV_FILE) or (rel.startswith(e2e) and rel.endswith(_SUFFIXES)):
         return [Change(rel, _KINDS[kind])]
     if not rel.startswith(e2e):
         return []

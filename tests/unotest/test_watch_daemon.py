@@ -360,6 +360,19 @@ def test_a_config_change_selects_every_scenario(shared: Daemon, client: Client) 
     assert finished["result"]["status"] == "passed"
 
 
+def test_a_saved_env_file_selects_every_scenario(shared: Daemon, client: Client) -> None:
+    """env() reads unotest/.env at each run: a save there changes what scenarios see,
+    as a config save does (it went unnoticed until an unrelated save)."""
+    shared.save("unotest/.env", "TITLE=Shop\n")
+    started, _, finished = client.batch()
+    reasons = reasons_of(started)
+    assert sorted(reasons) == ["login", "plain", "shop/cart", "slow"]
+    assert {r[0]["message"] for r in reasons.values()} == {
+        "unotest/.env changed: every scenario is selected"
+    }
+    assert finished["result"]["status"] == "passed"
+
+
 def test_a_helper_that_does_not_parse_is_reported_and_its_scenarios_found_by_name(
     shared: Daemon, client: Client
 ) -> None:
