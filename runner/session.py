@@ -192,7 +192,7 @@ class ScenarioRun:
         at the debugger's prompt, a first Ctrl-C pauses instead (see
         :meth:`TerminalPrompt.interrupted`)."""
         stopper = self.stopper
-        if name == "SIGINT" and not stopper.stopped:
+        if name == "SIGINT" and not stopper.stopped and self._in_scenario():
             prompt = self._terminal_prompt()
             if prompt is not None and prompt.interrupted():
                 return
@@ -203,6 +203,17 @@ class ScenarioRun:
         ):
             self.bridge.interrupt("aborted")
         stopper.request(name)
+
+    def _in_scenario(self) -> bool:
+        """Whether the scenario's statements run (or wait at a pause): a Ctrl-C while
+        the webServer starts or the run ends has no next statement to pause before."""
+        reporter = self.reporter
+        if reporter is None:
+            return False
+        controller = reporter.debugger
+        return bool(reporter.open) or (
+            controller is not None and controller.current_pause is not None
+        )
 
     def _terminal_prompt(self) -> TerminalPrompt | None:
         controller = self.reporter.debugger if self.reporter is not None else None

@@ -575,3 +575,19 @@ def test_an_interrupted_title_refresh_leaves_no_unawaited_coroutine() -> None:
     # gc.collect() may also finalise another test's unclosed file (a ResourceWarning).
     never_awaited = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
     assert never_awaited == [] and page.asked == 0
+
+
+def test_ctrl_c_is_the_prompt_s_only_while_the_scenario_runs_or_waits_at_a_pause() -> None:
+    """Before the first statement (a webServer starting) or after the last, a Ctrl-C has
+    no next statement to pause before: it stops the run as without a prompt."""
+    from types import SimpleNamespace
+
+    def state(open_steps: list[object], pause: object | None) -> bool:
+        debugger = SimpleNamespace(current_pause=pause)
+        run = SimpleNamespace(reporter=SimpleNamespace(open=open_steps, debugger=debugger))
+        return bool(ScenarioRun._in_scenario(run))  # type: ignore[arg-type]
+
+    assert state([], None) is False  # not started, or ended
+    assert state([object()], None) is True  # a statement runs
+    assert state([], object()) is True  # paused
+    assert ScenarioRun._in_scenario(SimpleNamespace(reporter=None)) is False  # type: ignore[arg-type]
