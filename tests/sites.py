@@ -8,9 +8,13 @@ tests/runner/conftest.py serves ``tmp_path``).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 E2E = "unotest/e2e"
 
@@ -102,9 +106,25 @@ def unotest_env(drop: Iterable[str] = (), **extra: str) -> dict[str, str]:
     as a namespace package from the *project*.
     """
     dropped = set(drop)
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_") and k not in dropped
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_") and k not in dropped}
     env["PYTHONSAFEPATH"] = "1"
     env.update(extra)
     return env
+
+
+def e2e_json(project: Path, name: str, timeout: float = 150) -> tuple[int, dict[str, Any], str]:
+    """``unotest e2e NAME --json`` in ``project``: its exit code, its JSON result, and
+    everything it printed (for the assertion messages)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "unotest", "e2e", name, "--json"],
+        cwd=project,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    try:
+        result: dict[str, Any] = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise AssertionError(f"{name}: no JSON\n{done.stdout}\n{done.stderr}") from None
+    return done.returncode, result, done.stdout + done.stderr

@@ -15,12 +15,11 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from events import read_events
 from protocol_keys import PROTOCOL_KINDS
 from protocol_schemas import validate
-from sites import E2E, config_yaml, scenario_source, unotest_env, write_project
+from sites import E2E, config_yaml, e2e_json, scenario_source, unotest_env, write_project
 
 from runner.signatures import BROWSER_SIGNATURES
 
@@ -104,22 +103,6 @@ STILL_THERE = r"""  goto("todo.html")
 """
 
 
-def _run(project: Path, name: str) -> tuple[int, dict[str, Any], str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "unotest", "e2e", name, "--json"],
-        cwd=project,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=150,
-    )
-    try:
-        result = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        raise AssertionError(f"{name}: no JSON\n{proc.stdout}\n{proc.stderr}") from None
-    return proc.returncode, result, proc.stdout + proc.stderr
-
-
 def _every_text(folder: Path) -> str:
     """Every text file under ``folder`` (a screenshot shows what the page showed)."""
     return "\n".join(
@@ -143,7 +126,7 @@ def test_a_ported_suite_runs_and_a_negated_failure_is_reported_masked(
         files={"site/todo.html": TODO_PAGE, "unotest/.env": f"API_TOKEN={SECRET}\n"},
     )
     with ThreadPoolExecutor(max_workers=2) as pool:
-        ported, still = pool.map(lambda name: _run(project, name), ["ported", "still-there"])
+        ported, still = pool.map(lambda name: e2e_json(project, name), ["ported", "still-there"])
 
     code, result, output = ported
     assert code == 0 and result["outcome"] == "completed", output

@@ -10,9 +10,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
-from sites import config_yaml, scenario_source, unotest_env, write_project
+from sites import config_yaml, e2e_json, scenario_source, unotest_env, write_project
 
 PAGE = """<!doctype html>
 <title>Dialogs</title>
@@ -51,18 +50,6 @@ MISUSED = r"""  try { on_dialog("yes") } catch (e) { log("@@ " + e.message) }
 """
 
 
-def _run(project: Path, name: str) -> tuple[int, dict[str, Any], str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "unotest", "e2e", name, "--json"],
-        cwd=project,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=150,
-    )
-    return proc.returncode, json.loads(proc.stdout), proc.stdout + proc.stderr
-
-
 def test_dialogs_are_dismissed_until_the_scenario_accepts_them(
     tmp_path: Path, static_site: str, chromium_path: str
 ) -> None:
@@ -88,7 +75,7 @@ def test_dialogs_are_dismissed_until_the_scenario_accepts_them(
     assert check.returncode == 0, check.stdout + check.stderr  # check knows the built-ins
     with ThreadPoolExecutor(max_workers=2) as pool:
         dialogs, dismissed, misused = pool.map(
-            lambda name: _run(project, name), ["dialogs", "dismissed", "misused"]
+            lambda name: e2e_json(project, name), ["dialogs", "dismissed", "misused"]
         )
 
     code, result, output = dialogs

@@ -4,12 +4,9 @@ that focuses a field, a read-only field, and what a failure says was found."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from sites import config_yaml, scenario_source, unotest_env, write_project
+from sites import config_yaml, e2e_json, scenario_source, write_project
 
 PAGE = """<!doctype html>
 <title>Focus</title>
@@ -49,17 +46,7 @@ def test_focus_and_editable_expectations(
         },
         files={"site/focus.html": PAGE},
     )
-    results = {}
-    for name in ("passes", "fails"):
-        done = subprocess.run(
-            [sys.executable, "-m", "unotest", "e2e", name, "--json"],
-            cwd=project,
-            env=unotest_env(),
-            capture_output=True,
-            text=True,
-            timeout=150,
-        )
-        results[name] = (done.returncode, json.loads(done.stdout), done.stdout + done.stderr)
+    results = {name: e2e_json(project, name) for name in ("passes", "fails")}
     code, result, output = results["passes"]
     assert code == 0 and result["outcome"] == "completed", output
     code, result, output = results["fails"]

@@ -5,12 +5,9 @@ naming the pages there are."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from sites import config_yaml, scenario_source, unotest_env, write_project
+from sites import config_yaml, e2e_json, scenario_source, write_project
 
 HOME = """<!doctype html>
 <title>Shop</title>
@@ -58,17 +55,7 @@ def test_switch_page_follows_a_tab_the_page_opened(
         },
         files={"site/home.html": HOME, "site/terms.html": TERMS, "site/help.html": HELP},
     )
-    results = {}
-    for name in ("tabs", "never"):
-        done = subprocess.run(
-            [sys.executable, "-m", "unotest", "e2e", name, "--json"],
-            cwd=project,
-            env=unotest_env(),
-            capture_output=True,
-            text=True,
-            timeout=150,
-        )
-        results[name] = (done.returncode, json.loads(done.stdout), done.stdout + done.stderr)
+    results = {name: e2e_json(project, name) for name in ("tabs", "never")}
     code, result, output = results["tabs"]
     assert code == 0 and result["outcome"] == "completed", output
     code, result, output = results["never"]
