@@ -10,19 +10,21 @@
 ``on_page``        ``on_page(html, check)`` runs ``await check(page)`` in-process on a
                    fresh headless Chromium page (Playwright's async API) whose content is
                    ``html`` (``page.set_content``; None: about:blank), and returns its
-                   result; the browser is closed after.
+                   result. The page is in a context of its own, closed after; the
+                   browser (``shared_browser``) is one per test process.
+``shared_browser`` that one headless Chromium (session scope), on a loop in a thread.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from browser_thread import BrowserThread
 from net import serve_directory
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
 from runner.browser import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
@@ -58,24 +60,33 @@ def static_site(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+def shared_browser(chromium_path: str) -> Iterator[BrowserThread]:
+    """One headless Chromium for the tests of this process that need only a page."""
+    browser = BrowserThread(chromium_path)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
 @pytest.fixture
-def on_page(chromium_path: str) -> Callable[[str | None, Callable[[Page], Awaitable[Any]]], Any]:
+def on_page(
+    shared_browser: BrowserThread,
+) -> Callable[[str | None, Callable[[Page], Awaitable[Any]]], Any]:
     """``on_page(html, check)``: ``await check(page)`` on a fresh page showing ``html``."""
 
     def run(html: str | None, check: Callable[[Page], Awaitable[T]]) -> T:
         async def scenario() -> T:
-            async with async_playwright() as playwright:
-                browser = await playwright.chromium.launch(
-                    executable_path=chromium_path, headless=True
-                )
-                try:
-                    page = await browser.new_page()
-                    if html is not None:
-                        await page.set_content(html)
-                    return await check(page)
-                finally:
-                    await browser.close()
+            context = await shared_browser.browser.new_context()
+            try:
+                page = await context.new_page()
+                if html is not None:
+                    await page.set_content(html)
+                return await check(page)
+            finally:
+                await context.close()
 
-        return asyncio.run(scenario())
+        return shared_browser.run(scenario())
 
     return run

@@ -3,7 +3,8 @@
 ``evaluate`` (in the page and on an element), ``goto`` refusing ``javascript:``, every
 ``expect_not_*`` twin, ``expect_class``, the list forms of ``expect_text``,
 ``expect_contains``, ``expect_value`` and ``expect_class``, ``dispatch_event`` and
-``blur``. One browser serves the whole module, on an event loop in a thread of its own
+``blur``. One browser serves the whole module (``shared_browser``: the test process's),
+on an event loop in a thread of its own
 (as a run has: the built-ins block the calling thread on :class:`runner.bridge.LoopBridge`);
 every test gets a fresh page (a context of its own) showing its HTML.
 
@@ -13,14 +14,13 @@ for changes the page makes after a delay, so they pass only by retrying.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from playwright.async_api import Browser, Page, Playwright, async_playwright
+from browser_thread import BrowserThread
+from playwright.async_api import Page
 
 from dsl.errors import BuiltinError
 from dsl.jsregex import compile_js_regex
@@ -46,35 +46,10 @@ def regex(source: str, flags: str = "") -> RegexValue:
     return RegexValue(source, flags, compile_js_regex(source, flags))
 
 
-class Chromium:
-    """One headless Chromium on an asyncio loop running in a thread of its own."""
-
-    def __init__(self, executable: str) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.playwright: Playwright = self.run(async_playwright().start())
-        self.browser: Browser = self.run(
-            self.playwright.chromium.launch(executable_path=executable, headless=True)
-        )
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=60)
-
-    def close(self) -> None:
-        try:
-            self.run(self.browser.close())
-            self.run(self.playwright.stop())
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(10)
-            self.loop.close()
-
-
 class Live:
     """A page and the built-ins bound to it, called as the interpreter calls them."""
 
-    def __init__(self, chromium: Chromium, page: Page, root: Path) -> None:
+    def __init__(self, chromium: BrowserThread, page: Page, root: Path) -> None:
         self.chromium = chromium
         self.page = page
         self.bridge = LoopBridge(chromium.loop)
@@ -107,17 +82,13 @@ class Live:
         return self.chromium.run(self.page.evaluate(script))
 
 
-@pytest.fixture(scope="module")
-def chromium(chromium_path: str) -> Iterator[Chromium]:
-    browser = Chromium(chromium_path)
-    try:
-        yield browser
-    finally:
-        browser.close()
+@pytest.fixture
+def chromium(shared_browser: BrowserThread) -> BrowserThread:
+    return shared_browser
 
 
 @pytest.fixture
-def live(chromium: Chromium, tmp_path: Path) -> Iterator[Live]:
+def live(chromium: BrowserThread, tmp_path: Path) -> Iterator[Live]:
     page = chromium.run(chromium.browser.new_page())
     try:
         yield Live(chromium, page, tmp_path)
