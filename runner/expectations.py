@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, expect
 
 from dsl.errors import BuiltinError
-from dsl.values import Value, render
+from dsl.values import Value, render, type_name
 from runner.expect_checks import (
     MATCHER_KINDS,
     MatcherKind,
@@ -42,12 +42,16 @@ from runner.locators import (
     show_matchers,
 )
 from runner.page_calls import STRICT_VIOLATION, PageCalls, Target, string_arg, target_of
+from runner.signatures import BROWSER_SIGNATURES
 
 if TYPE_CHECKING:
     # what expect() returns; playwright.async_api does not list them in its __all__
     from playwright.async_api._generated import PageAssertions
 
 __all__ = ["Expectations"]
+
+MAX_TIMEOUT_MS = 2**31 - 1
+"""As the config's timeouts (runner.config.MAX_TIMEOUT_MS)."""
 
 
 class Expectations:
@@ -56,9 +60,39 @@ class Expectations:
 
     def __init__(self, calls: PageCalls) -> None:
         self.calls = calls
+        self._own_timeout: float | None = None
+        """The ``{timeout}`` of the expectation being checked, if it gave one."""
+
+    def _timeout(self) -> float:
+        """The expect timeout of the expectation being checked: its own ``{timeout}``,
+        else the config's ``timeout.expect``."""
+        own = self._own_timeout
+        return own if own is not None else self.calls.timeouts.expect
 
     def builtins(self) -> dict[str, Callable[..., Value]]:
-        """Every ``expect_*`` and ``expect_not_*`` built-in, by name."""
+        """Every ``expect_*`` and ``expect_not_*`` built-in, by name, each taking a last
+        ``{timeout}`` object besides its own arguments."""
+        return {name: self._with_options(name, impl) for name, impl in self._impls().items()}
+
+    def _with_options(self, fn: str, impl: Callable[..., Value]) -> Callable[..., Value]:
+        """``impl`` taking one more, last argument: ``{timeout}``, in milliseconds, this
+        expectation's own (Playwright's ``expect(loc).toBeVisible({timeout})``). The
+        scenario thread checks one expectation at a time, so the timeout is kept on
+        ``self`` while ``impl`` runs."""
+        with_options = BROWSER_SIGNATURES[fn][1]
+
+        def call(*args: Value) -> Value:
+            if len(args) != with_options:
+                return impl(*args)
+            self._own_timeout = _timeout_option(fn, args[-1])
+            try:
+                return impl(*args[:-1])
+            finally:
+                self._own_timeout = None
+
+        return call
+
+    def _impls(self) -> dict[str, Callable[..., Value]]:
         impls: dict[str, Callable[..., Value]] = {
             "expect_hidden": lambda v: self._expect_hidden("expect_hidden", v, "to be hidden"),
             "expect_not_visible": lambda v: self._expect_hidden(
@@ -84,7 +118,7 @@ class Expectations:
         if isinstance(target, LocatorValue):
             return target.build(self.calls.page)
         try:
-            return await target.resolve(self.calls.page, self.calls.timeouts.expect)
+            return await target.resolve(self.calls.page, self._timeout())
         except BuiltinError as err:
             if err.name == "LocatorError" and "no visible element" in err.message:
                 raise BuiltinError(
@@ -147,8 +181,7 @@ class Expectations:
             )
         return BuiltinError(
             "AssertionError",
-            f"expected {shown} {wanted}, still received {got} after "
-            f"{int(self.calls.timeouts.expect)} ms",
+            f"expected {shown} {wanted}, still received {got} after {int(self._timeout())} ms",
         )
 
     def _expect_hidden(self, fn: str, value: Value, wanted: str) -> Value:
@@ -162,13 +195,13 @@ class Expectations:
                 fn,
                 value,
                 wanted,
-                lambda loc: expect(loc).to_be_hidden(timeout=self.calls.timeouts.expect),
+                lambda loc: expect(loc).to_be_hidden(timeout=self._timeout()),
             )
 
         async def run() -> None:
             visible = self.calls.counted(target)
             try:
-                await expect(visible).to_have_count(0, timeout=self.calls.timeouts.expect)
+                await expect(visible).to_have_count(0, timeout=self._timeout())
             except AssertionError:
                 count = await visible.count()
                 raise BuiltinError(
@@ -194,7 +227,7 @@ class Expectations:
                 fn,
                 value,
                 wanted,
-                lambda loc: assertion(loc, method)(timeout=self.calls.timeouts.expect),
+                lambda loc: assertion(loc, method)(timeout=self._timeout()),
                 received=received,
                 negated=negated,
             )
@@ -209,7 +242,7 @@ class Expectations:
         wanted = ("not " if negated else "") + kind.wanted
 
         def check(value: Value, expected: Value) -> Value:
-            timeout = self.calls.timeouts.expect
+            timeout = self._timeout()
             if isinstance(expected, list):
                 matchers = matcher_items(fn, expected, kind.parse)
                 return self._expect(
@@ -260,7 +293,7 @@ class Expectations:
                 value,
                 f"{'not ' if negated else ''}to match {wanted} element(s)",
                 lambda loc: assertion(loc, "to_have_count", negated)(
-                    wanted, timeout=self.calls.timeouts.expect
+                    wanted, timeout=self._timeout()
                 ),
                 received=got,
                 negated=negated,
@@ -285,7 +318,7 @@ class Expectations:
                 value,
                 f"{'not ' if negated else ''}to have {attribute}={show_matcher(m)}",
                 lambda loc: assertion(loc, "to_have_attribute", negated)(
-                    attribute, m, timeout=self.calls.timeouts.expect
+                    attribute, m, timeout=self._timeout()
                 ),
                 received=got,
                 negated=negated,
@@ -299,16 +332,14 @@ class Expectations:
         async def url() -> str:
             return self.calls.page.url
 
-        return self._expect_page(
-            "URL", m, lambda e: e.to_have_url(m, timeout=self.calls.timeouts.expect), url
-        )
+        return self._expect_page("URL", m, lambda e: e.to_have_url(m, timeout=self._timeout()), url)
 
     def expect_title(self, matcher: Value) -> Value:
         m = matcher_arg("expect_title", matcher)
         return self._expect_page(
             "title",
             m,
-            lambda e: e.to_have_title(m, timeout=self.calls.timeouts.expect),
+            lambda e: e.to_have_title(m, timeout=self._timeout()),
             lambda: self.calls.page.title(),
         )
 
@@ -335,6 +366,37 @@ class Expectations:
 
         calls.bridge.call(run())
         return None
+
+
+def _timeout_option(fn: str, options: Value) -> float:
+    """The ``timeout`` of an expectation's options object, checked as click()'s is."""
+    if not isinstance(options, dict):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() takes an options object {{timeout}} last, got {type_name(options)}",
+        )
+    unknown = [key for key in options if key != "timeout"]
+    if unknown:
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() has no option '{unknown[0]}' (its only option: timeout, in milliseconds)",
+        )
+    if "timeout" not in options:
+        raise BuiltinError(
+            "TypeError", f"{fn}() options need a timeout, in milliseconds: {{timeout: 5000}}"
+        )
+    timeout = options["timeout"]
+    if (
+        not isinstance(timeout, float | int)
+        or isinstance(timeout, bool)
+        or not 0 < timeout <= MAX_TIMEOUT_MS
+    ):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() option timeout: {render(timeout)} is not valid: milliseconds, more than 0 "
+            "(this expectation's own; the config's timeout.expect otherwise)",
+        )
+    return float(timeout)
 
 
 # built-in: (the wanted state in words, the Playwright assertion, what was received

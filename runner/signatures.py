@@ -9,7 +9,7 @@ page and ``evaluate(locator, js, arg?)`` on an element, hence 1 to 3.
 
 from __future__ import annotations
 
-__all__ = ["BROWSER_SIGNATURES"]
+__all__ = ["BROWSER_SIGNATURES", "EXPECTATIONS"]
 
 BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     # locators
@@ -99,3 +99,11 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "on_dialog": (1, 2),
     "dialog_message": (0, 0),
 }
+
+EXPECTATIONS = frozenset(name for name in BROWSER_SIGNATURES if name.startswith("expect_"))
+"""The retrying assertions: each takes one more, last argument, an options object
+``{timeout}`` (Playwright's ``expect(locator).toBeVisible({timeout})``); the counts above
+are their arguments without it."""
+for _name in EXPECTATIONS:
+    _low, _high = BROWSER_SIGNATURES[_name]
+    BROWSER_SIGNATURES[_name] = (_low, (_high if _high is not None else _low) + 1)

@@ -765,3 +765,45 @@ def test_an_element_of_the_wrong_kind_is_named_as_such(live: Live) -> None:
         "<textarea> or a <select>)"
     )
     assert live.error("click", xpath("//[")).endswith("is not a valid XPath expression")
+
+
+def test_an_expectation_takes_a_timeout_of_its_own(live: Live) -> None:
+    """``{timeout}`` last, as Playwright's ``expect(loc).toBeVisible({timeout})``: this
+    expectation's own, whatever the config's expect timeout (here 400 ms for those that
+    pass only by waiting 2 s, 10 s for the one that fails)."""
+    live.show(
+        '<p id="status">Saving</p><p id="late" hidden>Saved at last</p>'
+        + later("document.querySelector('#late').hidden = false", 2000)
+    )
+    own = {"timeout": 10_000.0}
+    live.call("expect_visible", css("#late"), own, expect=SHORT)
+    live.call("expect_visible", "Saved at last", own, expect=SHORT)  # a string target too
+    live.call("expect_text", css("#late"), "Saved at last", own, expect=SHORT)
+    live.call("expect_url", regex("^about:"), own, expect=SHORT)
+    got = live.error("expect_not_text", css("#status"), "Saving", {"timeout": 300.0}, expect=LONG)
+    assert got == (
+        'AssertionError: expected <Locator css="#status"> not to have text "Saving", '
+        'still received "Saving" after 300 ms'
+    )
+    # The next expectation without one has the config's timeout again.
+    got = live.error("expect_not_text", css("#status"), "Saving", expect=SHORT)
+    assert got.endswith(f" after {SHORT} ms"), got
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (5000.0, "expect_visible() takes an options object {timeout} last, got number"),
+        ({"wait": 5.0}, "expect_visible() has no option 'wait' (its only option: timeout"),
+        ({"timeout": 0.0}, "expect_visible() option timeout: 0 is not valid: milliseconds"),
+        ({"timeout": "5s"}, 'expect_visible() option timeout: "5s" is not valid'),
+        ({}, "expect_visible() options need a timeout, in milliseconds: {timeout: 5000}"),
+    ],
+    ids=["number", "unknown", "zero", "string", "missing"],
+)
+def test_an_expectation_refuses_options_it_does_not_have(
+    live: Live, options: Value, message: str
+) -> None:
+    live.show("<p>Here</p>")
+    got = live.error("expect_visible", "Here", options)
+    assert got.startswith(f"TypeError: {message}"), got

@@ -154,13 +154,20 @@ def test_unknown_helper_did_you_mean(tmp_path: Path) -> None:
 
 
 def test_wrong_arity_of_builtin(tmp_path: Path) -> None:
-    write(tmp_path, {f"{E2E}/a.test.js": scenario("a", "  click()\n  reload(1)\n")})
+    body = (
+        "  click()\n  reload(1)\n"
+        # an expectation's own {timeout} is one more argument, and no more than one
+        '  expect_visible("Saved", {timeout: 5000})\n'
+        '  expect_text("#a", "b", {timeout: 5000}, 1)\n'
+    )
+    write(tmp_path, {f"{E2E}/a.test.js": scenario("a", body)})
     r = run(tmp_path, "check")
     assert r.code == 1
     msgs = [p[3] for p in problems(r.out)]
     assert msgs == [
         "TypeError: click() takes 1 to 2 arguments but got 0",
         "TypeError: reload() takes 0 arguments but got 1",
+        "TypeError: expect_text() takes 2 to 3 arguments but got 4",
     ]
 
 
