@@ -38,7 +38,14 @@ from runner.bridge import LoopBridge
 from runner.dialogs import DialogPolicy
 from runner.expectations import Expectations
 from runner.locators import LocatorValue, matcher_arg, role_locator, show_matcher
-from runner.page_calls import PageCalls, Timeouts, first_line, string_arg, target_of
+from runner.page_calls import (
+    PageCalls,
+    Timeouts,
+    first_line,
+    string_arg,
+    target_of,
+    timeout_option,
+)
 from runner.page_eval import evaluate, page_arg
 from runner.signatures import BROWSER_SIGNATURES
 from runner.text import did_you_mean
@@ -452,24 +459,38 @@ class BrowserBuiltins:
         self.bridge.call(asyncio.sleep(float(ms) / 1000))
         return None
 
-    def wait_for(self, value: Value) -> Value:
+    def wait_for(self, value: Value, options: Value = None) -> Value:
+        """``options``: ``{timeout}``, this wait's own (Playwright's
+        ``locator.waitFor({timeout})``), else the config's action timeout."""
+        timeout = (
+            self.timeouts.action
+            if options is None
+            else timeout_option("wait_for", options, "timeout.action")
+        )
         return self.calls.act(
             "wait_for",
             value,
-            lambda loc: loc.wait_for(state="visible", timeout=self.timeouts.action),
+            lambda loc: loc.wait_for(state="visible", timeout=timeout),
+            timeout_ms=timeout if options is not None else None,
         )
 
-    def wait_for_url(self, value: Value) -> Value:
+    def wait_for_url(self, value: Value, options: Value = None) -> Value:
+        """``options``: ``{timeout}``, this wait's own, else the navigation timeout."""
         matcher = self.calls.url_matcher("wait_for_url", value)
         # A string matcher is exact, as for expect_url (language.md §6); Playwright
         # would read it as a glob, where "*" and "{a,b}" are patterns.
         wanted = (lambda url: url == matcher) if isinstance(matcher, str) else matcher
         shown = render(value) if isinstance(value, RegexValue) else show_matcher(matcher)
-        waited = int(self.timeouts.navigation)
+        timeout = (
+            self.timeouts.navigation
+            if options is None
+            else timeout_option("wait_for_url", options, "timeout.navigation")
+        )
+        waited = int(timeout)
 
         async def run() -> None:
             try:
-                await self.page.wait_for_url(wanted, timeout=self.timeouts.navigation)
+                await self.page.wait_for_url(wanted, timeout=timeout)
             except PlaywrightTimeoutError:
                 raise BuiltinError(
                     "TimeoutError",

@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, expect
 
 from dsl.errors import BuiltinError
-from dsl.values import Value, render, type_name
+from dsl.values import Value, render
 from runner.expect_checks import (
     MATCHER_KINDS,
     MatcherKind,
@@ -41,7 +41,14 @@ from runner.locators import (
     show_matcher,
     show_matchers,
 )
-from runner.page_calls import STRICT_VIOLATION, PageCalls, Target, string_arg, target_of
+from runner.page_calls import (
+    STRICT_VIOLATION,
+    PageCalls,
+    Target,
+    string_arg,
+    target_of,
+    timeout_option,
+)
 from runner.signatures import BROWSER_SIGNATURES
 
 if TYPE_CHECKING:
@@ -49,9 +56,6 @@ if TYPE_CHECKING:
     from playwright.async_api._generated import PageAssertions
 
 __all__ = ["Expectations"]
-
-MAX_TIMEOUT_MS = 2**31 - 1
-"""As the config's timeouts (runner.config.MAX_TIMEOUT_MS)."""
 
 
 class Expectations:
@@ -84,7 +88,7 @@ class Expectations:
         def call(*args: Value) -> Value:
             if len(args) != with_options:
                 return impl(*args)
-            self._own_timeout = _timeout_option(fn, args[-1])
+            self._own_timeout = timeout_option(fn, args[-1], "timeout.expect")
             try:
                 return impl(*args[:-1])
             finally:
@@ -366,37 +370,6 @@ class Expectations:
 
         calls.bridge.call(run())
         return None
-
-
-def _timeout_option(fn: str, options: Value) -> float:
-    """The ``timeout`` of an expectation's options object, checked as click()'s is."""
-    if not isinstance(options, dict):
-        raise BuiltinError(
-            "TypeError",
-            f"{fn}() takes an options object {{timeout}} last, got {type_name(options)}",
-        )
-    unknown = [key for key in options if key != "timeout"]
-    if unknown:
-        raise BuiltinError(
-            "TypeError",
-            f"{fn}() has no option '{unknown[0]}' (its only option: timeout, in milliseconds)",
-        )
-    if "timeout" not in options:
-        raise BuiltinError(
-            "TypeError", f"{fn}() options need a timeout, in milliseconds: {{timeout: 5000}}"
-        )
-    timeout = options["timeout"]
-    if (
-        not isinstance(timeout, float | int)
-        or isinstance(timeout, bool)
-        or not 0 < timeout <= MAX_TIMEOUT_MS
-    ):
-        raise BuiltinError(
-            "TypeError",
-            f"{fn}() option timeout: {render(timeout)} is not valid: milliseconds, more than 0 "
-            "(this expectation's own; the config's timeout.expect otherwise)",
-        )
-    return float(timeout)
 
 
 # built-in: (the wanted state in words, the Playwright assertion, what was received

@@ -23,7 +23,7 @@ from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from dsl.errors import BuiltinError
-from dsl.values import RegexValue, Value, type_name
+from dsl.values import RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
 from runner.locators import (
     LocatorValue,
@@ -42,6 +42,7 @@ __all__ = [
     "first_line",
     "string_arg",
     "target_of",
+    "timeout_option",
 ]
 
 T = TypeVar("T")
@@ -71,6 +72,42 @@ def string_arg(fn: str, value: Value, what: str = "a string") -> str:
     if not isinstance(value, str):
         raise BuiltinError("TypeError", f"{fn}() needs {what}, got {type_name(value)}")
     return value
+
+
+MAX_TIMEOUT_MS = 2**31 - 1
+"""As the config's timeouts (runner.config.MAX_TIMEOUT_MS)."""
+
+
+def timeout_option(fn: str, options: Value, config_key: str) -> float:
+    """The ``timeout`` of a call's last argument ``{timeout}``, in milliseconds: this
+    call's own, in place of the config's ``config_key``. Its only option."""
+    if not isinstance(options, dict):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() takes an options object {{timeout}} last, got {type_name(options)}",
+        )
+    unknown = [key for key in options if key != "timeout"]
+    if unknown:
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() has no option '{unknown[0]}' (its only option: timeout, in milliseconds)",
+        )
+    if "timeout" not in options:
+        raise BuiltinError(
+            "TypeError", f"{fn}() options need a timeout, in milliseconds: {{timeout: 5000}}"
+        )
+    timeout = options["timeout"]
+    if (
+        not isinstance(timeout, float | int)
+        or isinstance(timeout, bool)
+        or not 0 < timeout <= MAX_TIMEOUT_MS
+    ):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() option timeout: {render(timeout)} is not valid: milliseconds, more than 0 "
+            f"(this call's own; the config's {config_key} otherwise)",
+        )
+    return float(timeout)
 
 
 def first_line(err: BaseException) -> str:

@@ -45,8 +45,8 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "drag": (2, 2),
     # waits
     "wait": (1, 1),
-    "wait_for": (1, 1),
-    "wait_for_url": (1, 1),
+    "wait_for": (1, 2),
+    "wait_for_url": (1, 2),
     "wait_for_load": (0, 1),
     # queries
     "text_of": (1, 1),

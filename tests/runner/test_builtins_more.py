@@ -795,7 +795,11 @@ def test_an_expectation_takes_a_timeout_of_its_own(live: Live) -> None:
     [
         (5000.0, "expect_visible() takes an options object {timeout} last, got number"),
         ({"wait": 5.0}, "expect_visible() has no option 'wait' (its only option: timeout"),
-        ({"timeout": 0.0}, "expect_visible() option timeout: 0 is not valid: milliseconds"),
+        (
+            {"timeout": 0.0},
+            "expect_visible() option timeout: 0 is not valid: milliseconds, more than 0 "
+            "(this call's own; the config's timeout.expect otherwise)",
+        ),
         ({"timeout": "5s"}, 'expect_visible() option timeout: "5s" is not valid'),
         ({}, "expect_visible() options need a timeout, in milliseconds: {timeout: 5000}"),
     ],
@@ -807,3 +811,25 @@ def test_an_expectation_refuses_options_it_does_not_have(
     live.show("<p>Here</p>")
     got = live.error("expect_visible", "Here", options)
     assert got.startswith(f"TypeError: {message}"), got
+
+
+def test_wait_for_and_wait_for_url_take_a_timeout_of_their_own(live: Live) -> None:
+    """``wait_for(t, {timeout})`` (``locator.waitFor({timeout})``) in place of the action
+    timeout, ``wait_for_url(m, {timeout})`` in place of the navigation timeout (5 s here)."""
+    live.show(
+        '<p id="late" hidden>Saved at last</p>'
+        + later("document.querySelector('#late').hidden = false", 2000)
+    )
+    live.call("wait_for", css("#late"), {"timeout": 10_000.0}, action=SHORT)
+    got = live.error("wait_for", css("#never"), {"timeout": 300.0}, action=LONG)
+    assert (
+        got == 'LocatorError: wait_for: no element matches <Locator css="#never"> (waited 300 ms)'
+    )
+    got = live.error("wait_for_url", regex("never"), {"timeout": 300.0})
+    assert got == (
+        "TimeoutError: wait_for_url: the URL did not match /never/ within 300 ms "
+        '(it is "about:blank")'
+    )
+    assert live.error("wait_for", css("#late"), {"state": "hidden"}).startswith(
+        "TypeError: wait_for() has no option 'state' (its only option: timeout"
+    )
