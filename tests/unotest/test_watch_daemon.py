@@ -437,7 +437,9 @@ def test_a_killed_browser_is_relaunched_and_says_so(shared: Daemon, client: Clie
     assert finished["result"]["status"] == "passed"
 
 
-def test_a_second_daemon_on_the_project_says_so_and_exits_0(shared: Daemon) -> None:
+def test_a_second_daemon_says_so_and_exits_0_unless_asked_for_other_options(
+    shared: Daemon,
+) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "unotest", "watch"],
         cwd=shared.root,
@@ -448,6 +450,20 @@ def test_a_second_daemon_on_the_project_says_so_and_exits_0(shared: Daemon) -> N
     )
     assert done.returncode == 0
     assert f"already runs for this project (pid {shared.proc.pid}" in done.stderr
+    # Asked for another scope: not given silently, and a script sees it was not.
+    other = subprocess.run(
+        [sys.executable, "-m", "unotest", "watch", "--collection", "nightly", "--workers", "2"],
+        cwd=shared.root,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert other.returncode == 1, other.stderr
+    assert other.stderr.strip().endswith(
+        "; it keeps the options it started with: to watch with --collection nightly "
+        f"--workers 2, stop it first (Ctrl-C where it runs, or kill {shared.proc.pid})"
+    ), other.stderr
     status = subprocess.run(
         [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
         cwd=shared.root,

@@ -30,7 +30,7 @@ __all__ = ["watch_command"]
 def watch_command(args: argparse.Namespace) -> int:
     from runner.project import find_project_root
     from runner.watch_discovery import read_discovery
-    from unotest.exit_codes import EXIT_OK
+    from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
     root = find_project_root(Path.cwd(), args.root)
     if args.status:
@@ -38,14 +38,36 @@ def watch_command(args: argparse.Namespace) -> int:
     found = read_discovery(root)
     if found.status == "running" and found.info is not None:
         info = found.info
+        asked = _options_asked(args)
         print(
             f"a watch daemon already runs for this project (pid {info['pid']}, events on "
-            f"{info['host']}:{info['port']})",
+            f"{info['host']}:{info['port']})"
+            + (
+                f"; it keeps the options it started with: to watch with {asked}, stop it "
+                f"first (Ctrl-C where it runs, or kill {info['pid']})"
+                if asked
+                else ""
+            ),
             file=sys.stderr,
         )
-        return EXIT_OK
+        # Asked for nothing in particular, a daemon watching is what was wanted; asked
+        # for a scope or a size it does not have, a script must not think it got them.
+        return EXIT_FAILED if asked else EXIT_OK
     _check_numbers(args)
     return asyncio.run(_serve(root, args))
+
+
+def _options_asked(args: argparse.Namespace) -> str:
+    """The options given that shape a daemon (``--collection``, ``--workers``,
+    ``--port``), as typed; empty when none differs from its default."""
+    asked = []
+    if args.collection is not None:
+        asked.append(f"--collection {args.collection}")
+    if args.workers != 1:
+        asked.append(f"--workers {args.workers}")
+    if args.port != 0:
+        asked.append(f"--port {args.port}")
+    return " ".join(asked)
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
