@@ -385,7 +385,14 @@ class ScenarioItem(pytest.Function):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScenarioFailed):
-            return _failure_repr(self.config.stash[STATE].project, excinfo.value.result)
+            path, line, _ = self.reportinfo()
+            return _failure_repr(
+                self.config.stash[STATE].project,
+                excinfo.value.result,
+                style=_tb_style(self.config),
+                rootdir=self.config.rootpath,
+                scenario_place=(Path(path), (line or 0) + 1),
+            )
         # pytest.Function.repr_failure takes no style (passing one was a TypeError that
         # hid any other failure, e.g. PlaywrightInternalsChanged, behind pytest's own)
         return super().repr_failure(excinfo)
@@ -444,7 +451,23 @@ def _scenario_failed(result: RunResult) -> ScenarioFailed:
     return ScenarioFailed(f"{name}: {error.get('error', result.outcome)}", result)
 
 
-def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
+def _tb_style(config: pytest.Config) -> str:
+    """pytest's ``--tb`` as its own test items read it: ``--fulltrace`` forces the long
+    form, ``auto`` is the long form."""
+    if config.getoption("fulltrace", False):
+        return "long"
+    style = str(config.getoption("tbstyle", "auto"))
+    return "long" if style == "auto" else style
+
+
+def _failure_repr(
+    project: Project,
+    result: RunResult,
+    *,
+    style: str,
+    rootdir: Path,
+    scenario_place: tuple[Path, int],
+) -> ExceptionChainRepr:
     """pytest's own failure representation, so the terminal, ``--junitxml``, the
     short summary and pytest-xdist (which serializes it) all show it as for a
     Python test: source with ``>``, ``E`` lines, ``file:line:col: ErrorName``.
@@ -452,6 +475,12 @@ def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
     A failure inside a helper is a traceback of one entry per place of its chain, as
     Python's are: the scenario's own line first, then each helper down to the one
     that failed, which carries the ``E`` lines.
+
+    ``style`` is ``--tb``'s (see :func:`_tb_style`): ``short`` keeps each place's
+    location and its one source line, and the error; ``line`` shows nothing here, as
+    pytest then prints the crash line itself (``path:line: ErrorName: message``,
+    the path relative to ``rootdir``; a failure without a place names the scenario
+    file at ``scenario_place``); ``no`` never gets here.
     """
     from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceback
 
@@ -464,26 +493,38 @@ def _failure_repr(project: Project, result: RunResult) -> ExceptionChainRepr:
     message_lines = message.splitlines() or [""]
     chain = error_chain(error)
     e_lines = [f"E   {name}: {message_lines[0]}", *(f"E   {rest}" for rest in message_lines[1:])]
-    if len(chain) > 1:
+    # A Python test has a traceback to print natively; a scenario has none, so
+    # --tb=native gives what --tb=short gives.
+    short = style in ("short", "native")
+    if len(chain) > 1 and not short:  # the short form's entries are the chain
         e_lines.append(f"E   at {chain_text(chain)}")
+    entry = _short_entry if short else _repr_entry
     callers = [
-        _repr_entry(project, f["file"], f["line"], f["col"], f"in {f['fn']}", [])
-        for f in chain[:-1]
+        entry(project, f["file"], f["line"], f["col"], f"in {f['fn']}", []) for f in chain[:-1]
     ]
     if isinstance(file, str) and file and isinstance(line, int):
         at = col if isinstance(col, int) else 0
-        entries = [*callers, _repr_entry(project, file, line, at, name, e_lines)]
-        crash = ReprFileLocation(str(file), line, f"{name}: {message_lines[0]}")
+        entries = [*callers, entry(project, file, line, at, name, e_lines)]
+        crash_path, crash_line = _relative_to(rootdir, project.root / file), line
     else:
-        entries = [_repr_entry(project, result.scenario, 0, None, name, e_lines)]
-        crash = ReprFileLocation(result.scenario, 0, f"{name}: {message_lines[0]}")
+        entries = [entry(project, result.scenario, 0, None, name, e_lines)]
+        crash_path, crash_line = _relative_to(rootdir, scenario_place[0]), scenario_place[1]
+    crash = ReprFileLocation(crash_path, crash_line, f"{name}: {message_lines[0]}")
+    if style == "line":
+        entries = []
     chained = ExceptionChainRepr([(ReprTraceback(entries, None, "long"), crash, None)])
-    details = []
-    if result.bundle_path:
-        details.append(f"failure bundle: {result.bundle_path}")
-    details.append(f"run directory: {result.run_dir}")
-    chained.addsection("unotest", "\n".join(details))
+    if style == "long":
+        details = []
+        if result.bundle_path:
+            details.append(f"failure bundle: {result.bundle_path}")
+        details.append(f"run directory: {result.run_dir}")
+        chained.addsection("unotest", "\n".join(details))
     return chained
+
+
+def _relative_to(rootdir: Path, path: Path) -> str:
+    """``path`` as pytest names a test file: relative to its rootdir (``..`` if need be)."""
+    return os.path.relpath(path.resolve(), rootdir.resolve())
 
 
 def _repr_entry(
@@ -502,12 +543,33 @@ def _repr_entry(
     return ReprEntry([*lines, *e_lines], None, None, location, "long")
 
 
-def _source_window(path: Path, line: int, col: object) -> list[str]:
-    """pytest's look: the lines up to the failing one, ``>`` at the failing line."""
+def _short_entry(
+    project: Project, file: str, line: int, col: int | None, label: str, e_lines: list[str]
+) -> ReprEntry:
+    """One entry of pytest's ``--tb=short``: ``file:line:col: label``, the one source
+    line, indented, and the ``E`` lines (no window, no caret)."""
+    from _pytest._code.code import ReprEntry, ReprFileLocation
+
+    source = _source_lines(project.root / file) if line > 0 else []
+    lines = [f"    {source[line - 1].strip()}"] if 1 <= line <= len(source) else []
+    if line > 0:
+        location = ReprFileLocation(f"{file}:{line}", col or 0, label)
+    else:
+        location = ReprFileLocation(file, 0, label)
+    return ReprEntry([*lines, *e_lines], None, None, location, "short")
+
+
+def _source_lines(path: Path) -> list[str]:
+    """The file's lines; none when it cannot be read (the report goes on without)."""
     try:
-        source = path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return []
+
+
+def _source_window(path: Path, line: int, col: object) -> list[str]:
+    """pytest's look: the lines up to the failing one, ``>`` at the failing line."""
+    source = _source_lines(path)
     if not 1 <= line <= len(source):
         return []
     first = max(1, line - _SOURCE_CONTEXT)

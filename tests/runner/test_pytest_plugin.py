@@ -377,6 +377,63 @@ def test_passing_and_failing_scenarios_beside_an_ordinary_test(
     assert not list(results.glob("*passing*"))
 
 
+HELPER = (
+    "function check_title(word) {\n"
+    '  let who = "plugin"\n'
+    '  expect_text(css("#title"), word + " " + who)\n'
+    "}\n"
+)
+HELPER_LINE = 3  # its expect_text line
+CALLS_HELPER = '  goto("/index.html")\n  check_title("Goodbye")\n'
+CALLS_HELPER_LINE = 6  # the check_title line (header is 4 lines)
+
+
+def failures_block(result: pytest.RunResult) -> list[str]:
+    """What pytest prints between ``= FAILURES =`` and the short test summary."""
+    lines = result.outlines
+    first = next(i for i, line in enumerate(lines) if " FAILURES " in line)
+    last = next(i for i, line in enumerate(lines) if " short test summary info " in line)
+    return lines[first + 1 : last]
+
+
+def test_tb_option_shapes_a_failing_scenario_like_a_python_test(
+    pytester: pytest.Pytester, run_pytest: RunPytest, site: str
+) -> None:
+    write_project(pytester.path, {"failing": CALLS_HELPER}, base_url=site)
+    helper = pytester.path / "unotest/e2e/_helpers/titles.js"
+    helper.parent.mkdir(parents=True, exist_ok=True)
+    helper.write_text(HELPER)
+    error = (
+        'AssertionError: expected <Locator css="#title"> to have text "Goodbye plugin", '
+        'received "Hello plugin"'
+    )
+    # The captured step lines are pytest's to show (or not), whatever --tb says.
+    blocks = {
+        style: failures_block(run_pytest("--unotest", "--show-capture=no", *args))
+        for style, args in {"long": (), "line": ("--tb=line",), "short": ("--tb=short",)}.items()
+    }
+
+    # The default: the whole block, source window with > and caret, the chain, bundle.
+    long = "\n".join(blocks["long"])
+    assert f'> {HELPER_LINE} |   expect_text(css("#title"), word + " " + who)' in long, long
+    assert "E   at unotest/e2e/failing.test.js:6:2 → " in long
+    assert "failure bundle: " in long
+    assert f"unotest/e2e/_helpers/titles.js:{HELPER_LINE}:2: AssertionError" in long
+
+    # --tb=line: one line, where the error is (rootdir-relative, 1-based) and what.
+    assert blocks["line"] == [f"unotest/e2e/_helpers/titles.js:{HELPER_LINE}: {error}"]
+
+    # --tb=short: each place of the chain and its one source line, then the error.
+    assert "scenario failing[chromium]" in blocks["short"][0]
+    assert blocks["short"][1:] == [
+        f"unotest/e2e/failing.test.js:{CALLS_HELPER_LINE}:2: in test_failing",
+        '    check_title("Goodbye")',
+        f"unotest/e2e/_helpers/titles.js:{HELPER_LINE}:2: AssertionError",
+        '    expect_text(css("#title"), word + " " + who)',
+        f"E   {error}",
+    ], "\n".join(blocks["short"])
+
+
 def test_base_url_option_wins_over_the_config(
     pytester: pytest.Pytester, run_pytest: RunPytest, site: str
 ) -> None:
