@@ -36,6 +36,7 @@ from dsl.interpreter import Builtin
 from dsl.values import RegexValue, Value, render, type_name
 from runner.bridge import LoopBridge
 from runner.dialogs import DialogPolicy
+from runner.downloads import Downloads
 from runner.expectations import Expectations
 from runner.locators import LocatorValue, matcher_arg, role_locator, show_matcher
 from runner.page_calls import (
@@ -79,8 +80,11 @@ class BrowserBuiltins:
         take_screenshot: Callable[[str | None], Coroutine[Any, Any, None]],
         dialogs: DialogPolicy | None = None,
         use_page: Callable[[Page], None] | None = None,
+        run_dir: Path | None = None,
     ) -> None:
         self.use_page = use_page
+        self.run_dir = run_dir
+        """Where the run keeps its artifacts (``download`` saves its files there)."""
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
         self.bridge = bridge
         self.timeouts = timeouts
@@ -106,6 +110,7 @@ class BrowserBuiltins:
         impls: dict[str, Callable[..., Value]] = {
             **self._actions_and_queries(),
             **Expectations(self.calls).builtins(),
+            **Downloads(self.calls, self.root, self.run_dir).builtins(),
             "evaluate": partial(evaluate, self.calls),
         }
         return {

@@ -682,6 +682,7 @@ class ScenarioRun:
             self._screenshot,
             self.browser.dialogs,
             self.browser.use_page,
+            self.rundir.path,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}

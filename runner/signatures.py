@@ -29,6 +29,7 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "forward": (0, 0),
     # actions
     "click": (1, 2),
+    "download": (1, 2),
     "dblclick": (1, 1),
     "fill": (2, 2),
     "type_text": (2, 2),
