@@ -241,6 +241,57 @@ def test_a_collection_run_is_stopped_from_its_tab_counts_as_the_cli_and_runs_aga
             guard.check()
 
 
+FAILS = '  goto("/")\n  expect_visible(role("heading", "Nope"))\n'
+SLOW = '  goto("/")\n  let i = 0\n  while (i < 300) {\n    wait(100)\n    i = i + 1\n  }\n'
+"""30 s: still going when the other worker's scenario has failed its last attempt."""
+
+
+def _bailed_after_a_retry(viewer: Viewer, run_id: str) -> dict[str, Any]:
+    """The finished collection run ``run_id`` of ``strict`` as 2 workers, ``--retries 1``
+    and ``--bail`` run it: fails twice (a retry), and slow, in flight on the other worker,
+    aborted by the bail; without them slow passes and fails runs once."""
+    detail = _finished(viewer, run_id)
+    runs = sorted((c["ref"], c["status"]) for c in detail["children"])
+    assert runs == [("fails", "failed"), ("fails", "failed"), ("slow", "aborted")], runs
+    workers = {
+        e["worker"] for e in detail["events"] if e["kind"] == "collection-run:scenario-started"
+    }
+    assert workers == {0, 1}, detail["events"]
+    return detail
+
+
+def test_run_again_repeats_the_collection_runs_workers_bail_and_retries(
+    tmp_path: Path, page: Page
+) -> None:
+    guard = guard_page(page)
+    with served_site(tmp_path / "site") as url:
+        root = page_project(
+            tmp_path / "project",
+            url,
+            scenarios={"fails": FAILS, "slow": SLOW},
+            collections={"strict": ["fails", "slow"]},
+            timeout={"expect": 1000},
+        )
+        with running_viewer(root) as viewer:
+            request = {
+                "kind": "collection",
+                "collection": "strict",
+                "workers": 2,
+                "bail": True,
+                "retries": 1,
+            }
+            first = viewer.api("POST", "/api/runs", request)["runId"]
+            assert _bailed_after_a_retry(viewer, first)["request"] == request
+            page.goto(_tab_url(viewer, f"collection-run:{first}"))
+            expect(page.get_by_role("status", name="Run status")).to_contain_text("Run failed")
+            page.get_by_role("button", name="Run again").click()
+            expect(page).not_to_have_url(re.compile(f"{first}$"), timeout=WAIT_MS)
+            again = re.sub(r".*active=collection-run(?::|%3A)", "", page.url)
+            assert again != first
+            assert _bailed_after_a_retry(viewer, again)["request"] == request
+            guard.check()
+
+
 def test_a_finished_run_reopened_from_the_address_bar(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
     run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "beta"})["runId"]

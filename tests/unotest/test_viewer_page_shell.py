@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Dialog, Page, WebSocketRoute, expect
 from viewer_page import (
     PageGuard,
     Viewer,
@@ -263,6 +263,39 @@ def test_a_scenario_whose_header_is_wrong_is_listed_with_its_problem_and_can_be_
     expect(item.get_by_label("1 problem")).to_have_count(0)
     expect(item.locator(".leaf-name")).to_have_attribute("title", "No header")
     expect(page.get_by_role("list", name="Problems")).to_have_count(0)
+
+
+def test_closing_or_reloading_the_page_asks_first_only_while_an_editor_has_unsaved_edits(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    """Drafts live as long as the page: a reload with one asks (the browser's
+    ``beforeunload`` prompt); without one, saved or never made, it does not."""
+    asked: list[str] = []
+
+    def answer(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        dialog.accept()
+
+    page.on("dialog", answer)
+    page.goto(viewer.url + "#open=scenario:unotest/e2e/smoke.test.js")
+    source = page.get_by_role("textbox", name="Source")
+    source.click()  # a gesture: without one Chromium never asks
+    page.reload()
+    expect(source).to_be_visible()
+    source.press("End")
+    page.keyboard.type("// more")
+    expect(page.get_by_text("unotest/e2e/smoke.test.js •")).to_be_visible()
+    assert asked == []
+    page.reload()
+    assert asked == ["beforeunload"]
+    expect(source).not_to_have_value(re.compile("// more"))  # accepted: the edit is gone
+    source.press("End")
+    page.keyboard.type("// saved")
+    source.press("Control+s")
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_be_visible()
+    page.reload()  # saved: nothing to lose, no prompt
+    expect(source).to_have_value(re.compile("// saved"))
+    assert asked == ["beforeunload"]
 
 
 def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(

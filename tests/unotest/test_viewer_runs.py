@@ -236,6 +236,16 @@ def test_files_of_the_run_and_its_bundle_and_nothing_else(root: Path) -> None:
         ),
         ({"kind": "scenario"}, 400, "a scenario run needs a scenario name"),
         ([1, 2], 400, "the body must be a JSON object"),
+        (
+            {"kind": "collection", "collection": "nightly", "retries": -1},
+            400,
+            "retries must be a whole number from 0 to 10",
+        ),
+        (
+            {"kind": "scenario", "scenario": "smoke", "retries": True},
+            400,
+            "retries must be a whole number from 0 to 10",
+        ),
     ],
 )
 def test_a_run_request_that_cannot_be_run_is_refused(

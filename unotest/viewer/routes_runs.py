@@ -2,16 +2,20 @@
 
 * ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
 * ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle,
-  attemptChain, restartOf, restartedAs, latestRestart}`` (``files``: the run directory's
+  attemptChain, restartOf, restartedAs, latestRestart, request}`` (``files``: the run directory's
   own files, ours; ``eventsOmitted`` and ``lineCount``, the whole lines of steps.jsonl
   read, which ``fs:run-step``'s ``lineIndex`` is compared with; the links as
   :func:`runner.run_links.run_links` gives them; ``staleSources``, the files a live
-  scenario run uses that changed on disk since it read them);
+  scenario run uses that changed on disk since it read them; ``request``, what this
+  viewer started the run with, or null: see below);
 * ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
   ``screenshot/`` folder) or of its failure bundle, nothing else;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (through
   :class:`runner.run_adapter.RunnerAdapter` and :func:`runner.run_launcher.launch_run`;
-  the run's output lines go to ``/ws`` as ``log:line``);
+  the run's output lines go to ``/ws`` as ``log:line``). Besides the protocol's fields a
+  request may carry ``retries`` (``--retries N``, the CLI's option; the adapter knows
+  none). What the run was started with is kept in its directory as ``request.json``
+  (ours: the runner records none of its options), so "Run again" repeats it;
 * ``POST /api/runs/<runId>/commands`` with a ``DbgCommand`` without an ``id`` →
   ``202 {id}``: one whole line appended to the run's ``commands.jsonl``; a collection
   run takes ``abort`` alone (its process is stopped, as ``unotest dbg RUN abort`` does).
@@ -26,6 +30,7 @@ nothing of the application around them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import uuid
@@ -39,13 +44,14 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from runner import protocol, ws_messages
+from runner.config import MAX_RETRIES
 from runner.errors import UnotestError, UsageError
 from runner.project import Project
 from runner.protocol import JSONObject
 from runner.run_adapter import RunnerAdapter
 from runner.run_launcher import Stream, launch_run
 from runner.run_links import run_links
-from runner.rundir import append_line
+from runner.rundir import append_line, atomic_write
 from runner.runs import list_runs, read_events, read_events_counted, run_meta, send_command
 from runner.secrets import RunEnvironment, SecretMasker
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
@@ -60,6 +66,13 @@ MAX_MASKED_BYTES = 32 * 1024 * 1024
 """A text file up to this is masked again when served; a bigger one is served as
 written (masked by its writer)."""
 _RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
+REQUEST_FILE = "request.json"
+"""In a run directory this viewer started: the request it was started with (ours)."""
+_REQUEST_KEYS = {
+    "scenario": ("kind", "scenario", "headed", "debug", "breakpoints", "retries"),
+    "collection": ("kind", "collection", "headed", "workers", "bail", "retries"),
+}
+"""The fields of a request that are kept: the protocol's and ``retries``."""
 _SCREENSHOTS = "screenshot"
 """The one folder of a run directory whose files are served: a scenario's screenshots."""
 _TEXT_TYPES = {
@@ -140,6 +153,37 @@ def _stale_sources(
         if changed and path.is_file():
             stale.append(project.relative(path))
     return stale
+
+
+def _retries(request: JSONObject) -> list[str]:
+    """``--retries N`` when the request says how many times a failed scenario runs again
+    (absent: the project's config decides, as for the CLI without the option)."""
+    if "retries" not in request:
+        return []
+    value = request["retries"]
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_RETRIES:
+        raise _Refused(400, f"retries must be a whole number from 0 to {MAX_RETRIES}")
+    return ["--retries", str(value)]
+
+
+def _kept_request(kind: protocol.RunKind, request: JSONObject) -> JSONObject:
+    """What ``request.json`` keeps of a run's request: the fields it was started with."""
+    return {key: request[key] for key in _REQUEST_KEYS[kind] if key in request}
+
+
+def _record_request(run_dir: Path, request: JSONObject) -> None:
+    """Keep the request beside the run (best effort: a run whose request could not be
+    written still runs; "Run again" then repeats what its events show)."""
+    data = json.dumps(request, ensure_ascii=True).encode()
+    with contextlib.suppress(OSError, UnotestError):
+        atomic_write(run_dir / REQUEST_FILE, data)
+
+
+def _recorded_request(run_dir: Path) -> JSONObject | None:
+    """The request this viewer started the run with (``request.json``), or ``None``: a run
+    started elsewhere (the CLI, an agent) or before the viewer kept it."""
+    data = _read_json(run_dir / REQUEST_FILE)
+    return data if isinstance(data, dict) else None
 
 
 def _object(data: object) -> JSONObject:
@@ -235,6 +279,7 @@ class RunRoutes:
             },
             **run_links(run_dir),
             "staleSources": _stale_sources(self.ctx.project, run_dir, meta, events),
+            "request": _recorded_request(run_dir),
         }
         return cast(JSONObject, self.masker().mask_data(detail))
 
@@ -277,7 +322,8 @@ class RunRoutes:
         body = _object(await json_body(request))
         run_request = cast(protocol.RunRequest, body)
         kind = self.adapter.check_kind(body)
-        argv = [*self.adapter.resolve_bin(), *self.adapter.build_args(run_request)]
+        args = [*self.adapter.build_args(run_request), *_retries(body)]
+        argv = [*self.adapter.resolve_bin(), *args]
         run = await launch_run(
             self.ctx.root,
             argv,
@@ -289,6 +335,7 @@ class RunRoutes:
         if run.follower is not None:
             self.followers.add(run.follower)
             run.follower.add_done_callback(self.followers.discard)
+        await run_in_threadpool(_record_request, run.run_dir, _kept_request(kind, body))
         return json_response({"runId": run.run_id}, 201)
 
     def _publish_line(self, run_id: str, stream: Stream, line: str) -> None:

@@ -5,7 +5,8 @@
 // CLI's counts: from the collection's own file while it runs (the runner leaves them out
 // of collection-run:started), from its events.ndjson (the reporter's test_end and
 // run_end) once it has ended. Stop aborts it (the server stops its process, as `unotest
-// dbg RUN abort` does); Run again starts the collection anew.
+// dbg RUN abort` does); Run again starts the collection anew, as the run it repeats was
+// started (againRequest).
 import { html, useCallback, useEffect, useRef, useState } from "../lib.js";
 import { api, runFileUrl } from "../api.js";
 import { onMessage, onResync } from "../live.js";
@@ -58,6 +59,18 @@ function leftOut(project, name, started) {
     out.push({ name: entry, note: known.has(entry) ? "the scenario has errors" : "scenario not found" });
   }
   return out;
+}
+
+/** The request that runs the collection again as `detail`'s run was started: its workers,
+ *  bail and retries from the request this viewer kept (the detail's `request`), else
+ *  (a run started by the CLI or an agent, which records none of them) the workers its
+ *  events show, without bail, retries left to the project's config. */
+export function againRequest(detail, workerCount) {
+  const kept = detail.request && detail.request.kind === "collection" ? detail.request : {};
+  const request = { kind: "collection", collection: detail.meta.ref, workers: kept.workers ?? workerCount };
+  if (kept.bail) request.bail = true;
+  if (kept.retries != null) request.retries = kept.retries;
+  return request;
 }
 
 export function CollectionRunView({ tab }) {
@@ -172,8 +185,8 @@ export function CollectionRunView({ tab }) {
       <span class="spacer"></span>
       ${!finished && html`<button type="button" onClick=${stop} disabled=${stopping}>${stopping ? "Stopping…" : "Stop"}</button>`}
       ${finished && meta.ref && html`<button type="button" disabled=${starting}
-        onClick=${() => startRun({ kind: "collection", collection: meta.ref, workers: workerCount },
-          "collection-run", setNotice, setStarting)}>Run again</button>`}
+        onClick=${() => startRun(againRequest(detail, workerCount), "collection-run", setNotice,
+          setStarting)}>Run again</button>`}
     </header>
     <div class="run-status" role="status" aria-label="Run status">
       ${finished ? `Run ${meta.outcome || meta.status}` : stopping ? "Stopping" : "Running"}

@@ -237,6 +237,16 @@ function keyCommand(event) {
   return null;
 }
 
+/** Run again / Debug again: the scenario, with the retries the run was started with when
+ *  this viewer kept its request (the detail's `request`); breakpoints come from
+ *  unotest/.debugger.json as it is now, as for Debug. */
+function scenarioAgain(detail, scenario, debug) {
+  const kept = detail.request && detail.request.kind === "scenario" ? detail.request : {};
+  const request = { kind: "scenario", scenario, debug };
+  if (kept.retries != null) request.retries = kept.retries;
+  return request;
+}
+
 export function RunView({ tab, active }) {
   const runId = tab.runId;
   const { model, detail, error, runtime, logs } = useRun(runId);
@@ -336,7 +346,7 @@ export function RunView({ tab, active }) {
       <${Toolbar} accepts=${accepts} send=${sendCommand} />
       ${!model.live && scenario && html`<span class="run-again">
         ${[["Run again", false], ["Debug again", true]].map(([label, debug]) => html`<button type="button"
-          disabled=${again} onClick=${() => startRun({ kind: "scenario", scenario, debug },
+          disabled=${again} onClick=${() => startRun(scenarioAgain(detail, scenario, debug),
             "scenario-run", setNotice, setAgain)}>${label}</button>`)}
       </span>`}
     </header>

@@ -28,6 +28,30 @@ let cacheWatched = false;
 // version makes a save of an edit made before the file changed on disk a conflict.
 const drafts = new Map();
 
+/** Whether a draft differs from its file as read (a draft whose file is not cached any
+ *  more, after a change on disk, counts: the view kept it because it was edited). */
+function unsaved() {
+  for (const [path, draft] of drafts) {
+    const read = cache.get(path);
+    if (!read || draft.text !== read.text) return true;
+  }
+  return false;
+}
+
+function askBeforeUnload(event) {
+  if (!unsaved()) return;
+  event.preventDefault();
+  event.returnValue = ""; // Chrome before 119 asks only when this is set
+}
+
+// Drafts live as long as the page: closing or reloading it drops them silently, so the
+// browser asks first while one differs from its file. The listener is there only while a
+// draft is kept (an unload listener costs the page its back/forward cache).
+function guardUnload() {
+  if (drafts.size) window.addEventListener("beforeunload", askBeforeUnload);
+  else window.removeEventListener("beforeunload", askBeforeUnload);
+}
+
 function watchCache() {
   if (cacheWatched) return;
   cacheWatched = true;
@@ -210,6 +234,7 @@ export function SourceView({ path, current = null, reveal = null, onSaved, onBre
       const version = kept ? kept.version : fileRef.current && fileRef.current.version;
       drafts.set(path, { text: value, version });
     }
+    guardUnload();
     setDraftState(value);
   };
   // Kept over a change on disk only when edited: a draft equal to the file is dropped.
