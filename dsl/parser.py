@@ -297,20 +297,6 @@ def _combine(left: Any, op: Tok, right: Any) -> ast.Expr:
     return ast.Binary(cast("ast.BinaryOp", text), left, right, _span(op), _between(left, right))
 
 
-def _check_nullish_not_mixed(ops: list[Tok]) -> None:
-    """JavaScript refuses ``??`` beside ``||`` or ``&&`` without parentheses (a
-    SyntaxError there): which one binds first is not obvious, so neither may be guessed."""
-    logical = [op for op in ops if op[0] not in _TYPED_LEVELS and op[1] in _LOGICAL]
-    texts = {op[1] for op in logical}
-    if "??" in texts and len(texts) > 1:
-        other = "||" if "||" in texts else "&&"
-        _fail(
-            f"'??' cannot be mixed with '{other}' without parentheses, as in JavaScript: "
-            f"write (a ?? b) {other} c or a ?? (b {other} c)",
-            next(op for op in logical if op[1] == "??"),
-        )
-
-
 class _Builder(Transformer[Token, Any]):
     """Inline callbacks, one per rule or alias of grammar.lark, building AST nodes."""
 
@@ -507,7 +493,6 @@ class _Builder(Transformer[Token, Any]):
         """
         if len(children) == 3:  # one operator, the usual case
             return _combine(children[0], children[1], children[2])
-        _check_nullish_not_mixed(children[1::2])
         operands: list[Any] = [children[0]]
         ops: list[Tok] = []
         for i in range(1, len(children), 2):

@@ -671,7 +671,7 @@ def test_parse_expression_and_statements() -> None:
 
 
 def test_operator_precedence() -> None:
-    value = parse_expression("(a || b && c == d < e + f * !g) ?? h ? i : j")
+    value = parse_expression("a || b && c == d < e + f * !g ?? h ? i : j")
     assert isinstance(value, ast.Conditional)
     nullish = value.test
     assert isinstance(nullish, ast.Logical) and nullish.op == "??"

@@ -103,14 +103,7 @@ def test_the_fast_loop_builds_the_tree_lark_builds_on_every_file_of_the_reposito
 
 @pytest.mark.parametrize(
     "source",
-    [
-        "a",
-        "1 + 2 * 3",
-        "f(`x${y}z`, [1, {k: 'v'}])",
-        "(!a && b || c) ?? d",
-        "a ? b : c ? d : e",
-        "a ?? b || c",  # an error, the same both ways
-    ],
+    ["a", "1 + 2 * 3", "f(`x${y}z`, [1, {k: 'v'}])", "!a && b || c ?? d", "a ? b : c ? d : e"],
 )
 def test_the_fast_loop_builds_the_expression_lark_builds(source: str) -> None:
     results = _both_ways(source, "expression")
