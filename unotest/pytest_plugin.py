@@ -464,9 +464,9 @@ def _failure_repr(
     project: Project,
     result: RunResult,
     *,
-    style: str,
-    rootdir: Path,
-    scenario_place: tuple[Path, int],
+    style: str = "long",
+    rootdir: Path | None = None,
+    scenario_place: tuple[Path, int] | None = None,
 ) -> ExceptionChainRepr:
     """pytest's own failure representation, so the terminal, ``--junitxml``, the
     short summary and pytest-xdist (which serializes it) all show it as for a
@@ -480,7 +480,8 @@ def _failure_repr(
     location and its one source line, and the error; ``line`` shows nothing here, as
     pytest then prints the crash line itself (``path:line: ErrorName: message``,
     the path relative to ``rootdir``; a failure without a place names the scenario
-    file at ``scenario_place``); ``no`` never gets here.
+    file at ``scenario_place``); under ``no`` pytest prints none of it. Without ``rootdir``, paths are
+    the project's.
     """
     from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceback
 
@@ -495,6 +496,7 @@ def _failure_repr(
     e_lines = [f"E   {name}: {message_lines[0]}", *(f"E   {rest}" for rest in message_lines[1:])]
     # A Python test has a traceback to print natively; a scenario has none, so
     # --tb=native gives what --tb=short gives.
+    base = rootdir if rootdir is not None else project.root
     short = style in ("short", "native")
     if len(chain) > 1 and not short:  # the short form's entries are the chain
         e_lines.append(f"E   at {chain_text(chain)}")
@@ -505,10 +507,11 @@ def _failure_repr(
     if isinstance(file, str) and file and isinstance(line, int):
         at = col if isinstance(col, int) else 0
         entries = [*callers, entry(project, file, line, at, name, e_lines)]
-        crash_path, crash_line = _relative_to(rootdir, project.root / file), line
+        crash_path, crash_line = _relative_to(base, project.root / file), line
     else:
         entries = [entry(project, result.scenario, 0, None, name, e_lines)]
-        crash_path, crash_line = _relative_to(rootdir, scenario_place[0]), scenario_place[1]
+        place = scenario_place or (project.root / result.scenario, 0)
+        crash_path, crash_line = _relative_to(base, place[0]), place[1]
     crash = ReprFileLocation(crash_path, crash_line, f"{name}: {message_lines[0]}")
     if style == "line":
         entries = []

@@ -417,7 +417,7 @@ def test_restart_refused_in_a_collection_run(
         "error": "not restarted: a scenario of a collection run restarts with the collection",
         "t": result["t"],
     }
+    runner.wait()  # the run's own end comes after its answer: read once the collection ended
     assert read_events(child)[-1]["outcome"] == "aborted"
-    runner.wait()
     refs = sorted(json.loads(m.read_text())["ref"] for m in runs.glob("*/manifest.json"))
     assert refs == ["both", "flows/again", "flows/slow"]  # no run of its own followed
