@@ -65,6 +65,11 @@ _CLICK_OPTIONS = {
     "otherwise)",
 }
 """click()'s options and what each takes."""
+_WAIT_FOR_ADVICE = {
+    "state": "it waits for the element to be visible; to wait for it to go, write "
+    "expect_hidden(t, {timeout})",
+}
+"""What to write for Playwright's ``waitFor({state})``, often in a ported suite."""
 
 
 class BrowserBuiltins:
@@ -467,16 +472,13 @@ class BrowserBuiltins:
     def wait_for(self, value: Value, options: Value = None) -> Value:
         """``options``: ``{timeout}``, this wait's own (Playwright's
         ``locator.waitFor({timeout})``), else the config's action timeout."""
-        timeout = (
-            self.timeouts.action
-            if options is None
-            else timeout_option("wait_for", options, "timeout.action")
-        )
+        own = timeout_option("wait_for", options, "timeout.action", _WAIT_FOR_ADVICE)
+        timeout = own if own is not None else self.timeouts.action
         return self.calls.act(
             "wait_for",
             value,
             lambda loc: loc.wait_for(state="visible", timeout=timeout),
-            timeout_ms=timeout if options is not None else None,
+            timeout_ms=own,
         )
 
     def wait_for_url(self, value: Value, options: Value = None) -> Value:
@@ -486,11 +488,8 @@ class BrowserBuiltins:
         # would read it as a glob, where "*" and "{a,b}" are patterns.
         wanted = (lambda url: url == matcher) if isinstance(matcher, str) else matcher
         shown = render(value) if isinstance(value, RegexValue) else show_matcher(matcher)
-        timeout = (
-            self.timeouts.navigation
-            if options is None
-            else timeout_option("wait_for_url", options, "timeout.navigation")
-        )
+        own = timeout_option("wait_for_url", options, "timeout.navigation")
+        timeout = own if own is not None else self.timeouts.navigation
         waited = int(timeout)
 
         async def run() -> None:

@@ -40,8 +40,9 @@ MAX_TEXT_BYTES = 1024 * 1024
 FOLDER = "downloads"
 FALLBACK_FOLDER = (".unotest", "downloads")
 """Where downloads go when the run has no run directory (a page driven outside a run)."""
-_MAX_NAME_CHARS = 200
-"""File systems take 255 bytes a name; the `` (n)`` suffix needs room too."""
+_MAX_NAME_BYTES = 200
+"""File systems take 255 bytes a name (UTF-8: a Cyrillic letter is two); the `` (n)``
+suffix needs room too."""
 _UNSAFE = re.compile(r"[/\\\x00-\x1f\x7f]")
 
 
@@ -51,12 +52,13 @@ def safe_filename(suggested: str) -> str:
     left is ``download``. Chromium already cleans its names much this way; this holds
     whatever the browser (or a future one) hands over."""
     name = _UNSAFE.sub("_", suggested).strip().lstrip(". ")
-    if len(name) > _MAX_NAME_CHARS:
+    if len(name.encode()) > _MAX_NAME_BYTES:
         stem, dot, extension = name.rpartition(".")
-        if dot and 0 < len(extension) <= 16:
-            name = stem[: _MAX_NAME_CHARS - len(extension) - 1] + "." + extension
-        else:
-            name = name[:_MAX_NAME_CHARS]
+        if not (dot and 0 < len(extension.encode()) <= 16):
+            stem, extension = name, ""
+        room = _MAX_NAME_BYTES - (len(extension.encode()) + 1 if extension else 0)
+        stem = stem.encode()[:room].decode(errors="ignore")  # whole characters only
+        name = f"{stem}.{extension}" if extension else stem
     return name or "download"
 
 
@@ -112,11 +114,8 @@ class Downloads:
         """Click ``value`` as ``click`` does and wait, within the action timeout (or the
         ``{timeout}`` given), for the download the click starts: Playwright's
         ``page.expect_download()`` around ``locator.click()``."""
-        timeout = (
-            self.calls.timeouts.action
-            if options is None
-            else timeout_option("download", options, "timeout.action")
-        )
+        own = timeout_option("download", options, "timeout.action")
+        timeout = own if own is not None else self.calls.timeouts.action
         shown = target_of("download", value).render()
 
         async def click_and_keep(locator: Locator) -> Value:
@@ -140,7 +139,7 @@ class Downloads:
             "download",
             value,
             click_and_keep,
-            timeout_ms=timeout if options is not None else None,
+            timeout_ms=own,
         )
         assert isinstance(kept, dict)
         name, path = kept["name"], kept["path"]

@@ -12,8 +12,9 @@ which the interpreter places at the call site) here, at the boundary.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import urljoin
@@ -78,36 +79,44 @@ MAX_TIMEOUT_MS = 2**31 - 1
 """As the config's timeouts (runner.config.MAX_TIMEOUT_MS)."""
 
 
-def timeout_option(fn: str, options: Value, config_key: str) -> float:
-    """The ``timeout`` of a call's last argument ``{timeout}``, in milliseconds: this
-    call's own, in place of the config's ``config_key``. Its only option."""
+def timeout_option(
+    fn: str, options: Value, config_key: str, advice: Mapping[str, str] | None = None
+) -> float | None:
+    """The ``timeout`` of a call's last argument ``{timeout}``, in whole milliseconds
+    (rounded up, as the config's are): this call's own, in place of the config's
+    ``config_key``. None when it gives none (``null`` or ``{}``, as ``click`` takes
+    them). ``advice``: what to write instead of an option some other tool has here
+    (Playwright's ``waitFor({state})``)."""
+    if options is None:
+        return None
     if not isinstance(options, dict):
         raise BuiltinError(
             "TypeError",
             f"{fn}() takes an options object {{timeout}} last, got {type_name(options)}",
         )
-    unknown = [key for key in options if key != "timeout"]
-    if unknown:
-        raise BuiltinError(
-            "TypeError",
-            f"{fn}() has no option '{unknown[0]}' (its only option: timeout, in milliseconds)",
-        )
+    for key in options:
+        if key != "timeout":
+            said = (advice or {}).get(key)
+            raise BuiltinError(
+                "TypeError",
+                f"{fn}() has no option '{key}' (its only option: timeout, in milliseconds)"
+                + (f": {said}" if said else ""),
+            )
     if "timeout" not in options:
-        raise BuiltinError(
-            "TypeError", f"{fn}() options need a timeout, in milliseconds: {{timeout: 5000}}"
-        )
+        return None
     timeout = options["timeout"]
     if (
         not isinstance(timeout, float | int)
         or isinstance(timeout, bool)
-        or not 0 < timeout <= MAX_TIMEOUT_MS
+        or not 0 < timeout <= MAX_TIMEOUT_MS  # NaN too
     ):
         raise BuiltinError(
             "TypeError",
             f"{fn}() option timeout: {render(timeout)} is not valid: milliseconds, more than 0 "
-            f"(this call's own; the config's {config_key} otherwise)",
+            f"and at most {MAX_TIMEOUT_MS} (this call's own; the config's {config_key} "
+            "otherwise)",
         )
-    return float(timeout)
+    return float(max(1, math.ceil(timeout)))
 
 
 def first_line(err: BaseException) -> str:

@@ -480,8 +480,8 @@ def _failure_repr(
     location and its one source line, and the error; ``line`` shows nothing here, as
     pytest then prints the crash line itself (``path:line: ErrorName: message``,
     the path relative to ``rootdir``; a failure without a place names the scenario
-    file at ``scenario_place``); under ``no`` pytest prints none of it. Without ``rootdir``, paths are
-    the project's.
+    file at ``scenario_place``); under ``no`` pytest prints none of it. Without
+    ``rootdir``, paths are the project's.
     """
     from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceback
 

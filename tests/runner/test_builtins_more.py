@@ -785,9 +785,13 @@ def test_an_expectation_takes_a_timeout_of_its_own(live: Live) -> None:
         'AssertionError: expected <Locator css="#status"> not to have text "Saving", '
         'still received "Saving" after 300 ms'
     )
-    # The next expectation without one has the config's timeout again.
-    got = live.error("expect_not_text", css("#status"), "Saving", expect=SHORT)
-    assert got.endswith(f" after {SHORT} ms"), got
+    # The next expectation without one has the config's timeout again; so has one given
+    # null or {} (as click() takes them); a fraction is rounded up, as the config's are.
+    for none in [(), (None,), ({},)]:
+        got = live.error("expect_not_text", css("#status"), "Saving", *none, expect=SHORT)
+        assert got.endswith(f" after {SHORT} ms"), got
+    got = live.error("expect_not_text", css("#status"), "Saving", {"timeout": 0.4})
+    assert got.endswith(" after 1 ms"), got
 
 
 @pytest.mark.parametrize(
@@ -798,12 +802,13 @@ def test_an_expectation_takes_a_timeout_of_its_own(live: Live) -> None:
         (
             {"timeout": 0.0},
             "expect_visible() option timeout: 0 is not valid: milliseconds, more than 0 "
-            "(this call's own; the config's timeout.expect otherwise)",
+            "and at most 2147483647 (this call's own; the config's timeout.expect otherwise)",
         ),
         ({"timeout": "5s"}, 'expect_visible() option timeout: "5s" is not valid'),
-        ({}, "expect_visible() options need a timeout, in milliseconds: {timeout: 5000}"),
+        ({"timeout": 3e9}, "expect_visible() option timeout: 3000000000 is not valid"),
+        ({"timeout": float("nan")}, "expect_visible() option timeout: NaN is not valid"),
     ],
-    ids=["number", "unknown", "zero", "string", "missing"],
+    ids=["number", "unknown", "zero", "string", "too-big", "nan"],
 )
 def test_an_expectation_refuses_options_it_does_not_have(
     live: Live, options: Value, message: str
@@ -830,6 +835,9 @@ def test_wait_for_and_wait_for_url_take_a_timeout_of_their_own(live: Live) -> No
         "TimeoutError: wait_for_url: the URL did not match /never/ within 300 ms "
         '(it is "about:blank")'
     )
-    assert live.error("wait_for", css("#late"), {"state": "hidden"}).startswith(
-        "TypeError: wait_for() has no option 'state' (its only option: timeout"
+    # Playwright's waitFor({state}) is met with what to write here.
+    assert live.error("wait_for", css("#late"), {"state": "hidden"}) == (
+        "TypeError: wait_for() has no option 'state' (its only option: timeout, in "
+        "milliseconds): it waits for the element to be visible; to wait for it to go, write "
+        "expect_hidden(t, {timeout})"
     )
