@@ -464,6 +464,28 @@ def test_a_second_daemon_says_so_and_exits_0_unless_asked_for_other_options(
         "; it keeps the options it started with: to watch with --collection nightly "
         f"--workers 2, stop it first (Ctrl-C where it runs, or kill {shared.proc.pid})"
     ), other.stderr
+    port = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
+            cwd=shared.root,
+            env=unotest_env(),
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+        ).stdout
+    )["info"]["port"]
+    for args, code in [(["--port", str(port)], 0), (["--workers", "0"], 2)]:
+        again = subprocess.run(
+            [sys.executable, "-m", "unotest", "watch", *args],
+            cwd=shared.root,
+            env=unotest_env(),
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+        )
+        # its own port is what was asked; a wrong number is a usage error, daemon or not
+        assert again.returncode == code, (args, again.stderr)
+    assert "--workers must be 1 or more, not 0" in again.stderr
     status = subprocess.run(
         [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
         cwd=shared.root,

@@ -35,10 +35,11 @@ def watch_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     if args.status:
         return _status(root, args.json)
+    _check_numbers(args)
     found = read_discovery(root)
     if found.status == "running" and found.info is not None:
         info = found.info
-        asked = _options_asked(args)
+        asked = _options_asked(args, info["port"])
         print(
             f"a watch daemon already runs for this project (pid {info['pid']}, events on "
             f"{info['host']}:{info['port']})"
@@ -53,19 +54,20 @@ def watch_command(args: argparse.Namespace) -> int:
         # Asked for nothing in particular, a daemon watching is what was wanted; asked
         # for a scope or a size it does not have, a script must not think it got them.
         return EXIT_FAILED if asked else EXIT_OK
-    _check_numbers(args)
     return asyncio.run(_serve(root, args))
 
 
-def _options_asked(args: argparse.Namespace) -> str:
+def _options_asked(args: argparse.Namespace, running_port: int | None) -> str:
     """The options given that shape a daemon (``--collection``, ``--workers``,
-    ``--port``), as typed; empty when none differs from its default."""
+    ``--port``), as typed; empty when none differs from its default. A ``--port`` the
+    running daemon listens on is what was asked (the discovery file says its port, not
+    its collection or workers)."""
     asked = []
     if args.collection is not None:
         asked.append(f"--collection {args.collection}")
     if args.workers != 1:
         asked.append(f"--workers {args.workers}")
-    if args.port != 0:
+    if args.port != 0 and args.port != running_port:
         asked.append(f"--port {args.port}")
     return " ".join(asked)
 
@@ -107,7 +109,7 @@ async def _serve(root: Path, args: argparse.Namespace) -> int:
     from runner.watch_discovery import ProjectClaimed
     from runner.watch_lines import LinePrinter
     from runner.watch_socket import encode
-    from unotest.exit_codes import EXIT_OK
+    from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
     options = DaemonOptions(
         root=root,
@@ -142,13 +144,19 @@ async def _serve(root: Path, args: argparse.Namespace) -> int:
     except ProjectClaimed as claimed:
         # Another daemon is starting (its discovery file comes once its socket listens).
         await daemon.stop("could not start")
+        asked = _options_asked(args, None)
         print(
             "a watch daemon is starting for this project"
             + (f" (pid {claimed.pid})" if claimed.pid else "")
-            + ": unotest watch --status says where it listens",
+            + ": unotest watch --status says where it listens"
+            + (
+                f"; it keeps the options it started with: to watch with {asked}, stop it first"
+                if asked
+                else ""
+            ),
             file=sys.stderr,
         )
-        return EXIT_OK
+        return EXIT_FAILED if asked else EXIT_OK
     except BaseException:
         await daemon.stop("could not start")
         raise
