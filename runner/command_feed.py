@@ -2,8 +2,11 @@
 
 The file is read by byte offset and only whole lines are taken: a writer that is
 half-way through a line is simply read again on the next look. A thread of its own
-polls every few milliseconds (a ``stat`` is cheap), so a command lands in well under
-the 20 ms the protocol aims for, whatever the scenario thread is doing.
+looks when the kernel says the file was written (:class:`runner.file_changes.FileChanges`,
+Linux's ``inotify``), and every ``WAKE_FALLBACK_SECONDS`` besides (a file replaced by
+another is watched again then); where writes cannot be watched it polls every few
+milliseconds (a ``stat`` is cheap). Either way a command lands in well under the 20 ms
+the protocol aims for, whatever the scenario thread is doing.
 
 A line that fails in ``on_line`` is reported and the lines after it are still
 delivered; a line longer than ``MAX_PENDING_BYTES`` is handed over once, cut, (the
@@ -16,6 +19,7 @@ server that started it), and says once when the owner is gone.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -23,6 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from runner.file_changes import FileChanges
 from runner.rundir import pid_exists
 
 __all__ = ["OWNER_ENV", "CommandFeed", "OwnerWatch"]
@@ -32,6 +37,9 @@ IDLE_POLL_SECONDS = 0.05
 """How often a run nobody debugs looks (a run without ``--debug``, which a viewer may
 still pause or abort): 250 looks a second cost each collection worker about 4 ms of
 CPU per scenario. Its first command makes it look every ``POLL_SECONDS`` from then on."""
+WAKE_FALLBACK_SECONDS = 0.05
+"""With a watch on the file, how often the feed looks anyway: for its owner, and for a
+write the watch could not see (the file replaced, a file system that misses some)."""
 OWNER_ENV = "UNOTEST_OWNER_PID"
 OWNER_POLL_SECONDS = 0.25
 MAX_PENDING_BYTES = 8 * 1024 * 1024
@@ -98,25 +106,61 @@ class CommandFeed:
         self._discarding = False  # inside an over-long line: drop up to its "\n"
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="unotest-commands", daemon=True)
+        self._wake: tuple[int, int] | None = None
+        """A pipe :meth:`stop` writes to, so a feed waiting on its watch ends at once."""
+        self.watching = False
+        """Whether the thread waits on a watch of the file (else it polls)."""
 
     def start(self) -> None:
+        self._wake = os.pipe()
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
+        wake = self._wake
+        if wake is not None:
+            with contextlib.suppress(OSError):
+                os.write(wake[1], b"x")
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout=2)
+        if wake is not None and not self._thread.is_alive():
+            self._wake = None
+            for fd in wake:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.read_new()
-            except OSError:
-                pass  # the run directory may be going away at the very end
-            except Exception as err:  # never let the feed die: later commands must land
-                self.warn(f"commands.jsonl: {type(err).__name__}: {err}")
-            self._check_owner()
-            self._stop.wait(self.poll)
+        changes: FileChanges | None = None
+        try:
+            while not self._stop.is_set():
+                identity = self._identity
+                self._look()
+                if changes is None or self._identity != identity:
+                    # The first look, or another file at the path now: watch it, then
+                    # look once more (a write between the look and the watch is read).
+                    if changes is not None:
+                        changes.close()
+                    changes = FileChanges.open(self.path)
+                    self.watching = changes is not None
+                    if changes is not None:
+                        continue
+                if changes is None:
+                    self._stop.wait(self.poll)
+                else:
+                    wake = self._wake
+                    changes.wait(WAKE_FALLBACK_SECONDS, wake[0] if wake else None)
+        finally:
+            if changes is not None:
+                changes.close()
+
+    def _look(self) -> None:
+        try:
+            self.read_new()
+        except OSError:
+            pass  # the run directory may be going away at the very end
+        except Exception as err:  # never let the feed die: later commands must land
+            self.warn(f"commands.jsonl: {type(err).__name__}: {err}")
+        self._check_owner()
 
     def _check_owner(self) -> None:
         """Every quarter second, whether the owner is gone; ``on_owner_gone`` once."""

@@ -25,6 +25,7 @@ from runner.command_feed import (
     POLL_SECONDS,
     CommandFeed,
 )
+from runner.file_changes import FileChanges
 
 WAIT = 10.0
 
@@ -360,3 +361,52 @@ def test_a_run_nobody_debugs_looks_less_often_until_its_first_command(path: Path
     feed.read_new()
     assert lines.items == [b'{"id": "p", "cmd": "pause"}']
     assert feed.poll == POLL_SECONDS
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_the_feed_waits_on_a_watch_of_the_file_and_reads_each_write(
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
+) -> None:
+    """Woken by the kernel on each write (no 4 ms polling): it watches the file, not its
+    folder, so the run's own writes beside it (steps.jsonl) wake nobody."""
+    feed, lines = feed_of()
+    feed.wait_polls(2)
+    assert feed.watching
+    append(path, b'{"id": "w1"}\n')
+    assert lines.wait(1) == [b'{"id": "w1"}']
+    polls = feed.polls
+    for n in range(50):
+        append(path.with_name("steps.jsonl"), b'{"kind": "step:ok"}\n' * (n + 1))
+    feed.wait_polls(1)  # the fallback look (or a write of this file), not 50 wake-ups
+    assert feed.polls - polls < 25
+    feed.stop()
+    assert not feed._thread.is_alive()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
+def test_a_file_replaced_under_the_watch_is_watched_again(
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]]
+) -> None:
+    feed, lines = feed_of()
+    append(path, b'{"id": "old"}\n')
+    lines.wait(1)
+    other = path.with_name("other.jsonl")
+    other.write_bytes(b'{"id": "new"}\n')
+    os.replace(other, path)
+    assert lines.wait(2)[-1] == b'{"id": "new"}'
+    for n in range(3):  # the new file's writes reach the feed too
+        append(path, b'{"id": "after-%d"}\n' % n)
+        assert lines.wait(3 + n)[-1] == b'{"id": "after-%d"}' % n
+    assert feed.watching
+
+
+def test_without_a_watch_the_feed_polls(
+    path: Path, feed_of: Callable[..., tuple[PolledFeed, Lines]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where writes cannot be watched (macOS, Windows), every ``poll`` as before."""
+    monkeypatch.setattr(FileChanges, "open", classmethod(lambda cls, path: None))
+    feed, lines = feed_of()
+    feed.wait_polls(2)
+    assert not feed.watching
+    append(path, b'{"id": "polled"}\n')
+    assert lines.wait(1) == [b'{"id": "polled"}']
