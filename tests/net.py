@@ -33,7 +33,17 @@ def serve_directory(directory: Path, name: str = "site") -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serve_handler(Handler, name) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_handler(
+    handler: type[http.server.BaseHTTPRequestHandler], name: str = "site"
+) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` answered by ``handler`` from a background thread (a
+    thread a request); shut down on exit."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
     thread.start()
@@ -60,12 +70,5 @@ def serve_statuses() -> Iterator[tuple[str, dict[str, int]]]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", table
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_handler(Handler, "statuses") as url:
+        yield url, table

@@ -12,12 +12,12 @@ import http.server
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from net import serve_handler
 from sites import E2E, config_yaml, e2e_json, scenario_source, unotest_env, write_project
 
 from runner.downloads import safe_filename, unused_path
@@ -99,16 +99,8 @@ class _Site(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def download_site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="download-site", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serve_handler(_Site, "download-site") as url:
+        yield url
 
 
 def test_download_keeps_each_file_in_the_run_directory_and_describes_it(
