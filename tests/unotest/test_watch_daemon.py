@@ -440,42 +440,8 @@ def test_a_killed_browser_is_relaunched_and_says_so(shared: Daemon, client: Clie
 def test_a_second_daemon_says_so_and_exits_0_unless_asked_for_other_options(
     shared: Daemon,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "unotest", "watch"],
-        cwd=shared.root,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
-    assert done.returncode == 0
-    assert f"already runs for this project (pid {shared.proc.pid}" in done.stderr
-    # Asked for another scope: not given silently, and a script sees it was not.
-    other = subprocess.run(
-        [sys.executable, "-m", "unotest", "watch", "--collection", "nightly", "--workers", "2"],
-        cwd=shared.root,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
-    assert other.returncode == 1, other.stderr
-    assert other.stderr.strip().endswith(
-        "; it keeps the options it started with: to watch with --collection nightly "
-        f"--workers 2, stop it first (Ctrl-C where it runs, or kill {shared.proc.pid})"
-    ), other.stderr
-    port = json.loads(
-        subprocess.run(
-            [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
-            cwd=shared.root,
-            env=unotest_env(),
-            capture_output=True,
-            text=True,
-            timeout=WAIT_S,
-        ).stdout
-    )["info"]["port"]
-    for args, code in [(["--port", str(port)], 0), (["--workers", "0"], 2)]:
-        again = subprocess.run(
+    def watch(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             [sys.executable, "-m", "unotest", "watch", *args],
             cwd=shared.root,
             env=unotest_env(),
@@ -483,17 +449,24 @@ def test_a_second_daemon_says_so_and_exits_0_unless_asked_for_other_options(
             text=True,
             timeout=WAIT_S,
         )
+
+    done = watch()
+    assert done.returncode == 0
+    assert f"already runs for this project (pid {shared.proc.pid}" in done.stderr
+    # Asked for another scope: not given silently, and a script sees it was not.
+    other = watch("--collection", "nightly", "--workers", "2")
+    assert other.returncode == 1, other.stderr
+    assert other.stderr.strip().endswith(
+        "; it keeps the options it started with: to watch with --collection nightly "
+        f"--workers 2, stop it first (Ctrl-C where it runs, or kill {shared.proc.pid})"
+    ), other.stderr
+    port = json.loads(watch("--status", "--json").stdout)["info"]["port"]
+    for args, code in [(["--port", str(port)], 0), (["--workers", "0"], 2)]:
+        again = watch(*args)
         # its own port is what was asked; a wrong number is a usage error, daemon or not
         assert again.returncode == code, (args, again.stderr)
     assert "--workers must be 1 or more, not 0" in again.stderr
-    status = subprocess.run(
-        [sys.executable, "-m", "unotest", "watch", "--status", "--json"],
-        cwd=shared.root,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
+    status = watch("--status", "--json")
     assert status.returncode == 0
     assert json.loads(status.stdout)["status"] == "running"
 
