@@ -5,7 +5,7 @@
 2. The same flows as pytest tests with pytest-playwright, ``pytest -n 2``
    (pytest-xdist): the reference for "one browser per worker, one context per test".
    A generated conftest launches the same Chromium with the same flags
-   (``runner.browser.resolve_executable`` and ``CHROMIUM_ARGS``).
+   (``runner.browser.launch.resolve_executable`` and ``CHROMIUM_ARGS``).
 3. The same flows as a Playwright Test spec, ``playwright test --workers 2``, when
    ``@playwright/test`` resolves next to this repository (``node`` finds it); the
    bench says which peers are not installed and compares with the fastest measured.
@@ -50,7 +50,7 @@ from typing import Any
 
 from proc_cpu import ProcessCpu
 
-from runner.browser import CHROMIUM_ARGS, resolve_executable
+from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"
@@ -198,7 +198,7 @@ def _make_playwright_test(
 CONFTEST = """\
 import pytest
 
-from runner.browser import CHROMIUM_ARGS, resolve_executable
+from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 
 @pytest.fixture(scope="session")

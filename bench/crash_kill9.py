@@ -39,7 +39,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE.parent / 
 import test_reliability_crash as crash  # noqa: E402  (the shared engine)
 from protocol_schemas import validate  # noqa: E402
 
-from runner.browser import playwright_browser_path, resolve_executable  # noqa: E402
+from runner.browser.launch import playwright_browser_path, resolve_executable  # noqa: E402
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from runner.browser import CHROMIUM_ARGS, resolve_executable
+from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 PAGE = """<!doctype html>
 <html><head><title>Bench</title></head><body>

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from runner.browser import CHROMIUM_ARGS, resolve_executable
+from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"

@@ -27,7 +27,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from runner.browser import CHROMIUM_ARGS, resolve_executable  # noqa: E402
+from runner.browser.launch import CHROMIUM_ARGS, resolve_executable  # noqa: E402
 
 OUT = REPO / "docs" / "img"
 WAIT_MS = 60_000

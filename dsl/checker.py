@@ -8,7 +8,7 @@ constants, ``break``/``continue`` outside a loop.
 
 The same walk also answers :func:`function_references`: which names each function
 calls or reads that are none of its own variables, the edges of ``unotest watch``'s
-dependency graph (``runner/watch_graph.py``), so the graph sees exactly the calls the
+dependency graph (``runner/watch/graph.py``), so the graph sees exactly the calls the
 checker sees.
 """
 

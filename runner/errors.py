@@ -18,9 +18,10 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
     │   └── WebServerCancelled    the run was aborted while it was starting
     ├── RunnerAdapterNotFoundError  the runner a run would be spawned with is not installed
     ├── RunWriteError             a run artifact could not be written (also an OSError)
-    ├── PlaywrightInternalsChanged  this Playwright lacks what runner.sync_adapter uses
+    ├── PlaywrightInternalsChanged  this Playwright lacks what runner.browser.sync_adapter uses
     └── ScenarioFailed            a scenario did not pass where an exception must say so
-                                  (the pytest plugin); carries the RunResult
+                                  (the pytest plugin); carries the RunResult, so it is
+                                  defined beside it, in runner.run.result
 
     CommandError                  a debugger command that cannot be applied: never
                                   reaches the user as an exception, its sentence goes
@@ -32,11 +33,6 @@ that meet them, as problems or failed steps, not through this tree.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from runner.run_result import RunResult
 
 __all__ = [
     "BrowserConnectError",
@@ -50,7 +46,6 @@ __all__ = [
     "PlaywrightInternalsChanged",
     "RunWriteError",
     "RunnerAdapterNotFoundError",
-    "ScenarioFailed",
     "UnotestError",
     "UnsupportedRunKindError",
     "UsageError",
@@ -134,15 +129,7 @@ class RunWriteError(UnotestError, OSError):
 
 
 class PlaywrightInternalsChanged(UnotestError, RuntimeError):
-    """This Playwright release no longer has what :mod:`runner.sync_adapter` uses."""
-
-
-class ScenarioFailed(UnotestError):
-    """A scenario that did not pass, where the caller needs an exception (pytest)."""
-
-    def __init__(self, message: str, result: RunResult) -> None:
-        super().__init__(message)
-        self.result = result
+    """This Playwright release no longer has what :mod:`runner.browser.sync_adapter` uses."""
 
 
 class CommandError(Exception):

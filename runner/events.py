@@ -4,7 +4,7 @@ Every line of a ``steps.jsonl``, every ``runtime.json`` and every run's error re
 built here and nowhere else, so mypy checks what we emit against the
 ``@unotest/protocol`` 0.5.0 types of :mod:`runner.protocol` (and our additive ones):
 a misspelt field or a value of the wrong type fails the type check, not the viewer.
-``t`` is stamped here; :class:`runner.rundir.RunDirectory` stamps it only for a raw
+``t`` is stamped here; :class:`runner.store.rundir.RunDirectory` stamps it only for a raw
 mapping that lacks it.
 """
 
@@ -333,7 +333,7 @@ class RunError(TypedDict):
     failed in one); ``at`` is the scenario's own statement that led there and
     ``chain`` every place from ``at`` down to ``file:line:col`` (outermost first, see
     :class:`runner.protocol.ChainFrame`). ``step*``/``callStack``/``vars`` exist when
-    the failure happened at a step the reporter saw; ``url``/``title`` when a page was
+    the failure happened at a step the steps record saw; ``url``/``title`` when a page was
     open.
     """
 
@@ -356,7 +356,7 @@ class RunError(TypedDict):
 
 
 class FailedStep(TypedDict):
-    """Where the reporter saw an error first: the step and the state around it."""
+    """Where the steps record saw an error first: the step and the state around it."""
 
     step: str
     stepIndex: int

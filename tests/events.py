@@ -2,7 +2,7 @@
 
 Imported as ``from events import ...`` (``tests/`` is on ``sys.path``, see conftest.py).
 
-Unlike ``runner.runs.read_events`` (the product's reader, which skips a line that does not
+Unlike ``runner.store.runs.read_events`` (the product's reader, which skips a line that does not
 parse), these helpers fail the test on such a line: a test reads steps.jsonl to check it.
 Both split on ``b"\\n"`` only and leave out an unterminated tail (a write in progress).
 """

@@ -153,7 +153,7 @@ def served() -> Iterator[FlakySite]:
 
 def find_chromium() -> str:
     """The Chromium executable a run would use (as tests/runner/conftest.py finds it)."""
-    from runner.browser import playwright_browser_path, resolve_executable
+    from runner.browser.launch import playwright_browser_path, resolve_executable
 
     path = resolve_executable("chromium", None, headless=True) or playwright_browser_path(
         "chromium", headless=True

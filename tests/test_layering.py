@@ -54,7 +54,7 @@ def test_a_collection_orchestrator_loads_no_parser() -> None:
     take CPU from the workers starting beside it."""
     code = (
         "import json, sys\n"
-        "import unotest.cli, unotest.commands.collection, runner.collection\n"
+        "import unotest.cli, unotest.commands.collection, runner.collection.orchestrator\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     proc = subprocess.run(
@@ -62,8 +62,15 @@ def test_a_collection_orchestrator_loads_no_parser() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     loaded = json.loads(proc.stdout)
-    assert "runner.index_cache" in loaded
-    heavy = ("lark", "dsl.parser", "dsl.interpreter", "dsl.ast", "dsl.checker", "runner.project")
+    assert "runner.project.index_cache" in loaded
+    heavy = (
+        "lark",
+        "dsl.parser",
+        "dsl.interpreter",
+        "dsl.ast",
+        "dsl.checker",
+        "runner.project.index",
+    )
     assert _top_level_hits(loaded, heavy) == []
 
 
@@ -192,6 +199,103 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+# What each part of runner/ may import, as Playwright's DEPS.list files say it: a
+# sub-package imports the foundations, itself, and the sub-packages named in its row; a
+# foundation (a module at runner/'s top) imports only the foundations in its row. A new
+# sub-package or foundation needs a row; an import the table does not allow fails.
+RUNNER_FOUNDATIONS: dict[str, set[str]] = {
+    "protocol": set(),
+    "text": set(),
+    "errors": set(),
+    "processes": set(),
+    "events": {"protocol"},
+    "ws_messages": {"protocol"},
+    "files": {"errors"},
+}
+RUNNER_TABLE: dict[str, set[str]] = {
+    "project": set(),
+    "store": {"project"},
+    "browser": {"project", "store"},
+    "builtins": {"project", "browser"},
+    "webserver": {"project", "store", "browser"},
+    "debug": {"project", "store", "browser", "webserver"},
+    "run": {"project", "store", "browser", "builtins", "webserver", "debug"},
+    "workers": {"project", "store", "browser", "run"},
+    "collection": {"project", "store", "webserver", "run", "workers"},
+    "watch": {"project", "store", "webserver", "run", "workers"},
+    "launch": {"project", "store"},
+}
+
+
+def _part_of(module: str) -> str | None:
+    """``runner.debug.controller`` → ``debug``; ``runner.files`` → ``files``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[0] == "runner" else None
+
+
+def _runner_part_edges() -> list[tuple[str, str, str]]:
+    """(part, imported part, where) for every import between two parts of runner/."""
+    found = []
+    for path in _sources("runner"):
+        name = _package_of(path)
+        own = _part_of(name)
+        if own is None:
+            continue
+        for line, module in _imports(path, name):
+            other = _part_of(module)
+            if other is not None and other != own:
+                found.append((own, other, f"{path.relative_to(REPO)}:{line}: imports {module}"))
+    return found
+
+
+def test_every_part_of_runner_has_a_row_in_the_table() -> None:
+    folders = {p.name for p in (REPO / "runner").iterdir() if (p / "__init__.py").is_file()}
+    tops = {p.stem for p in (REPO / "runner").glob("*.py") if p.stem != "__init__"}
+    assert folders == set(RUNNER_TABLE)
+    assert tops == set(RUNNER_FOUNDATIONS)
+    assert len(tops) <= 8
+    for folder in folders:
+        modules = [p for p in (REPO / "runner" / folder).glob("*.py") if p.stem != "__init__"]
+        assert len(modules) <= 15, f"runner/{folder}/ holds {len(modules)} modules"
+
+
+def test_runner_imports_follow_the_table() -> None:
+    bad = []
+    for own, other, where in _runner_part_edges():
+        if own in RUNNER_FOUNDATIONS:
+            allowed = RUNNER_FOUNDATIONS[own]
+        else:
+            allowed = RUNNER_TABLE[own] | set(RUNNER_FOUNDATIONS)
+        if other not in allowed:
+            bad.append(f"{where} ({own} may not import {other})")
+    assert bad == []
+
+
+def test_the_table_has_no_circle_and_foundations_stay_below() -> None:
+    graph = {part: set(allowed) for part, allowed in RUNNER_TABLE.items()}
+    graph.update({part: set(allowed) for part, allowed in RUNNER_FOUNDATIONS.items()})
+    assert _cycles(graph) == []
+    assert all(allowed <= set(RUNNER_FOUNDATIONS) for allowed in RUNNER_FOUNDATIONS.values())
+
+
+def test_a_sub_package_is_a_folder_not_a_facade() -> None:
+    """``runner/<part>/__init__.py`` holds a docstring only: an import there would load
+    the part's modules for whoever imports one of them (the parser for ``check``)."""
+    for init in (REPO / "runner").glob("*/__init__.py"):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        assert [type(node).__name__ for node in tree.body] == ["Expr"], init
+
+
+def test_the_table_check_finds_a_forbidden_import(tmp_path: Path) -> None:
+    """The scan reads a sub-package's imports as the table test needs them."""
+    src = tmp_path / "mod.py"
+    src.write_text("from runner.run.session import ScenarioRun\nfrom runner import protocol\n")
+    modules = [m for _line, m in _imports(src, "runner.store.mod")]
+    parts = {_part_of(m) for m in modules} - {None, "store"}
+    assert parts == {"run", "protocol"}
+    assert "run" not in RUNNER_TABLE["store"]
+
+
 @pytest.mark.parametrize("package", ["dsl", "runner", "unotest"])
 def test_no_import_cycles_between_modules_of_a_package(package: str) -> None:
     assert _cycles(_module_graph(package)) == []
@@ -215,7 +319,7 @@ def test_the_scanner_sees_what_it_should(tmp_path: Path) -> None:
         "from unotest import cli\n"
         "import playwright.sync_api as pw\n"
         "import importlib\n"
-        "importlib.import_module('runner.browser')\n",
+        "importlib.import_module('runner.browser.launch')\n",
         encoding="utf-8",
     )
     modules = [m for _line, m in _imports(src, "dsl.mod")]
@@ -223,24 +327,27 @@ def test_the_scanner_sees_what_it_should(tmp_path: Path) -> None:
     assert "dsl.values" in modules
     assert "unotest.cli" in modules
     assert "playwright.sync_api" in modules
-    assert "runner.browser" in modules
+    assert "runner.browser.launch" in modules
     assert _top_level_hits(modules, DSL_FORBIDDEN) == [
         "playwright.sync_api",
-        "runner.browser",
+        "runner.browser.launch",
         "unotest",
         "unotest.cli",
     ]
 
 
 def test_the_architecture_map_names_every_module() -> None:
-    """docs/architecture.md is the newcomer's map: a module it does not name is a hole."""
+    """docs/architecture.md is the newcomer's map: a module it does not name is a hole.
+    A module in a sub-package is named with its folder (``debug/controller.py``), as
+    two folders may hold modules of one name."""
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    unnamed = [
-        path.relative_to(REPO).as_posix()
-        for package in ("dsl", "runner", "unotest")
-        for path in _sources(package)
-        if path.stem not in ("__init__", "__main__")
-        and f"`{path.stem}.py`" not in text
-        and f"`{path.stem}`" not in text
-    ]
+    unnamed = []
+    for package in ("dsl", "runner", "unotest"):
+        for path in _sources(package):
+            if path.stem in ("__init__", "__main__"):
+                continue
+            inside = path.relative_to(REPO / package).with_suffix("").as_posix()
+            names = [f"`{inside}.py`"] if "/" in inside else [f"`{inside}.py`", f"`{inside}`"]
+            if not any(name in text for name in names):
+                unnamed.append(path.relative_to(REPO).as_posix())
     assert unnamed == []

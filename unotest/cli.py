@@ -229,47 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # imports' CPU. Back on, with what was imported frozen, once the command's
         # module is in (_started).
         gc.disable()
-    early_e2e = args_list[:1] == ["e2e"]
-    early_collection = args_list[:1] == ["collection"]
+    early = args_list[:1]
     try:
-        if early_collection:
-            # The collection's workers start first (Playwright's driver, their imports,
-            # the browser's launch), while the orchestrator imports and loads the
-            # project; the run adopts them (runner.worker_prelaunch), and the `finally`
-            # below stops them if nothing does.
-            from runner import worker_prelaunch
-
-            worker_prelaunch.start(args_list[1:])
-        if early_e2e:
-            # Playwright's driver starts first, while the parser is built and the
-            # command's imports, the project and the config load; the run takes it
-            # (runner.early_driver), and the `finally` below ends it if nothing does.
-            # Imported here only: asyncio costs every other command ~25 ms.
-            from runner import early_driver
-
-            early_driver.start()
-        _tolerate_unencodable_output()
-        parser = _build_parser()
-        args, extra = parser.parse_known_args(args_list)
-        if isinstance(getattr(args, "paths", None), list):
-            # `check a --json b`: argparse stops the PATH list at the option.
-            args.paths.extend(e for e in extra if not e.startswith("-"))
-            extra = [e for e in extra if e.startswith("-")]
-        if extra:
-            where = f"unotest {args.command}" if args.command else "unotest"
-            raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
-        if args.version:
-            from importlib.metadata import version
-
-            print(f"unotest {version('unotest')}")
-            return EXIT_OK
-        if args.command is None:
-            parser.print_help(sys.stderr)
-            raise UsageError("no command given (see 'unotest --help')")
-        command = _command(args.command)
-        if argv is None:
-            _started()
-        return command(args)
+        _start_early(early, args_list[1:])
+        return _run_command(args_list, in_process=argv is not None)
     except UnotestError as err:
         _report(str(err))
         return exit_code_for(err)
@@ -283,23 +246,73 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     finally:
         _stop_lingering_web_servers()
-        if early_collection:
-            from runner import worker_prelaunch
-
-            worker_prelaunch.discard()  # an exit before the run adopted them
-        if early_e2e:
-            from runner import early_driver
-
-            early_driver.discard()  # an exit before the run took it: no driver left behind
+        _discard_early(early)
         if argv is None:
             _leave_objects_to_the_os()
             gc.enable()  # an exit before the command ran (a usage error): as it was
 
 
+def _start_early(command: list[str], rest: list[str]) -> None:
+    """What a run needs first starts before the parser is even built."""
+    if command == ["collection"]:
+        # The collection's workers start first (Playwright's driver, their imports,
+        # the browser's launch), while the orchestrator imports and loads the
+        # project; the run adopts them (runner.collection.prelaunch), and main's
+        # `finally` stops them if nothing does.
+        from runner.collection import prelaunch as worker_prelaunch
+
+        worker_prelaunch.start(rest)
+    if command == ["e2e"]:
+        # Playwright's driver starts first, while the parser is built and the command's
+        # imports, the project and the config load; the run takes it
+        # (runner.browser.early_driver), and main's `finally` ends it if nothing does.
+        # Imported here only: asyncio costs every other command ~25 ms.
+        from runner.browser import early_driver
+
+        early_driver.start()
+
+
+def _discard_early(command: list[str]) -> None:
+    """An exit before the run adopted what :func:`_start_early` started: nothing left."""
+    if command == ["collection"]:
+        from runner.collection import prelaunch as worker_prelaunch
+
+        worker_prelaunch.discard()
+    if command == ["e2e"]:
+        from runner.browser import early_driver
+
+        early_driver.discard()
+
+
+def _run_command(args_list: list[str], *, in_process: bool) -> int:
+    _tolerate_unencodable_output()
+    parser = _build_parser()
+    args, extra = parser.parse_known_args(args_list)
+    if isinstance(getattr(args, "paths", None), list):
+        # `check a --json b`: argparse stops the PATH list at the option.
+        args.paths.extend(e for e in extra if not e.startswith("-"))
+        extra = [e for e in extra if e.startswith("-")]
+    if extra:
+        where = f"unotest {args.command}" if args.command else "unotest"
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)} (see '{where} --help')")
+    if args.version:
+        from importlib.metadata import version
+
+        print(f"unotest {version('unotest')}")
+        return EXIT_OK
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        raise UsageError("no command given (see 'unotest --help')")
+    command = _command(args.command)
+    if not in_process:
+        _started()
+    return command(args)
+
+
 def _stop_lingering_web_servers() -> None:
     """A webServer this command started and other unotest runs still use was left up
-    for them: it stops once they end (``runner.webserver.stop_lingering``)."""
-    webserver = sys.modules.get("runner.webserver")  # only if a run used one
+    for them: it stops once they end (``runner.webserver.server.stop_lingering``)."""
+    webserver = sys.modules.get("runner.webserver.server")  # only if a run used one
     if webserver is not None:
         webserver.stop_lingering(_report)
 

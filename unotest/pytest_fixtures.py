@@ -32,7 +32,7 @@ def browser_type_launch_args(
     args = dict(browser_type_launch_args)
     if browser_name != "chromium" or "executable_path" in args or "channel" in args:
         return args
-    from runner.browser import CHROMIUM_ARGS, resolve_executable
+    from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
     from runner.errors import BrowserNotFound
 
     try:

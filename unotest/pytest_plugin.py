@@ -5,7 +5,7 @@ cost nothing and change nothing unless asked: ``--unotest``, ``--unotest-collect
 NAME`` or ``unotest = true`` in the ini file. Then each scenario of the project is one
 item named after the scenario (parametrized by browser exactly like a pytest-playwright
 test: ``shop/add-to-cart[chromium]``), run through the same interpreter and built-ins
-as ``unotest e2e`` on the page pytest-playwright made (runner/sync_adapter.py), so
+as ``unotest e2e`` on the page pytest-playwright made (runner/browser/sync_adapter.py), so
 ``--browser``, ``--headed``, ``--slowmo``, ``--tracing``, ``--screenshot``, ``--video``
 and ``browser_context_args`` apply as they do to any pytest-playwright test.
 
@@ -34,15 +34,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from runner.errors import ScenarioFailed
 from unotest.pytest_state import STATE, PluginState
 
 if TYPE_CHECKING:
     from _pytest._code.code import ExceptionChainRepr, ReprEntry, TerminalRepr, TracebackStyle
     from playwright.sync_api import Page as SyncPage
 
-    from runner.project import Project
-    from runner.session import RunResult
+    from runner.project.index import Project
+    from runner.run.result import RunResult, ScenarioFailed
 
 __all__ = ["ScenarioItem", "ScenarioModule"]
 
@@ -123,9 +122,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _load_state(config: pytest.Config) -> PluginState:
-    from runner.config import load_config
     from runner.errors import UnotestError
-    from runner.project import Project, ProjectIndex, find_project_root
+    from runner.project.config import load_config
+    from runner.project.index import Project, ProjectIndex, find_project_root
 
     # Where pytest runs, its rootdir, then the paths it was given (a monorepo's root
     # with `pytest app/unotest/e2e/x.test.js`): the first inside a project.
@@ -247,8 +246,8 @@ def _start_web_server(config: pytest.Config) -> None:
     if server is None or state.web_server is not None:
         return
     from runner.errors import UnotestError
-    from runner.secrets import project_masker
-    from runner.webserver import WebServer
+    from runner.project.secrets import project_masker
+    from runner.webserver.server import WebServer
 
     try:
         state.web_server = WebServer.from_config(
@@ -261,7 +260,7 @@ def _start_web_server(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     state = session.config.stash.get(STATE, None)
     if state is not None and state.web_server is not None:
-        from runner.webserver import stop_lingering
+        from runner.webserver.server import stop_lingering
 
         state.web_server.stop()
         state.web_server = None
@@ -384,6 +383,8 @@ class ScenarioItem(pytest.Function):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
     ) -> str | TerminalRepr:
+        from runner.run.result import ScenarioFailed
+
         if isinstance(excinfo.value, ScenarioFailed):
             path, line, _ = self.reportinfo()
             return _failure_repr(
@@ -409,26 +410,31 @@ def run_scenario(page: SyncPage, base_url: str | None, request: pytest.FixtureRe
 
 
 def _run(state: PluginState, name: str, page: SyncPage, base_url: str | None) -> RunResult:
-    from runner.bundle import MAX_ERROR_CHARS
-    from runner.secrets import RunEnvironment, SecretMasker, cut_masked
-    from runner.session import ScenarioRun
-    from runner.sync_adapter import async_page, run_on_page_loop
+    from runner.browser.bundle import MAX_ERROR_CHARS
+    from runner.browser.sync_adapter import async_page, run_on_page_loop
+    from runner.project.secrets import RunEnvironment, SecretMasker, cut_masked
+    from runner.run.options import RunOptions, ScenarioInputs
+    from runner.run.session import ScenarioRun
     from runner.text import one_line
 
     config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
     masker = SecretMasker()
     environment = RunEnvironment.of_project(state.project.root, masker)
     run = ScenarioRun(
-        state.project,
-        state.index.scenarios[name],
-        state.index.helper_table,
-        config,
-        masker,
-        environment,
-        out=sys.stdout,
-        log_stream=sys.stdout,
-        handle_signals=False,
-        provided_page=async_page(page),
+        ScenarioInputs(
+            state.project,
+            state.index.scenarios[name],
+            state.index.helper_table,
+            config,
+            masker,
+            environment,
+        ),
+        RunOptions(
+            out=sys.stdout,
+            log_stream=sys.stdout,
+            handle_signals=False,
+            provided_page=async_page(page),
+        ),
     )
     for warning in environment.warnings:
         print(f"unotest: warning: {one_line(warning)}", file=sys.stderr)
@@ -446,6 +452,8 @@ def _run(state: PluginState, name: str, page: SyncPage, base_url: str | None) ->
 
 
 def _scenario_failed(result: RunResult) -> ScenarioFailed:
+    from runner.run.result import ScenarioFailed
+
     error: Mapping[str, object] = result.error or {}
     name = error.get("errorName", "Error")
     return ScenarioFailed(f"{name}: {error.get('error', result.outcome)}", result)
@@ -485,7 +493,7 @@ def _failure_repr(
     """
     from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceback
 
-    from runner.run_result import chain_text, error_chain
+    from runner.run.result import chain_text, error_chain
 
     error: Mapping[str, object] = result.error or {}
     name = str(error.get("errorName", "Error"))
@@ -517,12 +525,17 @@ def _failure_repr(
         entries = []
     chained = ExceptionChainRepr([(ReprTraceback(entries, None, "long"), crash, None)])
     if style == "long":
-        details = []
-        if result.bundle_path:
-            details.append(f"failure bundle: {result.bundle_path}")
-        details.append(f"run directory: {result.run_dir}")
-        chained.addsection("unotest", "\n".join(details))
+        chained.addsection("unotest", _where_to_look(result))
     return chained
+
+
+def _where_to_look(result: RunResult) -> str:
+    """The long form's own section: the failure bundle and the run directory."""
+    details = []
+    if result.bundle_path:
+        details.append(f"failure bundle: {result.bundle_path}")
+    details.append(f"run directory: {result.run_dir}")
+    return "\n".join(details)
 
 
 def _relative_to(rootdir: Path, path: Path) -> str:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from runner.config import Config
-    from runner.project import Project, ProjectIndex
-    from runner.webserver import WebServer
+    from runner.project.config import Config
+    from runner.project.index import Project, ProjectIndex
+    from runner.webserver.server import WebServer
 
 __all__ = ["STATE", "PluginState", "plugin_state"]
 

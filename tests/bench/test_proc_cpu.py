@@ -88,7 +88,7 @@ def test_processes_running_before_are_not_counted() -> None:
         (".venv/lib/python3.11/site-packages/playwright/driver/node cli.js run-driver", "Node"),
         ("node /work/node_modules/@playwright/test/cli.js test --workers 2", "Node"),
         ("/work/main/.venv/bin/python /work/main/.venv/bin/unotest collection bench", "Python"),
-        ("python3 -m runner.worker_main /tmp/project", "Python"),
+        ("python3 -m runner.workers.main /tmp/project", "Python"),
         ("/usr/bin/sh -c true", "other"),
     ],
 )

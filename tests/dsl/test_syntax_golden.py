@@ -26,7 +26,7 @@ import pytest
 from dsl.builtins import PURE_SIGNATURES
 from dsl.errors import ScenarioSyntaxError
 from dsl.scenario import build_helper_table, load_helper, load_scenario
-from runner.signatures import BROWSER_SIGNATURES
+from runner.project.signatures import BROWSER_SIGNATURES
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden" / "syntax"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -26,7 +26,7 @@ from browser_thread import BrowserThread
 from net import serve_directory
 from playwright.async_api import Page
 
-from runner.browser import playwright_browser_path, resolve_executable
+from runner.browser.launch import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
 
 T = TypeVar("T")

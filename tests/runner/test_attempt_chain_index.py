@@ -18,11 +18,18 @@ from typing import Any
 
 import pytest
 
-from runner import events, protocol, retries
+from runner import events, protocol
 from runner.errors import RunWriteError
-from runner.retries import ATTEMPTS_FILE, AttemptChain, attempt_chain, final_status, mark_attempt
-from runner.rundir import RunDirectory
-from runner.runs import run_meta
+from runner.store import retries
+from runner.store.retries import (
+    ATTEMPTS_FILE,
+    AttemptChain,
+    attempt_chain,
+    final_status,
+    mark_attempt,
+)
+from runner.store.rundir import RunDirectory
+from runner.store.runs import run_meta
 
 SCENARIO = "shop"
 """Its run ids start ``shop-``; the unrelated ``shop/cart``'s start ``shop-cart-``."""

@@ -1,4 +1,4 @@
-"""runner.browser: resolution order, real launches, and wsEndpoint through a real
+"""runner.browser.launch: resolution order, real launches, and wsEndpoint through a real
 ``playwright run-server`` on loopback. Every test that starts a browser or a server
 also checks that none of its processes is left behind."""
 
@@ -22,8 +22,8 @@ import pytest
 from net import free_port
 from playwright.async_api import async_playwright
 
-from runner import browser as rb
-from runner.browser import (
+from runner.browser import launch as rb
+from runner.browser.launch import (
     CHROMIUM_ARGS,
     describe_browser,
     launch_browser,

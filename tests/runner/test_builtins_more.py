@@ -5,7 +5,7 @@
 ``expect_contains``, ``expect_value`` and ``expect_class``, ``dispatch_event`` and
 ``blur``. One browser serves the whole module (``shared_browser``: the test process's),
 on an event loop in a thread of its own
-(as a run has: the built-ins block the calling thread on :class:`runner.bridge.LoopBridge`);
+(as a run has: the built-ins block the calling thread on :class:`runner.browser.bridge.LoopBridge`);
 every test gets a fresh page (a context of its own) showing its HTML.
 
 Expectations that must fail run with a short expect timeout; those that must pass wait
@@ -25,9 +25,9 @@ from playwright.async_api import Page
 from dsl.errors import BuiltinError
 from dsl.jsregex import compile_js_regex
 from dsl.values import RegexValue, Value, render
-from runner.bridge import LoopBridge
-from runner.browser_builtins import BrowserBuiltins, Timeouts
-from runner.locators import LocatorValue
+from runner.browser.bridge import LoopBridge
+from runner.builtins.locators import LocatorValue
+from runner.builtins.table import BrowserBuiltins, Timeouts
 
 T = TypeVar("T")
 SHORT = 400  # ms: the expect timeout of expectations that must fail

@@ -21,7 +21,7 @@ from protocol_keys import PROTOCOL_KINDS
 from protocol_schemas import validate
 from sites import E2E, config_yaml, e2e_json, scenario_source, unotest_env, write_project
 
-from runner.signatures import BROWSER_SIGNATURES
+from runner.project.signatures import BROWSER_SIGNATURES
 
 SECRET = "s3cr3t-T0ken-4711"
 MASK = "********"

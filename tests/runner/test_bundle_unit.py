@@ -1,4 +1,4 @@
-"""runner.bundle in-process: the page recorder and the failure bundle's tiers, on a real
+"""runner.browser.bundle in-process: the page recorder and the failure bundle's tiers, on a real
 headless Chromium page (Playwright's async API; ``on_page`` in conftest.py), its network
 requests served on 127.0.0.1 by ``static_site``."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, Request
 
-from runner.bundle import (
+from runner.browser.bundle import (
     MAX_ERROR_CHARS,
     MAX_VALUE_CHARS,
     RECENT,
@@ -25,7 +25,7 @@ from runner.bundle import (
     bundle_dir_name,
     write_failure_bundle,
 )
-from runner.secrets import MASK, SecretMasker
+from runner.project.secrets import MASK, SecretMasker
 
 OnPage = Callable[[str | None, Callable[[Page], Awaitable[Any]]], Any]
 
@@ -308,7 +308,7 @@ def test_a_page_too_busy_for_a_screenshot_is_not_asked_for_a_snapshot(
 ) -> None:
     """A script spinning in the page: the screenshot times out, and the aria snapshot
     would too (another 5 s, well past a short scenario timeout): not attempted, said."""
-    from runner import bundle
+    from runner.browser import bundle
 
     monkeypatch.setitem(bundle.TIER_TIMEOUT_S, "screenshot", 1.0)
     secrets = masker()

@@ -44,7 +44,7 @@ from protocol_schemas import validate
 from recording_site import RecordingSite as Site
 from sites import E2E, collection_yaml, config_yaml, scenario_source, write_files, write_project
 
-from runner.collection import shard
+from runner.collection.orchestrator import shard
 
 SITE = Path(__file__).resolve().parent / "site_collection"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
@@ -212,7 +212,7 @@ def descendants(pid: int) -> dict[int, list[str]]:
 
 def workers_of(pid: int) -> list[int]:
     table = _processes()
-    return [p for p, (pp, argv) in table.items() if pp == pid and "runner.worker_main" in argv]
+    return [p for p, (pp, argv) in table.items() if pp == pid and "runner.workers.main" in argv]
 
 
 def browser_of(worker: int) -> int:
@@ -751,7 +751,7 @@ def test_sigint_while_workers_start(project: Project) -> None:
     runs = project.root / "unotest/.runs"
     try:
         deadline = time.monotonic() + RUN_TIMEOUT_S
-        # The worker starts before the project loads (runner.worker_prelaunch): wait
+        # The worker starts before the project loads (runner.collection.prelaunch): wait
         # for the collection itself to have begun too.
         while not (workers_of(proc.pid) and any(runs.glob("early-*/manifest.json"))):
             assert proc.poll() is None and time.monotonic() < deadline
@@ -804,7 +804,7 @@ def test_usage_and_collection_file_errors_exit_2(project: Project) -> None:
     assert not (project.root / "unotest/.runs").exists()  # nothing was started
 
 
-# --- workers started before the project loads (runner.worker_prelaunch) ------------------
+# --- workers started before the project loads (runner.collection.prelaunch) ------------------
 
 
 def _started_at_ms(pid: int) -> float:
@@ -836,7 +836,7 @@ def _workers_of_project(root: Path) -> set[int]:
     return {
         pid
         for pid, (_, argv) in _processes().items()
-        if "runner.worker_main" in argv and str(root) in argv
+        if "runner.workers.main" in argv and str(root) in argv
     }
 
 

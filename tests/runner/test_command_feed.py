@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from runner.command_feed import (
+from runner.debug.command_feed import (
     IDLE_POLL_SECONDS,
     MAX_PENDING_BYTES,
     POLL_SECONDS,
     CommandFeed,
 )
-from runner.file_changes import FileChanges
+from runner.debug.file_changes import FileChanges
 
 WAIT = 10.0
 

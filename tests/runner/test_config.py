@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.config import Config, Timeouts, WebServerConfig, load_config
 from runner.errors import ConfigError
+from runner.project.config import Config, Timeouts, WebServerConfig, load_config
 from unotest.exit_codes import exit_code_for
 
 CONFIG = "unotest.config.yaml"

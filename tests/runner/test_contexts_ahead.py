@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
-from runner import contexts_ahead
-from runner.contexts_ahead import ContextsAhead, close_later
+from runner.browser import contexts_ahead
+from runner.browser.contexts_ahead import ContextsAhead, close_later
 
 T = TypeVar("T")
 

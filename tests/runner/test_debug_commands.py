@@ -1,4 +1,4 @@
-"""The debugger's vocabulary (runner/debug_commands.py) and positions (runner/positions.py).
+"""The debugger's vocabulary (runner/debug/commands.py) and positions (runner/project/positions.py).
 
 Every front end reads these tables, so a spelling that works at the prompt works in
 ``unotest dbg`` and a position that ``--break`` takes lands where MCP's
@@ -14,7 +14,7 @@ import pytest
 from protocol_schemas import validate
 
 from dsl.parser import parse_program
-from runner.debug_commands import (
+from runner.debug.commands import (
     ANYTIME,
     AT_PAUSE,
     COMMANDS,
@@ -29,9 +29,9 @@ from runner.debug_commands import (
     parse_words,
     unknown_command,
 )
-from runner.debugger import RUN, STEP, DebugController, StopInfo
+from runner.debug.controller import RUN, STEP, DebugController, StopInfo
 from runner.errors import CommandError, UsageError
-from runner.positions import (
+from runner.project.positions import (
     Landing,
     Position,
     is_col,

@@ -1,7 +1,7 @@
 """The step debugger without a browser: a real interpreter, a real DebugController.
 
 The scenario runs in a thread of its own, as in a run; its hook is a small adapter
-that does what ``runner.reporter.StepReporter`` does with the controller (``before``
+that does what ``runner.run.hook_chain.HookChain`` does with the controller (``before``
 each step, then check for an interrupt; ``after_failure`` on a failure). ``emit``
 collects the events and ``write_state`` the runtime.json states; the test thread
 plays the viewer, submitting commands and waiting for their answers.
@@ -23,14 +23,12 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import BuiltinError, Interrupt, ScriptError
 from dsl.interpreter import Builtin, Directive, FunctionRef, Interpreter, Step
 from dsl.parser import parse_program
-from runner.debugger import (
-    Breakpoints,
-    DebugController,
-    load_breakpoints_file,
-    statement_starts,
-)
+from runner.debug.breakpoints import Breakpoints
+from runner.debug.controller import DebugController
 from runner.errors import ConfigError
-from runner.reporter import render_var
+from runner.project.breakpoints_file import load_breakpoints_file
+from runner.project.positions import statement_starts
+from runner.run.steps import render_var
 
 WAIT = 5.0
 FILE = "unotest/e2e/t.test.js"
@@ -41,7 +39,7 @@ HELPER_FILE = "unotest/e2e/_helpers/util.js"
 
 
 class Hook:
-    """What StepReporter does with the controller (pause on failure on), nothing else."""
+    """What HookChain does with the controller (pause on failure on), nothing else."""
 
     def __init__(self, harness: Harness) -> None:
         self.harness = harness
@@ -50,7 +48,7 @@ class Hook:
         self.harness.steps.append((step.line, step.col, step.depth))
         if self.harness.controller.before(step) is Directive.SKIP:
             return Directive.SKIP
-        self.harness.check()  # StepReporter's bridge.check() once the step is open
+        self.harness.check()  # HookChain's bridge.check() once the step is open
         return Directive.PROCEED
 
     def after_statement(self, step: Step, error: ScriptError | None) -> Directive:

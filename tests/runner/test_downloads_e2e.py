@@ -20,7 +20,7 @@ import pytest
 from net import serve_handler
 from sites import E2E, config_yaml, e2e_json, scenario_source, unotest_env, write_project
 
-from runner.downloads import safe_filename, unused_path
+from runner.builtins.downloads import safe_filename, unused_path
 
 CSV = b"item,total\nA,3\nB,4\n"
 BINARY = bytes([0xFF, 0xFE, 0x00, 0x80, 0x81])

@@ -1,5 +1,5 @@
 """``unotest e2e`` starts Playwright's driver as soon as its arguments parse
-(runner.early_driver): every way out closes it, and nothing it started outlives the
+(runner.browser.early_driver): every way out closes it, and nothing it started outlives the
 command, checked at once when the command exits (no grace period: a driver left to
 notice its closed pipe on its own would still be there).
 
@@ -19,7 +19,7 @@ import pytest
 from procs import cmdline, descendants, marked, outlivers
 from sites import config_yaml, scenario_source, unotest_env, write_project
 
-from runner import early_driver
+from runner.browser import early_driver
 from unotest.cli import main
 
 MARK = "UNOTEST_TEST_EARLY_DRIVER"
@@ -163,9 +163,9 @@ def test_a_break_may_name_a_file_as_it_is_named_on_disk(tmp_path: Path) -> None:
     """``--break _helpers/greet.js:2:2`` (the helper's file name) and
     ``--break fine.test.js:5`` were refused as "no such scenario or helper file"; the
     name without .js and the project path worked."""
-    from runner.debug_setup import DebugOptions, prepare_breakpoints
-    from runner.project import ProjectIndex
-    from runner.project_root import Project
+    from runner.debug.setup import DebugOptions, prepare_breakpoints
+    from runner.project.index import ProjectIndex
+    from runner.project.root import Project
 
     root = write_project(
         tmp_path,

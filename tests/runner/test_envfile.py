@@ -1,4 +1,4 @@
-"""runner.envfile: unotest/.env read as an EnvFile, EnvUpdate written back byte for byte."""
+"""runner.project.envfile: unotest/.env read as an EnvFile, EnvUpdate written back byte for byte."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from dotenv import dotenv_values
 
-from runner.envfile import parse_env_file, update_env_file
 from runner.errors import UsageError
+from runner.project.envfile import parse_env_file, update_env_file
 
 ENV = (
     "# the site under test\n"

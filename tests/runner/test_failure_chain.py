@@ -29,12 +29,13 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import BuiltinError, Interrupt, ScriptError
 from dsl.interpreter import Builtin, Directive, FunctionRef, Interpreter, Step
 from dsl.parser import parse_program
-from runner import reporter as reporter_module
-from runner.bridge import LoopBridge
-from runner.collection import CollectionResult, ScenarioOutcome
-from runner.project import Project
-from runner.reporter import ConsoleOutput, StepReporter
-from runner.run_result import (
+from runner.browser.bridge import LoopBridge
+from runner.collection.orchestrator import CollectionResult, ScenarioOutcome
+from runner.project.index import Project
+from runner.run import steps as steps_module
+from runner.run.console import ConsoleOutput
+from runner.run.hook_chain import HookChain, record_steps
+from runner.run.result import (
     RunResult,
     chain_text,
     error_location,
@@ -42,7 +43,8 @@ from runner.run_result import (
     summary_lines,
     timeout_error_info,
 )
-from runner.rundir import RunDirectory
+from runner.run.steps import StepRecord
+from runner.store.rundir import RunDirectory
 from unotest.commands.collection import json_report, junit_xml
 
 Validate = Callable[[str, object], None]
@@ -108,9 +110,10 @@ class Terminal(io.StringIO):
 
 @dataclass
 class Run:
-    """One scenario run in-process: what the reporter wrote and how the run ended."""
+    """One scenario run in-process: what the hook chain wrote and how the run ended."""
 
-    reporter: StepReporter
+    hook: HookChain
+    steps: StepRecord
     rundir: RunDirectory
     out: io.StringIO
     error: ScriptError | None
@@ -129,7 +132,7 @@ class Run:
 
     def run_error(self) -> Any:
         assert self.error is not None
-        return script_error_info(self.error, self.reporter.failure_for(self.error), "smoke")
+        return script_error_info(self.error, self.steps.failure_for(self.error), "smoke")
 
     def result(self) -> RunResult:
         return RunResult(
@@ -139,7 +142,7 @@ class Run:
 
 @dataclass
 class Clock:
-    """``time.perf_counter`` for the reporter: moves only when told."""
+    """``time.perf_counter`` for the steps: moves only when told."""
 
     now: float = 100.0
 
@@ -149,7 +152,7 @@ class Clock:
 
 @dataclass
 class Debugger:
-    """What the reporter asks of a debugger. A failure pause (once per error, as the
+    """What the hook chain and the steps ask of a debugger. A failure pause (once per error, as the
     real one) adds ``pause_s`` to the paused seconds and to the ``clock``, as a person
     resuming later would, without waiting for it."""
 
@@ -159,6 +162,7 @@ class Debugger:
     failures: list[int] = field(default_factory=list)
     seen: list[ScriptError] = field(default_factory=list)
     breakpoints: Any = field(default_factory=lambda: SimpleNamespace(active=lambda: {}))
+    pause_on_failure: bool = True
 
     def before(self, step: Step) -> Directive:
         return Directive.PROCEED
@@ -184,7 +188,7 @@ def run(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         *,
         stream: io.StringIO | None = None,
         debugger: Debugger | None = None,
-        extra: Callable[[StepReporter], dict[str, Builtin]] | None = None,
+        extra: Callable[[HookChain], dict[str, Builtin]] | None = None,
     ) -> Run:
         for rel, text in ((FILE, source), (HELPER, HELPERS)):
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -194,17 +198,20 @@ def run(tmp_path: Path) -> Iterator[Callable[..., Run]]:
         loops.append((rundir, loop))
         out = io.StringIO() if stream is None else stream
         console = ConsoleOutput(out, lambda text: text)
-        reporter = StepReporter(
-            rundir, rundir.run_id, "smoke", "test_smoke", console, LoopBridge(loop)
+        steps, _ = record_steps(
+            rundir,
+            "smoke",
+            "test_smoke",
+            console,
+            breakpoints=debugger.breakpoints.active if debugger is not None else None,
+            paused_for=debugger.paused_for if debugger is not None else lambda: 0.0,
         )
-        if debugger is not None:
-            reporter.debugger = debugger  # type: ignore[assignment]
-            reporter.pause_on_failure = True
+        hook = HookChain(steps, LoopBridge(loop), debugger)  # type: ignore[arg-type]
         builtins = make_pure_builtins(PureServices(env=lambda name: None, log=console.line))
-        builtins.update(extra(reporter) if extra is not None else {})
+        builtins.update(extra(hook) if extra is not None else {})
         helper_program = parse_program(HELPERS, HELPER)
         helpers = {f.name: FunctionRef(f, helper_program) for f in helper_program.functions}
-        interpreter = Interpreter(builtins, helpers, hook=reporter)
+        interpreter = Interpreter(builtins, helpers, hook=hook)
         error, interrupted = None, None
         try:
             interpreter.run(parse_program(source, FILE), "test_smoke")
@@ -212,7 +219,7 @@ def run(tmp_path: Path) -> Iterator[Callable[..., Run]]:
             error = err
         except Interrupt as stop:
             interrupted = stop
-        return Run(reporter, rundir, out, error, Project(tmp_path), interrupted)
+        return Run(hook, steps, rundir, out, error, Project(tmp_path), interrupted)
 
     yield start
     for rundir, loop in loops:
@@ -235,7 +242,7 @@ def test_a_failure_two_helpers_deep_is_placed_at_the_scenario_line_first(
     r = run(CAUGHT_THEN_DEEP)
     assert r.error is not None and r.error.name == "AssertionError"
 
-    point = r.reporter.failure_for(r.error)
+    point = r.steps.failure_for(r.error)
     assert point is not None and point.chain == DEEP_CHAIN
     error = r.run_error()
     # file/line/col stay where the error happened; `at` is the scenario's own line.
@@ -320,19 +327,19 @@ def test_pytest_shows_one_traceback_entry_per_place(run: Callable[..., Run]) -> 
 def test_a_timeout_is_placed_with_the_chain_of_the_step_it_stopped(
     run: Callable[..., Run], protocol_validate: Validate
 ) -> None:
-    def timeout_at_log(reporter: StepReporter) -> dict[str, Builtin]:
+    def timeout_at_log(hook: HookChain) -> dict[str, Builtin]:
         # the scenario timeout lands while add_and_check logs: the next step stops
-        stop = Builtin("log", lambda *args: reporter.bridge.interrupt("timeout"), 0, None)
+        stop = Builtin("log", lambda *args: hook.bridge.interrupt("timeout"), 0, None)
         return {"log": stop}
 
     r = run(scenario('  add_and_check("milk")\n'), extra=timeout_at_log)
     assert isinstance(r.interrupted, Interrupt) and r.error is None
-    stopped = r.reporter.open[-1]
+    stopped = r.steps.open[-1]
     error = timeout_error_info("took too long", "smoke", stopped)
     chain = [place(FILE, 2, 2, "test_smoke"), place(HELPER, ADD_AND_CHECK_LINE, 2, "add_and_check")]
     assert error["chain"] == chain and error["at"] == chain[0]
     assert (error["file"], error["line"]) == (HELPER, ADD_AND_CHECK_LINE)
-    r.reporter.close_open_steps("took too long", "TimeoutError")
+    r.steps.close_open_steps("took too long", "TimeoutError")
     validate_run(r, protocol_validate)
 
 
@@ -357,7 +364,7 @@ def test_a_caught_failure_is_written_caught_and_is_no_failure_of_the_run(
     fails = [e for e in r.events() if e["kind"] == "step:fail"]
     # the failing helper step, the helper call in it, the scenario's call: all caught
     assert len(fails) == 3 and all(e["caught"] is True for e in fails)
-    assert r.reporter.failures == {} and r.reporter.last_failure is None
+    assert r.steps.failures == {} and r.steps.last_failure is None
     assert r.runtime()["lastFailure"] is None
     lines = r.lines()
     caught = [line for line in lines if line.lstrip().startswith("○")]
@@ -372,7 +379,7 @@ def test_after_a_caught_failure_the_uncaught_one_is_the_last_failure(
     r = run(CAUGHT_THEN_DEEP)
     fails = [e for e in r.events() if e["kind"] == "step:fail"]
     assert [e.get("caught", False) for e in fails] == [True, True, False, False, False]
-    assert len(r.reporter.failures) == 1
+    assert len(r.steps.failures) == 1
     assert r.runtime()["lastFailure"]["stack"] == DEEP_CHAIN
 
 
@@ -499,10 +506,10 @@ def test_time_spent_paused_is_left_out_of_durations_and_written_as_paused_ms(
     run: Callable[..., Run], monkeypatch: pytest.MonkeyPatch, protocol_validate: Validate
 ) -> None:
     clock = Clock()
-    monkeypatch.setattr(reporter_module, "time", clock)
+    monkeypatch.setattr(steps_module, "time", clock)
     debugger = Debugger(clock, pause_s=2.0)
 
-    def work_and_fail(reporter: StepReporter) -> dict[str, Builtin]:
+    def work_and_fail(hook: HookChain) -> dict[str, Builtin]:
         def work() -> None:
             clock.now += 1.0
 

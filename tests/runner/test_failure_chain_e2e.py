@@ -174,7 +174,7 @@ def test_e2e_reports_the_chain_everywhere_and_never_the_caught_failure(
 
 
 def test_mcp_get_failure_names_the_chain(project: Project) -> None:
-    from unotest.mcp_server import build_server
+    from unotest.mcp.server import build_server
 
     done = project.cli("e2e", "smoke")
     assert done.code == 1 and done.run_dir is not None, done

@@ -19,7 +19,7 @@ import anyio
 import pytest
 from sites import collection_yaml, scenario_source, unotest_env, write_project
 
-from runner.project import Project, ProjectIndex
+from runner.project.index import Project, ProjectIndex
 
 E2E = "unotest/e2e"
 BROKEN = f"{E2E}/_helpers/notes.js"
@@ -116,7 +116,7 @@ def test_the_index_says_which_helper_files_stop_a_scenario(project: Path) -> Non
 
 
 def test_mcp_check_of_the_scenario_names_the_helper_first(project: Path) -> None:
-    from unotest.mcp_server import build_server
+    from unotest.mcp.server import build_server
 
     server = build_server(project)
     result = anyio.run(server.call_tool, "check", {"name": "01-calls-note"})

@@ -1,5 +1,5 @@
 """History, envelopes and pruning without a browser: the files are written as the CLI
-writes them (``runner.history.save_history``, ``runner.rundir.RunDirectory``)."""
+writes them (``runner.store.history.save_history``, ``runner.store.rundir.RunDirectory``)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ import pytest
 from flaky_site import validate_envelopes
 from sites import write_project
 
-from runner import envelope, events
-from runner.config import HistoryConfig, load_config
+from runner import events
 from runner.errors import ConfigError, EventProtocolError
-from runner.event_log import EventLog
-from runner.history import (
+from runner.project.config import HistoryConfig, load_config
+from runner.project.index import Project
+from runner.store import envelope
+from runner.store.event_log import EventLog
+from runner.store.history import (
     SCENARIO_NOT_FOUND,
     bound_history,
     history_dir,
@@ -28,10 +30,9 @@ from runner.history import (
     save_history,
     summarize,
 )
-from runner.project import Project
-from runner.prune import prune_runs
-from runner.retries import Attempt, final_status
-from runner.rundir import RunDirectory
+from runner.store.prune import prune_runs
+from runner.store.retries import Attempt, final_status
+from runner.store.rundir import RunDirectory
 
 UNBOUNDED = HistoryConfig(max_age_days=0, max_bytes=0)
 

@@ -1,4 +1,4 @@
-"""Hooks and the bridge reopened for them, in-process: the real interpreter, reporter and
+"""Hooks and the bridge reopened for them, in-process: the real interpreter, hook chain and
 run directory, pure built-ins (plus two that abort the run and record a failure bundle),
 no browser. The browser tests are tests/runner/test_hooks.py.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,14 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt
 from dsl.interpreter import Builtin
 from dsl.values import Value
-from runner.bridge import LoopBridge
+from runner.browser.bridge import LoopBridge
 from runner.events import RunError
-from runner.project import Project, ProjectIndex
-from runner.reporter import ConsoleOutput, StepReporter
-from runner.rundir import RunDirectory
-from runner.scenario_thread import Execution, Hooks, ScenarioThread
+from runner.project.index import Project, ProjectIndex
+from runner.run.console import ConsoleOutput
+from runner.run.hook_chain import HookChain, record_steps
+from runner.run.scenario_thread import Execution, Hooks, ScenarioThread
+from runner.run.steps import StepRecord
+from runner.store.rundir import RunDirectory
 
 WAIT_S = 30
 
@@ -61,12 +64,12 @@ class Harness:
         self.logs: list[str] = []
         self.bundles: list[tuple[int, int | None, int]] = []
 
-    async def run(self) -> tuple[Execution | BaseException, list[dict[str, Any]], StepReporter]:
+    async def run(self) -> tuple[Execution | BaseException, list[dict[str, Any]], Ran]:
         bridge = LoopBridge(asyncio.get_running_loop())
         rundir = RunDirectory.create(self.project.runs_dir, "scenario", "hooked")
         console = ConsoleOutput(io.StringIO(), lambda text: text)
         scenario = self.index.scenarios["hooked"]
-        reporter = StepReporter(rundir, rundir.run_id, "hooked", "test_hooked", console, bridge)
+        steps, _ = record_steps(rundir, "hooked", "test_hooked", console)
 
         def on_failure(info: RunError, step_index: int) -> None:
             self.bundles.append((len(self.logs), info.get("line"), step_index))
@@ -79,7 +82,13 @@ class Harness:
         pure = make_pure_builtins(PureServices(env=lambda name: None, log=self.logs.append))
         builtins = {**pure, "abort_now": Builtin("abort_now", abort_now, 0, 0)}
         thread = ScenarioThread(
-            scenario, self.index.helper_table, reporter, bridge, 60_000, on_failure=on_failure
+            scenario,
+            self.index.helper_table,
+            HookChain(steps, bridge),
+            console,
+            bridge,
+            60_000,
+            on_failure=on_failure,
         )
         with rundir:
             try:
@@ -88,10 +97,16 @@ class Harness:
                 )
             except Interrupt as err:
                 execution = err
-        return execution, read_events(rundir.path), reporter
+        return execution, read_events(rundir.path), Ran(steps, console)
 
 
-def run(harness: Harness) -> tuple[Execution | BaseException, list[dict[str, Any]], StepReporter]:
+@dataclass
+class Ran:
+    steps: StepRecord
+    console: ConsoleOutput
+
+
+def run(harness: Harness) -> tuple[Execution | BaseException, list[dict[str, Any]], Ran]:
     return asyncio.run(harness.run())
 
 
@@ -124,11 +139,11 @@ def test_a_failing_before_each_skips_the_test_but_not_after_each(tmp_path: Path)
 def test_the_tests_failure_stays_the_runs_when_after_each_fails_too(tmp_path: Path) -> None:
     source = scenario('  log("test")\n  fail("the test broke")\n', after='fail("cleanup broke")')
     harness = Harness(tmp_path, source, {"hooks": PROJECT_HOOKS})
-    execution, events, reporter = run(harness)
+    execution, events, ran = run(harness)
     assert isinstance(execution, tuple)
     _, info, _ = execution
     assert info is not None and (info["error"], info["line"]) == ("the test broke", 6)
-    assert reporter.last_failure is not None and reporter.last_failure["line"] == 6
+    assert ran.steps.last_failure is not None and ran.steps.last_failure["line"] == 6
     assert [e["error"] for e in events if e["kind"] == "step:fail"] == [
         "the test broke",
         "cleanup broke",
@@ -169,10 +184,10 @@ def test_after_each_runs_after_an_abort_and_a_second_abort_stops_it(tmp_path: Pa
 
 def test_a_scenario_without_hooks_prints_no_headings(tmp_path: Path) -> None:
     harness = Harness(tmp_path, scenario_source("hooked", '  log("test")\n', fn="test_hooked"), {})
-    execution, _, reporter = run(harness)
+    execution, _, ran = run(harness)
     assert execution == ("completed", None, None)
-    assert isinstance(reporter.console.stream, io.StringIO)
-    assert "test_hooked" not in reporter.console.stream.getvalue()
+    assert isinstance(ran.console.stream, io.StringIO)
+    assert "test_hooked" not in ran.console.stream.getvalue()
 
 
 # --- the bridge ----------------------------------------------------------------------------------

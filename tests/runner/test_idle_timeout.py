@@ -1,7 +1,7 @@
 """``debug.idleTimeout``: a pause no command reaches ends the run ``aborted`` (issue 13, item 9).
 
 Three levels: the key in ``unotest.config.yaml`` (values, defaults, one-sentence errors,
-exit 2 from the CLI); the :class:`runner.debugger.DebugController` with a real
+exit 2 from the CLI); the :class:`runner.debug.controller.DebugController` with a real
 interpreter and a short timeout, where every command restarts the clock; and real
 ``unotest e2e`` runs on Chromium, one with a short timeout (it ends aborted and says
 why, on stderr and in steps.jsonl) beside one with ``0`` (never), which stays paused
@@ -28,10 +28,12 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Directive, Interpreter, Step
 from dsl.parser import parse_program
-from runner.config import CONFIG_FILE, Config, DebugConfig, load_config
-from runner.debugger import Breakpoints, DebugController, format_duration, statement_starts
+from runner.debug.breakpoints import Breakpoints
+from runner.debug.controller import DebugController, format_duration
 from runner.errors import ConfigError
-from runner.reporter import render_var
+from runner.project.config import CONFIG_FILE, Config, DebugConfig, load_config
+from runner.project.positions import statement_starts
+from runner.run.steps import render_var
 
 _BIN = Path(sys.executable).with_name("unotest")
 UNOTEST = [str(_BIN)] if _BIN.is_file() else [sys.executable, "-m", "unotest"]

@@ -1,4 +1,4 @@
-"""runner.locators in-process: locator recipes, their rendering, and how they and smart
+"""runner.builtins.locators in-process: locator recipes, their rendering, and how they and smart
 string targets resolve on a real page (headless Chromium through Playwright's async API,
 content from ``page.set_content``; ``on_page`` in conftest.py)."""
 
@@ -13,7 +13,7 @@ from playwright.async_api import Page
 
 from dsl.errors import BuiltinError
 from dsl.values import RegexValue
-from runner.locators import (
+from runner.builtins.locators import (
     MAX_CANDIDATES,
     LocatorValue,
     SmartTarget,

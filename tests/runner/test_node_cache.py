@@ -1,5 +1,5 @@
 """Playwright's driver keeps its compiled code in the user's cache folder
-(``runner/node_cache.py``), a user's own choice wins, and a webServer command does not
+(``runner/browser/node_cache.py``), a user's own choice wins, and a webServer command does not
 inherit our setting.
 
 Each test runs ``unotest e2e`` as a user does (the console script, real Chromium, a
@@ -18,7 +18,7 @@ from pathlib import Path
 from net import free_port
 from sites import config_yaml, unotest_env, write_project
 
-from runner.node_cache import cache_folder
+from runner.browser.node_cache import cache_folder
 
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 SCENARIO = """\

@@ -17,7 +17,8 @@ import threading
 import time
 from pathlib import Path
 
-from runner.command_feed import OWNER_ENV, CommandFeed, OwnerWatch
+from runner.debug.command_feed import CommandFeed
+from runner.processes import OWNER_ENV, OwnerWatch
 
 
 def test_only_a_child_of_the_owner_watches_it() -> None:
@@ -40,7 +41,7 @@ def test_an_owner_already_dead_is_gone_at_once() -> None:
 CHILD = textwrap.dedent(
     """\
     import os, sys, time
-    from runner.command_feed import OwnerWatch
+    from runner.processes import OwnerWatch
     watch = OwnerWatch.from_environ(os.environ)
     print("watching" if watch is not None else "not watching", flush=True)
     while watch is not None and not watch.gone():

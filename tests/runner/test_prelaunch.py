@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from runner.browser_lifecycle import BrowserLifecycle
-from runner.config import Config
-from runner.rundir import RunDirectory
-from runner.scenario_thread import Execution
-from runner.secrets import SecretMasker
+from runner.browser.lifecycle import BrowserLifecycle
+from runner.project.config import Config
+from runner.project.secrets import SecretMasker
+from runner.run.scenario_thread import Execution
+from runner.store.rundir import RunDirectory
 
 
 def lifecycle(tmp_path: Path, chromium_path: str | None) -> BrowserLifecycle:

@@ -1,4 +1,4 @@
-"""runner.project_files: paths under unotest/e2e/, atomic saves, breakpoints, collections."""
+"""runner.project.editing: paths under unotest/e2e/, atomic saves, breakpoints, collections."""
 
 from __future__ import annotations
 
@@ -16,21 +16,20 @@ import yaml
 from sites import scenario_source, write_project
 
 from runner.errors import UsageError
-from runner.project import Project
-from runner.project_files import (
+from runner.project.breakpoints_file import read_breakpoints, save_breakpoints
+from runner.project.editing import (
     FileConflict,
     FileExists,
     FileMissing,
     TooLarge,
     project_summary,
-    read_breakpoints,
     resolve_source,
-    save_breakpoints,
     save_source,
     source_view,
     version_of,
     write_collection,
 )
+from runner.project.index import Project
 
 SMOKE = "unotest/e2e/smoke.test.js"
 BODY = '  const a = 1\n  if (a) {\n    log("x")\n  }\n'

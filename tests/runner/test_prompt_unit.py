@@ -22,10 +22,12 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Builtin, Directive, Interpreter, Step
 from dsl.parser import parse_program
-from runner.debug_commands import COMMANDS
-from runner.debugger import Breakpoints, DebugController, statement_starts
-from runner.prompt import PROMPT, PauseAnnouncer, TerminalPrompt
-from runner.reporter import render_var
+from runner.debug.breakpoints import Breakpoints
+from runner.debug.commands import COMMANDS
+from runner.debug.controller import DebugController
+from runner.debug.prompt import PROMPT, PauseAnnouncer, TerminalPrompt
+from runner.project.positions import statement_starts
+from runner.run.steps import render_var
 
 WAIT = 5.0
 FILE = "unotest/e2e/t.test.js"

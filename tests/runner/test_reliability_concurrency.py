@@ -37,7 +37,7 @@ from procs import stop_tree, wait_for_run_dir
 from sites import config_yaml, unotest_env, write_project
 
 from runner import protocol
-from runner.rundir import RunDirectory
+from runner.store.rundir import RunDirectory
 
 REPO = Path(__file__).resolve().parents[2]
 UNOTEST = str(Path(sys.executable).with_name("unotest"))

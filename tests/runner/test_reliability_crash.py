@@ -28,7 +28,7 @@ browser launch, the steps, the failure bundle, closing. Then, for every killed r
   and utility processes with an environment of its own, so they do not carry it); and,
   twice a second while any of those lives, their descendants.
 
-A webServer started by the run stops too: its watchdog (runner/webserver.py) sees the
+A webServer started by the run stops too: its watchdog (runner/webserver/server.py) sees the
 runner's end of a pipe close (``test_kill9_leaves_no_web_server``).
 
 The campaign is seeded (``CRASH_KILL9_SEED`` overrides the default): a failure names the

@@ -47,7 +47,7 @@ from events import answer_to, append_command, read_events, wait_for_event
 from procs import outlivers, stop_tree, wait_for_run_dir
 from sites import config_yaml, unotest_env, write_project
 
-from runner.secrets import MASK, SecretMasker
+from runner.project.secrets import MASK, SecretMasker
 
 UNOTEST = Path(sys.executable).with_name("unotest")
 RUN_TIMEOUT_S = 90

@@ -388,7 +388,7 @@ def test_collection_aborted_by_each_signal_ends_every_directory_and_leaves_no_pr
         runs.append((signame, start(project, "collection", "slow", "--workers", "2")))
     for signame, runner in runs:
         wait_in_flight(runner, "wait(", count=2)
-        assert len(runner.seen_with("runner.worker")) == 2, signame
+        assert len(runner.seen_with("runner.workers.main")) == 2, signame
         runner.signal(getattr(signal, signame))
     for signame, runner in runs:
         done = runner.finish()
@@ -537,7 +537,7 @@ def test_scenario_forced_stop_also_stops_the_web_server(
 ) -> None:
     """The forced stop exits at once (``os._exit``), the webServer's grace period
     unfinished; the webServer, in a session of its own, still goes: its watchdog
-    (runner/webserver.py) sees the runner's pipe close, and this one, which ignores
+    (runner/webserver/server.py) sees the runner's pipe close, and this one, which ignores
     SIGTERM, is killed after the watchdog's own 5 s."""
     outcome = scenario_double_sigint["forced"]
     assert "stopping now" in outcome.result().out
@@ -561,7 +561,7 @@ def collection_faults(
 
     def busy(runner: Runner) -> list[int]:
         wait_in_flight(runner, "wait(", count=2)
-        workers = list(runner.seen_with("runner.worker"))
+        workers = list(runner.seen_with("runner.workers.main"))
         assert len(workers) == 2
         return workers
 
@@ -617,7 +617,7 @@ def test_workers_leave_when_the_orchestrator_is_killed(
 ) -> None:
     """``kill -9`` of ``unotest collection``: each worker sees its stdin end, aborts its
     scenario (whose directory still ends with run:finished), closes its browser and
-    exits, quietly; the webServer's watchdog (runner/webserver.py) stops the server.
+    exits, quietly; the webServer's watchdog (runner/webserver/server.py) stops the server.
     Only the collection's own directory is left without its end: its writer is dead
     (readers infer ``interrupted`` from its heartbeat)."""
     outcome = collection_faults["orphaned"]
@@ -625,7 +625,7 @@ def test_workers_leave_when_the_orchestrator_is_killed(
     runner, project = outcome.runner, outcome.runner.project
     assert done.code == -signal.SIGKILL
     assert done.err == "", done.err  # no BrokenPipeError from a worker
-    assert len(runner.seen_with("runner.worker")) == 2
+    assert len(runner.seen_with("runner.workers.main")) == 2
     check_nothing_left(runner)  # workers, drivers, browsers and the webServer
     children = [
         d

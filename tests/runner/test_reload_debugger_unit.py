@@ -1,6 +1,6 @@
 """``reload`` through the debugger without a browser: the harness of
 test_debugger_unit.py (a real interpreter and DebugController in a scenario thread)
-with a real :class:`runner.reload.Reloader` reading a project written to ``tmp_path``.
+with a real :class:`runner.debug.reload.Reloader` reading a project written to ``tmp_path``.
 
 ``log(x)`` is what the checker knows, so the harness's ``log`` records its argument
 (as ``probe`` does there) and the files pass ``unotest check``'s rules.
@@ -15,7 +15,7 @@ from test_debugger_unit import FILE, HELPER_FILE, Harness
 
 from dsl.interpreter import Builtin
 from dsl.parser import parse_program
-from runner.reload import Reloader
+from runner.debug.reload import Reloader
 
 HEADER = "// id-t\n// Reload\n// #123456\n"
 SOURCE = (

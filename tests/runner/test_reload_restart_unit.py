@@ -1,4 +1,4 @@
-"""``restart`` on the debugger's side (runner/debugger.py): it ends the run exactly as
+"""``restart`` on the debugger's side (runner/debug/controller.py): it ends the run exactly as
 ``abort`` does and leaves ``restart_requested`` set, which the session reads to start
 the scenario again. A real interpreter and controller, as in test_debugger_unit.py."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_debugger_unit import WAIT, Harness
 
 from dsl.errors import Interrupt
-from runner.debug_commands import ANYTIME, lookup, parse_words
+from runner.debug.commands import ANYTIME, lookup, parse_words
 
 SOURCE = "function test_x() {\n  let x = 1\n  gate()\n  probe(x)\n}\n"
 

@@ -38,7 +38,7 @@ from net import free_port, serve_directory
 from procs import cmdline, descendants, stop_tree, wait_for_run_dir
 from sites import collection_yaml, config_yaml, unotest_env, write_project
 
-from runner.tail import RunsWatcher
+from runner.store.tail import RunsTailer
 
 SITE = Path(__file__).resolve().parent / "site_debugger"
 RUN_TIMEOUT_S = 90
@@ -259,7 +259,7 @@ def test_restart_while_running_ends_with_the_last_run(
 def test_restart_of_a_run_started_like_the_viewer_does(
     tmp_path: Path, site: str, launch: Callable[..., Runner]
 ) -> None:
-    """``UNOTEST_OUTPUT_TO_RUN_DIR=1`` (runner.run_launcher): each run's output goes to
+    """``UNOTEST_OUTPUT_TO_RUN_DIR=1`` (runner.launch.launcher): each run's output goes to
     its own directory, and the new run reaches a runs watcher (the viewer's
     ``fs:run-started``) as any run does."""
     project = make_project(tmp_path / "proj", site, {"flows/again": FLOW})
@@ -268,7 +268,7 @@ def test_restart_of_a_run_started_like_the_viewer_does(
     )
     old_dir = runner.first_run_dir()
     wait_for_event(old_dir, is_kind("paused", line=8))
-    watcher = RunsWatcher(project / "unotest" / ".runs")
+    watcher = RunsTailer(project / "unotest" / ".runs")
     watcher.prime()
     new_id, new_dir = restart(old_dir, runner)
     wait_for_event(new_dir, is_kind("paused", line=8))

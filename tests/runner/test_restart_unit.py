@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 from sites import scenario_source, write_project
 
-from runner.debug_commands import Command
-from runner.debugger import Breakpoints
-from runner.errors import UsageError
-from runner.project import Project
-from runner.restart import (
+from runner.debug.breakpoints import Breakpoints
+from runner.debug.commands import Command
+from runner.debug.restart import (
     RestartWatch,
     carry_breakpoints,
     held_breakpoints,
     reload_scenario,
 )
-from runner.restart_links import latest_restart, restarted_as
-from runner.rundir import RunDirectory
+from runner.errors import UsageError
+from runner.project.index import Project
+from runner.store.restart_links import latest_restart, restarted_as
+from runner.store.rundir import RunDirectory
 
 FLOW = "unotest/e2e/flows/again.test.js"
 HELPER = "unotest/e2e/_helpers/notes.js"

@@ -1,7 +1,7 @@
 """``restart`` of a run the viewer started: a real uvicorn server with the viewer's runs
 REST routes and ``/ws``, a real HTTP client and a real WebSocket client, real Chromium.
 
-``POST /api/runs`` starts ``unotest e2e`` as the viewer does (``runner.run_launcher``:
+``POST /api/runs`` starts ``unotest e2e`` as the viewer does (``runner.launch.launcher``:
 its own session, ``UNOTEST_OUTPUT_TO_RUN_DIR=1``); it pauses at its breakpoint; ``POST
 /api/runs/<runId>/commands {"cmd": "restart"}``; the new run reaches the WebSocket
 client as any run does (``fs:run-started`` with the new run id, its steps, its pause at

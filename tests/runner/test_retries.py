@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from flaky_site import FlakyProject, FlakySite, served, validate_envelopes
 
-from runner.retries import attempt_chain
+from runner.store.retries import attempt_chain
 
 
 @pytest.fixture
@@ -400,9 +400,9 @@ def test_a_web_server_that_does_not_start_is_a_failed_hook_and_the_run_ends(
 
 
 def test_a_debug_run_never_retries_and_the_flag_wins() -> None:
-    from runner.config import Config
     from runner.errors import UsageError
-    from unotest.reports import retries_of
+    from runner.project.config import Config
+    from runner.store.retries import retries_of
 
     config = Config(root=Path("."), retries=3)
     assert retries_of(None, config) == 3

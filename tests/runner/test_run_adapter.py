@@ -1,4 +1,4 @@
-"""runner.run_adapter: a RunRequest → argv and environment, pure."""
+"""runner.launch.adapter: a RunRequest → argv and environment, pure."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from runner import protocol
 from runner.errors import RunnerAdapterNotFoundError, UnsupportedRunKindError, UsageError
-from runner.run_adapter import RunnerAdapter
+from runner.launch.adapter import RunnerAdapter
 
 ADAPTER = RunnerAdapter()
 

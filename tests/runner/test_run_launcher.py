@@ -1,4 +1,4 @@
-"""runner.run_launcher: a child in its own session, started once its run has, its output
+"""runner.launch.launcher: a child in its own session, started once its run has, its output
 followed line by line. The child here is a small stand-in for ``unotest e2e`` that
 writes a run directory as the runner does (the real one is driven in
 tests/unotest/test_viewer_runs.py and tests/unotest/test_mcp.py)."""
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from runner.errors import UsageError
-from runner.run_launcher import _LogReader, launch_run
+from runner.launch.launcher import _LogReader, launch_run
 
 FAKE_RUN = textwrap.dedent(
     """
@@ -131,7 +131,7 @@ def test_a_child_that_does_not_start_in_time_is_stopped(tmp_path: Path, fake: Pa
 def test_the_log_reader_takes_whole_lines_and_cuts_an_overlong_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("runner.run_launcher.MAX_LINE_BYTES", 10)
+    monkeypatch.setattr("runner.launch.launcher.MAX_LINE_BYTES", 10)
     log = tmp_path / "stdout.log"
     log.write_bytes(b"one\ntw")
     reader = _LogReader(log)

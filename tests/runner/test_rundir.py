@@ -1,4 +1,4 @@
-"""``runner.rundir``: what a reader of ``unotest/.runs/<runId>/`` may see at any instant."""
+"""``runner.store.rundir``: what a reader of ``unotest/.runs/<runId>/`` may see at any instant."""
 
 import json
 import os
@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from runner import protocol, rundir
+from runner import protocol
 from runner.errors import RunWriteError
-from runner.rundir import RunDirectory, json_safe, read_proc_stat
-from runner.runs import read_events
+from runner.files import json_safe
+from runner.processes import process_start_time, read_proc_stat
+from runner.store.rundir import RunDirectory
+from runner.store.runs import read_events
 
 REPO = Path(__file__).resolve().parents[2]
 Validate = Callable[[str, object], None]
@@ -71,7 +73,7 @@ def test_create_lays_out_the_directory(
     assert manifest["pid"] == os.getpid()
     assert isinstance(manifest["hostname"], str)
     if sys.platform.startswith("linux"):
-        assert manifest["pidStartTime"] == rundir.process_start_time(os.getpid())
+        assert manifest["pidStartTime"] == process_start_time(os.getpid())
 
 
 def test_collection_child_manifest_has_parent(runs_dir: Path, protocol_validate: Validate) -> None:
@@ -351,7 +353,7 @@ def test_file_size_limit_is_a_clear_error_not_a_crash(runs_dir: Path) -> None:
         import resource, signal, sys
         from pathlib import Path
         from runner.errors import RunWriteError
-        from runner.rundir import RunDirectory
+        from runner.store.rundir import RunDirectory
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         rd = RunDirectory.create(Path({str(runs_dir)!r}), "scenario", "big")
         print(rd.run_id, flush=True)
@@ -502,7 +504,7 @@ def test_proc_stat_survives_odd_process_names(tmp_path: Path) -> None:
         assert b") (" in Path(f"/proc/{proc.pid}/stat").read_bytes()
         state, start = stat
         assert state in "RSD"
-        assert start >= (rundir.process_start_time(os.getpid()) or 0)
+        assert start >= (process_start_time(os.getpid()) or 0)
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
@@ -516,7 +518,7 @@ def test_atomic_write_keeps_the_permission_bits_of_the_file_it_replaces(tmp_path
     """A 0600 unotest/.env saved by the viewer stays 0600, from the temp file on."""
     import stat
 
-    from runner.rundir import atomic_write
+    from runner.files import atomic_write
 
     secret = tmp_path / ".env"
     secret.write_text("TOKEN=1\n")

@@ -12,7 +12,7 @@ import time
 from typing import Any, cast
 
 from runner import protocol
-from runner.runtime_file import RuntimeFile
+from runner.store.runtime_file import RuntimeFile
 
 
 class Sink:

@@ -13,7 +13,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from runner.secrets import MASK, MASK_MARGIN, RunEnvironment, SecretMasker, cut_masked
+from runner.project.secrets import MASK, MASK_MARGIN, RunEnvironment, SecretMasker, cut_masked
 
 
 def masker_with(*values: str) -> SecretMasker:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-from runner.collection import CollectionRun, _Sent, _WorkerProcess
-from runner.config import load_config
-from runner.project_root import Project
+from runner.collection.orchestrator import CollectionRun, _Sent, _WorkerProcess
+from runner.project.config import load_config
+from runner.project.root import Project
 
 
 def collection(tmp_path: Path, pending: int) -> CollectionRun:

@@ -1,7 +1,7 @@
 """The parts of a scenario run that need no browser, tested in-process.
 
 The browser tests (``test_e2e_run.py``, ``test_debugger_e2e.py``) run the whole thing;
-these pin the seams between :class:`runner.session.ScenarioRun` and its parts: the
+these pin the seams between :class:`runner.run.session.ScenarioRun` and its parts: the
 result and its JSON, the error records, the scenario thread and its timeout watchdog,
 stopping (signals and ``abort()``), and breakpoints checked before a run directory.
 No test here asserts a duration: the clocks are fakes or only bound a wait.
@@ -27,24 +27,28 @@ from dsl.builtins import PureServices, make_pure_builtins
 from dsl.errors import Interrupt, ScriptError
 from dsl.scenario import ScenarioFile
 from runner import protocol
-from runner.bridge import LoopBridge
-from runner.config import Config
-from runner.debug_setup import DebugOptions, prepare_breakpoints
+from runner.browser.bridge import LoopBridge
+from runner.debug.setup import DebugOptions, prepare_breakpoints
 from runner.errors import UsageError
-from runner.project import Project, ProjectIndex
-from runner.reporter import ConsoleOutput, StepReporter
-from runner.run_result import RunResult, script_error_info, summary_lines, timeout_error_info
-from runner.run_signals import DRIVER_LOST, RunStopper, quiet_driver_loss
-from runner.rundir import RunDirectory
-from runner.scenario_thread import (
+from runner.project.config import Config
+from runner.project.index import Project, ProjectIndex
+from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.run.console import ConsoleOutput
+from runner.run.hook_chain import HookChain, record_steps
+from runner.run.options import RunOptions, ScenarioInputs
+from runner.run.result import RunResult, script_error_info, summary_lines, timeout_error_info
+from runner.run.scenario_thread import (
     THREAD_STACK_BYTES,
     ScenarioThread,
     TimeoutFailure,
     run_in_thread,
     watch_timeout,
 )
-from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import ScenarioRun, _title_of
+from runner.run.services import _title_of
+from runner.run.session import ScenarioRun
+from runner.run.signals import DRIVER_LOST, RunStopper, quiet_driver_loss
+from runner.run.steps import StepRecord
+from runner.store.rundir import RunDirectory
 
 LOOPING = """\
 // id-looping
@@ -162,7 +166,7 @@ def test_script_error_info_without_a_step_has_the_error_place_only() -> None:
 
 
 class _Step:
-    """An open step as the reporter keeps it (what a timeout is placed at)."""
+    """An open step as the steps record keeps it (what a timeout is placed at)."""
 
     index = 3
     line = 8
@@ -331,15 +335,16 @@ def test_the_watchdog_does_not_count_paused_time() -> None:
 
 def _thread_for(
     tmp_path: Path, loop: asyncio.AbstractEventLoop, name: str, source: str, timeout_ms: int
-) -> tuple[ScenarioThread, StepReporter, RunDirectory]:
+) -> tuple[ScenarioThread, StepRecord, RunDirectory]:
     project, index = make_project(tmp_path, {name: source})
     rundir = RunDirectory.create(project.runs_dir, "scenario", name)
     scenario = index.scenarios[name]
     bridge = LoopBridge(loop)
     console = ConsoleOutput(io.StringIO(), lambda text: text, quiet=True)
-    reporter = StepReporter(rundir, rundir.run_id, name, scenario.test_fn.name, console, bridge)
-    thread = ScenarioThread(scenario, index.helper_table, reporter, bridge, timeout_ms)
-    return thread, reporter, rundir
+    steps, _ = record_steps(rundir, name, scenario.test_fn.name, console)
+    hook = HookChain(steps, bridge)
+    thread = ScenarioThread(scenario, index.helper_table, hook, console, bridge, timeout_ms)
+    return thread, steps, rundir
 
 
 def _pure_builtins() -> dict[str, Any]:
@@ -348,23 +353,23 @@ def _pure_builtins() -> dict[str, Any]:
 
 def test_scenario_thread_completes_a_passing_scenario(tmp_path: Path) -> None:
     async def main() -> tuple[Any, ...]:
-        thread, reporter, rundir = _thread_for(
+        thread, steps, rundir = _thread_for(
             tmp_path, asyncio.get_running_loop(), "passing", PASSING, 60_000
         )
         with rundir:
-            return (await thread.execute(_pure_builtins()), reporter.step_count)
+            return (await thread.execute(_pure_builtins()), steps.step_count)
 
     assert asyncio.run(main()) == (("completed", None, None), 2)
 
 
 def test_scenario_thread_timeout_fails_at_the_statement_it_stopped(tmp_path: Path) -> None:
     async def main() -> tuple[Any, ...]:
-        thread, reporter, rundir = _thread_for(
+        thread, steps, rundir = _thread_for(
             tmp_path, asyncio.get_running_loop(), "looping", LOOPING, 1
         )
         with rundir:
             execution = await asyncio.wait_for(thread.execute(_pure_builtins()), WAIT_S)
-        return execution, reporter.open, reporter.last_failure, rundir.path
+        return execution, steps.open, steps.last_failure, rundir.path
 
     (outcome, info, failure), still_open, last_failure, run_dir = asyncio.run(main())
     assert outcome == "failed" and info is not None
@@ -465,16 +470,15 @@ def _scenario_run(tmp_path: Path, name: str, source: str) -> tuple[ScenarioRun, 
     environment = RunEnvironment({}, tmp_path / protocol.ENV_FILE, masker)
     out = io.StringIO()
     run = ScenarioRun(
-        project,
-        index.scenarios[name],
-        index.helper_table,
-        Config(root=tmp_path),
-        masker,
-        environment,
-        out=out,
-        quiet=True,
-        log_stream=out,
-        handle_signals=False,
+        ScenarioInputs(
+            project,
+            index.scenarios[name],
+            index.helper_table,
+            Config(root=tmp_path),
+            masker,
+            environment,
+        ),
+        RunOptions(out=out, quiet=True, log_stream=out, handle_signals=False),
     )
     return run, project
 
@@ -584,10 +588,10 @@ def test_ctrl_c_is_the_prompt_s_only_while_the_scenario_runs_or_waits_at_a_pause
 
     def state(open_steps: list[object], pause: object | None) -> bool:
         debugger = SimpleNamespace(current_pause=pause)
-        run = SimpleNamespace(reporter=SimpleNamespace(open=open_steps, debugger=debugger))
+        run = SimpleNamespace(steps=SimpleNamespace(open=open_steps), debugger=debugger)
         return bool(ScenarioRun._in_scenario(run))  # type: ignore[arg-type]
 
     assert state([], None) is False  # not started, or ended
     assert state([object()], None) is True  # a statement runs
     assert state([], object()) is True  # paused
-    assert ScenarioRun._in_scenario(SimpleNamespace(reporter=None)) is False  # type: ignore[arg-type]
+    assert ScenarioRun._in_scenario(SimpleNamespace(steps=None, debugger=None)) is False  # type: ignore[arg-type]

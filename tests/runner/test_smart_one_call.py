@@ -2,7 +2,7 @@
 ``PageCalls._on_smart_target``), on a real page: the element it reaches is the one
 ``SmartTarget.resolve`` names, and no ``count()`` comes first unless strict mode finds
 more than one element. The built-ins run on a thread of their own, as in a run: the
-calls cross :class:`runner.bridge.LoopBridge` to the page's loop.
+calls cross :class:`runner.browser.bridge.LoopBridge` to the page's loop.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from playwright.async_api import Locator, Page
 
 from dsl.errors import BuiltinError
-from runner.bridge import LoopBridge
-from runner.locators import SmartTarget
-from runner.page_calls import PageCalls, Timeouts
+from runner.browser.bridge import LoopBridge
+from runner.builtins.locators import SmartTarget
+from runner.builtins.page_calls import PageCalls, Timeouts
 
 OnPage = Callable[[str | None, Callable[[Page], Awaitable[Any]]], Any]
 

@@ -1,4 +1,4 @@
-"""runner/tail.py: whole lines from a byte offset, truncation and replacement, flat
+"""runner/store/tail.py: whole lines from a byte offset, truncation and replacement, flat
 memory over 100,000 lines, and a run directory followed from its manifest to its end."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from runner import tail as tail_module
-from runner.rundir import process_start_time
-from runner.tail import LineTailer, RunsWatcher, RunTail
+from runner.processes import process_start_time
+from runner.store import tail as tail_module
+from runner.store.tail import LineTailer, RunsTailer, RunTail
 
 
 def append(path: Path, data: bytes) -> None:
@@ -118,7 +118,7 @@ def _manifest(run_dir: Path, kind: str, ref: str, pid: int | None = None) -> Non
 
 def test_a_run_is_followed_from_its_manifest_to_run_finished(tmp_path: Path) -> None:
     runs = tmp_path / ".runs"
-    watcher = RunsWatcher(runs)
+    watcher = RunsTailer(runs)
     assert list(watcher.scan()) == []  # no runs dir yet
     run_dir = runs / "r1"
     run_dir.mkdir(parents=True)
@@ -172,7 +172,7 @@ def test_a_dead_runner_without_run_finished_is_interrupted(tmp_path: Path) -> No
     (run_dir / "steps.jsonl").write_bytes(
         b'{"kind":"run:started","runId":"r2","scenario":"smoke","t":1}\n'
     )
-    watcher = RunsWatcher(tmp_path / ".runs")
+    watcher = RunsTailer(tmp_path / ".runs")
     assert [m["kind"] for m in watcher.scan()] == ["fs:run-started", "fs:run-step"]
     assert list(watcher.check_alive()) == [
         {"kind": "fs:run-finished", "runId": "r2", "outcome": "interrupted"}
@@ -186,7 +186,7 @@ def test_a_live_runner_is_not_interrupted_and_primed_runs_follow_from_their_end(
     runs = tmp_path / ".runs"
     _manifest(runs / "live", "scenario", "smoke", pid=os.getpid())
     (runs / "live" / "steps.jsonl").write_bytes(_step_line(1))
-    watcher = RunsWatcher(runs)
+    watcher = RunsTailer(runs)
     watcher.prime()
     assert list(watcher.check_alive()) == []
     assert list(watcher.scan()) == []  # known, not new
@@ -228,7 +228,7 @@ def _peak_following(tmp_path: Path, name: str, lines: int) -> tuple[int, int]:
     with open(run_dir / "steps.jsonl", "wb") as handle:
         handle.writelines(_step_line(i) for i in range(lines))
         handle.write(b'{"kind":"run:finished","outcome":"completed","t":2}\n')
-    watcher = RunsWatcher(tmp_path / ".runs")
+    watcher = RunsTailer(tmp_path / ".runs")
     tracemalloc.start()
     try:
         count = sum(1 for _ in watcher.scan())  # each message dropped once counted

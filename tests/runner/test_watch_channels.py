@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from runner.watch_batches import Debouncer
-from runner.watch_bus import EventBus
-from runner.watch_discovery import discovery_path, read_discovery, write_discovery
-from runner.watch_events import Trigger, batch_started, daemon_started, watch_change
-from runner.watch_selection import Change
-from runner.watch_socket import SocketChannel
-from runner.watch_state import DaemonState
+from runner.watch.batches import Debouncer
+from runner.watch.bus import EventBus
+from runner.watch.daemon_events import Trigger, batch_started, daemon_started, watch_change
+from runner.watch.discovery import discovery_path, read_discovery, write_discovery
+from runner.watch.selection import Change
+from runner.watch.socket_channel import SocketChannel
+from runner.watch.state import DaemonState
 
 
 async def _read_event(reader: asyncio.StreamReader) -> dict[str, Any]:
@@ -182,7 +182,7 @@ def test_a_file_that_is_not_a_discovery_file_is_unreadable(tmp_path: Path, text:
 def test_readable_lines_show_the_chain_the_runs_and_what_took_over() -> None:
     import io
 
-    from runner.watch_lines import LinePrinter
+    from runner.watch.lines import LinePrinter
 
     out = io.StringIO()
     printer = LinePrinter(Path("/p"), out)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sites import config_yaml, scenario_source, write_project
 
-from runner import worker_messages as messages
-from runner.watch_pool import PoolOutcome, WarmPool
+from runner.watch.pool import PoolOutcome, WarmPool
+from runner.workers import messages
 
 EXPECT = '  goto("/index.html")\n  expect_visible("{}")\n'
 
@@ -65,7 +65,7 @@ def test_a_warm_worker_reloads_and_aborts_only_the_order_named(root: Path) -> No
             assert outcome_of(await running) in ("aborted", "unfinished")
 
             # An abort for an order that already ended hits nothing later.
-            pool._order(member, messages.abort_order("order-1"))
+            member.host.send(messages.abort_order("order-1"))
             assert outcome_of(await pool.run("quick", started.append, lambda: True)) == "completed"
             # No longer wanted once a worker is free: not run at all.
             assert await pool.run("quick", started.append, lambda: False) is None

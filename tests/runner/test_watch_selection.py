@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from sites import collection_yaml, scenario_source, write_project
 
-from runner.project import Project, ProjectIndex
-from runner.watch_events import RunStatus, batch_status
-from runner.watch_graph import DependencyGraph
-from runner.watch_selection import Change, select, select_manual
+from runner.project.index import Project, ProjectIndex
+from runner.watch.daemon_events import RunStatus, batch_status
+from runner.watch.graph import DependencyGraph
+from runner.watch.selection import Change, select, select_manual
 
 H = "unotest/e2e/_helpers"
 E = "unotest/e2e"
@@ -222,8 +222,8 @@ def test_scenarios_a_stopped_watch_never_ran_say_it_stopped() -> None:
     before this scenario ran"."""
     import asyncio
 
-    from runner.watch_batches import Batch
-    from runner.watch_results import ScenarioJob
+    from runner.watch.batches import Batch
+    from runner.watch.results import ScenarioJob
 
     published: list[dict[str, object]] = []
 
@@ -250,8 +250,8 @@ def test_scenarios_a_stopped_watch_never_ran_say_it_stopped() -> None:
 
 def test_a_failed_run_s_message_starts_with_where_it_failed() -> None:
     """As `unotest e2e` prints it: a watch user goes from the line to the statement."""
-    from runner.run_result import RunResult
-    from runner.watch_results import ScenarioJob, make_test_run_result
+    from runner.run.result import RunResult
+    from runner.watch.results import ScenarioJob, make_test_run_result
 
     error = {
         "error": 'expected "Total: 22.5 EUR", received "Total: 25 EUR"',

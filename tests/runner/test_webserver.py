@@ -1,4 +1,4 @@
-"""runner.webserver with real processes on loopback: start, wait, reuse, stop, errors."""
+"""runner.webserver.server with real processes on loopback: start, wait, reuse, stop, errors."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from net import free_port, serve_statuses
 
-from runner import webserver as ws_module
-from runner.config import WebServerConfig, load_config
 from runner.errors import WebServerError
-from runner.webserver import WebServer, command_not_found, url_answers
+from runner.project.config import WebServerConfig, load_config
+from runner.webserver import server as ws_module
+from runner.webserver.server import WebServer, command_not_found, url_answers
 from unotest.exit_codes import exit_code_for
 
 PY = shlex.quote(sys.executable)

@@ -2,7 +2,7 @@
 
 Runs are separate processes (the viewer and MCP start one per request, a person may
 run two terminals): each test here runs real processes that start a real
-``http.server`` through :class:`runner.webserver.WebServer`, as a run does, with the
+``http.server`` through :class:`runner.webserver.server.WebServer`, as a run does, with the
 lease folder under ``tmp_path`` (their ``TMPDIR``). ``reuseExistingServer`` is off
 throughout: a stranger on the port is refused (``test_webserver.py``), another run's
 server of the same entry is not.
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from net import free_port
 
-from runner.webserver import url_answers
+from runner.webserver.server import url_answers
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists() or not hasattr(os, "killpg"),
@@ -36,7 +36,7 @@ TIMEOUT_S = 30
 # stop (or leave) it, then what the CLI does last.
 HOLDER = """\
 import sys
-from runner.webserver import WebServer, stop_lingering
+from runner.webserver.server import WebServer, stop_lingering
 command, url, cwd = sys.argv[1:4]
 server = WebServer.start(command, url, cwd=cwd, timeout_ms=20000, reuse_existing_server=False)
 print("up", "shared" if server.reused else "started", flush=True)

@@ -14,7 +14,7 @@ import pytest
 from net import free_port, serve_statuses
 
 from runner.errors import WebServerError
-from runner.webserver import WebServer, probe
+from runner.webserver.server import WebServer, probe
 
 
 @pytest.fixture

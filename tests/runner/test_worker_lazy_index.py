@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sites import write_project
 
-from runner.project import Project, ProjectIndex
+from runner.project.index import Project, ProjectIndex
 
 HELPER = """\
 function add_item(name) {

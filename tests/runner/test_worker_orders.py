@@ -1,4 +1,4 @@
-"""A worker's order pipe (``runner/worker_orders.py``): real pipes, a real event loop.
+"""A worker's order pipe (``runner/workers/orders.py``): real pipes, a real event loop.
 
 What the worker's queue relies on: whatever the orchestrator has written is delivered,
 whole and in order, the moment the worker asks (``read_now``), with no callback left
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from runner.protocol import JSONObject
-from runner.worker_orders import OrderPipe
+from runner.workers.orders import OrderPipe
 
 
 @pytest.fixture

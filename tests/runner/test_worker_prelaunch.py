@@ -1,4 +1,4 @@
-"""What ``runner.worker_prelaunch`` reads from a command line and a collection file
+"""What ``runner.collection.prelaunch`` reads from a command line and a collection file
 before the project loads, and how it stops workers nobody adopted. The real runs
 (workers adopted, replaced, stopped after a usage error) are in test_collection.py."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runner import worker_prelaunch
-from runner.worker_prelaunch import Prelaunched, plan
+from runner.collection import prelaunch as worker_prelaunch
+from runner.collection.prelaunch import Prelaunched, plan
 
 COLLECTIONS = "unotest/e2e/_collections"
 

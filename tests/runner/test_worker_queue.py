@@ -2,7 +2,7 @@
 
 A collection sends a worker its next run while the current one runs, so that the
 worker starts it the moment the current one ends. What must hold for that to be
-safe (``runner/worker.py``): queued runs start in order, one at a time; an ``abort``
+safe (``runner/workers/worker.py``): queued runs start in order, one at a time; an ``abort``
 naming a queued run keeps it from ever starting; a run ordered with
 ``stopOnFailure`` that fails holds back everything queued behind it (``--bail``: nothing
 starts after a failure, even before the orchestrator reads it); SIGTERM drops what is
@@ -23,8 +23,9 @@ import pytest
 from recording_site import RecordingSite
 from sites import config_yaml, scenario_source, write_project
 
-from runner import worker_messages as messages
-from runner.worker_prelaunch import worker_argv, worker_env
+from runner.collection.prelaunch import worker_env
+from runner.workers import messages
+from runner.workers.host import worker_argv
 
 SITE = Path(__file__).resolve().parent / "site_collection"
 REPORT_TIMEOUT_S = 120.0  # a loaded CI machine takes seconds to start a worker

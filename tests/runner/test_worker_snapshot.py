@@ -1,4 +1,4 @@
-"""A real worker process (``python -m runner.worker_main``, real Chromium) runs the
+"""A real worker process (``python -m runner.workers.main``, real Chromium) runs the
 scenarios as they were when it started or last reloaded, though it parses each only when
 ordered to run it; a scenario that does not parse is reported with its file:line:col; a
 project it cannot load is a ``fatal`` report with the reason, not a traceback."""
@@ -13,7 +13,7 @@ from typing import Any
 
 from sites import config_yaml, unotest_env, write_project
 
-from runner import worker_messages as messages
+from runner.workers import messages
 
 
 def scenario(n: int, body: str) -> str:
@@ -25,7 +25,7 @@ class Worker:
 
     def __init__(self, root: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "runner.worker_main", str(root)],
+            [sys.executable, "-m", "runner.workers.main", str(root)],
             cwd=root,
             env=unotest_env(),
             stdin=subprocess.PIPE,

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from runner import protocol
-from runner.collection import ScenarioOutcome, end_abandoned_run
-from runner.run_result import RunResult
-from runner.rundir import append_line
-from runner.secrets import SecretMasker
-from runner.worker import _Worker, finished_report, unfinished_report
+from runner.collection.orchestrator import ScenarioOutcome
+from runner.files import append_line
+from runner.project.secrets import SecretMasker
+from runner.run.result import RunResult
+from runner.store.rundir import end_abandoned_run
+from runner.workers.worker import _Worker, finished_report, unfinished_report
 
 
 def through_pipe(message: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from cli_helpers import write
 from sites import scenario_source, unotest_env
 
-from runner.collection import CollectionResult, ScenarioOutcome
+from runner.collection.orchestrator import CollectionResult, ScenarioOutcome
 from unotest.commands.collection import _summary, junit_xml
 
 E2E = "unotest/e2e"

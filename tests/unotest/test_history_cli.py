@@ -132,7 +132,7 @@ def test_a_history_file_of_a_newer_version_is_one_sentence(project: FlakyProject
 
 
 def test_a_collection_starts_the_longest_scenario_first(project: FlakyProject) -> None:
-    from runner import envelope
+    from runner.store import envelope
 
     for name in ("quick", "slow", "fresh"):
         project.scenario(name, name, "0")

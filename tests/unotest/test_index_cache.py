@@ -1,4 +1,4 @@
-"""The project index cache (``runner.index_cache``, ``unotest/.cache/index.json``).
+"""The project index cache (``runner.project.index_cache``, ``unotest/.cache/index.json``).
 
 ``list`` and ``check`` print the same bytes from the cache as without it; an edited file
 is read again; a corrupt cache or one of another version is rebuilt without a word;
@@ -18,9 +18,9 @@ import pytest
 from cli_helpers import run, write
 from sites import scenario_source
 
-from runner import index_cache
-from runner.index_cache import cache_path, load_summary
-from runner.project import Project, ProjectIndex
+from runner.project import index_cache
+from runner.project.index import Project, ProjectIndex
+from runner.project.index_cache import cache_path, load_summary
 
 E2E = "unotest/e2e"
 REPO = Path(__file__).resolve().parents[2]
@@ -203,8 +203,8 @@ def test_another_grammar_or_checker_version_is_a_miss(
 def test_the_version_hashes_the_grammar_and_the_parser() -> None:
     names = {p.name for p in (REPO / "dsl").iterdir()}
     assert {"grammar.lark", "parser.py", "checker.py", "builtins.py"} <= names
-    source = (REPO / "runner" / "index_cache.py").read_text(encoding="utf-8")
-    assert '".lark"' in source and '"runner/signatures.py"' in source
+    source = (REPO / "runner" / "project" / "index_cache.py").read_text(encoding="utf-8")
+    assert '".lark"' in source and '"runner/project/signatures.py"' in source
 
 
 # --- corrupt or foreign caches -------------------------------------------------------
@@ -364,7 +364,7 @@ def test_the_cache_is_plain_json_never_an_executable_format(tmp_path: Path) -> N
     assert not data.startswith(b"\x80")  # pickle's protocol marker
     doc = json.loads(data)
     assert set(doc) == {"format", "version", "key", "summary"}
-    module = ast.parse((REPO / "runner" / "index_cache.py").read_text(encoding="utf-8"))
+    module = ast.parse((REPO / "runner" / "project" / "index_cache.py").read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(module):
         if isinstance(node, ast.Import):
@@ -372,7 +372,8 @@ def test_the_cache_is_plain_json_never_an_executable_format(tmp_path: Path) -> N
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module.split(".")[0])
     assert not imported & {"pickle", "marshal", "shelve", "dill", "cloudpickle", "yaml"}
-    assert "eval(" not in (REPO / "runner" / "index_cache.py").read_text(encoding="utf-8")
+    source = (REPO / "runner" / "project" / "index_cache.py").read_text(encoding="utf-8")
+    assert "eval(" not in source
 
 
 def test_the_cache_folder_is_gitignored(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from net import free_port
 from protocol_schemas import validate
 
 from runner import protocol
-from unotest.mcp_server import build_server
+from unotest.mcp.server import build_server
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -587,8 +587,8 @@ def test_bad_calls_are_one_clear_sentence_and_the_server_goes_on(project: Path) 
             # Checked before a run starts: "--headed" reached the command line's parser.
             ("run_scenario", {"name": "smoke-welcome", "breakpoints": ["--headed"]}, "'--headed'"),
             ("run_scenario", {"name": "smoke-welcome", "breakpoints": ["0:2"]}, "breakpoint"),
-            ("run_collection", {"name": "smoke", "workers": 99}, "from 1 to 16, not 99"),
-            ("run_collection", {"name": "smoke", "workers": 0}, "from 1 to 16, not 0"),
+            ("run_collection", {"name": "smoke", "workers": 99}, "from 1 to 64, not 99"),
+            ("run_collection", {"name": "smoke", "workers": 0}, "from 1 to 64, not 0"),
         ]
         for tool, arguments, expected in bad_calls:
             message = await agent.error(tool, **arguments)
@@ -966,9 +966,10 @@ def test_a_run_that_finished_is_not_aborted_when_the_session_closes(project: Pat
     """Its process may outlive its run:finished a moment (writing its reports, waiting
     for the webServer's other users): the session's close named it among the runs it
     aborted and appended an abort to its commands.jsonl."""
-    from unotest.mcp_server import _OwnedRun, _Tools
+    from unotest.mcp.run_tools import OwnedRun, RunTools
+    from unotest.mcp.state import ToolState
 
-    tools = _Tools(project)
+    tools = RunTools(ToolState(project))
     run_dir = project / "unotest" / ".runs" / "smoke-welcome-finished-000001"
     run_dir.mkdir(parents=True)
     manifest = {"schemaVersion": 1, "kind": "scenario", "ref": "smoke-welcome",
@@ -980,7 +981,7 @@ def test_a_run_that_finished_is_not_aborted_when_the_session_closes(project: Pat
     )
     lingering = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        tools.owned.append(_OwnedRun(lingering, run_dir, "scenario"))
+        tools.owned.append(OwnedRun(lingering, run_dir, "scenario"))
         assert tools.end_owned_runs() == []
         assert not (run_dir / "commands.jsonl").exists()
     finally:

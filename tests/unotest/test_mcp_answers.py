@@ -33,7 +33,7 @@ from test_mcp import (  # noqa: F401  (project: the fixture)
     wait_for_no_leftovers,
 )
 
-from unotest.mcp_server import build_server
+from unotest.mcp.server import build_server
 
 JSON_LOOKING = ["[1, 2]", "[]", '{"a": 1}', "null"]
 
@@ -270,7 +270,7 @@ def test_tool_schemas_describe_every_argument_and_its_range(tmp_path: Path) -> N
     base = prop("write_file", "base_version")["description"]
     assert "read_scenario" in base and "write_file" in base, base
     for tool, name, high in (
-        ("run_collection", "workers", 16),
+        ("run_collection", "workers", 64),
         ("list_runs", "limit", 200),
         ("get_history", "last", 200),
     ):

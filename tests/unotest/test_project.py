@@ -216,9 +216,9 @@ def test_help(tmp_path: Path) -> None:
 
 
 def test_dbg_help_names_every_debugger_command(tmp_path: Path) -> None:
-    """The vocabulary is the debugger's (runner.debug_commands): reload and restart were
+    """The vocabulary is the debugger's (runner.debug.commands): reload and restart were
     missing from this list though ``dbg`` takes them."""
-    from runner.debug_commands import COMMANDS
+    from runner.debug.commands import COMMANDS
 
     r = run(tmp_path, "dbg", "--help")
     assert r.code == 0
@@ -264,7 +264,7 @@ def test_python_m_matches_console_script(tmp_path: Path, args: list[str]) -> Non
 
 def test_a_file_gone_since_it_was_listed_says_so(tmp_path: Path) -> None:
     """A reload of a scenario deleted meanwhile said "not a regular file"."""
-    from runner.project import read_source
+    from runner.project.index import read_source
 
     text, problem = read_source(tmp_path / "gone.test.js", "unotest/e2e/gone.test.js", "scenario")
     assert text is None and problem is not None
@@ -283,8 +283,8 @@ def test_a_file_gone_since_it_was_listed_says_so(tmp_path: Path) -> None:
 def test_a_scenario_linked_from_outside_is_named_where_the_link_is(tmp_path: Path) -> None:
     """Its problems named the link by its absolute path (the viewer's /api/problems
     too), where every other path is project-relative."""
-    from runner.project import ProjectIndex
-    from runner.project_root import Project
+    from runner.project.index import ProjectIndex
+    from runner.project.root import Project
 
     outside = tmp_path / "elsewhere.js"
     outside.write_text("not a scenario\n")

@@ -417,7 +417,7 @@ DEBUGGER_FILES: dict[str, tuple[bytes, str]] = {
     "nul": (b'{"version": 1, "scenarios": {"o\\u0000k": [{"line": 1}]}}', "each breakpoint"),
 }
 DEBUGGER_BUGS: dict[str, tuple[bytes, str]] = {
-    # runner/debugger.py (not this helper's file): json.loads raises RecursionError and
+    # runner/debug/controller.py (not this helper's file): json.loads raises RecursionError and
     # ValueError (int digit limit), neither caught; the fix is in the report of issue 7.
     "deep": (b"[" * 100_000 + b"]" * 100_000, "debugger.json"),
     "huge-int": (

@@ -1,4 +1,4 @@
-"""``runner.runs``: RunMeta from run directories, and ``unotest runs`` as a user runs it."""
+"""``runner.store.runs``: RunMeta from run directories, and ``unotest runs`` as a user runs it."""
 
 import json
 import os
@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from runner import protocol
-from runner.rundir import RunDirectory, process_start_time
-from runner.runs import list_runs, read_events, run_meta
+from runner.processes import process_start_time
+from runner.store.rundir import RunDirectory
+from runner.store.runs import list_runs, read_events, run_meta
 
 Validate = Callable[[str, object], None]
 HAS_PROC = Path("/proc/self/stat").exists()
@@ -414,7 +415,7 @@ def test_run_meta_carries_restart_and_retry_links(
     """Real writers link the runs (``RunDirectory.create(restart_of=…)``,
     ``retries.mark_attempt``); ``run_meta``, ``list_runs`` and ``unotest runs --json``
     show the links, still valid RunMeta."""
-    from runner.retries import mark_attempt
+    from runner.store.retries import mark_attempt
 
     runs_dir = project / "unotest" / ".runs"
     clock = iter(range(T0, T0 + 100))
@@ -488,7 +489,7 @@ def _answering_runner(run_dir: Path, answers: list[tuple[float, dict[str, object
 
 
 def test_send_restart_waits_past_the_acknowledgement_for_the_new_run_id(runs_dir: Path) -> None:
-    from runner.runs import send_command
+    from runner.debug.client import send_command
 
     run_dir = make_run(runs_dir, STARTED)
     applied = {"kind": "command:applied", "cmd": "restart"}
@@ -503,7 +504,7 @@ def test_send_restart_waits_past_the_acknowledgement_for_the_new_run_id(runs_dir
 
 def test_send_stops_waiting_once_the_run_has_finished(runs_dir: Path) -> None:
     """No ``command:result`` comes after ``run:finished``: the sender does not wait on."""
-    from runner.runs import send_command
+    from runner.debug.client import send_command
 
     run_dir = make_run(runs_dir, STARTED)
     applied = {"kind": "command:applied", "cmd": "restart"}
@@ -519,8 +520,8 @@ def test_a_command_to_a_run_whose_runner_died_is_refused_at_once_and_not_written
 ) -> None:
     """It waited 5 s, said "is it running with --debug?", and appended the command to a
     dead run's commands.jsonl."""
+    from runner.debug.client import send_command
     from runner.errors import UsageError
-    from runner.runs import send_command
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -533,8 +534,8 @@ def test_a_command_to_a_run_whose_runner_died_is_refused_at_once_and_not_written
 
 
 def test_a_collection_run_takes_abort_only(runs_dir: Path) -> None:
+    from runner.debug.client import send_command
     from runner.errors import UsageError
-    from runner.runs import send_command
 
     run_dir = make_run(runs_dir, [], kind="collection")
     with pytest.raises(UsageError, match="is a collection: it takes 'abort' only"):
@@ -545,8 +546,8 @@ def test_a_collection_run_takes_abort_only(runs_dir: Path) -> None:
 def test_an_ambiguous_prefix_names_the_newest_runs_first(runs_dir: Path) -> None:
     """It listed the five oldest of the matches (sorted by id), not those one means."""
     from runner.errors import UsageError
-    from runner.project_root import Project
-    from runner.runs import find_run_dir
+    from runner.project.root import Project
+    from runner.store.runs import find_run_dir
 
     made = []
     for age in range(7, 0, -1):  # oldest first

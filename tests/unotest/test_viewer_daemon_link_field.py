@@ -21,7 +21,7 @@ import httpx
 import uvicorn
 from sites import scenario_source, write_project
 
-from runner.watch_discovery import discovery_path
+from runner.watch.discovery import discovery_path
 from unotest.viewer.app import build_app
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.daemon_link import DaemonLink

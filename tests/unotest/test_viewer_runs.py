@@ -24,7 +24,7 @@ from viewer_serving import paused_in, receive_until, serving
 from websockets.asyncio.client import connect as ws_connect
 
 from runner import protocol
-from runner.secrets import MASK
+from runner.project.secrets import MASK
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.hub import Closed
 from unotest.viewer.routes_runs import routes

@@ -43,9 +43,9 @@ from websockets import Origin
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from runner.browser import playwright_browser_path, resolve_executable
+from runner.browser.launch import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
-from runner.watch_discovery import discovery_path, read_discovery
+from runner.watch.discovery import discovery_path, read_discovery
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 

@@ -28,7 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from runner import ws_messages
-from runner.browser import playwright_browser_path, resolve_executable
+from runner.browser.launch import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
 from unotest.viewer import routes_ws
 from unotest.viewer.context import ViewerContext

@@ -29,9 +29,9 @@ import pytest
 from net import serve_directory
 from sites import collection_yaml, config_yaml, scenario_source, unotest_env, write_project
 
-from runner.browser import playwright_browser_path, resolve_executable
+from runner.browser.launch import playwright_browser_path, resolve_executable
 from runner.errors import BrowserNotFound
-from runner.watch_discovery import discovery_path, read_discovery
+from runner.watch.discovery import discovery_path, read_discovery
 
 Event = dict[str, Any]
 H = "unotest/e2e/_helpers"
@@ -191,7 +191,7 @@ class Daemon:
                 self.keyboard = None
 
     def workers(self) -> list[int]:
-        return [p for p in children(self.proc.pid) if b"runner.worker" in cmdline(p)]
+        return [p for p in children(self.proc.pid) if b"runner.workers.main" in cmdline(p)]
 
 
 def children(pid: int) -> list[int]:
@@ -646,7 +646,7 @@ def test_a_second_watch_while_the_first_still_starts_says_so_and_exits_0(
             "-c",
             "import sys, time\n"
             "from pathlib import Path\n"
-            "from runner.watch_discovery import claim_project\n"
+            "from runner.watch.discovery import claim_project\n"
             "assert claim_project(Path(sys.argv[1])) is not None\n"
             "print('held', flush=True)\n"
             "time.sleep(60)\n",
@@ -674,7 +674,7 @@ def test_a_second_watch_while_the_first_still_starts_says_so_and_exits_0(
         holder.kill()
         holder.wait()
     # The claim goes with its process (kill -9 included): the next daemon may start.
-    from runner.watch_discovery import claim_project
+    from runner.watch.discovery import claim_project
 
     fd = claim_project(root)
     assert fd is not None

@@ -55,7 +55,7 @@ Press</button><p id="out"></p></body></html>
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     """pytest-playwright's launch arguments with the Chromium ``unotest e2e`` would use
     (Playwright's own, else the system's with unotest's flags)."""
-    from runner.browser import CHROMIUM_ARGS, resolve_executable
+    from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
     args = dict(browser_type_launch_args)
     path = resolve_executable("chromium", None, headless=bool(args.get("headless", True)))

@@ -10,17 +10,17 @@ from pathlib import Path
 
 from dsl.checker import Diagnostic
 from runner import protocol
-from runner.config import load_config
 from runner.errors import ConfigError, UsageError
-from runner.index_cache import load_summary
-from runner.project import (
+from runner.project.config import load_config
+from runner.project.index import (
     CONFIG_FILE,
     SCENARIO_SUFFIX,
     Project,
     find_project_root,
     problem_order,
 )
-from runner.secrets import env_file_warnings
+from runner.project.index_cache import load_summary
+from runner.project.secrets import env_file_warnings
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, format_diagnostic, json_dump, plural
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
@@ -141,7 +141,7 @@ def _check_loose_files(paths: list[Path]) -> tuple[list[Diagnostic], list[str]]:
                     f"not a scenario ('*{SCENARIO_SUFFIX}') or helper ('*.js') file",
                 )
             )
-    from runner.project import ProjectIndex  # here: the cached path never needs the parser
+    from runner.project.index import ProjectIndex  # here: the cached path never needs the parser
 
     index = ProjectIndex.load_files(files, Path.cwd())
     return sorted(problems + index.errors, key=problem_order), warnings

@@ -4,49 +4,44 @@ The events are the version-1 envelopes of docs/reporting.md (``run_start``,
 ``suite_start``, the ``before_all`` hook of the webServer, ``test_start``, ``retry``,
 ``test_end``, ``suite_end``, ``run_end``), built live as the collection runs: printed
 by ``--reporter ndjson``, appended to the collection run's ``events.ndjson`` (the
-viewer's ``/api/events``), written as one array by ``--reporter json=PATH`` and saved
-to history. A scenario that passed after a failed attempt is flaky in every report.
+viewer's ``/api/events``), written as one array by ``--reporter json=PATH``, as JUnit by
+``--reporter junit=PATH`` (each reporter a sink of the run's log: unotest/reporters/)
+and saved to history. A scenario that passed after a failed attempt is flaky in every
+report. This module keeps the command, its console lines and summary, and the events.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import sys
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO, cast
 
-from runner import envelope, worker_prelaunch
-from runner.collection import CollectionResult, CollectionRun, ScenarioOutcome, shard
-from runner.config import load_config
-from runner.envelope import Envelope
+from runner.collection import prelaunch as worker_prelaunch
+from runner.collection.orchestrator import CollectionResult, CollectionRun, ScenarioOutcome, shard
 from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageError
-from runner.event_log import EventLog, LiveFile
 from runner.events import run_error
-from runner.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
-from runner.index_cache import IndexSummary, load_summary
-from runner.project_root import Project, find_project_root
+from runner.project.config import Config, load_config
+from runner.project.index_cache import IndexSummary, load_summary
+from runner.project.root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
-from runner.retries import Attempt
-from runner.run_result import error_chain, error_location
+from runner.run.result import error_chain, error_location
+from runner.store import envelope
+from runner.store.envelope import Envelope
+from runner.store.event_log import EventLog, LiveFile
+from runner.store.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
+from runner.store.retries import flaky_line, retries_of
 from runner.text import did_you_mean, one_line
 from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
 from unotest.exit_codes import exit_code_for_run
-from unotest.reports import (
-    Reporters,
-    flaky_line,
-    history_quietly,
-    ndjson_printer,
-    parse_reporters,
-    retries_of,
-    write_report,
-)
+from unotest.reporters import junit
+from unotest.reporters.history import history_quietly
+from unotest.reporters.options import parse_reporters
+from unotest.reporters.sinks import ReportSinks
 
 __all__ = ["CollectionEvents", "collection_command", "json_report", "junit_xml"]
 
@@ -74,6 +69,21 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """The listed scenarios: those this run (or shard) starts, those not found and those
+    with errors; reports list them in that order."""
+
+    names: list[str]
+    skipped: list[str]
+    broken: list[str]
+    none_found: bool
+
+    @property
+    def listed(self) -> list[str]:
+        return [*self.names, *self.broken, *self.skipped]
+
+
 def collection_command(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     project = Project(root)
@@ -89,47 +99,20 @@ def collection_command(args: argparse.Namespace) -> int:
     config = load_config(root, os.environ)
     retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
-    names, skipped, broken = _runnable(project, entry, index)
-    none_found = bool(skipped) and not names and not broken
-    if none_found:
-        print(
-            f"unotest: none of the {len(skipped)} scenario(s) collection '{args.name}' lists "
-            f"exists: nothing runs, and the collection fails (see its scenarios: in "
-            f"{entry['path']})",
-            file=sys.stderr,
-        )
-    if sharding is not None:
-        names = shard(names, *sharding)
+    plan = _plan(project, entry, index, sharding)
     if args.headed:
         config = replace(config, headless=False)
     out = cast(TextIO, ReaderMayLeave(sys.stdout))
     printer = _event_printer(out, retries) if reporters.show_list else _no_event
-    listed = len(names) + len(skipped) + len(broken)
     if reporters.show_list:
-        _header(args, listed, len(names), skipped, broken, out)
-    live = LiveFile()
-    log = EventLog([live, *([ndjson_printer(out)] if reporters.ndjson else [])])
-    tracker = CollectionEvents(log, args.name, listed, live, printer)
+        _header(args, plan, out)
     started = time.time()
-    run = CollectionRun(
-        project,
-        args.name,
-        names,
-        config,
-        workers=args.workers,
-        bail=args.bail,
-        headed=args.headed,
-        out=out if reporters.show_list else sys.stderr,
-        on_event=tracker.on_event,
-        skipped=skipped,
-        none_found=none_found,
-        broken=broken,
-        retries=retries,
-        order=_schedule(project, names),
-        on_start=tracker.started,
-        on_web_server=tracker.web_server,
-        on_output=tracker.output,
-    )
+    live = LiveFile()
+    reports = ReportSinks(reporters, out, started)
+    log = EventLog([live, *reports.sinks])
+    tracker = CollectionEvents(log, args.name, plan.listed, live, printer)
+    console = out if reporters.show_list else sys.stderr
+    run = _collection_run(args, project, config, plan, retries, tracker, console)
     # Taken only now: until here, an error leaves them to cli.main, which stops them.
     run.prelaunched = worker_prelaunch.take()
     try:
@@ -137,30 +120,65 @@ def collection_command(args: argparse.Namespace) -> int:
     except UnotestError:
         tracker.abandon()
         raise
-    result = _add_unrun(finished, broken, skipped, printer)
+    result = _add_unrun(finished, plan.broken, plan.skipped, printer)
     tracker.finish(result)
-    _report(result, reporters, log.events, started, out)
+    if reporters.show_list:
+        _summary(result, out)
+    reports.finish()  # JUnit and JSON, once the collection has ended
     if result.error is not None:
         raise result.error  # its one sentence and exit code, once the reports are there
     history_quietly(project, result.run_id, log.events, config)
     return exit_code_for_run(result.outcome, result.signal)
 
 
-def _report(
-    result: CollectionResult,
-    reporters: Reporters,
-    events: list[Envelope],
-    started: float,
-    out: TextIO,
-) -> None:
-    """The summary, JUnit and the JSON array, once the collection has ended."""
-    if reporters.show_list:
-        _summary(result, out)
-    if reporters.junit is not None:
-        write_report(reporters.junit, junit_xml(result, started))
-    if reporters.json is not None:
-        text = json.dumps(events, ensure_ascii=False, indent=2)
-        write_report(reporters.json, text + "\n")
+def _plan(
+    project: Project,
+    entry: CollectionMeta,
+    index: IndexSummary,
+    sharding: tuple[int, int] | None,
+) -> _Plan:
+    names, skipped, broken = _runnable(project, entry, index)
+    none_found = bool(skipped) and not names and not broken
+    if none_found:
+        print(
+            f"unotest: none of the {len(skipped)} scenario(s) collection '{entry['name']}' "
+            f"lists exists: nothing runs, and the collection fails (see its scenarios: in "
+            f"{entry['path']})",
+            file=sys.stderr,
+        )
+    if sharding is not None:
+        names = shard(names, *sharding)
+    return _Plan(names, skipped, broken, none_found)
+
+
+def _collection_run(
+    args: argparse.Namespace,
+    project: Project,
+    config: Config,
+    plan: _Plan,
+    retries: int,
+    tracker: CollectionEvents,
+    console: TextIO,
+) -> CollectionRun:
+    return CollectionRun(
+        project,
+        args.name,
+        plan.names,
+        config,
+        workers=args.workers,
+        bail=args.bail,
+        headed=args.headed,
+        out=console,
+        on_event=tracker.on_event,
+        skipped=plan.skipped,
+        none_found=plan.none_found,
+        broken=plan.broken,
+        retries=retries,
+        order=_schedule(project, plan.names),
+        on_start=tracker.started,
+        on_web_server=tracker.web_server,
+        on_output=tracker.output,
+    )
 
 
 def _schedule(project: Project, names: list[str]) -> list[str]:
@@ -173,19 +191,13 @@ def _schedule(project: Project, names: list[str]) -> list[str]:
     return longest_first(names, medians)
 
 
-def _header(
-    args: argparse.Namespace,
-    listed: int,
-    runnable: int,
-    skipped: list[str],
-    broken: list[str],
-    out: TextIO,
-) -> None:
+def _header(args: argparse.Namespace, plan: _Plan, out: TextIO) -> None:
     """The first line of the list reporter: every scenario the summary will count,
     those that cannot run said apart."""
+    listed, runnable = len(plan.listed), len(plan.names)
     shard_text = f", shard {args.shard}" if args.shard else ""
-    unrun = [f"{len(skipped)} not found"] if skipped else []
-    unrun += [f"{len(broken)} with errors"] if broken else []
+    unrun = [f"{len(plan.skipped)} not found"] if plan.skipped else []
+    unrun += [f"{len(plan.broken)} with errors"] if plan.broken else []
     unrun_text = f" ({', '.join(unrun)})" if unrun else ""
     print(
         f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
@@ -198,19 +210,23 @@ class CollectionEvents:
     """The collection's envelopes as it runs: the orchestrator's callbacks become
     ``run_start``/``suite_start`` (once its run directory exists), the webServer's
     ``before_all`` hook, ``test_start`` (a scenario's first attempt), ``retry`` and
-    ``test_end`` (its last), and at the end ``suite_end`` and ``run_end``."""
+    ``test_end`` (its last), and at the end ``suite_end`` and ``run_end``.
+
+    ``listed`` is every scenario the run counts, in the order reports list them: the
+    ``run_start`` carries it as ``scenarios`` (JUnit's order; the events come as the
+    scenarios end)."""
 
     def __init__(
         self,
         log: EventLog,
         name: str,
-        total: int,
+        listed: list[str],
         live: LiveFile,
         printer: Callable[[str, ScenarioOutcome], None],
     ) -> None:
         self.log = log
         self.name = name
-        self.total = total
+        self.listed = listed
         self.live = live
         self.printer = printer
         self.begun: set[str] = set()
@@ -219,8 +235,12 @@ class CollectionEvents:
 
     def started(self, run_dir: Path) -> None:
         self.live.open(run_dir)
-        extra = {"collection": self.name, "runId": run_dir.name}
-        self.log.emit(envelope.run_start(self.total, extra=extra))
+        self.begin(run_dir.name)
+
+    def begin(self, run_id: str) -> None:
+        """``run_start`` and ``suite_start`` of the collection run ``run_id``."""
+        extra = {"collection": self.name, "runId": run_id, "scenarios": list(self.listed)}
+        self.log.emit(envelope.run_start(len(self.listed), extra=extra))
         self.log.emit(envelope.suite_start(self.name))
 
     def web_server(self, milliseconds: float, error: str | None) -> None:
@@ -423,138 +443,44 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
     print(f"  collection run: {result.run_dir}", file=out)
 
 
-def junit_xml(result: CollectionResult, started: float) -> str:
-    """JUnit XML as CI systems read it: one testcase per scenario."""
-    outcomes = [s.outcome for s in result.scenarios]
-    # The same totals on <testsuites> and on its one <testsuite>, as CI systems read either.
-    totals = {
-        "tests": str(len(outcomes)),
-        "failures": str(sum(1 for o in outcomes if o in ("failed", "interrupted"))),
-        "errors": str(outcomes.count("aborted")),
-        "skipped": str(outcomes.count("skipped")),
-        "time": f"{result.duration_ms / 1000:.3f}",
-    }
-    suites = ET.Element("testsuites", {"name": "unotest", **totals})
-    suite = ET.SubElement(
-        suites,
-        "testsuite",
-        {
-            "name": result.collection,
-            **totals,
-            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
-        },
-    )
-    for scenario in result.scenarios:
-        _junit_case(suite, result.collection, scenario)
-    _xml_safe(suites)
-    ET.indent(suites)
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
-    )
-
-
-# What XML 1.0 cannot hold even escaped (C0 controls but tab and newlines, U+FFFE...).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _xml_safe(root: ET.Element) -> None:
-    """Every text and attribute written as CI can parse it: a message with an ESC (a
-    thrown ANSI colour) made the whole file malformed; such a character is written as
-    its escape (``\\x1b``) instead."""
-
-    def safe(text: str) -> str:
-        return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], text)
-
-    for element in root.iter():
-        if element.text:
-            element.text = safe(element.text)
-        for key, value in element.attrib.items():
-            element.attrib[key] = safe(value)
-
-
-def _junit_case(suite: ET.Element, collection: str, scenario: ScenarioOutcome) -> None:
-    case = ET.SubElement(
-        suite,
-        "testcase",
-        classname=collection,
-        name=scenario.scenario,
-        time=f"{scenario.duration_ms / 1000:.3f}",
-    )
-    error: Mapping[str, object] = scenario.error or {}
-    if scenario.outcome in ("failed", "interrupted"):
-        message = _message(scenario)
-        location = _location(error)
-        node = ET.SubElement(
-            case,
-            "failure",
-            # The place first, as CI shows the message alone: the scenario's own line,
-            # then each helper down to where it failed.
-            message=f"{location}: {message}" if location else message,
-            type=str(error.get("errorName", scenario.outcome)),
-        )
-        details = [message]
-        if location:
-            details.append(f"at {location}")
-        if error.get("step"):
-            details.append(f"step: {error['step']}")
-        if scenario.bundle_path:
-            details.append(f"bundle: {scenario.bundle_path}")
-        node.text = "\n".join(details)
-        _junit_attempts(case, "rerunFailure", scenario.retries)
-    elif scenario.flaky:
-        _junit_attempts(case, "flakyFailure", scenario.retries)
-    elif scenario.outcome == "aborted":
-        ET.SubElement(case, "error", message="aborted", type="aborted")
-    elif scenario.outcome == "skipped":
-        ET.SubElement(case, "skipped", message=scenario.note or "skipped")
-    if scenario.run_dir:
-        ET.SubElement(case, "system-out").text = f"run directory: {scenario.run_dir}"
-
-
-def _junit_attempts(case: ET.Element, tag: str, attempts: list[Attempt]) -> None:
-    """The failed attempts as Maven Surefire and pytest-rerunfailures write them:
-    ``<flakyFailure>`` (the test passed later) or ``<rerunFailure>`` (it never did),
-    each with its message, type and a ``<stackTrace>`` naming the attempt's run."""
-    for attempt in attempts:
-        message = attempt.error_message or attempt.outcome
-        node = ET.SubElement(case, tag, message=message, type=attempt.error_name or attempt.outcome)
-        trace = f"attempt {attempt.number}: {message}"
-        if attempt.run_id:
-            trace += f"\nrun: {attempt.run_id}"
-        ET.SubElement(node, "stackTrace").text = trace
-
-
 def json_report(result: CollectionResult) -> list[Envelope]:
     """The envelopes of a finished collection, as its live reporters emitted them
     (scenarios in the collection's order)."""
     log = EventLog()
-    events = CollectionEvents(log, result.collection, len(result.scenarios), LiveFile(), _no_event)
-    log.emit(
-        envelope.run_start(
-            len(result.scenarios), extra={"collection": result.collection, "runId": result.run_id}
-        )
-    )
-    log.emit(envelope.suite_start(result.collection))
+    listed = [scenario.scenario for scenario in result.scenarios]
+    events = CollectionEvents(log, result.collection, listed, LiveFile(), _no_event)
+    events.begin(result.run_id)
     events.finish(result)
     return log.events
 
 
+def junit_xml(result: CollectionResult, started: float) -> str:
+    """The JUnit XML of a finished collection: its envelopes through the JUnit reporter."""
+    return junit.render(json_report(result), started)
+
+
 def _extra(scenario: ScenarioOutcome) -> JSONObject:
     """The fields a ``test_end`` carries beyond version 1's table (consumers that do not
-    know them ignore them): where it failed, its bundle, its worker."""
+    know them ignore them): where it failed (and at which step), its bundle, its run
+    directory, its worker, and the ``errorName`` of each failed attempt before it (its
+    ``retry`` events', in order)."""
     error: Mapping[str, object] = scenario.error or {}
     return {
         "error_name": error.get("errorName"),
         "location": _place(error),
         "chain": [dict(frame) for frame in error_chain(error)] or None,
+        "step": error.get("step"),
         "bundle_path": scenario.bundle_path,
+        "run_dir": scenario.run_dir,
         "worker": scenario.worker,
+        "retry_error_names": [attempt.error_name for attempt in scenario.retries],
     }
 
 
 def _location(error: Mapping[str, object]) -> str | None:
-    """Where a scenario's error is, as the console and JUnit write it: its chain from
-    the scenario's own line (``file:line:col`` when it has none)."""
+    """Where a scenario's error is, as the summary writes it: its chain from the
+    scenario's own line (``file:line:col`` when it has none); JUnit reads the same from
+    the ``test_end``'s ``chain`` and ``location``."""
     return error_location(error)
 
 

@@ -6,7 +6,7 @@ an ``O_APPEND`` descriptor, so concurrent writers never interleave) and waits up
 ``reload``, the ``command:result``), reading steps.jsonl from where it ended before the
 append. ``restart`` waits longer for its ``command:result`` (it comes once the old run
 has ended and the new one exists) and prints the new run id, the one to drive next.
-The words it takes are the debugger's vocabulary (``runner.debug_commands``), the same
+The words it takes are the debugger's vocabulary (``runner.debug.commands``), the same
 as at the terminal prompt.
 """
 
@@ -15,18 +15,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from runner.debug_commands import parse_words
+from runner.debug.client import ACK_TIMEOUT_S, COLLECTION_ABORT_WAIT_S, send_command
+from runner.debug.commands import parse_words
 from runner.errors import UsageError
-from runner.project import Project, find_project_root
+from runner.project.index import Project, find_project_root
 from runner.protocol import STEPS_FILE, JSONObject
-from runner.runs import (
-    ACK_TIMEOUT_S,
-    COLLECTION_ABORT_WAIT_S,
-    find_run_dir,
-    is_collection_run,
-    read_events,
-    send_command,
-)
+from runner.store.runs import find_run_dir, is_collection_run, read_events
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 

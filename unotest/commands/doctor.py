@@ -7,20 +7,21 @@ import os
 import platform
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from runner.browser import (
+from runner.browser.launch import (
     describe_browser,
     headed_without_display,
     resolve_executable,
     ws_endpoint_unreachable,
 )
-from runner.config import Config, load_config
 from runner.errors import UnotestError
-from runner.project import Project, ProjectIndex, find_project_root
-from runner.secrets import env_file_warnings
-from runner.webserver import command_not_found, url_answers
+from runner.project.config import Config, load_config
+from runner.project.index import Project, ProjectIndex, find_project_root
+from runner.project.secrets import env_file_warnings
+from runner.webserver.server import command_not_found, url_answers
 from unotest.console import plural
 
 __all__ = ["doctor_command"]
@@ -33,88 +34,127 @@ def _version(package: str) -> str | None:
         return None
 
 
-def doctor_command(args: argparse.Namespace) -> int:
-    problems = 0
-    warnings = 0
+@dataclass
+class _Browser:
+    """The browser a run here would use, as the project's config (or the defaults) say."""
 
-    def report(ok: bool, text: str) -> None:
-        nonlocal problems
-        problems += 0 if ok else 1
+    name: str = "chromium"
+    executable: str | None = None
+    ws_endpoint: str | None = None
+    headless: bool = True
+    headed_by: str | None = None
+
+
+class _Doctor:
+    """Each check one line (``ok``, ``ERR``, ``!`` for a warning); problems counted."""
+
+    def __init__(self) -> None:
+        self.problems = 0
+        self.warnings = 0
+
+    def report(self, ok: bool, text: str) -> None:
+        self.problems += 0 if ok else 1
         print(f"  {'ok ' if ok else 'ERR'}  {text}")
 
-    def warn(text: str) -> None:
-        nonlocal warnings
-        warnings += 1
+    def warn(self, text: str) -> None:
+        self.warnings += 1
         print(f"  !    {text}")
 
-    print("unotest doctor")
-    report(sys.version_info >= (3, 11), f"python {platform.python_version()} ({sys.executable})")
-    unotest_version = _version("unotest")
-    report(unotest_version is not None, f"unotest {unotest_version or 'not installed'}")
-    playwright_version = _version("playwright")
-    report(playwright_version is not None, f"playwright {playwright_version or 'not installed'}")
+    def versions(self) -> None:
+        self.report(
+            sys.version_info >= (3, 11), f"python {platform.python_version()} ({sys.executable})"
+        )
+        unotest_version = _version("unotest")
+        self.report(unotest_version is not None, f"unotest {unotest_version or 'not installed'}")
+        playwright_version = _version("playwright")
+        self.report(
+            playwright_version is not None, f"playwright {playwright_version or 'not installed'}"
+        )
 
-    browser, executable, ws_endpoint, headless = "chromium", None, None, True
-    headed_by: str | None = None
-    try:
-        root = find_project_root(Path.cwd(), args.root)
-    except UnotestError as err:
-        if args.root is not None:
-            report(False, f"project: {err}")  # asked for one that is not there
-        else:
-            print(f"  --   project: none here ({err})")
-        root = None
-    if root is not None:
-        print(f"  ok   project: {root}")
+    def project(self, given_root: Path | None) -> _Browser:
+        """The project here (or ``--root``), its config, ``.env`` and scenarios; the
+        browser its config asks for."""
         try:
-            config = load_config(root, os.environ)
+            root = find_project_root(Path.cwd(), given_root)
         except UnotestError as err:
-            report(False, f"config: {err}")
-        else:
-            has_file = (root / "unotest.config.yaml").exists()
-            report(True, "config: unotest.config.yaml is valid" if has_file else "config: defaults")
-            for warning in config.warnings:
-                warn(warning)
-            browser, executable = config.browser, config.executable_path
-            ws_endpoint, headless = config.ws_endpoint, config.headless
-            headed_by = config.headed_by
-            _web_server(config, report, warn)
+            if given_root is not None:
+                self.report(False, f"project: {err}")  # asked for one that is not there
+            else:
+                print(f"  --   project: none here ({err})")
+            return _Browser()
+        print(f"  ok   project: {root}")
+        browser = self.config(root)
         for warning in env_file_warnings(root):
-            warn(warning)  # what every run will warn about
+            self.warn(warning)  # what every run will warn about
         index = ProjectIndex.load(Project(root))
-        report(
+        self.report(
             not index.errors,
             f"scenarios: {len(index.scenarios)}, helper files: {len(index.helpers)}, "
             f"collections: {len(index.collections)}, problems: {len(index.errors)}"
             + (" (see 'unotest check')" if index.errors else ""),
         )
-    line = describe_browser(browser, executable, ws_endpoint, headless=headless)
-    no_display = None if headless or ws_endpoint else headed_without_display(headed_by)
-    if no_display is not None:
-        report(False, f"browser: {no_display}")
-    found = ws_endpoint is not None
-    if found:
-        unreachable = ws_endpoint_unreachable(str(ws_endpoint))
-        if unreachable is not None:
-            found = False
-            line += (
-                f": {unreachable}; start the Playwright server there (npx playwright "
-                "run-server --port PORT) or fix wsEndpoint in unotest.config.yaml"
-            )
-    else:
+        return browser
+
+    def config(self, root: Path) -> _Browser:
         try:
-            resolve_executable(browser, executable, headless=headless)
-            found = True
-        except UnotestError:
-            found = False
-    report(found, line)
-    if problems:
-        print(f"\n{problems} problem(s)")
-    elif warnings:
-        print(f"\nno problems, {plural(warnings, 'warning')} (see above)")
-    else:
-        print("\nall good")
-    return 0 if problems == 0 else 1
+            config = load_config(root, os.environ)
+        except UnotestError as err:
+            self.report(False, f"config: {err}")
+            return _Browser()
+        has_file = (root / "unotest.config.yaml").exists()
+        said = "unotest.config.yaml is valid" if has_file else "defaults"
+        self.report(True, f"config: {said}")
+        for warning in config.warnings:
+            self.warn(warning)
+        _web_server(config, self.report, self.warn)
+        return _Browser(
+            config.browser,
+            config.executable_path,
+            config.ws_endpoint,
+            config.headless,
+            config.headed_by,
+        )
+
+    def browser(self, browser: _Browser) -> None:
+        """A display for a headed run, a wsEndpoint that answers, or a browser to launch."""
+        ws_endpoint, headless = browser.ws_endpoint, browser.headless
+        line = describe_browser(browser.name, browser.executable, ws_endpoint, headless=headless)
+        no_display = None if headless or ws_endpoint else headed_without_display(browser.headed_by)
+        if no_display is not None:
+            self.report(False, f"browser: {no_display}")
+        found = ws_endpoint is not None
+        if ws_endpoint is not None:
+            unreachable = ws_endpoint_unreachable(str(ws_endpoint))
+            if unreachable is not None:
+                found = False
+                line += (
+                    f": {unreachable}; start the Playwright server there (npx playwright "
+                    "run-server --port PORT) or fix wsEndpoint in unotest.config.yaml"
+                )
+        else:
+            try:
+                resolve_executable(browser.name, browser.executable, headless=headless)
+                found = True
+            except UnotestError:
+                found = False
+        self.report(found, line)
+
+    def summary(self) -> int:
+        if self.problems:
+            print(f"\n{self.problems} problem(s)")
+        elif self.warnings:
+            print(f"\nno problems, {plural(self.warnings, 'warning')} (see above)")
+        else:
+            print("\nall good")
+        return 0 if self.problems == 0 else 1
+
+
+def doctor_command(args: argparse.Namespace) -> int:
+    doctor = _Doctor()
+    print("unotest doctor")
+    doctor.versions()
+    doctor.browser(doctor.project(args.root))
+    return doctor.summary()
 
 
 def _web_server(

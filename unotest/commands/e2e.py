@@ -9,47 +9,34 @@ never retries. The run's version-1 envelopes go where ``--reporter`` says (``jso
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
-from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
-from runner import early_driver, envelope
-from runner.config import Config, load_config
-from runner.early_driver import EarlyDriver
-from runner.envelope import Envelope
+from runner.browser import early_driver
 from runner.errors import UsageError
-from runner.event_log import EventLog, LiveFile, output_stream
-from runner.index_cache import IndexSummary, load_summary
-from runner.positions import parse_position
-from runner.project import (
+from runner.project.config import Config, load_config
+from runner.project.index import (
     SCENARIO_SUFFIX,
     Project,
     ProjectIndex,
     find_project_root,
     scenario_name_problem,
 )
-from runner.retries import Attempt, mark_attempt, retryable
-from runner.run_result import RunResult
-from runner.secrets import RunEnvironment, SecretMasker
-from runner.session import DebugOptions, ScenarioRun
+from runner.project.index_cache import IndexSummary, load_summary
+from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.run.attempts import ScenarioAttempts, run_attempts
+from runner.run.options import RunOptions, ScenarioInputs
+from runner.run.session import DebugOptions, ScenarioRun
+from runner.store.event_log import EventLog, LiveFile
+from runner.store.retries import flaky_line, retries_of
 from runner.text import did_you_mean, has_control_character, show_name
-from runner.webserver import WebServer
 from unotest.console import format_diagnostic, json_dump, print_warnings
 from unotest.exit_codes import exit_code_for_run
-from unotest.reports import (
-    Reporters,
-    flaky_line,
-    history_quietly,
-    ndjson_printer,
-    parse_reporters,
-    retries_of,
-    write_report,
-)
+from unotest.reporters.history import history_quietly
+from unotest.reporters.options import parse_reporters
+from unotest.reporters.sinks import ReportSinks
 
 __all__ = ["e2e_command", "resolve_scenario_name"]
 
@@ -135,16 +122,6 @@ def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd
     raise UsageError(f"no scenario named {show_name(given)}{hint}; 'unotest list' shows them all")
 
 
-def parse_break(text: str) -> tuple[str | None, int, int | None]:
-    """``--break 10:4``, ``--break 10``, ``--break _helpers/auth:3:2``."""
-    position = parse_position(text.strip())
-    if position is None or position.line < 1:
-        raise UsageError(
-            f"--break {text}: expected LINE[:COL] or FILE:LINE[:COL], e.g. --break 10:4"
-        )
-    return position.file, position.line, position.col
-
-
 def _stdin_is_tty() -> bool:
     try:
         return sys.stdin is not None and sys.stdin.isatty()
@@ -175,11 +152,7 @@ def _runnable(project: Project, summary: IndexSummary, name: str) -> ProjectInde
 def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
     if not (args.debug or args.breaks or args.step):
         return None
-    return DebugOptions(
-        breaks=tuple(parse_break(text) for text in args.breaks),
-        step_first=args.step,
-        prompt=_stdin_is_tty() and not args.json,
-    )
+    return DebugOptions.given(args.breaks, args.step, prompt=_stdin_is_tty() and not args.json)
 
 
 def e2e_command(args: argparse.Namespace) -> int:
@@ -205,35 +178,31 @@ def e2e_command(args: argparse.Namespace) -> int:
     debug = _debug_options(args)
     retries = retries_of(getattr(args, "retries", None), config, debug=debug is not None)
     live = LiveFile()
-    sinks: list[Callable[[Envelope], None]] = [live]
-    if reporters.ndjson:
-        sinks.append(ndjson_printer(sys.stdout))
-    log = EventLog(sinks, mask=masker.mask_data)
-    attempts = _Attempts(project, scenario.name, log, live, stream)
+    reports = ReportSinks(reporters, sys.stdout)
+    log = EventLog([live, *reports.sinks], mask=masker.mask_data)
+    inputs = ScenarioInputs(project, scenario, index.helper_table, config, masker, environment)
+    attempts = ScenarioAttempts(project, scenario.name, log, live, stream)
     attempts.begin()
-    result = _run_attempts(
+    result = run_attempts(
         attempts,
         retries,
         early_driver.take(),  # started by cli.main; the first attempt's run owns it
         lambda on_started, log_stream, web_server: ScenarioRun(
-            project,
-            scenario,
-            index.helper_table,
-            config,
-            masker,
-            environment,
-            out=stream,
-            log_stream=log_stream,
-            debug=debug,
-            on_started=on_started,
-            web_server=web_server,
-            keep_web_server=retries > 0,
+            inputs,
+            RunOptions(
+                debug=debug,
+                out=stream,
+                log_stream=log_stream,
+                on_started=on_started,
+                web_server=web_server,
+                keep_web_server=retries > 0,
+            ),
         ),
     )
     attempts.end(result)
     if attempts.status(result) == "flaky":
         print(flaky_line(scenario.name, attempts.failed), file=stream, flush=True)
-    _report(reporters, log, attempts, project, config)
+    _report(reports, log, attempts, project, config)
     if args.json:
         data: dict[str, object] = {**result.to_json()}
         if retries:
@@ -243,122 +212,14 @@ def e2e_command(args: argparse.Namespace) -> int:
     return exit_code_for_run(result.outcome, result.signal)
 
 
-class _Attempts:
-    """One ``e2e`` run's attempts and its envelopes: ``run_start``, the scenario's folder
-    as its suite, ``test_start``, ``output`` lines, ``retry`` per failed attempt, then
-    ``test_end``, ``suite_end`` and ``run_end``."""
-
-    def __init__(
-        self, project: Project, name: str, log: EventLog, live: LiveFile, stream: TextIO
-    ) -> None:
-        self.project = project
-        self.name = name
-        self.suite = name.rpartition("/")[0] or None
-        self.log = log
-        self.live = live
-        self.stream = stream
-        self.failed: list[Attempt] = []
-        self.first_run_id: str | None = None
-        self.attempt_opened = False
-        self.test_started = False
-        self.started = time.monotonic()
-
-    def begin(self) -> None:
-        self.log.emit(envelope.run_start(1, extra={"scenario": self.name}))
-        if self.suite is not None:
-            self.log.emit(envelope.suite_start(self.suite))
-
-    def _test_start(self, run_id: str | None) -> None:
-        """``test_start`` once, with the first attempt's run (as a collection writes it;
-        ``worker`` is null: no worker runs it), or without one for a run that never
-        started (before its ``test_end``)."""
-        if not self.test_started:
-            self.test_started = True
-            extra = {"run_id": run_id, "worker": None}
-            self.log.emit(envelope.test_start(self.name, self.suite, extra=extra))
-
-    def on_started(self, run_id: str) -> None:
-        """The first attempt's directory holds the live events; a retry is linked to it.
-        Only an attempt's first run is: a debugger ``restart`` within an attempt makes
-        runs of its own (linked by ``restartOf``), which are no attempts."""
-        run_dir = self.project.runs_dir / run_id
-        if self.first_run_id is None:
-            self.first_run_id = run_id
-            self.live.open(run_dir)
-            self._test_start(run_id)
-        elif not self.attempt_opened:
-            mark_attempt(run_dir, len(self.failed) + 1, self.first_run_id)
-        self.attempt_opened = True
-
-    def attempt(self, result: RunResult) -> Attempt:
-        error: Mapping[str, object] = result.error or {}
-        return Attempt(
-            len(self.failed) + 1,
-            result.run_id,
-            result.outcome,
-            result.duration_ms,
-            str(error["error"]) if error.get("error") else None,
-            str(error["errorName"]) if error.get("errorName") else None,
-        )
-
-    def status(self, result: RunResult) -> str:
-        return (
-            "flaky"
-            if result.outcome == "completed" and self.failed
-            else ("passed" if result.outcome == "completed" else "failed")
-        )
-
-    def end(self, result: RunResult) -> None:
-        self._test_start(None)
-        self.log.test_finished(self.name, self.suite, self.attempt(result), self.failed)
-        if self.suite is not None:
-            self.log.emit(envelope.suite_end(self.suite))
-        elapsed = (time.monotonic() - self.started) * 1000
-        extra = {"outcome": result.outcome, "scenario": self.name, "runId": self.first_run_id}
-        self.log.run_end(elapsed, extra=extra)
-
-
-_MakeRun = Callable[[Callable[[str], None], TextIO, WebServer | None], ScenarioRun]
-
-
-def _run_attempts(
-    attempts: _Attempts, retries: int, early: EarlyDriver | None, make_run: _MakeRun
-) -> RunResult:
-    """Run the scenario until it passes, is stopped, or has failed ``retries + 1`` times;
-    each attempt a new :class:`ScenarioRun` (its own browser, its own run directory);
-    the first on ``early``'s loop and driver when there is one. The webServer the first
-    attempt started serves them all, and stops after the last."""
-    web_server: WebServer | None = None
-    try:
-        while True:
-            tee = output_stream(attempts.log, attempts.name, attempts.stream)
-            attempts.attempt_opened = False
-            run = make_run(attempts.on_started, tee, web_server)
-            try:
-                result = run.run(early)
-            finally:
-                web_server = run.kept_web_server
-            early = None
-            if not retryable(result.outcome) or len(attempts.failed) >= retries:
-                return result
-            attempt = attempts.attempt(result)
-            attempts.failed.append(attempt)
-            print(
-                f"attempt {attempt.number} of {retries + 1} {result.outcome}: "
-                f"running {attempts.name} again",
-                file=attempts.stream,
-                flush=True,
-            )
-    finally:
-        if web_server is not None:
-            web_server.stop()
-
-
 def _report(
-    reporters: Reporters, log: EventLog, attempts: _Attempts, project: Project, config: Config
+    reports: ReportSinks,
+    log: EventLog,
+    attempts: ScenarioAttempts,
+    project: Project,
+    config: Config,
 ) -> None:
-    if reporters.json is not None:
-        text = json.dumps(log.events, ensure_ascii=False, indent=2)
-        write_report(reporters.json, text + "\n")
+    """The JSON report (its sink has every envelope), then history."""
+    reports.finish()
     if attempts.first_run_id is not None:
         history_quietly(project, attempts.first_run_id, log.events, config)

@@ -12,9 +12,9 @@ import argparse
 from pathlib import Path
 
 from runner.errors import UsageError
-from runner.history import ScenarioHistory, load_history, outcomes, summarize, summary_json
-from runner.index_cache import load_summary
-from runner.project_root import Project, find_project_root
+from runner.project.index_cache import load_summary
+from runner.project.root import Project, find_project_root
+from runner.store.history import ScenarioHistory, load_history, outcomes, summarize, summary_json
 from runner.text import did_you_mean, printable, show_name
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK

@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from runner import protocol
 from runner.errors import UsageError
-from runner.project import Project, find_project_root
-from runner.run_result import chain_text, error_chain
-from runner.runs import find_run_dir, run_meta
-from runner.secrets import project_masker
+from runner.project.index import Project, find_project_root
+from runner.project.secrets import project_masker
+from runner.run.result import chain_text, error_chain
+from runner.store.runs import find_run_dir, is_collection_run, run_meta, runtime_path
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK
 
@@ -22,11 +21,11 @@ __all__ = ["inspect_command"]
 def inspect_command(args: argparse.Namespace) -> int:
     project = Project(find_project_root(Path.cwd(), args.root))
     run_dir = find_run_dir(project, args.run_id)
-    path = run_dir / protocol.RUNTIME_FILE
+    path = runtime_path(run_dir)
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        if _kind(run_dir) == "collection":
+        if is_collection_run(run_dir):
             raise UsageError(
                 f"run {run_dir.name} is a collection's: inspect one of its scenarios' runs "
                 "('unotest runs' lists them)"
@@ -113,11 +112,3 @@ def _source_line(root: Path, file: str, line: int) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return lines[line - 1] if 0 < line <= len(lines) else None
-
-
-def _kind(run_dir: Path) -> object:
-    try:
-        manifest = json.loads((run_dir / protocol.RUN_MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest.get("kind") if isinstance(manifest, dict) else None

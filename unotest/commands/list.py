@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from runner.index_cache import load_summary
-from runner.project_root import Project, find_project_root
+from runner.project.index_cache import load_summary
+from runner.project.root import Project, find_project_root
 from runner.text import replace_controls
 from unotest.console import diagnostic_json, json_dump, plural
 from unotest.exit_codes import EXIT_OK

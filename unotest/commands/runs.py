@@ -1,7 +1,7 @@
 """``unotest runs``: past and running runs with their status, newest first.
 
 ``--prune`` with ``--older-than DAYS`` and/or ``--keep N`` removes old run directories
-and their failure bundles, keeping those history points to (:mod:`runner.prune`).
+and their failure bundles, keeping those history points to (:mod:`runner.store.prune`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
-from runner.project_root import Project, find_project_root
-from runner.prune import prune_runs
-from runner.runs import list_runs
+from runner.project.root import Project, find_project_root
+from runner.store.prune import prune_runs
+from runner.store.runs import list_runs
 from runner.text import printable
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK

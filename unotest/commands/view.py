@@ -19,8 +19,8 @@ from pathlib import Path
 
 from runner import protocol
 from runner.errors import UsageError
-from runner.project_root import find_project_root
-from runner.rundir import read_proc_stat
+from runner.processes import read_proc_stat
+from runner.project.root import find_project_root
 from unotest.console import print_warnings
 from unotest.exit_codes import EXIT_ABORTED, EXIT_OK
 from unotest.viewer.context import ViewerContext

@@ -1,6 +1,6 @@
 """``unotest watch``: re-run what a save affects, say why, in warm browsers.
 
-The daemon itself is :class:`runner.watch_daemon.WatchDaemon`; this module is its
+The daemon itself is :class:`runner.watch.daemon.WatchDaemon`; this module is its
 front end: the options, ``--status`` (the discovery file's four states), the refusal
 to start a second daemon on a project (it says where the first listens, exit 0),
 the channels a person or a tool reads on stdout (NDJSON with ``--json``, readable
@@ -28,8 +28,8 @@ __all__ = ["watch_command"]
 
 
 def watch_command(args: argparse.Namespace) -> int:
-    from runner.project import find_project_root
-    from runner.watch_discovery import read_discovery
+    from runner.project.index import find_project_root
+    from runner.watch.discovery import read_discovery
     from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
     root = find_project_root(Path.cwd(), args.root)
@@ -84,7 +84,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _status(root: Path, as_json: bool) -> int:
-    from runner.watch_discovery import read_discovery
+    from runner.watch.discovery import read_discovery
     from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
     found = read_discovery(root)
@@ -105,10 +105,10 @@ def _status(root: Path, as_json: bool) -> int:
 
 
 async def _serve(root: Path, args: argparse.Namespace) -> int:
-    from runner.watch_daemon import DaemonOptions, WatchDaemon
-    from runner.watch_discovery import ProjectClaimed
-    from runner.watch_lines import LinePrinter
-    from runner.watch_socket import encode
+    from runner.watch.daemon import DaemonOptions, WatchDaemon
+    from runner.watch.discovery import ProjectClaimed
+    from runner.watch.lines import LinePrinter
+    from runner.watch.socket_channel import encode
     from unotest.exit_codes import EXIT_FAILED, EXIT_OK
 
     options = DaemonOptions(

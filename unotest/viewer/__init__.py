@@ -2,5 +2,5 @@
 
 Route modules each expose ``routes(ctx) -> list[BaseRoute]``; ``app.build_app`` joins
 them behind the security middleware. Runs are separate processes the server spawns
-through the engine (``runner.run_launcher``); Playwright never runs in the server.
+through the engine (``runner.launch.launcher``); Playwright never runs in the server.
 """

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from runner.errors import ConfigError, UnotestError, UsageError
-from runner.project_files import FileExists, FileMissing, TooLarge
+from runner.project.editing import FileExists, FileMissing, TooLarge
 from runner.text import keep_lines
 
 __all__ = ["error_handlers", "error_response", "json_body", "json_response"]

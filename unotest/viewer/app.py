@@ -18,12 +18,12 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from unotest.viewer import (
+    routes_daemon,
     routes_events,
     routes_project,
     routes_runs,
     routes_static,
     routes_terminal,
-    routes_watch,
     routes_ws,
 )
 from unotest.viewer.answers import error_handlers
@@ -36,7 +36,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     routes_project,
     routes_runs,
     routes_ws,
-    routes_watch,
+    routes_daemon,
     routes_terminal,
     routes_events,
     routes_static,

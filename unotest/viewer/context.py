@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runner.project import Project
+from runner.project.index import Project
 from unotest.viewer.daemon_link import DaemonLink
 from unotest.viewer.hub import Hub
 
@@ -28,7 +28,7 @@ class ViewerContext:
     """The live hub: ``ctx.hub.publish(message)`` sends a ``WsMessage`` to every ``/ws``
     client (``runner.ws_messages`` builds them; ``publish_threadsafe`` from a thread)."""
     daemon_link: DaemonLink | None = None
-    """This server's link to the watch daemon: made by ``routes_watch.startup`` and
+    """This server's link to the watch daemon: made by ``routes_daemon.startup`` and
     stopped by its ``shutdown``; ``None`` outside the lifespan (an app built without
     one answers ``/api/watch`` from the discovery file alone). Held here, not in a
     module, so two servers in one process never share or swap links."""

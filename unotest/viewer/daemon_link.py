@@ -1,10 +1,10 @@
 """The viewer's link to the project's watch daemon (``unotest watch``), when one runs.
 
 The daemon says where it listens in ``unotest/.daemon.json``; this link reads that file
-(:func:`runner.watch_discovery.read_discovery`, once a second at most while it has no
+(:func:`runner.watch.discovery.read_discovery`, once a second at most while it has no
 connection), connects when its state is ``running``, and reads the daemon's NDJSON: a
 ``snapshot`` first, then every event. It folds them as the daemon's own state keeper
-does (:class:`runner.watch_state.DaemonState`, plus ``running`` per file between
+does (:class:`runner.watch.state.DaemonState`, plus ``running`` per file between
 ``run.started`` and ``run.finished``), so ``GET /api/watch`` answers at once, and
 forwards each event to the page as ``watch:event`` (``watch:status`` when the daemon
 comes or goes). A daemon that stops, restarts or appears later is found again by the
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from runner import ws_messages
-from runner.watch_discovery import DaemonInfo, Discovery, read_discovery
-from runner.watch_state import DaemonState
+from runner.watch.discovery import DaemonInfo, Discovery, read_discovery
+from runner.watch.state import DaemonState
 from unotest.viewer.hub import Hub
 
 __all__ = ["POLL_S", "DaemonLink", "LinkState", "watch_view"]

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import NotRequired
 
 from runner import protocol
-from runner.rundir import atomic_write, pid_exists, process_start_time
+from runner.files import atomic_write
+from runner.processes import pid_exists, process_start_time
 
 __all__ = ["ViewerLock", "live_lock", "lock_path", "read_lock", "remove_lock", "write_lock"]
 

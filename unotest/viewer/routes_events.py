@@ -2,7 +2,7 @@
 events whose event name is the envelope's ``type`` (docs/reporting.md).
 
 Each ``unotest e2e`` and ``collection`` appends its envelopes to ``events.ndjson`` in
-its run directory as it emits them (:class:`runner.event_log.LiveFile`). A client
+its run directory as it emits them (:class:`runner.store.event_log.LiveFile`). A client
 here gets every line appended from the moment it connects, from every run, in the
 order each run wrote them: the files present at connection are read from their end,
 the ones that appear later from their start. ``curl -N`` prints them as they come.
@@ -22,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from runner import envelope
-from runner.envelope import Envelope
-from runner.event_log import LIVE_EVENTS_FILE
-from runner.tail import LineTailer
+from runner.store import envelope
+from runner.store.envelope import Envelope
+from runner.store.event_log import LIVE_EVENTS_FILE
+from runner.store.tail import LineTailer
 from unotest.viewer.context import ViewerContext
 
 __all__ = ["POLL_S", "routes"]

@@ -1,10 +1,10 @@
 """The project's REST routes: what it holds, its problems, its files, breakpoints,
 collections, ``unotest/.env``.
 
-Each route checks its input, calls one engine function (``runner.project``,
-``runner.project_files``, ``runner.envfile``) and shapes the answer; the engine's exceptions become
-``{"error": …}`` answers in ``answers``. Disk work runs in the thread pool (sync
-endpoints do so by themselves), never on the event loop.
+Each route checks its input, calls one engine function (``runner.project.index``,
+``runner.project.editing``, ``runner.project.envfile``) and shapes the answer; the
+engine's exceptions become ``{"error": …}`` answers in ``answers``. Disk work runs in the
+thread pool (sync endpoints do so by themselves), never on the event loop.
 """
 
 from __future__ import annotations
@@ -17,21 +17,20 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from runner import protocol
-from runner.envfile import parse_env_file, update_env_file
 from runner.errors import UsageError
-from runner.project import ProjectIndex
-from runner.project_files import (
+from runner.project.breakpoints_file import read_breakpoints, save_breakpoints
+from runner.project.editing import (
     UNCHECKED,
     FileConflict,
     FileView,
     Unchecked,
     project_summary,
-    read_breakpoints,
-    save_breakpoints,
     save_source,
     source_view,
     write_collection,
 )
+from runner.project.envfile import parse_env_file, update_env_file
+from runner.project.index import ProjectIndex
 from unotest.console import diagnostic_json
 from unotest.viewer.answers import json_body, json_response
 from unotest.viewer.context import ViewerContext

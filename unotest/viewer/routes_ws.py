@@ -3,7 +3,7 @@
 A client connects and receives every message the hub publishes from then on, one JSON
 text frame each; it sends nothing (what it sends is read and ignored, so a close is
 seen). A client that falls behind is closed with code 1013 and the reason, and resyncs
-over REST. ``startup`` starts the project watcher (:mod:`unotest.viewer.watch`) on
+over REST. ``startup`` starts the project watcher (:mod:`unotest.viewer.file_events`) on
 ``ctx.hub``; ``shutdown`` stops it and closes every client.
 """
 
@@ -17,8 +17,8 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from unotest.viewer.context import ViewerContext
+from unotest.viewer.file_events import FileEvents
 from unotest.viewer.hub import Closed, Subscription
-from unotest.viewer.watch import Watcher
 
 __all__ = ["BEHIND_CLOSE_CODE", "routes", "shutdown", "startup"]
 
@@ -39,7 +39,7 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
 async def startup(ctx: ViewerContext) -> None:
     """Start watching the project for ``ctx.hub`` (back once the watch is in place)."""
     ctx.hub.bind(asyncio.get_running_loop())
-    watcher = Watcher(ctx.root, ctx.hub)
+    watcher = FileEvents(ctx.root, ctx.hub)
     watcher.start()
     ctx.hub.on_stop(watcher.stop)
     with contextlib.suppress(TimeoutError):

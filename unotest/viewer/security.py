@@ -25,7 +25,7 @@ from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from runner.project import MAX_SOURCE_BYTES
+from runner.project.index import MAX_SOURCE_BYTES
 from unotest.viewer.answers import error_response
 from unotest.viewer.context import ViewerContext
 

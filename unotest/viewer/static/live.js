@@ -2,7 +2,9 @@
 // backoff when it drops, and a "resync" after each reconnect (nothing is replayed by the
 // server, so views refetch their state over REST then). When the viewer refuses the
 // page (401/403: it was restarted with a new token, or the token is no longer valid),
-// retrying cannot help: the page stops and says so (`isRefused`).
+// retrying cannot help: the page stops and says so (`isRefused`); api.js tells it so
+// through onRefused, registered below.
+import { onRefused, viewerStatus } from "./api.js";
 
 const messageListeners = new Set();
 const resyncListeners = new Set();
@@ -68,19 +70,12 @@ function connect() {
     clearTimeout(steady);
     setConnected(false);
     // A browser does not tell why a handshake failed: ask the REST side, which does.
-    probe().then((status) => {
+    viewerStatus().then((status) => {
       if (status === 401 || status === 403) markRefused();
-      else schedule();
+      else schedule(); // 0: down or moved to another port, it may come back
     });
   };
   ws.onerror = () => {}; // onclose follows and reconnects
-}
-
-// The status of a plain request, or 0 when the viewer cannot be reached (it is down, or
-// moved to another port: keep retrying, it may come back).
-function probe() {
-  return fetch("/api/project", { credentials: "same-origin", headers: { Accept: "application/json" } })
-    .then((response) => response.status, () => 0);
 }
 
 /** The viewer refused this page (a 401/403 from the socket or the API): stop retrying. */
@@ -95,6 +90,8 @@ export function markRefused() {
   connected = false;
   call(stateListeners, false); // even when already down: the banner changes its words
 }
+
+onRefused(markRefused);
 
 export function isRefused() {
   return refused;

@@ -8,7 +8,7 @@
 // dbg RUN abort` does); Run again starts the collection anew, as the run it repeats was
 // started (againRequest).
 import { html, useCallback, useEffect, useRef, useState } from "../lib.js";
-import { api, runFileUrl } from "../api.js";
+import { api, runFileTextOrNull } from "../api.js";
 import { onMessage, onResync } from "../live.js";
 import { openTab } from "../tabs.js";
 import { useProject } from "../store.js";
@@ -17,10 +17,10 @@ import { startRun } from "./launch.js";
 
 /** events.ndjson's envelopes ({type, data}), or [] when it cannot be read. */
 async function reporterEvents(runId) {
-  const response = await fetch(runFileUrl(runId, "events.ndjson"), { credentials: "same-origin" });
-  if (!response.ok) return [];
+  const text = await runFileTextOrNull(runId, "events.ndjson");
+  if (text === null) return [];
   const out = [];
-  for (const line of (await response.text()).split("\n")) {
+  for (const line of text.split("\n")) {
     try {
       if (line) out.push(JSON.parse(line));
     } catch {

@@ -3,16 +3,10 @@
 // frame around the failing line, the screenshot, the aria snapshot, console errors,
 // failed requests, and the command that opens the trace.
 import { html, useEffect, useState } from "../lib.js";
-import { api, filePath, runFileUrl } from "../api.js";
-
-async function text(runId, name) {
-  const response = await fetch(runFileUrl(runId, name), { credentials: "same-origin" });
-  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-  return response.text();
-}
+import { api, filePath, runFileText, runFileUrl } from "../api.js";
 
 async function json(runId, name) {
-  return JSON.parse(await text(runId, name));
+  return JSON.parse(await runFileText(runId, name));
 }
 
 /** Lines `line - 2 … line + 2` of `source` with a caret under `col`. */
@@ -44,7 +38,7 @@ function useBundle(runId, bundle) {
     const get = async (name, how) => (has.has(name) ? how(runId, name).catch(() => null) : null);
     (async () => {
       const [error, aria, consoleLog, network] = await Promise.all([
-        get("error.json", json), get("page.aria.yaml", text),
+        get("error.json", json), get("page.aria.yaml", runFileText),
         get("console.json", json), get("network.json", json),
       ]);
       let source = null;

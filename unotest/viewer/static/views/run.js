@@ -5,7 +5,7 @@
 // save at a pause, here or in any tab, offers Reload; its answer is shown and the pause
 // follows the new position) and Restart (the new run opens in its own tab).
 import { html, useCallback, useEffect, useMemo, useRef, useState } from "../lib.js";
-import { api, runFileUrl } from "../api.js";
+import { api, runFileTextOrNull } from "../api.js";
 import { afterFirstConnect, onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
 import { ReloadOffer, RestartLinks, useReload, useRestart } from "./run_edit.js";
@@ -41,9 +41,9 @@ async function logLines(runId, files) {
   const out = [];
   for (const stream of ["stdout", "stderr"]) {
     if (!files.includes(`${stream}.log`)) continue;
-    const response = await fetch(runFileUrl(runId, `${stream}.log`), { credentials: "same-origin" });
-    if (!response.ok) continue;
-    for (const line of (await response.text()).split("\n")) {
+    const text = await runFileTextOrNull(runId, `${stream}.log`);
+    if (text === null) continue;
+    for (const line of text.split("\n")) {
       if (line) out.push({ stream, line });
     }
   }

@@ -6,13 +6,12 @@
 // agent's write_file, another tab), the save is refused and a banner offers Reload from
 // disk (drop the local edits) or Overwrite (save them over the new version).
 import { html, useEffect, useMemo, useRef, useState, useCallback } from "../lib.js";
-import { api, filePath } from "../api.js";
+import { api, FileConflict, filePath, saveFile } from "../api.js";
 import { onMessage, onResync } from "../live.js";
 import { useProject } from "../store.js";
 import { tokenLines } from "./highlight.js";
 import { breakpointKey, breakpointsOf, toggleLine } from "./breakpoints.js";
 import { announceSave } from "./edits.js";
-import { FileConflict, saveFile } from "./file_save.js";
 
 const CHANGED = new Set(["fs:scenarios-changed", "fs:helpers-changed", "fs:collections-changed"]);
 

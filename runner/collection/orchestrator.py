@@ -1,0 +1,607 @@
+"""Running a collection with N worker processes, as Playwright Test does (runner.md §6).
+
+The orchestrator owns the collection's run directory (``kind: "collection"``, the four
+``collection-run:*`` events), the webServer (started once for every scenario), the
+schedule, ``--bail`` and signals. Workers (:mod:`runner.workers.worker`) each keep one browser
+and run scenarios one after another in fresh contexts; their reports are plain JSON
+lines. A worker that dies costs only its current scenario (``interrupted``): a new
+worker takes its place and the collection goes on.
+
+A signal aborts everything: each worker aborts its scenario (whose run directory it
+ends itself), then the webServer is stopped. A second signal more than a second
+later forces the stop: the workers are killed, and the orchestrator ends their
+scenarios' run directories in their place (``run:finished`` ``aborted`` and a final
+runtime.json), kills the webServer's process group and exits, so that no directory
+is left looking alive and no process outlives the collection.
+
+A failed scenario is retried (``retries``) by sending it to a worker again: a fresh
+context and a new run directory, linked to the first attempt by its manifest
+(:func:`runner.store.retries.mark_attempt`). Only a scenario that failed every attempt
+counts for ``--bail`` and fails the collection; one that passed on a retry is flaky.
+
+A collection started by ``unotest mcp`` without ``detach`` watches that server (its
+parent, :class:`runner.processes.OwnerWatch`) and aborts itself, as on SIGTERM,
+when the server is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO, cast
+
+from runner import events
+from runner.collection.prelaunch import Prelaunched, shard, worker_env
+from runner.errors import UnotestError, WebServerCancelled, WebServerError
+from runner.events import RunError
+from runner.processes import OWNER_POLL_SECONDS, OwnerWatch, read_proc_stat
+from runner.project.config import Config, WebServerConfig
+from runner.project.root import Project
+from runner.project.secrets import project_masker
+from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
+from runner.run.result import RunResult
+from runner.run.signals import RunStopper, install_signal_handlers
+from runner.store.retries import Attempt, mark_attempt, retryable
+from runner.store.rundir import RunDirectory, capture_output_into, end_abandoned_run
+from runner.webserver.server import WebServer
+from runner.workers import messages
+from runner.workers.host import WorkerHost
+
+__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
+
+KILLED_WORKER_WAIT_S = 5.0
+
+
+@dataclass
+class ScenarioOutcome:
+    scenario: str
+    outcome: ScenarioOutcomeKind
+    worker: int | None = None
+    run_id: str | None = None
+    run_dir: str | None = None
+    duration_ms: int = 0
+    steps: int = 0
+    error: RunError | None = None
+    bundle_path: str | None = None
+    note: str | None = None
+    retries: list[Attempt] = field(default_factory=list)
+    """The failed attempts before this one, in order (empty: this was the first)."""
+
+    @property
+    def flaky(self) -> bool:
+        """Passed after at least one failed attempt."""
+        return self.outcome == "completed" and bool(self.retries)
+
+    def attempt(self) -> Attempt:
+        """This outcome as the attempt it was (numbered after the failed ones)."""
+        error: Mapping[str, object] = self.error or {}
+        message = error.get("error") or (self.note if self.outcome != "completed" else None)
+        return Attempt(
+            len(self.retries) + 1,
+            self.run_id,
+            self.outcome,
+            self.duration_ms,
+            str(message) if message is not None else None,
+            str(error["errorName"]) if error.get("errorName") else None,
+        )
+
+    @classmethod
+    def from_worker(cls, name: str, worker: int, message: JSONObject) -> ScenarioOutcome:
+        """A worker's ``finished`` report: a :class:`RunResult`, or (when the run could not
+        give one) the run id it had and the error."""
+        data = message.get("result")
+        run_id = message.get("runId")
+        if not isinstance(run_id, str):
+            run_id = None
+        if not isinstance(data, dict):
+            # the worker built it with events.run_error (messages.UnfinishedReport)
+            error = cast(RunError | None, message.get("error"))
+            return cls(name, "failed", worker, run_id, error=error)
+        try:
+            result = RunResult.from_json(data)
+        except ValueError as err:
+            error = events.run_error(f"the worker's report is unreadable: {err}", "Error")
+            return cls(name, "failed", worker, run_id, error=error)
+        return cls(
+            name,
+            result.outcome,
+            worker,
+            result.run_id,
+            result.run_dir,
+            result.duration_ms,
+            result.steps,
+            result.error,
+            result.bundle_path,
+        )
+
+
+@dataclass
+class CollectionResult:
+    run_id: str
+    run_dir: str
+    collection: str
+    outcome: FinishedOutcome
+    duration_ms: int
+    scenarios: list[ScenarioOutcome]
+    signal: str | None = None
+    error: UnotestError | None = None
+    """What stopped the collection before any scenario could run (its webServer did not
+    start): the run directory and the reports are whole, then the caller raises it."""
+
+
+@dataclass
+class _Sent:
+    """A run order sent to a worker and not finished yet."""
+
+    name: str
+    order_id: str
+    cancelled: bool = False
+    """Aborted by its id (``--bail``, a signal): if it had not started, it never will."""
+
+
+@dataclass
+class _WorkerProcess:
+    """A worker's host and what the schedule knows of it."""
+
+    host: WorkerHost
+    current: str | None = None
+    run_id: str | None = None
+    started_at: float = 0.0
+    sent: deque[_Sent] = field(default_factory=deque)
+    """Its run orders not finished yet, oldest first: the first is ``current``; the one
+    behind it waits in the worker's queue, sent ahead so the worker starts it the moment
+    the current one ends (not after its report's round trip through this process)."""
+
+
+@dataclass
+class CollectionRun:
+    project: Project
+    name: str
+    scenarios: list[str]
+    config: Config
+    workers: int = 1
+    bail: bool = False
+    headed: bool = False
+    out: TextIO = sys.stdout
+    on_event: Callable[[str, ScenarioOutcome], None] = lambda kind, outcome: None
+    skipped: list[str] = field(default_factory=list)
+    none_found: bool = False
+    """Every scenario the collection lists is missing (before any shard): it fails."""
+    # Listed scenarios that do not load (parse or check errors): never run, they still
+    # fail the collection, in its run directory as in the exit code.
+    broken: list[str] = field(default_factory=list)
+    retries: int = 0
+    """How many more times a failed scenario runs (0: never again)."""
+    order: list[str] | None = None
+    """The order to start the scenarios in (longest first, from history); reports keep
+    the collection's own order."""
+    on_start: Callable[[Path], None] | None = None
+    """Called once the collection's run directory exists (the live event file)."""
+    on_output: Callable[[str, str], None] | None = None
+    """Called with a scenario's name and each line it logs (the ``output`` events)."""
+    on_web_server: Callable[[float, str | None], None] | None = None
+    """Called with the milliseconds the webServer took to be ready, and the error when it
+    did not start (the ``before_all`` hook)."""
+    prelaunched: Prelaunched | None = None
+    """Workers started before the project was loaded (:mod:`runner.collection.prelaunch`):
+    adopted when they are the ones this run wants, stopped otherwise."""
+
+    def __post_init__(self) -> None:
+        self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
+        self.bailing = False
+        self.pending: list[str] = list(self.order if self.order is not None else self.scenarios)
+        self.failed_attempts: dict[str, list[Attempt]] = {}
+        self.awaiting_retry: dict[str, ScenarioOutcome] = {}
+        """The failed attempt of each scenario whose retry is queued: what it is reported
+        as when the collection stops (``--bail``, a signal) before the retry runs."""
+        self.results: dict[str, ScenarioOutcome] = {}
+        self.processes: dict[int, _WorkerProcess] = {}
+        self.cancel = threading.Event()
+        self.web_server: WebServer | None = None
+        self.rundir: RunDirectory | None = None
+        """The collection's run directory, made by :meth:`run`."""
+        self.order_ids = itertools.count(1)
+        self.workers_given_up = 0
+        """Workers that could not start (twice): no longer counted among those that
+        must all run something before runs are sent ahead."""
+        self.start_errors_said: set[str] = set()
+        """Why workers did not start, each said once: every worker tries twice, and a
+        refused NODE_OPTIONS or a broken install says the same thing every time."""
+
+    def run(self) -> CollectionResult:
+        try:
+            return asyncio.run(self._main())
+        finally:
+            if self.prelaunched is not None:
+                self.prelaunched.stop()  # the ones not adopted (none, when all went well)
+
+    @property
+    def signal_name(self) -> str | None:
+        return self.stopper.signal_name
+
+    # --- lifecycle ------------------------------------------------------------------
+
+    async def _main(self) -> CollectionResult:
+        started = time.monotonic()
+        # First: from the moment its directory exists, a Ctrl-C aborts the collection
+        # (which then ends that directory), never a bare KeyboardInterrupt.
+        install_signal_handlers(asyncio.get_running_loop(), self.stopper.request)
+        rundir = RunDirectory.create(self.project.runs_dir, "collection", self.name)
+        self.rundir = rundir
+        if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
+            capture_output_into(rundir.path)
+        rundir.start_heartbeat()
+        if self.on_start is not None:
+            self.on_start(rundir.path)
+        rundir.append(events.collection_run_started(rundir.run_id, self.name, self.scenarios))
+        owner = OwnerWatch.from_environ(os.environ)
+        watch = asyncio.ensure_future(self._watch_owner(owner)) if owner is not None else None
+        error: UnotestError | None = None
+        try:
+            await self._run_scenarios()
+        except WebServerError as err:  # a cancelled start is the abort, ended below
+            error = err
+        finally:
+            if watch is not None:
+                watch.cancel()
+        for name in self.pending:
+            if name in self.awaiting_retry:
+                # It ran and failed; its retry never came: that attempt is its result.
+                self._record(self.awaiting_retry.pop(name))
+                continue
+            # Not run because the site never came up: failed with why, as a scenario run
+            # alone is (CI reading the JUnit must not see it as skipped, or green).
+            self._record(
+                ScenarioOutcome(name, "skipped", note="not started")
+                if error is None
+                else ScenarioOutcome(
+                    name, "failed", error=events.run_error(str(error), "WebServerError")
+                )
+            )
+        ordered = [self.results[name] for name in self.scenarios if name in self.results]
+        outcome = self._outcome(ordered) if error is None else "failed"
+        rundir.append(events.collection_run_finished(outcome))
+        rundir.close()
+        return CollectionResult(
+            rundir.run_id,
+            self.project.relative(rundir.path),
+            self.name,
+            outcome,
+            int((time.monotonic() - started) * 1000),
+            ordered,
+            self.signal_name,
+            error,
+        )
+
+    async def _run_scenarios(self) -> None:
+        """The webServer (once, for every scenario), then the workers until done."""
+        web_server: WebServer | None = None
+        count = max(1, min(self.workers, len(self.scenarios)))
+        early = self.prelaunched
+        if early is not None and (early.count != count or early.headed != self.headed):
+            # Started for another number of workers (a listed scenario is missing or
+            # broken): out of the way before the webServer and the real ones start.
+            self.prelaunched = None
+            await asyncio.to_thread(early.stop)
+        try:
+            if self.config.web_server is not None and self.scenarios:
+                web_server = await self._start_web_server(self.config.web_server)
+            if self.scenarios:
+                await asyncio.gather(*(self._worker_loop(i, count) for i in range(count)))
+        except WebServerCancelled:
+            pass  # the abort: the collection ends as aborted
+        finally:
+            if web_server is not None:
+                await asyncio.to_thread(web_server.stop)
+
+    async def _start_web_server(self, config: WebServerConfig) -> WebServer:
+        """Start (or reuse) the webServer, telling ``on_web_server`` how long it took
+        and, when it did not start, why (the ``before_all`` hook's envelope)."""
+        started = time.monotonic()
+        try:
+            web_server = await asyncio.to_thread(
+                WebServer.from_config,
+                config,
+                mask=project_masker(self.project.root).mask,
+                cancel=self.cancel,
+            )
+        except WebServerError as err:
+            if self.on_web_server is not None and not isinstance(err, WebServerCancelled):
+                self.on_web_server((time.monotonic() - started) * 1000, str(err))
+            raise
+        self.web_server = web_server
+        if self.on_web_server is not None:
+            self.on_web_server((time.monotonic() - started) * 1000, None)
+        return web_server
+
+    async def _watch_owner(self, owner: OwnerWatch) -> None:
+        """The MCP session that started the collection closed: abort it as SIGTERM does."""
+        while not owner.gone():
+            await asyncio.sleep(OWNER_POLL_SECONDS)
+        if not self.stopper.stopped:
+            print(
+                "unotest: the MCP session that started this collection has closed: aborting "
+                "it (a run started with detach: true outlives its session)",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.stopper.request("SIGTERM")
+
+    def _outcome(self, ordered: list[ScenarioOutcome]) -> FinishedOutcome:
+        if self.signal_name is not None:
+            return "aborted"
+        if self.broken or any(r.outcome != "completed" for r in ordered):
+            return "failed"
+        if self.none_found:
+            # Every listed scenario is missing: with nothing run, a typo in the
+            # collection must not pass CI (Playwright Test fails "no tests found").
+            return "failed"
+        return "completed"
+
+    @property
+    def _dir(self) -> RunDirectory:
+        assert self.rundir is not None, "the collection has not started"
+        return self.rundir
+
+    def _stop_cleanly(self, name: str) -> None:
+        print(
+            f"\n{name}: aborting the collection (again in a second to force it)",
+            file=self.out,
+            flush=True,
+        )
+        self.cancel.set()
+        self._stop_everything()
+
+    def _force_stop(self) -> None:
+        """Stop now: kill the workers, end their scenarios' run directories for them,
+        kill the webServer, end the collection's directory, exit."""
+        print("stopping now", file=self.out, flush=True)
+        workers = list(self.processes.values())
+        for worker in workers:
+            worker.host.kill()
+        for worker in workers:
+            # A killed worker cannot write any more only once it is dead: wait for that
+            # (bounded) before writing into its run directory.
+            _wait_dead(worker.host.pid, KILLED_WORKER_WAIT_S)
+            if worker.current is not None and worker.run_id is not None:
+                with contextlib.suppress(Exception):
+                    self._dir.append(
+                        events.collection_scenario_finished(
+                            worker.run_id, worker.current, "aborted"
+                        )
+                    )
+                self._end_abandoned_run(worker.run_id)
+        web_server = self.web_server
+        if web_server is not None and web_server.pid is not None:
+            # Its own session (process group), so nothing else reaches it: without
+            # this a webServer that takes its time over SIGTERM outlives us.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(web_server.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            self._dir.append(events.collection_run_finished("aborted"))
+            self._dir.close()
+        os._exit(128 + signal.Signals[self.signal_name or "SIGINT"].value)  # as the shell says
+
+    def _end_abandoned_run(self, run_id: str) -> None:
+        """Best effort; never lets an error stop the caller."""
+        with contextlib.suppress(Exception):
+            end_abandoned_run(self.project.runs_dir / run_id)
+
+    def _stop_everything(self) -> None:
+        for worker in self.processes.values():
+            self._cancel_sent(worker)
+            worker.host.send_signal(signal.SIGTERM)
+
+    def _cancel_sent(self, worker: _WorkerProcess) -> None:
+        """Abort every run order sent to ``worker`` and not finished yet: the running one
+        stops, the queued one never starts."""
+        for sent in worker.sent:
+            if not sent.cancelled:
+                sent.cancelled = True
+                worker.host.send(messages.abort_order(sent.order_id))
+
+    def _send_run(self, worker: _WorkerProcess, name: str) -> None:
+        sent = _Sent(name, f"{worker.host.index}-{next(self.order_ids)}")
+        worker.sent.append(sent)
+        # With --bail, a worker that fails its last attempt must not start what is
+        # queued behind it before this process has read the failure.
+        final_attempt = len(self.failed_attempts.get(name, [])) >= self.retries
+        order = messages.run_order(
+            name, self._dir.run_id, sent.order_id, stop_on_failure=self.bail and final_attempt
+        )
+        worker.host.send(order)
+
+    @property
+    def stopping(self) -> bool:
+        return self.signal_name is not None or self.bailing
+
+    # --- workers ----------------------------------------------------------------------
+
+    async def _spawn(self, index: int, count: int) -> _WorkerProcess | None:
+        early = self.prelaunched.take(index, count, self.headed) if self.prelaunched else None
+        if early is not None:
+            host = await WorkerHost.adopt(index, early)
+        else:
+            env = worker_env(index, count, self.headed)
+            host = await WorkerHost.spawn(index, self.project.root, env)
+        worker = _WorkerProcess(host)
+        self.processes[index] = worker
+        message = await host.first_report()
+        if message is None or message.get("type") != "ready":
+            # A worker stopped by Ctrl-C while it starts is no error worth a line.
+            if not self.stopping:
+                error = str((message or {}).get("error", "the worker did not start"))
+                if error not in self.start_errors_said:
+                    self.start_errors_said.add(error)
+                    print(f"unotest: worker {index}: {error}", file=sys.stderr, flush=True)
+            await self._reap(worker)
+            return None
+        return worker
+
+    async def _reap(self, worker: _WorkerProcess) -> None:
+        await worker.host.reap()
+        self.processes.pop(worker.host.index, None)
+
+    async def _worker_loop(self, index: int, count: int) -> None:
+        worker: _WorkerProcess | None = None
+        failures_to_start = 0
+        while (worker is not None and worker.sent) or (self.pending and not self.stopping):
+            if worker is None:
+                worker = await self._spawn(index, count)
+                if worker is None:
+                    failures_to_start += 1
+                    if failures_to_start >= 2:
+                        self.workers_given_up += 1
+                        return
+                    continue
+                # Starting took time: the other workers may have emptied the queue, or
+                # --bail / a signal may have stopped the collection meanwhile.
+                continue
+            if self.stopping:
+                self._cancel_sent(worker)  # what is sent ahead must not start now
+            else:
+                if not worker.sent:
+                    self._send_run(worker, self.pending.pop(0))
+                if len(worker.sent) < 2 and self._may_send_ahead(count):
+                    self._send_run(worker, self.pending.pop(0))
+            sent = worker.sent[0]
+            worker.current = sent.name
+            worker.run_id = None
+            worker.started_at = time.monotonic()
+            finished = await self._follow(worker, sent)
+            worker.sent.popleft()
+            worker.current = None
+            if not finished:
+                # The worker died mid-scenario: it costs that scenario only; the ones
+                # queued behind it never started and go back to the queue.
+                self.pending[0:0] = [queued.name for queued in worker.sent]
+                worker.sent.clear()
+                await self._reap(worker)
+                if self.signal_name is not None and worker.run_id is not None:
+                    # Killed while we were aborting (it did not stop in time): the run
+                    # is "aborted", as the collection reports it, not left to look
+                    # "interrupted" for want of the run:finished it could not write.
+                    self._end_abandoned_run(worker.run_id)
+                worker = None
+        if worker is not None:
+            worker.host.send(messages.exit_order())
+            await self._reap(worker)
+
+    def _may_send_ahead(self, count: int) -> bool:
+        """Whether a worker may be given its next run before its current one ends: only
+        once every worker runs one (the first ``count`` scenarios start side by side, as
+        listed) and while every other worker still has one to take after it (the last
+        few go to whichever worker is free first)."""
+        working = count - self.workers_given_up
+        busy = sum(1 for worker in self.processes.values() if worker.sent)
+        return busy >= working and len(self.pending) >= working
+
+    async def _follow(self, worker: _WorkerProcess, sent: _Sent) -> bool:
+        """The worker's reports on ``sent`` until it finished (True) or the worker died
+        (False). A cancelled order that never started goes back to the queue (it is
+        reported as not started if nothing takes it)."""
+        name = sent.name
+        while True:
+            message = await worker.host.read()
+            if message is None:
+                if sent.cancelled and worker.run_id is None:
+                    self.pending.insert(0, name)
+                else:
+                    self._finish(self._died(worker, name))
+                return False
+            kind = message.get("type")
+            run_id = message.get("runId")
+            if kind == "started" and isinstance(run_id, str):
+                worker.run_id = run_id
+                self._link_retry(name, run_id)
+                # The worker as a person counts them (1-based); the index is 0-based.
+                started = events.collection_scenario_started(run_id, name, worker.host.index)
+                self._dir.append(started)
+                self.on_event(
+                    "started", ScenarioOutcome(name, "completed", worker.host.index, worker.run_id)
+                )
+            elif kind == "finished":
+                if self.stopping and worker.run_id is None and "result" not in message:
+                    # Not started: cancelled, or held back by a failure under --bail.
+                    self.pending.insert(0, name)
+                else:
+                    self._finish(ScenarioOutcome.from_worker(name, worker.host.index, message))
+                return True
+            elif kind == "output" and self.on_output is not None:
+                text = message.get("text")
+                if isinstance(text, str):
+                    self.on_output(name, text)
+
+    def _died(self, worker: _WorkerProcess, name: str) -> ScenarioOutcome:
+        """A worker gone mid-scenario: ``interrupted``, or ``aborted`` while aborting."""
+        duration = int((time.monotonic() - worker.started_at) * 1000)
+        outcome: ScenarioOutcomeKind = "aborted" if self.signal_name else "interrupted"
+        # Its run directory is what a CI user opens first (the reports name it).
+        run_dir = (
+            self.project.relative(self.project.runs_dir / worker.run_id) if worker.run_id else None
+        )
+        return ScenarioOutcome(
+            name,
+            outcome,
+            worker.host.index,
+            worker.run_id,
+            run_dir,
+            duration_ms=duration,
+            note="the worker died" if outcome == "interrupted" else None,
+        )
+
+    def _link_retry(self, name: str, run_id: str) -> None:
+        """A retry's manifest names its attempt and the first attempt's run."""
+        failed = self.failed_attempts.get(name)
+        if failed:
+            first = next((a.run_id for a in failed if a.run_id is not None), None)
+            if first is not None:
+                mark_attempt(self.project.runs_dir / run_id, len(failed) + 1, first)
+
+    def _finish(self, result: ScenarioOutcome) -> None:
+        outcome = result.outcome
+        if result.run_id is not None and outcome != "skipped":
+            self._dir.append(
+                events.collection_scenario_finished(result.run_id, result.scenario, outcome)
+            )
+        failed = self.failed_attempts.setdefault(result.scenario, [])
+        result.retries = list(failed)
+        self.awaiting_retry.pop(result.scenario, None)
+        if retryable(outcome) and len(failed) < self.retries and not self.stopping:
+            # Another attempt, first in the queue: the next worker free runs it again.
+            failed.append(result.attempt())
+            self.awaiting_retry[result.scenario] = result
+            self.pending.insert(0, result.scenario)
+            self.on_event("retry", result)
+            return
+        self._record(result)
+        if self.bail and outcome not in ("completed",) and not self.bailing:
+            self.bailing = True
+            for other in self.processes.values():
+                self._cancel_sent(other)
+
+    def _record(self, result: ScenarioOutcome) -> None:
+        self.results[result.scenario] = result
+        self.on_event("finished", result)
+
+
+def _wait_dead(pid: int, timeout: float) -> bool:
+    """Until ``pid`` is a zombie or gone (it can no longer write anything)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stat = read_proc_stat(pid)
+        if stat is None or stat[0] in ("Z", "X"):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)

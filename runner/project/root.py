@@ -1,0 +1,174 @@
+"""Where a project is (the nearest folder holding ``unotest/`` or
+``unotest.config.yaml``) and the paths derived from its root (:class:`Project`).
+
+Apart from :mod:`runner.project.index` (which re-exports both) so that code that needs no
+syntax tree imports neither the parser nor Lark: :mod:`runner.collection.prelaunch`, run
+from ``cli.main`` before anything else, and a collection's orchestrator, whose
+workers parse what they run. Only the standard library, the protocol's constants and
+the error tree are imported.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from runner import protocol
+from runner.errors import UsageError
+
+__all__ = [
+    "CONFIG_FILE",
+    "SCENARIO_SUFFIX",
+    "Project",
+    "collections_dir",
+    "find_project_root",
+    "is_project_dir",
+    "misnamed_config_warnings",
+]
+
+SCENARIO_SUFFIX = ".test.js"
+
+CONFIG_FILE = "unotest.config.yaml"
+
+_MISNAMED_CONFIG_FILES = (
+    "unotest.config.yml",
+    f"{protocol.UNOTEST_DIR}/unotest.config.yaml",
+    f"{protocol.UNOTEST_DIR}/unotest.config.yml",
+)
+"""Where users put a configuration that unotest never reads (project-relative)."""
+
+
+def misnamed_config_warnings(root: Path) -> list[str]:
+    """One warning per configuration file at ``root`` that is not read: a ``.yml`` one,
+    or one inside ``unotest/`` (the run then uses the defaults, and fails far from the
+    cause, e.g. without a baseURL)."""
+    warnings: list[str] = []
+    has_config = (root / CONFIG_FILE).is_file()
+    for name in _MISNAMED_CONFIG_FILES:
+        try:
+            if not (root / name).is_file():
+                continue
+        except OSError:
+            continue
+        if has_config:
+            fix = f"merge it into {CONFIG_FILE} and delete it"
+        elif "/" not in name:
+            fix = "rename it"
+        else:
+            fix = "move it to the project folder" + (", renamed" if name.endswith(".yml") else "")
+        where = " in the project folder (next to unotest/)" if "/" in name else ""
+        warnings.append(
+            f"{name} is ignored: the configuration file is {CONFIG_FILE}{where} ({fix})"
+        )
+    return warnings
+
+
+def _misnamed_hint(folders: tuple[Path, ...]) -> str:
+    """`` (DIR/unotest.config.yml is there: rename it ...)`` for the nearest folder
+    holding a configuration file that does not make it a project."""
+    for folder in folders:
+        try:
+            misnamed = (folder / _MISNAMED_CONFIG_FILES[0]).is_file()
+        except OSError:
+            continue
+        if misnamed:
+            return (
+                f" ({os.path.join(folder, _MISNAMED_CONFIG_FILES[0])} is there: rename it to "
+                f"{CONFIG_FILE})"
+            )
+    return ""
+
+
+def is_project_dir(path: Path) -> bool:
+    if (path / CONFIG_FILE).is_file():
+        return True
+    marker = path / protocol.UNOTEST_DIR
+    # A `unotest/` that is a Python package is unotest's own source tree, not a project.
+    return marker.is_dir() and not (marker / "__init__.py").exists()
+
+
+def find_project_root(
+    start: Path, override: Path | None = None, *, new_project_ok: bool = False
+) -> Path:
+    """The nearest ancestor holding ``unotest/`` or ``unotest.config.yaml``.
+
+    ``override`` (``--root``) must be such a project, unless ``new_project_ok`` (the
+    MCP server and the viewer may start in an empty folder and write its first files)."""
+    if override is not None:
+        root = override.expanduser().resolve()
+        if not root.is_dir():
+            raise UsageError(f"--root {override}: no such directory")
+        if not new_project_ok and not is_project_dir(root):
+            # Checking or listing an empty folder said "ok: 0 scenarios": a CI gate
+            # pointed at the wrong folder passed.
+            raise UsageError(
+                f"--root {override}: no unotest project there (no unotest/ folder nor "
+                f"unotest.config.yaml){_misnamed_hint((root,))}; create one with "
+                f"'unotest init {override}'"
+            )
+        return root
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if is_project_dir(candidate):
+            return candidate
+    raise UsageError(
+        f"no unotest project found in {here} or above it{_misnamed_hint((here, *here.parents))}: "
+        "run inside a project "
+        "(a folder with unotest/ or unotest.config.yaml), pass --root DIR, "
+        "or create one with 'unotest init'"
+    )
+
+
+def collections_dir(root: Path) -> Path:
+    """The folder of the project's collection files (``Project.collections_dir``)."""
+    return root / protocol.UNOTEST_DIR / protocol.E2E_SUBDIR / protocol.COLLECTIONS_SUBDIR
+
+
+@dataclass(frozen=True)
+class Project:
+    """Paths of one project; every path the product touches is derived here."""
+
+    root: Path
+
+    @property
+    def unotest_dir(self) -> Path:
+        return self.root / protocol.UNOTEST_DIR
+
+    @property
+    def e2e_dir(self) -> Path:
+        return self.unotest_dir / protocol.E2E_SUBDIR
+
+    @property
+    def helpers_dir(self) -> Path:
+        return self.e2e_dir / protocol.HELPERS_SUBDIR
+
+    @property
+    def collections_dir(self) -> Path:
+        return collections_dir(self.root)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.unotest_dir / protocol.RUNS_SUBDIR
+
+    def scenario_file(self, name: str) -> str:
+        """Where scenario ``name``'s file is (or would be), project-relative."""
+        return self.relative(self.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+
+    def collection_file(self, name: str) -> str:
+        """Where collection ``name``'s file is (or would be), project-relative."""
+        return self.relative(self.collections_dir / f"{name}.yaml")
+
+    def relative(self, path: Path) -> str:
+        """Project-relative POSIX path, the form every artifact uses."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            pass
+        # A link to a file outside the project: named where the link is, in the project.
+        for root in (self.root.resolve(), self.root.absolute()):
+            try:
+                return Path(os.path.abspath(path)).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return path.as_posix()

@@ -1,0 +1,174 @@
+"""The watch daemon's dependency graph: which scenarios a saved file can change.
+
+Built from the static checker's own walk (:func:`dsl.checker.function_references`:
+every call and every name read that no variable declares), so the graph sees exactly
+the calls the checker sees (nested blocks, loops, ``expect_poll``'s function, helper
+consts). A node is a function of a file; a scenario's roots are every function of its
+file and the project's hooks (helpers named ``before_each`` / ``after_each``, which run
+around every test). A breadth-first walk from the roots gives, for every file a
+scenario reaches, the shortest call path to it: that path is the ``chain`` a reason
+shows. Names that resolve to nothing (a helper that no longer parses) are kept as
+leaves, so a broken helper's scenarios can still be found by the names of its
+functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsl.checker import function_references
+from dsl.interpreter import HOOK_NAMES
+from runner import protocol
+from runner.project.index import SCENARIO_SUFFIX, ProjectIndex
+
+__all__ = ["DependencyGraph", "Node", "absolute", "helper_names_in_source"]
+
+Node = tuple[str, str]
+"""``(file, function)``: a function of a project-relative file; ``("", name)`` is a name
+that resolves to no function (a helper that does not parse, or a typo)."""
+
+_FUNCTION_DECL = re.compile(r"\bfunction\s+([A-Za-z_$][\w$]*)\s*\(")
+
+
+def helper_names_in_source(source: str) -> set[str]:
+    """Function names declared in a helper's text, read without parsing it: what is left
+    to go on when the file does not parse."""
+    return set(_FUNCTION_DECL.findall(source))
+
+
+@dataclass
+class DependencyGraph:
+    """Scenarios, the files they reach, and how (all paths project-relative)."""
+
+    scenario_files: dict[str, str] = field(default_factory=dict)
+    """Scenario name → its file, every scenario file that was read (broken ones too)."""
+    reach: dict[str, dict[Node, tuple[Node, ...]]] = field(default_factory=dict)
+    """Scenario name → every node it reaches → the call path from one of its roots."""
+    helper_functions: dict[str, set[str]] = field(default_factory=dict)
+    """Helper file → the functions and consts it declares (as last parsed)."""
+    broken: dict[str, str] = field(default_factory=dict)
+    """File that does not load → its first problem, ``file:line:col: message``."""
+    problems: dict[str, list[str]] = field(default_factory=dict)
+    """Every file with a problem (parse or check) → its problems, as ``unotest check``."""
+    collections: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, index: ProjectIndex) -> DependencyGraph:
+        graph = cls()
+        edges, graph.helper_functions = _edges(index)
+        hooks = [
+            (ref.program.file, name)
+            for name in sorted(HOOK_NAMES)
+            if (ref := index.helper_table.hook(name)) is not None
+        ]
+        for name, scenario in index.scenarios.items():
+            graph.scenario_files[name] = scenario.file
+            roots = [(scenario.file, fn.name) for fn in scenario.program.functions] + hooks
+            graph.reach[name] = _walk(roots, edges)
+        e2e = protocol.UNOTEST_DIR + "/" + protocol.E2E_SUBDIR + "/"
+        for rel in index.files:
+            inner = rel[len(e2e) :] if rel.startswith(e2e) else ""
+            if rel.endswith(SCENARIO_SUFFIX) and not inner.startswith("_"):
+                graph.scenario_files.setdefault(inner[: -len(SCENARIO_SUFFIX)], rel)
+        for problem in index.errors:
+            text = problem.head
+            graph.problems.setdefault(problem.file, []).append(text)
+        loaded = {s.file for s in index.scenarios.values()} | {h.file for h in index.helpers}
+        for rel, texts in graph.problems.items():
+            if rel.endswith(".js") and rel not in loaded:
+                graph.broken[rel] = texts[0]
+        graph.collections = {
+            name: list(entry.meta["scenarios"]) for name, entry in index.collections.items()
+        }
+        return graph
+
+    def scenario_of_file(self, rel: str) -> str | None:
+        return next((n for n, f in self.scenario_files.items() if f == rel), None)
+
+    def helper_files(self) -> list[str]:
+        """Every helper file read, loaded or not."""
+        helpers = protocol.UNOTEST_DIR + "/" + protocol.E2E_SUBDIR + "/"
+        helpers += protocol.HELPERS_SUBDIR + "/"
+        names = set(self.helper_functions) | {f for f in self.problems if f.startswith(helpers)}
+        return sorted(names)
+
+    def paths_into(self, scenario: str, rel: str) -> tuple[Node, ...] | None:
+        """The shortest call path from ``scenario`` into a function of ``rel``."""
+        best: tuple[Node, ...] | None = None
+        for node, path in self.reach.get(scenario, {}).items():
+            if node[0] == rel and (best is None or len(path) < len(best)):
+                best = path
+        return best
+
+    def paths_to_names(self, scenario: str, names: Collection[str]) -> tuple[Node, ...] | None:
+        """The shortest call path from ``scenario`` to any of ``names``, however they
+        resolve (the by-name fallback for a helper that does not parse)."""
+        best: tuple[Node, ...] | None = None
+        for node, path in self.reach.get(scenario, {}).items():
+            if node[1] in names and (best is None or len(path) < len(best)):
+                best = path
+        return best
+
+    def problems_for(self, scenario: str) -> list[str]:
+        """What stops ``scenario`` from running: problems in its file or in any helper
+        (as ``unotest e2e`` refuses to start, helpers that do not parse included), the
+        files that do not load first."""
+        files = [*self.helper_files(), self.scenario_files.get(scenario, "")]
+        found = [text for rel in files for text in self.problems.get(rel, [])]
+        # A file that does not load first: it is often why the others have problems
+        # (a helper that does not parse leaves its callers calling an unknown name).
+        return sorted(found, key=lambda text: text.split(":", 1)[0] not in self.broken)
+
+
+def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[str]]]:
+    """Every function's callees (resolved as the interpreter resolves them: the file's
+    own functions first, then helpers, then helper consts) and each helper's names."""
+    consts = index.helper_table.consts
+    edges: dict[Node, set[Node]] = {}
+    declared: dict[str, set[str]] = {}
+    programs = [h.program for h in index.helpers]
+    programs += [s.program for s in index.scenarios.values()]
+    for helper in index.helpers:
+        names = {fn.name for fn in helper.program.functions}
+        declared[helper.file] = names | {c.name for c in helper.consts}
+    for program in programs:
+        local = {fn.name for fn in program.functions}
+        for refs in function_references(program):
+            targets: set[Node] = set()
+            for name in refs.names:
+                if name in local:
+                    targets.add((program.file, name))
+                elif (ref := index.helper_table.get(name)) is not None:
+                    targets.add((ref.program.file, name))
+                elif (const := consts.get(name)) is not None:
+                    targets.add((const.file, name))
+                else:
+                    targets.add(("", name))
+            edges[(program.file, refs.name)] = targets
+    return edges, declared
+
+
+def _walk(roots: list[Node], edges: Mapping[Node, set[Node]]) -> dict[Node, tuple[Node, ...]]:
+    """Breadth first from ``roots``: every reachable node with its shortest path."""
+    paths: dict[Node, tuple[Node, ...]] = {}
+    queue: deque[Node] = deque()
+    for root in roots:
+        if root not in paths:
+            paths[root] = (root,)
+            queue.append(root)
+    while queue:
+        node = queue.popleft()
+        for target in sorted(edges.get(node, ())):
+            if target not in paths:
+                paths[target] = (*paths[node], target)
+                queue.append(target)
+    return paths
+
+
+def absolute(root: Path, rel: str) -> str:
+    """A project-relative path as the events show it: absolute, POSIX."""
+    return (root / rel).as_posix()

@@ -1,0 +1,198 @@
+"""The watch daemon's warm workers: collection workers kept alive between batches.
+
+Each worker is a :mod:`runner.workers.worker` process (one browser, scenarios one after
+another in fresh contexts, its usual run directories), started once with the daemon,
+so a save pays neither Python's start, nor Playwright's, nor a browser launch. After
+a save the daemon sends every worker ``reload`` (the project read again before its
+next run). A worker whose browser disappears relaunches it and says so
+(``relaunched``); a worker that dies is replaced. Both reach ``on_degraded``, which
+the daemon turns into an ``error`` event with ``degradedTo``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runner.errors import BrowserLaunchError
+from runner.protocol import JSONObject
+from runner.workers import messages
+from runner.workers.host import WorkerHost
+
+__all__ = ["NO_WORKER", "PoolOutcome", "WarmPool"]
+
+START_TIMEOUT_S = 60.0
+NO_WORKER = -1
+"""In the idle queue when every worker is gone: whoever waits for one is answered."""
+
+
+@dataclass
+class PoolOutcome:
+    """A worker's ``finished`` report on one scenario, or None when the worker died
+    (``worker`` is ``NO_WORKER`` when there was none left to run it)."""
+
+    report: JSONObject | None
+    run_id: str | None
+    worker: int
+
+
+@dataclass
+class _Member:
+    host: WorkerHost
+    reports: asyncio.Queue[JSONObject | None] = field(default_factory=asyncio.Queue)
+    busy: bool = False
+    order_id: str | None = None
+    reader: asyncio.Task[None] | None = None
+
+
+class WarmPool:
+    def __init__(
+        self,
+        root: Path,
+        size: int,
+        on_degraded: Callable[[str, str, str | None, str], None],
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.root = root
+        self.size = max(1, size)
+        self.on_degraded = on_degraded
+        self.env = {**(env if env is not None else os.environ), "PYTHONSAFEPATH": "1"}
+        self.members: dict[int, _Member] = {}
+        self.idle: asyncio.Queue[int] = asyncio.Queue()
+        self.closing = False
+        self.orders = 0
+
+    async def start(self) -> None:
+        """Every worker launched and ready (in parallel); the first failure raises."""
+        started = await asyncio.gather(*(self._spawn(i) for i in range(self.size)))
+        for member in started:
+            self.idle.put_nowait(member.host.index)
+
+    @property
+    def pids(self) -> list[int]:
+        return [m.host.pid for m in self.members.values()]
+
+    async def _spawn(self, index: int) -> _Member:
+        env = {**self.env, "UNOTEST_WORKER_INDEX": str(index)}
+        member = _Member(await WorkerHost.spawn(index, self.root, env))
+        self.members[index] = member
+        member.reader = asyncio.ensure_future(self._read(member))
+        try:
+            first = await asyncio.wait_for(member.reports.get(), START_TIMEOUT_S)
+        except TimeoutError:
+            first = None
+        if first is None or first.get("type") != "ready":
+            await self._reap(member)
+            why = (first or {}).get("error", "it did not start")
+            raise BrowserLaunchError(f"worker {index} could not start: {why}")
+        return member
+
+    async def _read(self, member: _Member) -> None:
+        """Every report of one worker: ``relaunched`` at once, the rest to its queue."""
+        index = member.host.index
+        while True:
+            report = await member.host.read()
+            if report is None:
+                member.reports.put_nowait(None)
+                return
+            if report.get("type") == "relaunched":
+                self.on_degraded(
+                    f"worker:{index}",
+                    f"worker {index}'s browser disconnected (crashed or killed)",
+                    str(report.get("reason")),
+                    f"worker {index} launched a new browser; its other scenarios run there",
+                )
+                continue
+            member.reports.put_nowait(report)
+
+    def reload(self) -> None:
+        """Every worker reads the project again before its next scenario."""
+        for member in self.members.values():
+            member.host.send(messages.reload_order())
+
+    def abort_running(self) -> None:
+        """Abort the scenario each busy worker runs (its browser stays)."""
+        for member in self.members.values():
+            if member.busy and member.order_id is not None:
+                # With its order's id: a run the worker has not started yet is not
+                # run, and an abort that arrives after the run ended hits nothing.
+                member.host.send(messages.abort_order(member.order_id))
+
+    async def run(
+        self, scenario: str, on_started: Callable[[str], None], wanted: Callable[[], bool]
+    ) -> PoolOutcome | None:
+        """``scenario`` on the next free worker, until its ``finished`` report; None when
+        it is no longer ``wanted`` once a worker is free (its batch was cancelled)."""
+        index = await self.idle.get()
+        if index == NO_WORKER:
+            self.idle.put_nowait(index)  # for every other scenario waiting
+            return PoolOutcome(None, None, index)
+        member = self.members[index]
+        run_id: str | None = None
+        try:
+            if not wanted() or self.closing:
+                return None
+            member.busy = True
+            self.orders += 1
+            member.order_id = f"order-{self.orders}"
+            member.host.send(messages.run_order(scenario, None, member.order_id))
+            while True:
+                report = await member.reports.get()
+                if report is None:
+                    break
+                if report.get("type") == "started" and isinstance(report.get("runId"), str):
+                    run_id = str(report["runId"])
+                    on_started(run_id)
+                elif report.get("type") == "finished":
+                    return PoolOutcome(report, run_id, index)
+            await self._replace(member)
+            return PoolOutcome(None, run_id, index)
+        finally:
+            member.busy = False
+            member.order_id = None
+            if index in self.members and self.members[index].host.alive:
+                self.idle.put_nowait(index)
+
+    async def _replace(self, member: _Member) -> None:
+        """A worker died mid-scenario: it costs that scenario; a new one takes its place."""
+        await self._reap(member)
+        if self.closing:
+            return
+        try:
+            await self._spawn(member.host.index)
+        except BrowserLaunchError as err:
+            left = len(self.members)
+            self.on_degraded(
+                f"worker:{member.host.index}",
+                f"worker {member.host.index} died and no new one could start",
+                str(err),
+                f"{left} worker(s) left" if left else "none: scenarios end errored until a restart",
+            )
+            if not left:
+                self.idle.put_nowait(NO_WORKER)
+            return
+        self.on_degraded(
+            f"worker:{member.host.index}",
+            f"worker {member.host.index} died during a scenario",
+            None,
+            f"a new worker {member.host.index} with a new browser runs the next scenarios",
+        )
+
+    async def _reap(self, member: _Member) -> None:
+        await member.host.reap()
+        if member.reader is not None:
+            member.reader.cancel()
+        if self.members.get(member.host.index) is member:
+            del self.members[member.host.index]
+
+    async def close(self) -> None:
+        """Every worker told to exit (it closes its browser), then reaped."""
+        self.closing = True
+        for member in list(self.members.values()):
+            if member.busy:
+                member.host.send(messages.abort_order())
+            member.host.send(messages.exit_order())
+        await asyncio.gather(*(self._reap(m) for m in list(self.members.values())))

@@ -1,0 +1,200 @@
+"""The JSON lines between the collection orchestrator and its workers, typed.
+
+Orders go down a worker's stdin, reports come up its stdout, one JSON object a line.
+Both ends build them here, so mypy checks that what one side sends is what the other
+reads; a scenario's result travels as :meth:`runner.run.result.RunResult.to_json`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+from runner.events import RunError
+from runner.run.result import RunResultJSON
+
+__all__ = [
+    "AbortOrder",
+    "ExitOrder",
+    "FatalReport",
+    "FinishedReport",
+    "Order",
+    "OutputReport",
+    "ReadyReport",
+    "RelaunchedReport",
+    "ReloadOrder",
+    "Report",
+    "RunOrder",
+    "StartedReport",
+    "UnfinishedReport",
+    "abort_order",
+    "exit_order",
+    "fatal_report",
+    "finished_report",
+    "output_report",
+    "ready_report",
+    "relaunched_report",
+    "reload_order",
+    "run_order",
+    "started_report",
+    "unfinished_report",
+]
+
+
+# --- orders: orchestrator → worker -------------------------------------------------------
+
+
+class RunOrder(TypedDict):
+    type: Literal["run"]
+    scenario: str
+    parentRunId: str | None
+    """The collection's run id; None for a run of its own (the watch daemon's)."""
+    orderId: NotRequired[str]
+    """Names this order for an ``abort`` that must reach it and nothing else."""
+    stopOnFailure: NotRequired[bool]
+    """A failure of this run ends the collection (``--bail``, no attempt left): the
+    worker then starts none of the runs ordered after it (it reports each as aborted
+    before it started), without waiting for the orchestrator to cancel them."""
+
+
+class AbortOrder(TypedDict):
+    """Abort the current scenario; with ``orderId``, only the run of that order, even
+    if the worker has not started it yet (it then reports it without running it)."""
+
+    type: Literal["abort"]
+    orderId: NotRequired[str]
+
+
+class ExitOrder(TypedDict):
+    type: Literal["exit"]
+
+
+class ReloadOrder(TypedDict):
+    """Read the project and its config again before the next run (the watch daemon
+    sends it after a save; a collection never does)."""
+
+    type: Literal["reload"]
+
+
+Order = RunOrder | AbortOrder | ExitOrder | ReloadOrder
+
+
+def run_order(
+    scenario: str,
+    parent_run_id: str | None,
+    order_id: str | None = None,
+    *,
+    stop_on_failure: bool = False,
+) -> RunOrder:
+    order: RunOrder = {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
+    if order_id is not None:
+        order["orderId"] = order_id
+    if stop_on_failure:
+        order["stopOnFailure"] = True
+    return order
+
+
+def abort_order(order_id: str | None = None) -> AbortOrder:
+    order: AbortOrder = {"type": "abort"}
+    if order_id is not None:
+        order["orderId"] = order_id
+    return order
+
+
+def exit_order() -> ExitOrder:
+    return {"type": "exit"}
+
+
+def reload_order() -> ReloadOrder:
+    return {"type": "reload"}
+
+
+# --- reports: worker → orchestrator --------------------------------------------------------
+
+
+class ReadyReport(TypedDict):
+    type: Literal["ready"]
+    pid: int
+
+
+class FatalReport(TypedDict):
+    type: Literal["fatal"]
+    error: str
+
+
+class StartedReport(TypedDict):
+    type: Literal["started"]
+    scenario: str
+    runId: str
+
+
+class FinishedReport(TypedDict):
+    """A run that gave a result: ``RunResult.to_json()`` (its error masked)."""
+
+    type: Literal["finished"]
+    scenario: str
+    result: RunResultJSON
+
+
+class UnfinishedReport(TypedDict):
+    """``finished`` without a result: the scenario did not load, or its run failed in
+    the runner itself (``runId`` once its run directory exists)."""
+
+    type: Literal["finished"]
+    scenario: str
+    runId: str | None
+    error: RunError
+
+
+class RelaunchedReport(TypedDict):
+    """The worker's browser was gone (crashed, killed) and a new one took its place.
+    A reader that does not know this report ignores it (the collection does)."""
+
+    type: Literal["relaunched"]
+    reason: str
+
+
+class OutputReport(TypedDict):
+    """A line the scenario logged (``log()``), already masked: an ``output`` event."""
+
+    type: Literal["output"]
+    scenario: str
+    text: str
+
+
+Report = (
+    ReadyReport
+    | FatalReport
+    | StartedReport
+    | FinishedReport
+    | UnfinishedReport
+    | RelaunchedReport
+    | OutputReport
+)
+
+
+def output_report(scenario: str, text: str) -> OutputReport:
+    return {"type": "output", "scenario": scenario, "text": text}
+
+
+def ready_report(pid: int) -> ReadyReport:
+    return {"type": "ready", "pid": pid}
+
+
+def relaunched_report(reason: str) -> RelaunchedReport:
+    return {"type": "relaunched", "reason": reason}
+
+
+def fatal_report(error: str) -> FatalReport:
+    return {"type": "fatal", "error": error}
+
+
+def started_report(scenario: str, run_id: str) -> StartedReport:
+    return {"type": "started", "scenario": scenario, "runId": run_id}
+
+
+def finished_report(scenario: str, result: RunResultJSON) -> FinishedReport:
+    return {"type": "finished", "scenario": scenario, "result": result}
+
+
+def unfinished_report(scenario: str, run_id: str | None, error: RunError) -> UnfinishedReport:
+    return {"type": "finished", "scenario": scenario, "runId": run_id, "error": error}

@@ -1,0 +1,344 @@
+"""A collection worker: one browser, many scenarios, each in a fresh browser context.
+
+Started by the orchestrator (:mod:`runner.collection.orchestrator`) as
+``python -m runner.workers.main`` (which starts Playwright's driver before importing this module).
+It speaks JSON lines: orders on stdin (``run``, ``abort``, ``exit``, and ``reload`` from
+the watch daemon, which keeps workers warm across saves), reports on stdout (``ready``,
+``started``, ``finished``, ``fatal``, ``relaunched`` when a browser that disconnected
+was replaced), plain serialisable data both ways; ``finished`` carries the run's
+:class:`runner.run.result.RunResult` as its JSON. Orders queue: a collection sends a
+worker its next run while the current one runs, so that it starts at once; a queued
+run that was aborted (``abort`` with its ``orderId``), or that follows a failed run
+ordered with ``stopOnFailure``, is reported as aborted before it started.
+It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
+terminal means, and tells it; both reach every process of the group), aborts its
+current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
+worker never outlives the orchestrator: killed with ``kill -9``, the orchestrator
+leaves each worker an end-of-file, and the worker aborts its scenario (whose run
+directory still ends with ``run:finished``), closes its browser and exits, quietly
+(a report to a reader that is gone is dropped, not a ``BrokenPipeError`` traceback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from playwright.async_api import Browser, Playwright, async_playwright
+
+from runner import events
+from runner.browser import node_cache
+from runner.browser.early_driver import EarlyDriver
+from runner.browser.launch import launch_browser, started_driver
+from runner.project.config import Config, load_config
+from runner.project.index import Project, ProjectIndex
+from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.protocol import JSONObject
+from runner.run.options import RunOptions, ScenarioInputs
+from runner.run.result import RunResult
+from runner.run.session import ScenarioRun, quiet_driver_loss
+from runner.store.event_log import line_stream
+from runner.workers import messages
+from runner.workers.orders import OrderPipe
+
+__all__ = ["finished_report", "main", "unfinished_report"]
+
+_BROWSER_LOST = "browser-lost"
+"""An order the worker gives itself when its browser disconnects (never sent by a
+reader: a browser that is still connected makes it a no-op)."""
+
+
+class _Worker:
+    def __init__(self, root: Path, out: TextIO) -> None:
+        self.root = root
+        self.out = out
+        self.current: ScenarioRun | None = None
+        self.orders: asyncio.Queue[JSONObject | None] = asyncio.Queue()
+        self.write_lock = threading.Lock()
+        self.orphaned = False  # the orchestrator is gone: reports go nowhere
+        self.current_order: str | None = None
+        self.cancelled_orders: set[str] = set()
+        self.stopping = False
+        """SIGTERM, or the orchestrator gone: nothing more starts."""
+        self.pipe: OrderPipe
+        self.held = False
+        """A run ordered with ``stopOnFailure`` did not complete: no queued run starts."""
+        self.index: ProjectIndex
+        self.config: Config
+        self.early: asyncio.Task[Playwright] | BaseException | None = None
+        """The driver's start begun before the imports (:mod:`runner.workers.main`), or
+        why it could not begin."""
+
+    async def _start_driver(self) -> Playwright:
+        """The driver started early, else a new one (:class:`DriverStartError` when
+        it does not start)."""
+        early, self.early = self.early, None
+        if isinstance(early, BaseException):
+            raise early
+        if early is None:
+            node_cache.enable()
+            return await started_driver(async_playwright().start())
+        return await started_driver(early)
+
+    async def _stop_early_driver(self) -> None:
+        early, self.early = self.early, None
+        if isinstance(early, asyncio.Task):
+            with contextlib.suppress(BaseException):
+                await (await early).stop()
+
+    def send(self, message: messages.Report) -> None:
+        with self.write_lock:
+            if self.orphaned:
+                return
+            try:
+                self.out.write(json.dumps(message, ensure_ascii=True) + "\n")
+                self.out.flush()
+            except (OSError, ValueError):
+                # The orchestrator died (kill -9): its end of the pipe is closed. Its
+                # stdin end-of-file stops this worker; until then the scenario must
+                # still end its run directory, so this is no error. stdout now points
+                # at /dev/null, so that the text left in its buffer does not fail again
+                # at exit ("Exception ignored ... BrokenPipeError").
+                self.orphaned = True
+                with contextlib.suppress(OSError, ValueError):
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, self.out.fileno())
+                    os.close(devnull)
+
+    def _receive(self, order: JSONObject | None) -> None:
+        if order is not None and order.get("type") == "abort" and "orderId" in order:
+            self._abort_order(str(order["orderId"]))
+            return
+        aborting = order is None or order.get("type") == "abort"
+        if aborting and self.current is not None:
+            self.current.abort("abort")
+        if order is None:
+            # Stopping (SIGTERM, or the orchestrator gone): the runs ordered ahead of
+            # time never start; whoever sent them sees this worker end without them.
+            self.stopping = True
+            while not self.orders.empty():
+                self.orders.get_nowait()
+        self.orders.put_nowait(order)
+
+    def _abort_order(self, order_id: str) -> None:
+        """Abort the run of one order: the current one, or one still queued (the
+        reader that sent both may not know whether it started; ids are never reused)."""
+        if self.current is not None and self.current_order == order_id:
+            self.current.abort("abort")
+        else:
+            self.cancelled_orders.add(order_id)
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(quiet_driver_loss)
+        loop.add_signal_handler(signal.SIGTERM, self._receive, None)
+        self.pipe = OrderPipe(0, self._receive)
+        self.pipe.start(loop)
+        project = Project(self.root)
+        try:
+            self._load(project)
+        except Exception as err:
+            # The orchestrator says why ("the worker did not start" otherwise).
+            await self._stop_early_driver()
+            self.send(messages.fatal_report(str(err)))
+            return 2
+        except BaseException:
+            await self._stop_early_driver()
+            raise
+        try:
+            playwright = await self._start_driver()
+        except Exception as err:
+            self.send(messages.fatal_report(str(err)))
+            return 2
+        async with _stopped_at_the_end(playwright):
+            try:
+                browser = await self._launch(playwright, self.config)
+            except Exception as err:
+                self.send(messages.fatal_report(str(err)))
+                return 2
+            self.send(messages.ready_report(os.getpid()))
+            try:
+                while True:
+                    order = await self.orders.get()
+                    kind = None if order is None else order.get("type")
+                    if order is None or kind == "exit":
+                        return 0
+                    if kind == "reload":
+                        self._reload(project)
+                    if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
+                        if kind == "run":
+                            await self._run(project, browser, order)
+                        continue
+                    # The browser crashed (or was killed), during a scenario or between
+                    # two: that scenario paid for it; the next ones get a new browser
+                    # instead of failing one after another on the dead one.
+                    try:
+                        browser = await self._relaunch(playwright)
+                    except Exception as err:
+                        self.send(messages.fatal_report(str(err)))
+                        return 2
+                    if kind == "run":
+                        await self._run(project, browser, order)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(browser.close(), 10)
+
+    def _load(self, project: Project) -> None:
+        """The project and its config, read (again: a ``reload`` order) from disk."""
+        # Helpers only: each scenario is parsed when it is ordered to run (the
+        # orchestrator has found and checked them all already).
+        self.index = ProjectIndex.load_helpers(project)
+        self.config = replace(load_config(self.root, os.environ), web_server=None)
+
+    def _reload(self, project: Project) -> None:
+        """A project or config that no longer loads keeps the last good one: whoever
+        ordered the reload (the watch daemon) reports the problem and keeps the
+        scenarios it concerns from running."""
+        with contextlib.suppress(Exception):
+            self._load(project)
+
+    async def _relaunch(self, playwright: Playwright) -> Browser:
+        browser = await self._launch(playwright, self.config)
+        self.send(messages.relaunched_report("the browser was gone; a new one was launched"))
+        return browser
+
+    async def _launch(self, playwright: Playwright, config: Config) -> Browser:
+        """A browser that tells the order loop when it disconnects, so that a browser
+        killed between two scenarios is replaced at once (warm for the next one)."""
+        browser = await launch_browser(
+            playwright,
+            browser=config.browser,
+            headless=config.headless,
+            executable_path=config.executable_path,
+            ws_endpoint=config.ws_endpoint,
+            headed_by=config.headed_by,
+        )
+        browser.on("disconnected", lambda _: self.orders.put_nowait({"type": _BROWSER_LOST}))
+        return browser
+
+    async def _run(self, project: Project, browser: Browser, order: JSONObject) -> None:
+        """One run order: run it, or report that it did not start (aborted while it
+        waited in the queue, or held back by an earlier run's failure under --bail)."""
+        name = str(order.get("scenario"))
+        order_id = order.get("orderId")
+        # An abort the orchestrator wrote while the last run ended is read before this
+        # one starts, not after (it may be this run's: Ctrl-C, --bail).
+        self.pipe.read_now()
+        cancelled = isinstance(order_id, str) and order_id in self.cancelled_orders
+        if self.held or self.stopping or cancelled:
+            self.cancelled_orders.discard(str(order_id))
+            self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
+            return
+        completed = await self._run_one(project, browser, order)
+        if not completed and order.get("stopOnFailure") is True:
+            # Held before its report is even read: the orders queued behind this one
+            # must not start (``--bail`` with one worker starts nothing after a failure).
+            self.held = True
+
+    async def _run_one(self, project: Project, browser: Browser, order: JSONObject) -> bool:
+        """True when the scenario completed (with the index and config last loaded)."""
+        index, config = self.index, self.config
+        name = str(order.get("scenario"))
+        order_id = order.get("orderId")
+        parent_run_id = order.get("parentRunId")
+        problems = len(index.errors)
+        scenario = index.load_scenario(name)
+        if scenario is None:
+            message = f"scenario '{name}' cannot be loaded"
+            if len(index.errors) > problems:  # its syntax error, where it is
+                problem = index.errors[-1]
+                message += f": {problem.file}:{problem.line}:{problem.col}: {problem.message}"
+            self.send(unfinished_report(name, None, message, "Error"))
+            return False
+        masker = SecretMasker()
+        environment = RunEnvironment.of_project(self.root, masker)
+        with open(os.devnull, "w") as devnull:
+            run = ScenarioRun(
+                ScenarioInputs(
+                    project, scenario, index.helper_table, config, masker, environment
+                ),
+                RunOptions(
+                    out=devnull,
+                    quiet=True,
+                    log_stream=line_stream(
+                        lambda line: self.send(messages.output_report(name, line))
+                    ),
+                    parent_run_id=parent_run_id if isinstance(parent_run_id, str) else None,
+                    shared_browser=browser,
+                    handle_signals=False,
+                    on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
+                ),
+            )
+            self.current = run
+            self.current_order = order_id if isinstance(order_id, str) else None
+            try:
+                result = await run.run_async()
+            except Exception as err:
+                # The run may have started (its run directory and "started" report exist):
+                # its id lets the orchestrator close the scenario-started it announced.
+                run_id = run.rundir.run_id if run.rundir is not None else None
+                self.send(
+                    unfinished_report(name, run_id, masker.mask(str(err)), type(err).__name__)
+                )
+                return False
+            finally:
+                self.current = None
+                self.current_order = None
+        self.send(finished_report(name, result, masker))
+        return result.outcome == "completed"
+
+
+@contextlib.asynccontextmanager
+async def _stopped_at_the_end(playwright: Playwright) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            await playwright.stop()
+
+
+def finished_report(name: str, result: RunResult, masker: SecretMasker) -> messages.FinishedReport:
+    """``finished`` with the run's result (its error masked, as in every report)."""
+    error = masker.mask_error(result.error) if result.error else None
+    return messages.finished_report(name, replace(result, error=error).to_json())
+
+
+def unfinished_report(
+    name: str, run_id: str | None, message: str, error_name: str
+) -> messages.UnfinishedReport:
+    """``finished`` without a result: the scenario did not load, or its run failed in
+    the runner itself (``run_id`` once its run directory exists)."""
+    return messages.unfinished_report(name, run_id, events.run_error(message, error_name))
+
+
+def main(early: EarlyDriver | None = None) -> int:
+    """``early``: Playwright's driver already starting on a loop of its own
+    (:mod:`runner.workers.main`), which the worker then runs on and owns."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A closed terminal sends SIGHUP to the whole group: by default it would kill the
+    # worker on the spot, its scenario's directory left without run:finished.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    root = Path(sys.argv[1]).resolve()
+    # Reports go to the real stdout only; anything else printing must not corrupt them.
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    worker = _Worker(root, out)
+    if early is None:
+        return asyncio.run(worker.serve())
+    worker.early = early.task or early.error
+    early.task = None
+    with asyncio.Runner(loop_factory=lambda: early.loop) as runner:
+        return runner.run(worker.serve())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""unotest/viewer/file_events.py on real files: what changes become which WsMessage, and what
+is ignored (heartbeats, bundles, editors' swap files, anything outside unotest/)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from sites import write_project
+
+from runner.files import atomic_write
+from runner.processes import process_start_time
+from runner.ws_messages import WsMessage
+from unotest.viewer.file_events import FileEventBatch, FileEvents, Target, classify
+from unotest.viewer.hub import Closed, Hub, Subscription
+
+WAIT_S = 10
+
+
+def test_classify_names_what_counts_and_ignores_the_rest(tmp_path: Path) -> None:
+    u = tmp_path / "unotest"
+    cases = {
+        "e2e/smoke.test.js": Target("scenarios"),
+        "e2e/auth/signin.test.js": Target("scenarios"),
+        "e2e/auth": Target("scenarios"),
+        "e2e/_helpers/login.js": Target("helpers"),
+        "e2e/_collections/nightly.yaml": Target("collections"),
+        ".debugger.json": Target("bp"),
+        ".runs/r1": Target("run", "r1"),
+        ".runs/r1/steps.jsonl": Target("run", "r1"),
+        ".runs/r1/manifest.json": Target("run", "r1"),
+        ".runs/r1/heartbeat": None,
+        ".runs/r1/bundle/screenshot.png": None,
+        ".debugger.json.tmp1234": None,
+        "e2e/.smoke.test.js.swp": None,
+        "e2e/smoke.test.js~": None,
+        "e2e/notes.md": None,
+        "e2e/node_modules/x/index.js": None,
+        ".env": None,
+    }
+    assert {rel: classify(u, str(u / rel)) for rel in cases} == cases
+    assert classify(u, str(tmp_path / ".git" / "HEAD")) is None
+
+
+async def _until(sub: Subscription, wanted: Callable[[WsMessage], bool]) -> list[WsMessage]:
+    """Messages up to and including the first ``wanted`` one."""
+    seen: list[WsMessage] = []
+
+    async def collect() -> None:
+        while True:
+            message = await sub.next()
+            assert not isinstance(message, Closed), message
+            seen.append(message)
+            if wanted(message):
+                return
+
+    try:
+        await asyncio.wait_for(collect(), WAIT_S)
+    except TimeoutError:
+        raise AssertionError(f"never came; got {seen}") from None
+    return seen
+
+
+def kind_is(kind: str, **fields: object) -> Callable[[WsMessage], bool]:
+    def check(message: WsMessage) -> bool:
+        values = dict(message)
+        return values["kind"] == kind and all(values.get(k) == v for k, v in fields.items())
+
+    return check
+
+
+def _with_watcher(root: Path, body: Callable[[Subscription], Awaitable[None]]) -> None:
+    async def scenario() -> None:
+        hub = Hub()
+        sub = hub.subscribe()
+        watcher = FileEvents(root, hub)
+        watcher.start()
+        try:
+            await asyncio.wait_for(watcher.ready.wait(), WAIT_S)
+            await body(sub)
+        finally:
+            await watcher.stop()
+
+    asyncio.run(scenario())
+
+
+def test_files_saved_become_their_messages(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "p", None, {"smoke": "x\n"}, helpers={"login": "function login() {}\n"}
+    )
+    e2e = root / "unotest" / "e2e"
+
+    async def body(sub: Subscription) -> None:
+        (e2e / "_helpers" / "login.js").write_text("function login() { }\n")
+        assert (await _until(sub, kind_is("fs:helpers-changed")))[-1] == {
+            "kind": "fs:helpers-changed"
+        }
+        atomic_write(root / "unotest" / ".debugger.json", b'{"breakpoints": []}\n')
+        await _until(sub, kind_is("fs:bp-changed"))
+        (e2e / "smoke.test.js").write_text("y\n")
+        await _until(sub, kind_is("fs:scenarios-changed"))
+        (e2e / "_collections").mkdir()
+        (e2e / "_collections" / "all.yaml").write_text("scenarios: [smoke]\n")
+        seen = await _until(sub, kind_is("fs:collections-changed"))
+        assert "fs:helpers-changed" not in [m["kind"] for m in seen]
+
+    _with_watcher(root, body)
+
+
+def _manifest(run_dir: Path, pid: int) -> bytes:
+    manifest = {
+        "schemaVersion": 1,
+        "kind": "scenario",
+        "ref": "smoke",
+        "adapter": "@unotest/web",
+        "startedAt": 1,
+        "pid": pid,
+    }
+    start = process_start_time(pid)
+    if start is not None:
+        manifest["pidStartTime"] = start
+    return json.dumps(manifest).encode()
+
+
+def _append(path: Path, data: bytes) -> None:
+    with open(path, "ab") as handle:
+        handle.write(data)
+
+
+def test_a_new_run_its_lines_and_its_end(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    runs = root / "unotest" / ".runs"
+    # a runner that lives until we let it go
+    runner = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
+
+    async def body(sub: Subscription) -> None:
+        run_dir = runs / "r1"
+        run_dir.mkdir(parents=True)
+        atomic_write(run_dir / "manifest.json", _manifest(run_dir, runner.pid))
+        steps = run_dir / "steps.jsonl"
+        _append(steps, b'{"kind":"run:started","runId":"r1","scenario":"smoke","t":1}\n')
+        seen = await _until(sub, kind_is("fs:run-step"))
+        assert seen[0] == {"kind": "fs:run-started", "runId": "r1", "scenario": "smoke"}
+        _append(steps, b'{"kind":"step:started","line":5,"col":2,"text":"go')
+        _append(steps, b'to()","t":2}\n')  # one line in two writes: one message
+        seen = await _until(sub, kind_is("fs:run-step"))
+        assert seen == [
+            {
+                "kind": "fs:run-step",
+                "runId": "r1",
+                "event": {"kind": "step:started", "line": 5, "col": 2, "text": "goto()", "t": 2},
+                "lineIndex": 1,
+            }
+        ]
+        (run_dir / "heartbeat").touch()
+        _append(steps, b'{"kind":"run:finished","outcome":"completed","t":3}\n')
+        seen = await _until(sub, kind_is("fs:run-finished"))
+        assert [m["kind"] for m in seen] == ["fs:run-step", "fs:run-finished"]
+        assert seen[-1] == {"kind": "fs:run-finished", "runId": "r1", "outcome": "completed"}
+
+        # a second run whose runner dies without run:finished
+        run_dir = runs / "r2"
+        run_dir.mkdir()
+        atomic_write(run_dir / "manifest.json", _manifest(run_dir, runner.pid))
+        await _until(sub, kind_is("fs:run-started", runId="r2"))
+        runner.communicate(b"", timeout=WAIT_S)
+        seen = await _until(sub, kind_is("fs:run-finished", runId="r2"))
+        assert seen[-1] == {"kind": "fs:run-finished", "runId": "r2", "outcome": "interrupted"}
+
+    try:
+        _with_watcher(root, body)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert os.path.isdir(runs)
+
+
+def test_a_file_event_and_the_ticker_at_once_publish_a_run_s_lines_in_order(
+    tmp_path: Path,
+) -> None:
+    """Both drain the same run and each yields the loop every few hundred messages:
+    the lines must still reach the hub in the file's order, or a page that takes each
+    line's number as its next one drops the earlier lines that come after it."""
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    run_dir = root / "unotest" / ".runs" / "r1"
+    run_dir.mkdir(parents=True)
+    atomic_write(run_dir / "manifest.json", _manifest(run_dir, os.getpid()))
+    line = b'{"kind":"step:ok","line":3,"col":0,"t":5,"pad":"' + b"x" * 60 + b'"}\n'
+    _append(run_dir / "steps.jsonl", line * 3000)
+
+    async def scenario() -> list[int]:
+        hub = Hub(queue_size=10_000)
+        sub = hub.subscribe()
+        watcher = FileEvents(root, hub)
+        await watcher.tick()  # the run is found and read to its end
+        _append(run_dir / "steps.jsonl", line * 3000)
+        await asyncio.gather(watcher.changed(FileEventBatch(runs={"r1"})), watcher.tick())
+        numbers = []
+        while not sub.queue.empty():
+            message = sub.queue.get_nowait()
+            assert not isinstance(message, Closed)
+            if message["kind"] == "fs:run-step":
+                numbers.append(int(message["lineIndex"]))
+        return numbers
+
+    assert asyncio.run(scenario()) == list(range(6000))

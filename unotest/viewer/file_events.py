@@ -1,0 +1,211 @@
+"""The project watched for the viewer: file changes and runs become ``WsMessage``s.
+
+One ``watchfiles.awatch`` (inotify on Linux) over ``unotest/``, debounced; the project's
+``.git``, ``node_modules`` and virtualenvs sit outside it and any inside it are ignored
+too. What a change means is decided by :func:`classify`: a scenario, helper or
+collection file → ``fs:*-changed``; ``unotest/.debugger.json`` → ``fs:bp-changed``;
+under ``.runs/`` only a new run directory, its ``manifest.json`` and its ``steps.jsonl``
+count (heartbeats, bundles, logs and traces are ignored) and go to
+:class:`runner.store.tail.RunsTailer`, which tails each ``steps.jsonl`` by offset. A ticker
+asks every followed run whether its runner still lives (``interrupted`` otherwise) and
+catches anything a missed event left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+import watchfiles
+
+from runner import protocol, ws_messages
+from runner.project.index import SCENARIO_SUFFIX, Project
+from runner.store.tail import RunsTailer
+from runner.ws_messages import WsMessage
+from unotest.viewer.hub import Hub
+
+__all__ = ["IGNORED_DIRS", "FileEventBatch", "FileEvents", "Target", "classify"]
+
+IGNORED_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "env", "__pycache__", ".mypy_cache", ".tox"}
+)
+DEBOUNCE_MS = 150
+"""The longest a burst of changes is held before it is sent."""
+STEP_MS = 15
+"""A burst ends after this long without a change."""
+TICK_S = 1.0
+"""How often followed runs are asked whether their runner lives."""
+YIELD_EVERY = 200
+"""Messages published between two turns of the event loop (a long backlog never holds it)."""
+
+_TOP_RUNS = protocol.RUNS_SUBDIR
+_DEBUGGER = PurePath(protocol.DEBUGGER_FILE).name
+_RUN_FILES = (protocol.RUN_MANIFEST_FILE, protocol.STEPS_FILE)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one changed path is: a kind of project file, or a run (``run`` set)."""
+
+    kind: str
+    """``scenarios``, ``helpers``, ``collections``, ``bp`` or ``run``."""
+    run: str = ""
+
+
+def classify(unotest_dir: Path, path: str) -> Target | None:
+    """What a change at ``path`` means to the viewer; ``None``: nothing."""
+    try:
+        parts = PurePath(path).relative_to(unotest_dir).parts
+    except ValueError:
+        return None
+    if not parts or any(part in IGNORED_DIRS for part in parts):
+        return None
+    if parts[0] == _TOP_RUNS:
+        if len(parts) == 2 or (len(parts) == 3 and parts[2] in _RUN_FILES):
+            return Target("run", parts[1])
+        return None
+    if parts == (_DEBUGGER,):
+        return Target("bp")
+    if parts[0] != protocol.E2E_SUBDIR or len(parts) < 2:
+        return None
+    return _e2e_target(parts[1:])
+
+
+def _e2e_target(parts: tuple[str, ...]) -> Target | None:
+    name = parts[-1]
+    if name.startswith(".") or name.endswith("~"):
+        return None  # editors' swap and backup files
+    folder = "." not in name  # a folder moved or removed: its files went with it
+    if parts[0] == protocol.HELPERS_SUBDIR:
+        return Target("helpers") if folder or name.endswith(".js") else None
+    if parts[0] == protocol.COLLECTIONS_SUBDIR:
+        return Target("collections") if folder or name.endswith((".yaml", ".yml")) else None
+    return Target("scenarios") if folder or name.endswith(SCENARIO_SUFFIX) else None
+
+
+@dataclass
+class FileEventBatch:
+    """One debounced burst of changes, reduced to what must be sent."""
+
+    kinds: set[str] = field(default_factory=set)
+    runs: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, unotest_dir: Path, paths: Iterable[str]) -> FileEventBatch:
+        batch = cls()
+        for path in paths:
+            target = classify(unotest_dir, path)
+            if target is None:
+                continue
+            if target.kind == "run":
+                batch.runs.add(target.run)
+            else:
+                batch.kinds.add(target.kind)
+        return batch
+
+    def file_messages(self) -> list[WsMessage]:
+        made: dict[str, WsMessage] = {
+            "bp": ws_messages.bp_changed(),
+            "collections": ws_messages.collections_changed(),
+            "helpers": ws_messages.helpers_changed(),
+            "scenarios": ws_messages.scenarios_changed(),
+        }
+        return [message for kind, message in made.items() if kind in self.kinds]
+
+
+class FileEvents:
+    """Watches one project for one hub, from :meth:`start` to :meth:`stop`."""
+
+    def __init__(self, root: Path, hub: Hub) -> None:
+        self.project = Project(root)
+        self.hub = hub
+        self.runs = RunsTailer(self.project.runs_dir)
+        self._stop = asyncio.Event()
+        self._publishing = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.ready = asyncio.Event()
+        """Set once the file watch is in place (changes before it may be missed)."""
+
+    def start(self) -> None:
+        self.runs.prime()
+        self._tasks = [
+            asyncio.create_task(self._watch(), name="viewer-watch"),
+            asyncio.create_task(self._tick(), name="viewer-runs-tick"),
+        ]
+
+    async def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks = []
+
+    async def _publish(self, messages: Iterator[WsMessage] | list[WsMessage]) -> None:
+        """Publish ``messages`` whole before any other batch: the file watch and the
+        ticker both drain the same runs, and a batch that yields the loop half way
+        (every :data:`YIELD_EVERY`) would otherwise let the other publish later lines
+        of a run before the rest of this one's earlier lines. A page that met such a
+        line took it as its next one and dropped the earlier ones as seen."""
+        async with self._publishing:
+            for count, message in enumerate(messages, 1):
+                self.hub.publish(message)
+                if count % YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
+
+    async def _watch(self) -> None:
+        unotest_dir = self.project.unotest_dir
+        while not self._stop.is_set():
+            if not unotest_dir.is_dir():
+                self.hub.publish(ws_messages.error(f"nothing to watch: {unotest_dir} is missing"))
+                await self._sleep(5.0)
+                continue
+            try:
+                await self._watch_once(unotest_dir)
+            except Exception as exc:  # the watch failed (a limit, a vanished dir): restart it
+                self.hub.publish(ws_messages.error(f"file watcher restarted: {exc}"))
+                await self._sleep(1.0)
+
+    async def _watch_once(self, unotest_dir: Path) -> None:
+        def wanted(_change: watchfiles.Change, path: str) -> bool:
+            return classify(unotest_dir, path) is not None
+
+        changes = watchfiles.awatch(
+            unotest_dir,
+            watch_filter=wanted,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=self._stop,
+            rust_timeout=200,
+            yield_on_timeout=True,
+        )
+        async for batch in changes:
+            self.ready.set()
+            if batch:
+                await self.changed(FileEventBatch.of(unotest_dir, (path for _, path in batch)))
+
+    async def changed(self, batch: FileEventBatch) -> None:
+        """Publish what one burst of file changes means."""
+        await self._publish(batch.file_messages())
+        for run_id in sorted(batch.runs):
+            await self._publish(self.runs.poll(run_id))
+
+    async def _tick(self) -> None:
+        while not self._stop.is_set():
+            await self._sleep(TICK_S)
+            await self.tick()
+
+    async def tick(self) -> None:
+        """Publish new runs, lines a missed file event left behind, and runs whose
+        runner died."""
+        await self._publish(self.runs.scan())
+        await self._publish(self.runs.poll_all())
+        await self._publish(self.runs.check_alive())
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), seconds)
