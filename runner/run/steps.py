@@ -100,7 +100,7 @@ class OpenStep:
         return step_variables(self.step, self.mask) if self.step is not None else {}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Ended:
     """How a step ended: its record, how long it took (the debugger's pauses left out,
     and said apart), and for a failure its error; ``step`` is None for a step an
@@ -161,6 +161,12 @@ class StepRecord:
         self.test_fn = test_fn
         self.mask = mask
         self.listeners = tuple(listeners)
+        # Each event goes only to the listeners that hear it (a listener leaves the rest
+        # to StepListener's no-ops): this runs around every statement.
+        self._started = _hearing(self.listeners, "started")
+        self._running = _hearing(self.listeners, "running")
+        self._passed = _hearing(self.listeners, "passed")
+        self._failed = _hearing(self.listeners, "failed")
         self.paused_for = paused_for
         self.step_count = 0
         self.open: list[OpenStep] = []
@@ -199,22 +205,23 @@ class StepRecord:
             paused_before=self.paused_for(),
         )
         self.open.append(opened)
-        callers = self.open[:-1]
-        for listener in self.listeners:
-            listener.started(opened, callers)
+        if self._started:
+            callers = self.open[:-1]
+            for started in self._started:
+                started(opened, callers)
         return opened
 
     def run(self, step: Step) -> None:
         """The innermost open step runs (no interrupt stopped it at its start)."""
         opened = self.open[-1]
-        for listener in self.listeners:
-            listener.running(opened, step)
+        for running in self._running:
+            running(opened, step)
 
     def passed(self, step: Step) -> None:
         opened = self.open.pop()
         ended = Ended(opened, *self._timing(opened), step)
-        for listener in self.listeners:
-            listener.passed(ended)
+        for passed in self._passed:
+            passed(ended)
 
     def failed(self, step: Step, error: ScriptError) -> OpenStep:
         """Close the innermost open step as failed with ``error``; the step closed."""
@@ -246,8 +253,8 @@ class StepRecord:
         opened = self.open.pop()
         duration, paused = self._timing(opened)
         ended = Ended(opened, duration, paused, step, self.message_of(message), name, caught)
-        for listener in self.listeners:
-            listener.failed(ended)
+        for failed in self._failed:
+            failed(ended)
         return opened
 
     def _timing(self, opened: OpenStep) -> tuple[float, float]:
@@ -320,3 +327,13 @@ class StepRecord:
         rewrite of runtime.json; error.json in the bundle keeps the whole message.)
         """
         return cut_masked(message, MAX_VAR_CHARS, self.mask)
+
+
+def _hearing(listeners: Sequence[StepListener], event: str) -> tuple[Callable[..., None], ...]:
+    """The bound methods of ``listeners`` that handle ``event`` (not StepListener's own)."""
+    base = getattr(StepListener, event)
+    return tuple(
+        getattr(listener, event)
+        for listener in listeners
+        if getattr(type(listener), event) is not base
+    )
