@@ -78,6 +78,9 @@ PURE_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "log": (0, None),
 }
 
+PURE_OPTIONS: dict[str, frozenset[str]] = {"expect_poll": frozenset({"timeout", "intervals"})}
+"""The keys of the options object a pure built-in takes last (``check`` flags others)."""
+
 
 def _number(name: str, value: Value, what: str = "a number") -> float:
     if not isinstance(value, float | int) or isinstance(value, bool):

@@ -78,8 +78,10 @@ class _Checker:
         helpers: Mapping[str, Arity],
         builtins: Mapping[str, Arity],
         consts: Collection[str] = (),
+        options: Mapping[str, Collection[str]] | None = None,
     ) -> None:
         self.program = program
+        self.options = options or {}
         self.globals = _Scope(None)
         for name in consts:
             self.globals.declare(name, "const")
@@ -332,6 +334,22 @@ class _Checker:
             self.report(
                 callee.span, f"TypeError: {name}() takes {wanted} argument{plural} but got {count}"
             )
+            return
+        if count > low and name not in self.locals and name not in self.helpers:
+            self.option_keys(name, node.args[-1])
+
+    def option_keys(self, name: str, last: ast.Expr) -> None:
+        """A built-in's options object, written as a literal: every key one it takes."""
+        known = self.options.get(name)
+        if known is None or not isinstance(last, ast.ObjectLit):
+            return
+        for prop in last.properties:
+            if prop.key not in known:
+                self.report(
+                    prop.span,
+                    f"TypeError: {name}() has no option '{prop.key}'"
+                    f"{suggestion(prop.key, known)} (its options: {', '.join(sorted(known))})",
+                )
 
 
 def check_program(
@@ -339,10 +357,13 @@ def check_program(
     helpers: Mapping[str, Arity],
     builtins: Mapping[str, Arity],
     consts: Collection[str] = (),
+    options: Mapping[str, Collection[str]] | None = None,
 ) -> list[Diagnostic]:
     """Every static problem of one parsed file, in source order; ``consts`` are the
-    names of the helper files' consts, which every function sees."""
-    checker = _Checker(program, helpers, builtins, consts)
+    names of the helper files' consts, which every function sees; ``options``, the keys
+    each built-in's options object takes (its last argument, when it is given and
+    written as an object literal)."""
+    checker = _Checker(program, helpers, builtins, consts, options)
     for fn in program.functions:
         checker.function(fn)
     return sorted(checker.found, key=lambda d: (d.line, d.col))

@@ -37,9 +37,15 @@ from dsl.interpreter import Builtin
 from dsl.values import RegexValue, Value, render, type_name
 from runner.browser.bridge import LoopBridge
 from runner.browser.dialogs import DialogPolicy
+from runner.builtins.browser_state import BrowserState
+from runner.builtins.clock import Clock
+from runner.builtins.dialogs import Dialogs
 from runner.builtins.downloads import Downloads
 from runner.builtins.expectations import Expectations
+from runner.builtins.files import Files
+from runner.builtins.keyboard import Keyboard
 from runner.builtins.locators import LocatorValue, matcher_arg, role_locator, show_matcher
+from runner.builtins.network import Network
 from runner.builtins.page_calls import (
     PageCalls,
     Timeouts,
@@ -87,8 +93,11 @@ class BrowserBuiltins:
         dialogs: DialogPolicy | None = None,
         use_page: Callable[[Page], None] | None = None,
         run_dir: Path | None = None,
+        log: Callable[[str], None] = lambda line: None,
     ) -> None:
+        """``log``: a line for the run's output (what the network built-ins did)."""
         self.use_page = use_page
+        self.log = log
         self.run_dir = run_dir
         """Where the run keeps its artifacts (``download`` saves its files there)."""
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
@@ -117,6 +126,12 @@ class BrowserBuiltins:
             **self._actions_and_queries(),
             **Expectations(self.calls).builtins(),
             **Downloads(self.calls, self.root, self.run_dir).builtins(),
+            **Files(self.calls, self.root).builtins(),
+            **Dialogs(self.calls, self.dialogs).builtins(),
+            **Keyboard(self.calls).builtins(),
+            **Network(self.calls, self.log).builtins(),
+            **BrowserState(self.calls, self.root).builtins(),
+            **Clock(self.calls).builtins(),
             "evaluate": partial(evaluate, self.calls),
         }
         return {
@@ -137,7 +152,6 @@ class BrowserBuiltins:
             "type_text": self.type_text,
             "press": self.press,
             "select": self.select,
-            "upload": self.upload,
             "drag": self.drag,
             "wait": self.wait,
             "wait_for": self.wait_for,
@@ -149,9 +163,7 @@ class BrowserBuiltins:
             "url": lambda: self.page.url,
             "dispatch_event": self.dispatch_event,
             "screenshot": self.screenshot,
-            "on_dialog": self.on_dialog,
             "switch_page": self.switch_page,
-            "dialog_message": self.dialog_message,
         }
         for kind in _MATCHER_LOCATORS:
             impls[kind] = self._matcher_locator(kind)
@@ -313,30 +325,6 @@ class BrowserBuiltins:
             for_input=True,
         )
 
-    def upload(self, value: Value, paths: Value) -> Value:
-        names = [paths] if isinstance(paths, str) else paths
-        if not isinstance(names, list) or not all(isinstance(p, str) for p in names):
-            raise BuiltinError(
-                "TypeError", f"upload() needs a path or an array of paths, got {type_name(paths)}"
-            )
-        files: list[Path] = []
-        for name in names:
-            assert isinstance(name, str)
-            path = (self.root / name).resolve()
-            if not path.is_relative_to(self.root):
-                raise BuiltinError(
-                    "TypeError", f"upload() only takes files inside the project: {name} is outside"
-                )
-            if not path.is_file():
-                raise BuiltinError("TypeError", f"upload(): no such file {name} in the project")
-            files.append(path)
-        return self.calls.act(
-            "upload",
-            value,
-            lambda loc: loc.set_input_files(files, timeout=self.timeouts.action),
-            for_input=True,
-        )
-
     def drag(self, value: Value, to: Value) -> Value:
         destination = target_of("drag", to)
 
@@ -430,30 +418,6 @@ class BrowserBuiltins:
             "wait_for_load",
             self.page.wait_for_load_state(wanted, timeout=self.timeouts.navigation),  # type: ignore[arg-type]
         )
-
-    # --- dialogs ---------------------------------------------------------------------
-
-    def on_dialog(self, action: Value, text: Value = None) -> Value:
-        """How the page's next dialogs are answered, until said otherwise (Playwright's
-        ``page.on('dialog', d => d.accept(text))``); dismissed until then."""
-        if action not in ("accept", "dismiss"):
-            raise BuiltinError(
-                "TypeError",
-                f'on_dialog() takes "accept" or "dismiss", got {render(action)}',
-            )
-        if text is not None and (action != "accept" or not isinstance(text, str)):
-            raise BuiltinError(
-                "TypeError",
-                'on_dialog("accept", text): the text is what a prompt() gets, a string; '
-                f"got {render(text)}" + (" with dismiss" if action == "dismiss" else ""),
-            )
-        self.dialogs.set("accept" if action == "accept" else "dismiss", text)
-        return None
-
-    def dialog_message(self) -> Value:
-        """The message of the last dialog the page opened (null: none yet)."""
-        last = self.dialogs.last
-        return last.message if last is not None else None
 
     # --- waits -----------------------------------------------------------------------
 

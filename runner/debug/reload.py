@@ -24,7 +24,13 @@ from dsl.scenario import HelperFile, HelperTable, build_helper_table, load_helpe
 from runner import protocol
 from runner.debug.breakpoints import Breakpoints
 from runner.errors import CommandError
-from runner.project.index import ALL_BUILTIN_SIGNATURES, Project, arity_table, read_source
+from runner.project.index import (
+    ALL_BUILTIN_OPTIONS,
+    ALL_BUILTIN_SIGNATURES,
+    Project,
+    arity_table,
+    read_source,
+)
 
 __all__ = ["Reloader", "Sources", "read_sources"]
 
@@ -85,7 +91,9 @@ def read_sources(root: Path, scenario: str, scenario_file: str) -> Sources:
     programs[loaded.file] = loaded.program
     arities = arity_table(table)
     for program in programs.values():
-        found = check_program(program, arities, ALL_BUILTIN_SIGNATURES, table.consts)
+        found = check_program(
+            program, arities, ALL_BUILTIN_SIGNATURES, table.consts, ALL_BUILTIN_OPTIONS
+        )
         if found:
             raise _rejected(found[0])
     return Sources(programs, table)

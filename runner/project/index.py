@@ -16,7 +16,7 @@ from typing import Protocol
 
 import yaml
 
-from dsl.builtins import PURE_SIGNATURES
+from dsl.builtins import PURE_OPTIONS, PURE_SIGNATURES
 from dsl.checker import Arity, Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import FunctionRef
@@ -33,11 +33,12 @@ from dsl.scenario import (
 from runner import protocol
 from runner.project.problems import SCENARIO_SUFFIX, problem_order
 from runner.project.root import CONFIG_FILE, Project, find_project_root
-from runner.project.signatures import BROWSER_SIGNATURES
+from runner.project.signatures import BROWSER_OPTIONS, BROWSER_SIGNATURES
 from runner.project.yaml_depth import yaml_flow_too_deep
 from runner.text import did_you_mean, has_control_character, show_name
 
 __all__ = [
+    "ALL_BUILTIN_OPTIONS",
     "ALL_BUILTIN_SIGNATURES",
     "CONFIG_FILE",
     "SCENARIO_SUFFIX",
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
+ALL_BUILTIN_OPTIONS: dict[str, frozenset[str]] = {**PURE_OPTIONS, **BROWSER_OPTIONS}
+"""The keys of each built-in's options object, for ``check``."""
 MAX_SOURCE_BYTES = 5 * 1024 * 1024
 
 
@@ -318,7 +321,11 @@ class ProjectIndex:
         programs += [s.program for s in self.unlisted]
         found: list[Diagnostic] = []
         for program in programs:
-            found.extend(check_program(program, helper_arities, ALL_BUILTIN_SIGNATURES, consts))
+            found.extend(
+                check_program(
+                    program, helper_arities, ALL_BUILTIN_SIGNATURES, consts, ALL_BUILTIN_OPTIONS
+                )
+            )
         return found
 
     # --- lookups ---------------------------------------------------------------

@@ -9,7 +9,7 @@ page and ``evaluate(locator, js, arg?)`` on an element, hence 1 to 3.
 
 from __future__ import annotations
 
-__all__ = ["BROWSER_SIGNATURES", "EXPECTATIONS"]
+__all__ = ["BROWSER_OPTIONS", "BROWSER_SIGNATURES", "EXPECTATIONS"]
 
 BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     # locators
@@ -108,3 +108,25 @@ are their arguments without it."""
 for _name in EXPECTATIONS:
     _low, _high = BROWSER_SIGNATURES[_name]
     BROWSER_SIGNATURES[_name] = (_low, (_high if _high is not None else _low) + 1)
+
+
+# --- options ------------------------------------------------------------------------------
+# The keys of the options object a built-in takes as its last argument; ``check`` flags
+# any other key of one written as an object literal. Each group of built-ins keeps its
+# own lines below (a new built-in with options adds its row to its group).
+
+BROWSER_OPTIONS: dict[str, frozenset[str]] = {
+    # actions (Playwright's names; `count` is ours for clickCount)
+    "click": frozenset({"button", "count", "force", "modifiers", "timeout"}),
+    "download": frozenset({"timeout"}),
+    # waits
+    "wait_for": frozenset({"timeout"}),
+    "wait_for_url": frozenset({"timeout"}),
+    # network (issue 30)
+    # browser state (issue 30)
+    # clock (issue 30)
+    # files (issue 30)
+    # dialogs and keys (issue 30)
+}
+for _name in EXPECTATIONS:
+    BROWSER_OPTIONS.setdefault(_name, frozenset({"timeout"}))

@@ -85,6 +85,7 @@ class RunServices:
             self.browser.dialogs,
             self.browser.use_page,
             self.rundir.path,
+            log=self.log,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}

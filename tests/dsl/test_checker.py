@@ -410,3 +410,49 @@ def test_golden_check(case: Path) -> None:
         expected.write_text(actual, encoding="utf-8")
         return
     assert actual == expected.read_text(encoding="utf-8")
+
+
+# --- options objects -----------------------------------------------------------------------
+
+OPTIONS = {"click": frozenset({"button", "force", "timeout"}), "expect_poll": {"timeout"}}
+
+
+def option_problems(body: str) -> list[Diagnostic]:
+    source = "function test_main() {\n" + body + "\n}\n"
+    return check_program(parse_program(source, "c.test.js"), HELPERS, BUILTINS, CONSTS, OPTIONS)
+
+
+def test_an_unknown_key_of_a_literal_options_object_is_placed_at_the_key() -> None:
+    (diag,) = option_problems('  click("#go", {force: true, forse: false})')
+    assert (diag.line, diag.col) == (2, 29)
+    assert diag.message == (
+        "TypeError: click() has no option 'forse' (did you mean 'force'?) "
+        "(its options: button, force, timeout)"
+    )
+
+
+def test_known_keys_a_variable_and_a_missing_options_object_pass() -> None:
+    assert option_problems('  click("#go", {button: "right", timeout: 100})') == []
+    assert option_problems('  const o = {nope: 1}\n  click("#go", o)') == []
+    assert option_problems('  click("#go")') == []
+
+
+def test_a_file_function_of_the_same_name_is_not_a_built_in() -> None:
+    source = (
+        "function click(a, b) {\n  log(a, b)\n}\n"
+        "function test_main() {\n  click(1, {anything: 2})\n}\n"
+    )
+    program = parse_program(source, "c.test.js")
+    assert check_program(program, HELPERS, BUILTINS, CONSTS, OPTIONS) == []
+
+
+def test_without_an_options_table_nothing_is_checked() -> None:
+    assert (
+        check_program(
+            parse_program('function test_main() {\n  click("#go", {x: 1})\n}\n', "c.test.js"),
+            HELPERS,
+            BUILTINS,
+            CONSTS,
+        )
+        == []
+    )

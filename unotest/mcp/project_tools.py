@@ -30,7 +30,12 @@ from runner.project.editing import (
     save_source,
     version_of,
 )
-from runner.project.index import ALL_BUILTIN_SIGNATURES, SCENARIO_SUFFIX, arity_table
+from runner.project.index import (
+    ALL_BUILTIN_OPTIONS,
+    ALL_BUILTIN_SIGNATURES,
+    SCENARIO_SUFFIX,
+    arity_table,
+)
 from runner.project.positions import land, parse_position, statement_starts
 from runner.protocol import JSONObject
 from unotest.mcp.answers import (
@@ -140,7 +145,11 @@ class ProjectTools:
                 else:
                     program = load_scenario(source, file, name or "draft").program
                 errors = check_program(
-                    program, helpers, ALL_BUILTIN_SIGNATURES, index.helper_table.consts
+                    program,
+                    helpers,
+                    ALL_BUILTIN_SIGNATURES,
+                    index.helper_table.consts,
+                    ALL_BUILTIN_OPTIONS,
                 )
             except ScenarioSyntaxError as err:
                 errors = [Diagnostic.from_syntax_error(err)]
