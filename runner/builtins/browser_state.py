@@ -13,9 +13,10 @@ __all__ = ["BrowserState"]
 
 
 class BrowserState:
-    def __init__(self, calls: PageCalls, root: Path) -> None:
+    def __init__(self, calls: PageCalls, root: Path, add_secret: Callable[[str], None]) -> None:
         self.calls = calls
         self.root = root.resolve()
+        self.add_secret = add_secret
 
     def builtins(self) -> dict[str, Callable[..., Value]]:
         return {}

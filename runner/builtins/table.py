@@ -94,10 +94,14 @@ class BrowserBuiltins:
         use_page: Callable[[Page], None] | None = None,
         run_dir: Path | None = None,
         log: Callable[[str], None] = lambda line: None,
+        add_secret: Callable[[str], None] = lambda value: None,
     ) -> None:
-        """``log``: a line for the run's output (what the network built-ins did)."""
+        """``log``: a line for the run's output (what the network built-ins did);
+        ``add_secret``: a value masked from then on wherever the run shows it (a cookie
+        or storage value a saved state holds)."""
         self.use_page = use_page
         self.log = log
+        self.add_secret = add_secret
         self.run_dir = run_dir
         """Where the run keeps its artifacts (``download`` saves its files there)."""
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
@@ -130,7 +134,7 @@ class BrowserBuiltins:
             **Dialogs(self.calls, self.dialogs).builtins(),
             **Keyboard(self.calls).builtins(),
             **Network(self.calls, self.log).builtins(),
-            **BrowserState(self.calls, self.root).builtins(),
+            **BrowserState(self.calls, self.root, self.add_secret).builtins(),
             **Clock(self.calls).builtins(),
             "evaluate": partial(evaluate, self.calls),
         }

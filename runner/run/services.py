@@ -86,6 +86,7 @@ class RunServices:
             self.browser.use_page,
             self.rundir.path,
             log=self.log,
+            add_secret=self.inputs.masker.add,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}
