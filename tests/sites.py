@@ -128,3 +128,29 @@ def e2e_json(project: Path, name: str, timeout: float = 150) -> tuple[int, dict[
     except json.JSONDecodeError:
         raise AssertionError(f"{name}: no JSON\n{done.stdout}\n{done.stderr}") from None
     return done.returncode, result, done.stdout + done.stderr
+
+
+def caught(*calls: str) -> str:
+    """A scenario body trying each call in turn, logging ``@@ name: message`` of what it
+    threw (``@@ no error`` when it threw nothing)."""
+    return "".join(
+        f'  try {{ {call}; log("@@ no error") }} '
+        f'catch (e) {{ log("@@ " + e.name + ": " + e.message) }}\n'
+        for call in calls
+    )
+
+
+def check_errors(project: Path) -> list[dict[str, Any]]:
+    """``unotest check --json`` in ``project``: its problems (``errors``), never a
+    traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "unotest", "check", "--json"],
+        cwd=project,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    errors: list[dict[str, Any]] = json.loads(done.stdout)["errors"]
+    return errors

@@ -7,6 +7,7 @@ pytest-playwright, each fixture receives pytest-playwright's fixture of the same
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -48,3 +49,21 @@ def browser_type_launch_args(
     args["executable_path"] = path
     args["args"] = [*args.get("args", []), *CHROMIUM_ARGS]
     return args
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(
+    browser_context_args: dict[str, Any], playwright: Any, pytestconfig: pytest.Config
+) -> dict[str, Any]:
+    """The project's context options (``device``, ``locale``, ``timezoneId``,
+    ``geolocation``, ``permissions``, ``colorScheme``, ``userAgent``, ``extraHTTPHeaders``)
+    under pytest-playwright's: what a page computes from them (dates, media queries, the
+    headers a server sees) is what a scenario asserts, so it must hold under pytest as
+    under ``unotest e2e``. ``--device`` replaces the project's ``device``, and a key
+    pytest-playwright or a ``conftest.py`` sets wins (``viewport`` stays theirs)."""
+    emulation = plugin_state(pytestconfig).config.emulation
+    if pytestconfig.getoption("--device", None):
+        emulation = replace(emulation, device=None)
+    # ``playwright`` is pytest-playwright's sync Playwright (untyped there).
+    ours = emulation.context_options(lambda: playwright.devices)
+    return {**ours, **browser_context_args}

@@ -12,6 +12,14 @@ page that logs megabytes, or loads ``data:`` URLs, keeps at most
 :data:`RECORD_CHARS` characters per string in memory, and the bundle writes each one
 masked, then cut to :data:`MAX_VALUE_CHARS` (in that order, so a cut never leaves the
 start of a secret).
+
+A request a scenario's route answered (``route()`` in :mod:`runner.builtins.network`)
+has ``routed`` in ``network.json``: ``fulfilled`` (mocked), ``aborted`` or
+``recorded`` (let through and kept for ``wait_for_response``), so a failure after a
+mock says the page saw the mock, not the server. The route marks the request
+(:meth:`PageRecorder.mark_routed`) before it answers, and the recorder, which sees the request
+finish later, reads the mark: neither needs the other, and a mark goes with its
+request (weakly held).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
+from weakref import WeakKeyDictionary
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
@@ -32,7 +41,13 @@ from runner.events import RunError
 from runner.project.secrets import MASK_MARGIN, cut_masked
 from runner.protocol import JSONObject
 
-__all__ = ["BundleResult", "PageRecorder", "bundle_dir_name", "write_failure_bundle"]
+__all__ = [
+    "BundleResult",
+    "PageRecorder",
+    "Routed",
+    "bundle_dir_name",
+    "write_failure_bundle",
+]
 
 RECENT = 200
 MAX_UNFINISHED = 1000
@@ -62,14 +77,20 @@ class ConsoleEntry(TypedDict):
     t: int
 
 
+Routed = Literal["fulfilled", "aborted", "recorded"]
+"""How a scenario's route answered a request (``network.json``'s ``routed``)."""
+
+
 class NetworkEntry(TypedDict):
-    """One line of ``network.json``: a finished or failed request."""
+    """One line of ``network.json``: a finished or failed request; ``routed`` only when
+    a scenario's route answered it."""
 
     method: str
     url: str | None
     durationMs: float | None
     status: int | None
     failure: str | None
+    routed: NotRequired[Routed]
 
 
 class PageRecorder:
@@ -88,6 +109,13 @@ class PageRecorder:
         self.network: deque[NetworkEntry] = deque(maxlen=RECENT)
         self._status: dict[Request, int] = {}
         """Statuses of the responses whose requests have not finished yet."""
+        self._routed: WeakKeyDictionary[Request, Routed] = WeakKeyDictionary()
+        """How a scenario's route answered a request (held as long as the request)."""
+
+    def mark_routed(self, request: Request, how: Routed) -> None:
+        """``request`` was answered by a scenario's route (the last route to answer it
+        says how): its ``network.json`` entry has ``routed``."""
+        self._routed[request] = how
 
     def attach(self, page: Page) -> None:
         page.on("console", self._on_console)
@@ -124,7 +152,7 @@ class PageRecorder:
 
     def _entry(self, request: Request, failure: str | None) -> NetworkEntry:
         end = request.timing.get("responseEnd", -1)
-        return {
+        entry: NetworkEntry = {
             "method": request.method,
             "url": _keep(request.url),
             # A whole number of ms comes as an int in the driver's JSON: a float always.
@@ -132,6 +160,10 @@ class PageRecorder:
             "status": self._status.pop(request, None),
             "failure": _keep(failure),
         }
+        routed = self._routed.get(request)
+        if routed is not None:
+            entry["routed"] = routed
+        return entry
 
     def _on_finished(self, request: Request) -> None:
         self.network.append(self._entry(request, None))

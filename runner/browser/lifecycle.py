@@ -15,7 +15,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 
@@ -25,8 +25,10 @@ from runner.browser.bundle import PageRecorder, write_failure_bundle
 from runner.browser.contexts_ahead import ContextsAhead, close_later
 from runner.browser.dialogs import DialogPolicy
 from runner.browser.launch import launch_browser, started_driver
+from runner.errors import PlaywrightInternalsChanged
 from runner.events import RunError
 from runner.project.config import Config
+from runner.project.emulation import Devices
 from runner.project.secrets import SecretMasker
 from runner.protocol import FinishedOutcome
 from runner.store.rundir import RunDirectory
@@ -39,11 +41,12 @@ __all__ = [
     "Standby",
     "WarmBrowser",
     "close_browser",
+    "context_options",
+    "devices_of",
 ]
 
 CLOSE_TIMEOUT_S = 10
 TITLE_TIMEOUT_S = 2
-
 
 
 class FailedAt(Protocol):
@@ -59,6 +62,34 @@ its error, and where it failed."""
 
 Driven = tuple[FinishedOutcome, RunError | None, str | None]
 """How the scenario ended, its error, and its failure bundle's project-relative path."""
+
+
+def context_options(config: Config, devices: Callable[[], Devices]) -> dict[str, Any]:
+    """The keyword options of ``Browser.new_context`` for a scenario's context: ``baseURL``,
+    ``viewport``, then the file's emulation keys (a ``device``'s viewport replaces the
+    default one, not one the file sets). ``devices``: Playwright's registry, asked only
+    when the file names a device."""
+    width, height = config.viewport
+    return {
+        "base_url": config.base_url,
+        "viewport": {"width": width, "height": height},
+        **config.emulation.context_options(devices),
+    }
+
+
+def devices_of(browser: Browser) -> Devices:
+    """Playwright's device registry, from the driver ``browser`` belongs to: Playwright
+    keeps it on its ``Playwright`` object only, which a worker's shared browser does not
+    bring along, so it is read through the browser's implementation object."""
+    impl = getattr(browser, "_impl_obj", None)
+    playwright = getattr(getattr(impl, "_browser_type", None), "_playwright", None)
+    devices = getattr(playwright, "devices", None)
+    if not isinstance(devices, dict):
+        raise PlaywrightInternalsChanged(
+            "this Playwright release keeps its device registry elsewhere: the config's "
+            "'device' cannot be applied (set userAgent, viewport and the other keys instead)"
+        )
+    return devices
 
 
 async def close_browser(browser: Browser) -> None:
@@ -148,6 +179,8 @@ class BrowserLifecycle:
         config = self.config
         playwright = await self._driver()
         try:
+            # A device the registry lacks is said before a browser starts.
+            config.emulation.context_options(lambda: playwright.devices)
             browser = await launch_browser(
                 playwright,
                 browser=config.browser,
@@ -218,7 +251,8 @@ class BrowserLifecycle:
             return await self._on_page(rundir, execute, provided_page, tracing=False)
         if shared_browser is not None:
             if ahead and standby is None:
-                options = (self.config.base_url, self.config.viewport)
+                # every option _new_context uses: a context opened with others is not taken
+                options = (self.config.base_url, self.config.viewport, self.config.emulation)
                 standby = await AHEAD.take(shared_browser, options)
                 AHEAD.open(shared_browser, options, self.open_standby)
             return await self._in_new_context(
@@ -272,9 +306,8 @@ class BrowserLifecycle:
             raise
 
     async def _new_context(self, browser: Browser) -> BrowserContext:
-        width, height = self.config.viewport
         return await browser.new_context(
-            base_url=self.config.base_url, viewport={"width": width, "height": height}
+            **context_options(self.config, lambda: devices_of(browser))
         )
 
     async def _in_new_context(

@@ -5,7 +5,8 @@ retry, word the failure); what differs from one kind to the next is kept here as
 the Playwright assertion of the one-element form, the check of the list form (on every
 element, in order, atomically), and the reader of what the page had instead, for the
 message. A new kind of expectation is one more :class:`MatcherKind` or one more reader,
-not another copy of the retrying.
+not another copy of the retrying. An expectation on one named part of the element
+(an attribute, a CSS property, a JavaScript property) is one more :class:`PairKind`.
 """
 
 from __future__ import annotations
@@ -29,18 +30,22 @@ from runner.builtins.locators import (
     show_matcher,
 )
 from runner.builtins.page_calls import first_line
-from runner.builtins.page_eval import from_page
+from runner.builtins.page_eval import from_page, page_arg
 
 __all__ = [
     "MATCHER_KINDS",
+    "PAIR_KINDS",
     "MatcherKind",
+    "PairKind",
     "assertion",
     "checked_state",
     "element_state",
+    "empty_state",
     "enabled_state",
     "matcher_items",
     "read_safely",
     "safe_count",
+    "viewport_state",
 ]
 
 
@@ -74,7 +79,15 @@ async def _text(locator: Locator) -> str:
 async def _value(locator: Locator) -> str:
     if await locator.count() == 0:
         return _NOTHING
-    return render(await locator.first.input_value(timeout=500))
+    try:
+        return render(await locator.first.input_value(timeout=500))
+    except PlaywrightError:
+        # Playwright's "Not an input element": an <option>, a <div>; it was found.
+        tag = await locator.first.evaluate("e => e.tagName.toLowerCase()")
+        return (
+            f"<{tag}>, which is not an input element: only an <input>, a <textarea> or a "
+            "<select> has a value"
+        )
 
 
 async def checked_state(locator: Locator) -> str:
@@ -106,6 +119,46 @@ async def editable_state(locator: Locator) -> str:
         return "editable" if await locator.first.is_editable(timeout=500) else "not editable"
     except PlaywrightError as err:
         return f"an element that cannot be edited ({first_line(err)})"
+
+
+_CONTENT = """e => (e.nodeName === 'INPUT' || e.nodeName === 'TEXTAREA')
+  ? ['value', e.value] : ['text', (e.textContent || '').trim()]"""
+"""What Playwright's ``toBeEmpty`` reads: a field's value, any other element's text."""
+
+
+async def empty_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    kind, content = await locator.first.evaluate(_CONTENT)
+    if kind == "value":
+        return f"the value {render(content)}" if content else "an empty value"
+    return f"the text {render(' '.join(content.split()))}" if content else "no text"
+
+
+_RATIO = """e => new Promise(resolve => {
+  const observer = new IntersectionObserver(entries => {
+    observer.disconnect();
+    resolve(entries[0].intersectionRatio);
+  });
+  observer.observe(e);
+})"""
+"""How much of the element the viewport shows, as Playwright's ``toBeInViewport`` asks."""
+
+
+def viewport_share(ratio: float) -> str:
+    """A ratio of the element in words: ``none of it``, ``40% of it``, ``all of it``."""
+    if ratio <= 0:
+        return "none of it"
+    if ratio >= 1:
+        return "all of it"
+    return f"{min(99, max(1, round(ratio * 100)))}% of it"
+
+
+async def viewport_state(locator: Locator) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    ratio = await asyncio.wait_for(locator.first.evaluate(_RATIO), 2)
+    return f"{viewport_share(float(ratio))} in the viewport"
 
 
 async def element_state(locator: Locator) -> str:
@@ -282,5 +335,78 @@ MATCHER_KINDS = {
     ),
     "class": MatcherKind(
         "to have class", class_matcher, _one_class, _every_class, _class_attr, _classes
+    ),
+}
+
+
+# --- one named part of the element: expect_attr, expect_css, expect_js_property -----------
+
+
+def _matched(fn: str, value: Value) -> tuple[object, str]:
+    m = matcher_arg(fn, value)
+    return m, show_matcher(m)
+
+
+def _data(fn: str, value: Value) -> tuple[object, str]:
+    if isinstance(value, RegexValue):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() compares the property with a value (a string, number, boolean, null, "
+            "array or object), not with a regex",
+        )
+    return page_arg(fn, value), render(value)
+
+
+async def _attribute(locator: Locator, name: str) -> str:
+    result = await locator.get_attribute(name, timeout=500)
+    return "no such attribute" if result is None else show_matcher(result)
+
+
+async def _css_value(locator: Locator, name: str) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    script = "(e, name) => getComputedStyle(e).getPropertyValue(name)"
+    return show_matcher(await locator.first.evaluate(script, name))
+
+
+async def _js_property(locator: Locator, name: str) -> str:
+    if await locator.count() == 0:
+        return _NOTHING
+    return render(from_page(await locator.first.evaluate("(e, name) => e[name]", name)))
+
+
+@dataclass(frozen=True)
+class PairKind:
+    """``expect_<kind>(t, name, value)`` and its twin: Playwright's ``method(name,
+    value)`` on one named part of the element."""
+
+    name_is: str  # what the name is, in words: "an attribute name"
+    wanted: Callable[[str, str], str]  # the name and the shown value, in words
+    method: str  # Playwright's assertion
+    parse: Callable[[str, Value], tuple[object, str]]  # the expected value, and shown
+    received: Callable[[Locator, str], Awaitable[str]]  # what the element has instead
+
+
+PAIR_KINDS = {
+    "attr": PairKind(
+        "an attribute name",
+        lambda n, v: f"to have {n}={v}",
+        "to_have_attribute",
+        _matched,
+        _attribute,
+    ),
+    "css": PairKind(
+        "a CSS property name",
+        lambda n, v: f"to have CSS {n} {v}",
+        "to_have_css",
+        _matched,
+        _css_value,
+    ),
+    "js_property": PairKind(
+        "a property name",
+        lambda n, v: f"to have JS property {n} {v}",
+        "to_have_js_property",
+        _data,
+        _js_property,
     ),
 }

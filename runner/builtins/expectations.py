@@ -13,7 +13,7 @@ reads back is in :mod:`runner.builtins.expect_checks`. The table of names to bui
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, expect
@@ -22,16 +22,21 @@ from dsl.errors import BuiltinError
 from dsl.values import Value, render
 from runner.builtins.expect_checks import (
     MATCHER_KINDS,
+    PAIR_KINDS,
     MatcherKind,
+    PairKind,
     assertion,
     checked_state,
     editable_state,
     element_state,
+    empty_state,
     enabled_state,
     focused_state,
     matcher_items,
     read_safely,
     safe_count,
+    viewport_share,
+    viewport_state,
 )
 from runner.builtins.locators import (
     LocatorValue,
@@ -43,17 +48,17 @@ from runner.builtins.locators import (
 )
 from runner.builtins.page_calls import (
     STRICT_VIOLATION,
+    Option,
     PageCalls,
     Target,
+    in_range,
+    read_options,
     string_arg,
     target_of,
+    timeout_of,
     timeout_option,
 )
 from runner.project.signatures import BROWSER_SIGNATURES
-
-if TYPE_CHECKING:
-    # what expect() returns; playwright.async_api does not list them in its __all__
-    from playwright.async_api._generated import PageAssertions
 
 __all__ = ["Expectations"]
 
@@ -66,6 +71,8 @@ class Expectations:
         self.calls = calls
         self._own_timeout: float | None = None
         """The ``{timeout}`` of the expectation being checked, if it gave one."""
+        self._options: dict[str, Any] = {}
+        """Its other options (``expect_in_viewport``'s ``ratio``), as Playwright's."""
 
     def _timeout(self) -> float:
         """The expect timeout of the expectation being checked: its own ``{timeout}``,
@@ -85,14 +92,21 @@ class Expectations:
         ``self`` while ``impl`` runs."""
         with_options = BROWSER_SIGNATURES[fn][1]
 
+        more = _MORE_OPTIONS.get(fn)
+
         def call(*args: Value) -> Value:
             if len(args) != with_options:
                 return impl(*args)
-            self._own_timeout = timeout_option(fn, args[-1], "timeout.expect")
+            if more is None:
+                self._own_timeout = timeout_option(fn, args[-1], "timeout.expect")
+            else:
+                self._options = read_options(fn, args[-1], more)
+                self._own_timeout = self._options.pop("timeout", None)
             try:
                 return impl(*args[:-1])
             finally:
                 self._own_timeout = None
+                self._options = {}
 
         return call
 
@@ -102,8 +116,6 @@ class Expectations:
             "expect_not_visible": lambda v: self._expect_hidden(
                 "expect_not_visible", v, "not to be visible"
             ),
-            "expect_url": self.expect_url,
-            "expect_title": self.expect_title,
         }
         for name, (wanted, method, received, negated) in _STATE_EXPECTATIONS.items():
             impls[name] = self._state_expectation(name, wanted, method, received, negated)
@@ -113,7 +125,13 @@ class Expectations:
                     prefix + kind, matcher_kind, negated
                 )
             impls[prefix + "count"] = self._count_expectation(prefix + "count", negated)
-            impls[prefix + "attr"] = self._attr_expectation(prefix + "attr", negated)
+            for kind, pair_kind in PAIR_KINDS.items():
+                impls[prefix + kind] = self._pair_expectation(prefix + kind, pair_kind, negated)
+            impls[prefix + "in_viewport"] = self._viewport_expectation(
+                prefix + "in_viewport", negated
+            )
+            impls[prefix + "url"] = self._url_expectation(prefix + "url", negated)
+            impls[prefix + "title"] = self._title_expectation(prefix + "title", negated)
         return impls
 
     async def _expected(self, target: Target, wanted: str) -> Locator:
@@ -306,23 +324,25 @@ class Expectations:
 
         return check
 
-    def _attr_expectation(self, fn: str, negated: bool) -> Callable[[Value, Value, Value], Value]:
-        """``expect_attr`` and ``expect_not_attr``."""
+    def _pair_expectation(
+        self, fn: str, kind: PairKind, negated: bool
+    ) -> Callable[[Value, Value, Value], Value]:
+        """``expect_attr``, ``expect_css``, ``expect_js_property`` and their twins: one
+        named part of the element (:data:`runner.builtins.expect_checks.PAIR_KINDS`)."""
 
-        def check(value: Value, name: Value, matcher: Value) -> Value:
-            attribute = string_arg(fn, name, "an attribute name")
-            m = matcher_arg(fn, matcher)
+        def check(value: Value, name: Value, expected: Value) -> Value:
+            key = string_arg(fn, name, kind.name_is)
+            wanted, shown = kind.parse(fn, expected)
 
             async def got(loc: Locator) -> str:
-                result = await loc.get_attribute(attribute, timeout=500)
-                return "no such attribute" if result is None else show_matcher(result)
+                return await kind.received(loc, key)
 
             return self._expect(
                 fn,
                 value,
-                f"{'not ' if negated else ''}to have {attribute}={show_matcher(m)}",
-                lambda loc: assertion(loc, "to_have_attribute", negated)(
-                    attribute, m, timeout=self._timeout()
+                f"{'not ' if negated else ''}{kind.wanted(key, shown)}",
+                lambda loc: assertion(loc, kind.method, negated)(
+                    key, wanted, timeout=self._timeout()
                 ),
                 received=got,
                 negated=negated,
@@ -330,42 +350,74 @@ class Expectations:
 
         return check
 
-    def expect_url(self, matcher: Value) -> Value:
-        m = self.calls.url_matcher("expect_url", matcher, in_browser=True)
+    def _viewport_expectation(self, fn: str, negated: bool) -> Callable[[Value], Value]:
+        """``expect_in_viewport(t, {ratio})`` and its twin: Playwright's
+        ``toBeInViewport({ratio})``, the part of the element the viewport must show."""
 
-        async def url() -> str:
-            return self.calls.page.url
+        def check(value: Value) -> Value:
+            ratio = self._options.get("ratio")
+            wanted = "to be in the viewport"
+            if ratio:
+                wanted = f"to have at least {viewport_share(ratio)} in the viewport"
+            kwargs = {} if ratio is None else {"ratio": ratio}
+            return self._expect(
+                fn,
+                value,
+                ("not " if negated else "") + wanted,
+                lambda loc: assertion(loc, "to_be_in_viewport", negated)(
+                    timeout=self._timeout(), **kwargs
+                ),
+                received=viewport_state,
+                negated=negated,
+            )
 
-        return self._expect_page("URL", m, lambda e: e.to_have_url(m, timeout=self._timeout()), url)
+        return check
 
-    def expect_title(self, matcher: Value) -> Value:
-        m = matcher_arg("expect_title", matcher)
-        return self._expect_page(
-            "title",
-            m,
-            lambda e: e.to_have_title(m, timeout=self._timeout()),
-            lambda: self.calls.page.title(),
-        )
+    def _url_expectation(self, fn: str, negated: bool) -> Callable[[Value], Value]:
+        def check(matcher: Value) -> Value:
+            m = self.calls.url_matcher(fn, matcher, in_browser=True)
+
+            async def url() -> str:
+                return self.calls.page.url
+
+            return self._expect_page("URL", m, "to_have_url", url, negated)
+
+        return check
+
+    def _title_expectation(self, fn: str, negated: bool) -> Callable[[Value], Value]:
+        def check(matcher: Value) -> Value:
+            m = matcher_arg(fn, matcher)
+            return self._expect_page("title", m, "to_have_title", self.calls.page.title, negated)
+
+        return check
 
     def _expect_page(
         self,
         what: str,
         matcher: TextMatcher,
-        check: Callable[[PageAssertions], Awaitable[None]],
+        method: str,
         current: Callable[[], Awaitable[str]],
+        negated: bool,
     ) -> Value:
-        """A retrying assertion on the page itself, not on an element."""
+        """A retrying assertion on the page itself, not on an element: Playwright's
+        ``expect(page).method`` (or its ``not_`` twin when ``negated``)."""
         calls = self.calls
         calls.touched_page = True
+        name = ("not_" if negated else "") + method
 
         async def run() -> None:
             try:
-                await check(expect(calls.page))
+                check: Callable[..., Awaitable[None]] = getattr(expect(calls.page), name)
+                await check(matcher, timeout=self._timeout())
             except AssertionError:
-                got = await current()
+                got = show_matcher(await current())
+                shown = show_matcher(matcher)
                 raise BuiltinError(
                     "AssertionError",
-                    f"expected {what} {show_matcher(matcher)}, received {show_matcher(got)}",
+                    f"expected {what} not {shown}, still received {got} after "
+                    f"{int(self._timeout())} ms"
+                    if negated
+                    else f"expected {what} {shown}, received {got}",
                 ) from None
 
         calls.bridge.call(run())
@@ -392,4 +444,16 @@ _STATE_EXPECTATIONS: dict[
     "expect_not_focused": ("not to be focused", "not_to_be_focused", focused_state, True),
     "expect_editable": ("to be editable", "to_be_editable", editable_state, False),
     "expect_not_editable": ("not to be editable", "not_to_be_editable", editable_state, True),
+    "expect_empty": ("to be empty", "to_be_empty", empty_state, False),
+    "expect_not_empty": ("not to be empty", "not_to_be_empty", empty_state, True),
 }
+_MORE_OPTIONS: dict[str, dict[str, Option]] = {
+    name: {
+        "ratio": in_range(
+            "ratio", 0, 1, "a number from 0 to 1: the part of the element the viewport shows"
+        ),
+        "timeout": timeout_of("timeout.expect"),
+    }
+    for name in ("expect_in_viewport", "expect_not_in_viewport")
+}
+"""The expectations whose options are more than ``{timeout}``, and what each takes."""

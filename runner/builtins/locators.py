@@ -4,7 +4,9 @@ A scenario's ``role("button", "Save")`` makes no browser call: it returns a
 :class:`LocatorValue`, a recipe of steps that renders for people
 (``<Locator role=button name="Save">``) and is turned into a Playwright locator on
 the current page only when an action or assertion uses it. That keeps locators
-printable in runtime.json and usable across navigations.
+printable in runtime.json and usable across navigations. An element ``evaluate``
+returned is such a recipe too (:func:`element_ref`): the attribute it was marked with in
+the page, since Playwright cannot turn an element handle into a locator.
 
 A string target is a *smart match* (language.md §6), resolved here by trying each
 strategy in the documented order against visible elements.
@@ -26,12 +28,14 @@ from dsl.errors import BuiltinError, arity_text
 from dsl.values import HostValue, RegexValue, Value, render, type_name
 
 __all__ = [
+    "REF_ATTRIBUTE",
     "LocatorValue",
     "SmartTarget",
     "TextMatcher",
     "class_matcher",
     "class_pattern",
     "contains_pattern",
+    "element_ref",
     "matcher_arg",
     "show_matcher",
     "show_matchers",
@@ -54,6 +58,9 @@ ROLE_OPTIONS = (
     "include_hidden",
 )
 MAX_CANDIDATES = 5
+REF_ATTRIBUTE = "data-unotest-ref"
+"""The attribute that marks an element ``evaluate`` returned, so that a locator finds it
+(:func:`element_ref`): Playwright has no way from an element handle to a locator."""
 
 
 def to_pattern(value: RegexValue) -> re.Pattern[str]:
@@ -157,6 +164,11 @@ class LocatorValue(HostValue):
     type_name = "Locator"
 
     def render(self) -> str:
+        if len(self.steps) == 1 and self.steps[0][0] == "ref":
+            return f"<Element from evaluate #{self.steps[0][1][1]}>"
+        return "<Locator " + " >> ".join(self._parts()) + ">"
+
+    def _parts(self) -> list[str]:
         parts = []
         for kind, args in self.steps:
             if kind == "role":
@@ -178,10 +190,28 @@ class LocatorValue(HostValue):
                     inner.append(f"has={has.render()}")
                 parts.append("filter(" + ", ".join(inner) + ")")
             elif kind == "find":
-                parts.append(args[0].render()[len("<Locator ") : -1])
+                parts.extend(args[0]._parts())
+            elif kind == "ref":
+                parts.append(f"element from evaluate #{args[1]}")
             else:
                 parts.append(f"{kind}={_show(args[0])}")
-        return "<Locator " + " >> ".join(parts) + ">"
+        return parts
+
+    def frame_prefix(self) -> tuple[tuple[str, StepArgs], ...]:
+        """The steps up to the document this locator's element is in: through its last
+        ``.frame()`` (``.find()`` steps read as the steps they hold), none on the page."""
+        flat: list[tuple[str, StepArgs]] = []
+
+        def add(steps: tuple[tuple[str, StepArgs], ...]) -> None:
+            for kind, args in steps:
+                if kind == "find":
+                    add(args[0].steps)
+                else:
+                    flat.append((kind, args))
+
+        add(self.steps)
+        frames = [i for i, (kind, _) in enumerate(flat) if kind == "frame"]
+        return tuple(flat[: frames[-1] + 1]) if frames else ()
 
     def same_as(self, other: HostValue) -> bool:
         return isinstance(other, LocatorValue) and other.render() == self.render()
@@ -325,6 +355,8 @@ def _apply(
         return current.locator(args[0])
     if kind == "xpath":
         return current.locator(f"xpath={args[0]}")
+    if kind == "ref":
+        return current.locator(f'[{REF_ATTRIBUTE}="{args[0]}"]')
     if isinstance(current, Page):
         raise BuiltinError("TypeError", f"a locator cannot start with .{kind}()")
     if kind == "frame":
@@ -349,6 +381,17 @@ def _apply(
         has_text, has = args
         return current.filter(has_text=has_text, has=has.build(page) if has is not None else None)
     raise AssertionError(kind)  # pragma: no cover
+
+
+def element_ref(
+    mark: str, number: int, prefix: tuple[tuple[str, StepArgs], ...] = ()
+) -> LocatorValue:
+    """The target of the element ``evaluate`` marked with ``mark`` (its
+    :data:`REF_ATTRIBUTE`), shown as ``<Element from evaluate #number>``; ``prefix``: the
+    steps to the iframe's document it is in (:meth:`LocatorValue.frame_prefix`). The mark
+    is in the page, so it goes with the element: once the page removes or re-renders it,
+    the target matches nothing and a built-in says so as for any other."""
+    return LocatorValue((*prefix, ("ref", (mark, number))))
 
 
 def role_locator(role: Value, name: Value = None, options: Value = None) -> LocatorValue:

@@ -8,6 +8,12 @@ modules reaches the page the same way and a failure reads the same whichever bui
 met it: a Playwright exception becomes the language's ``LocatorError`` /
 ``TimeoutError`` / ``NavigationError`` / ``Error`` (as :class:`dsl.errors.BuiltinError`,
 which the interpreter places at the call site) here, at the boundary.
+
+The options object an action or an expectation takes last (``click(t, {button,
+timeout})``) is read here too, by one reader (:func:`read_options`) over a table of
+:class:`Option` per built-in: every built-in refuses a wrong key or value in the same
+sentence (the built-in, the key, what it takes, the closest key for a typo), as
+``unotest check`` does before the run.
 """
 
 from __future__ import annotations
@@ -16,14 +22,14 @@ import math
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from dsl.errors import BuiltinError
+from dsl.errors import BuiltinError, suggestion
 from dsl.values import RegexValue, Value, render, type_name
 from runner.browser.bridge import LoopBridge
 from runner.builtins.locators import (
@@ -36,14 +42,24 @@ from runner.builtins.locators import (
 )
 
 __all__ = [
+    "INVALID",
+    "MODIFIERS",
+    "POSITION",
     "STRICT_VIOLATION",
+    "Option",
     "PageCalls",
     "Target",
     "Timeouts",
     "first_line",
+    "flag",
+    "in_range",
+    "one_of",
+    "read_options",
     "string_arg",
     "target_of",
+    "timeout_of",
     "timeout_option",
+    "whole_from",
 ]
 
 T = TypeVar("T")
@@ -104,19 +120,151 @@ def timeout_option(
             )
     if "timeout" not in options:
         return None
-    timeout = options["timeout"]
-    if (
-        not isinstance(timeout, float | int)
-        or isinstance(timeout, bool)
-        or not 0 < timeout <= MAX_TIMEOUT_MS  # NaN too
-    ):
+    timeout: float = read_options(fn, options, {"timeout": timeout_of(config_key)})["timeout"]
+    return timeout
+
+
+# --- options objects ------------------------------------------------------------------
+
+INVALID = object()
+"""What :attr:`Option.read` answers for a value the option does not take."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One key of a built-in's options object: Playwright's keyword argument for it,
+    what it takes in words (a wrong value's message says it), and ``read``: the value
+    as Playwright takes it, or :data:`INVALID`."""
+
+    keyword: str
+    takes: str
+    read: Callable[[Value], object]
+
+
+def read_options(fn: str, options: Value, known: Mapping[str, Option]) -> dict[str, Any]:
+    """The options object a built-in got last (``null``: none) as Playwright's keyword
+    arguments, every key and value checked: an unknown key names the closest one and
+    every key there is, a wrong value what its key takes."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
         raise BuiltinError(
-            "TypeError",
-            f"{fn}() option timeout: {render(timeout)} is not valid: milliseconds, more than 0 "
-            f"and at most {MAX_TIMEOUT_MS} (this call's own; the config's {config_key} "
-            "otherwise)",
+            "TypeError", f"{fn}() options must be an object, got {type_name(options)}"
         )
-    return float(max(1, math.ceil(timeout)))
+    kwargs: dict[str, Any] = {}
+    given_as: dict[str, str] = {}
+    for key, given in options.items():
+        option = known.get(key)
+        if option is None:
+            raise BuiltinError(
+                "TypeError",
+                f"{fn}() has no option '{key}'{suggestion(key, known)} "
+                f"(its options: {', '.join(sorted(known))})",
+            )
+        read = option.read(given)
+        if read is INVALID:
+            raise BuiltinError(
+                "TypeError", f"{fn}() option {key}: {render(given)} is not valid: {option.takes}"
+            )
+        if option.keyword in given_as:
+            raise BuiltinError(
+                "TypeError",
+                f"{fn}() options {given_as[option.keyword]} and {key} are one option "
+                "under two names: give one of them",
+            )
+        given_as[option.keyword] = key
+        kwargs[option.keyword] = read
+    return kwargs
+
+
+def _number(value: Value) -> float | None:
+    """A finite number, or None (a boolean, NaN and the infinities are no numbers here)."""
+    if isinstance(value, float | int) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def flag(keyword: str, meaning: str) -> Option:
+    """``true`` or ``false``."""
+    return Option(
+        keyword, f"true or false ({meaning})", lambda v: v if isinstance(v, bool) else INVALID
+    )
+
+
+def whole_from(keyword: str, low: int, takes: str) -> Option:
+    """A whole number from ``low``."""
+
+    def read(value: Value) -> object:
+        n = _number(value)
+        return int(n) if n is not None and n.is_integer() and n >= low else INVALID
+
+    return Option(keyword, takes, read)
+
+
+def in_range(keyword: str, low: float, high: float, takes: str) -> Option:
+    """A number from ``low`` to ``high``."""
+
+    def read(value: Value) -> object:
+        n = _number(value)
+        return n if n is not None and low <= n <= high else INVALID
+
+    return Option(keyword, takes, read)
+
+
+def one_of(keyword: str, *choices: str) -> Option:
+    """One of ``choices``, each a string."""
+    shown = [f'"{c}"' for c in choices]
+    return Option(
+        keyword,
+        ", ".join(shown[:-1]) + f" or {shown[-1]}",
+        lambda v: v if isinstance(v, str) and v in choices else INVALID,
+    )
+
+
+def _position(value: Value) -> object:
+    if not isinstance(value, dict) or set(value) != {"x", "y"}:
+        return INVALID
+    x, y = _number(value["x"]), _number(value["y"])
+    return INVALID if x is None or y is None else {"x": x, "y": y}
+
+
+_MODIFIER_KEYS = ("Alt", "Control", "ControlOrMeta", "Meta", "Shift")
+
+
+def _modifiers(value: Value) -> object:
+    if isinstance(value, list) and all(m in _MODIFIER_KEYS for m in value):
+        return list(value)
+    return INVALID
+
+
+def timeout_of(config_key: str) -> Option:
+    """``timeout``: this call's own, in whole milliseconds (rounded up, as the config's
+    are), in place of the config's ``config_key``."""
+
+    def read(value: Value) -> object:
+        n = _number(value)
+        if n is None or not 0 < n <= MAX_TIMEOUT_MS:
+            return INVALID
+        return float(max(1, math.ceil(n)))
+
+    return Option(
+        "timeout",
+        f"milliseconds, more than 0 and at most {MAX_TIMEOUT_MS} (this call's own; the "
+        f"config's {config_key} otherwise)",
+        read,
+    )
+
+
+POSITION = Option(
+    "position",
+    "an object {x, y}: pixels from the top-left corner of the element's padding box",
+    _position,
+)
+MODIFIERS = Option(
+    "modifiers",
+    "an array of the keys held down meanwhile: " + ", ".join(f'"{k}"' for k in _MODIFIER_KEYS),
+    _modifiers,
+)
 
 
 def first_line(err: BaseException) -> str:

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
+from playwright.async_api import Locator, Page, Request, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from dsl.errors import BuiltinError
 from dsl.interpreter import Builtin
 from dsl.values import RegexValue, Value, render, type_name
 from runner.browser.bridge import LoopBridge
+from runner.browser.bundle import Routed
 from runner.browser.dialogs import DialogPolicy
 from runner.builtins.browser_state import BrowserState
 from runner.builtins.clock import Clock
@@ -47,31 +48,71 @@ from runner.builtins.keyboard import Keyboard
 from runner.builtins.locators import LocatorValue, matcher_arg, role_locator, show_matcher
 from runner.builtins.network import Network
 from runner.builtins.page_calls import (
+    MODIFIERS,
+    POSITION,
+    Option,
     PageCalls,
     Timeouts,
     first_line,
+    flag,
+    in_range,
+    one_of,
+    read_options,
     string_arg,
     target_of,
+    timeout_of,
     timeout_option,
+    whole_from,
 )
 from runner.builtins.page_eval import evaluate, page_arg
 from runner.project.signatures import BROWSER_SIGNATURES
-from runner.text import did_you_mean
 
-__all__ = ["BrowserBuiltins", "Timeouts"]
+__all__ = ["ACTION_OPTIONS", "BrowserBuiltins", "Timeouts"]
 
 MAX_WAIT_MS = 60_000
-MAX_ACTION_TIMEOUT_MS = 2**31 - 1
-"""As the config's timeouts (runner.project.config.MAX_TIMEOUT_MS)."""
-_CLICK_OPTIONS = {
-    "button": '"left", "right" or "middle"',
-    "count": "a whole number of clicks, 1 or more",
-    "force": "true or false (skip the actionability checks)",
-    "modifiers": 'an array of keys such as ["Shift", "Control"]',
-    "timeout": "milliseconds, more than 0 (this click's own; the config's timeout.action "
-    "otherwise)",
+_ACTION_TIMEOUT = timeout_of("timeout.action")
+_FORCE = flag("force", "skip the actionability checks and act at once")
+_TRIAL = flag("trial", "only wait until the action could be done, and not do it")
+_POINTER: dict[str, Option] = {
+    "force": _FORCE,
+    "modifiers": MODIFIERS,
+    "position": POSITION,
+    "timeout": _ACTION_TIMEOUT,
+    "trial": _TRIAL,
 }
-"""click()'s options and what each takes."""
+_PRESS = {
+    "button": one_of("button", "left", "right", "middle"),
+    "delay": in_range(
+        "delay",
+        0,
+        MAX_WAIT_MS,
+        f"milliseconds from 0 to {MAX_WAIT_MS} between mousedown and mouseup",
+    ),
+}
+_CLICK_COUNT = whole_from("click_count", 1, "a whole number of clicks, 1 or more")
+_FORCED: dict[str, Option] = {"force": _FORCE, "timeout": _ACTION_TIMEOUT}
+ACTION_OPTIONS: dict[str, dict[str, Option]] = {
+    "click": {**_POINTER, **_PRESS, "clickCount": _CLICK_COUNT, "count": _CLICK_COUNT},
+    "dblclick": {**_POINTER, **_PRESS},
+    "hover": _POINTER,
+    "check": _FORCED,
+    "uncheck": _FORCED,
+    "fill": _FORCED,
+    "select": _FORCED,
+    "type_text": {
+        "delay": in_range(
+            "delay", 0, MAX_WAIT_MS, f"milliseconds from 0 to {MAX_WAIT_MS} between key presses"
+        ),
+        "timeout": _ACTION_TIMEOUT,
+    },
+    "goto": {
+        "timeout": timeout_of("timeout.navigation"),
+        "waitUntil": one_of("wait_until", "load", "domcontentloaded", "networkidle", "commit"),
+    },
+}
+"""The options object each action takes last: Playwright's names (``count`` is ours, the
+other name of ``clickCount``), read by :func:`runner.builtins.page_calls.read_options`;
+``check`` knows the same keys (:data:`runner.project.signatures.BROWSER_OPTIONS`)."""
 _WAIT_FOR_ADVICE = {
     "state": "it waits for the element to be visible; to wait for it to go, write "
     "expect_hidden(t, {timeout})",
@@ -95,6 +136,7 @@ class BrowserBuiltins:
         run_dir: Path | None = None,
         log: Callable[[str], None] = lambda line: None,
         add_secret: Callable[[str], None] = lambda value: None,
+        mark_routed: Callable[[Request, Routed], None] = lambda request, how: None,
     ) -> None:
         """``log``: a line for the run's output (what the network built-ins did);
         ``add_secret``: a value masked from then on wherever the run shows it (a cookie
@@ -102,6 +144,7 @@ class BrowserBuiltins:
         self.use_page = use_page
         self.log = log
         self.add_secret = add_secret
+        self.mark_routed = mark_routed
         self.run_dir = run_dir
         """Where the run keeps its artifacts (``download`` saves its files there)."""
         self.calls = PageCalls(bridge, page_provider, timeouts, base_url)
@@ -133,7 +176,7 @@ class BrowserBuiltins:
             **Files(self.calls, self.root).builtins(),
             **Dialogs(self.calls, self.dialogs).builtins(),
             **Keyboard(self.calls).builtins(),
-            **Network(self.calls, self.log).builtins(),
+            **Network(self.calls, self.log, self.mark_routed).builtins(),
             **BrowserState(self.calls, self.root, self.add_secret).builtins(),
             **Clock(self.calls).builtins(),
             "evaluate": partial(evaluate, self.calls),
@@ -151,7 +194,7 @@ class BrowserBuiltins:
             "css": lambda v: LocatorValue((("css", (string_arg("css", v, "a CSS selector"),)),)),
             "xpath": lambda v: LocatorValue((("xpath", (string_arg("xpath", v, "an XPath"),)),)),
             "goto": self.goto,
-            "click": self.click,
+            "add_init_script": self.add_init_script,
             "fill": self.fill,
             "type_text": self.type_text,
             "press": self.press,
@@ -169,6 +212,8 @@ class BrowserBuiltins:
             "screenshot": self.screenshot,
             "switch_page": self.switch_page,
         }
+        for name, method in _POINTER_ACTIONS.items():
+            impls[name] = self._pointer_action(name, method)
         for kind in _MATCHER_LOCATORS:
             impls[kind] = self._matcher_locator(kind)
         for name, method in _HISTORY_MOVES.items():
@@ -202,14 +247,19 @@ class BrowserBuiltins:
     def _simple_locator(self, kind: str, matcher: Value) -> Value:
         return LocatorValue(((kind, (matcher_arg(kind, matcher),)),))
 
-    def _navigate(self, fn: str, go: Callable[[Page], Awaitable[object]]) -> Value:
+    def _navigate(
+        self, fn: str, go: Callable[[Page], Awaitable[object]], timed_out: str | None = None
+    ) -> Value:
+        """``timed_out``: what a timeout says (else Playwright's first line)."""
         self.calls.touched_page = True
 
         async def run() -> None:
             try:
                 await go(self.page)
             except PlaywrightTimeoutError as err:
-                raise BuiltinError("TimeoutError", f"{fn}: {first_line(err)}") from None
+                raise BuiltinError(
+                    "TimeoutError", timed_out or f"{fn}: {first_line(err)}"
+                ) from None
             except PlaywrightError as err:
                 raise BuiltinError("NavigationError", f"{fn}: {first_line(err)}") from None
 
@@ -218,7 +268,10 @@ class BrowserBuiltins:
 
     # --- navigation and actions ------------------------------------------------------
 
-    def goto(self, value: Value) -> Value:
+    def goto(self, value: Value, options: Value = None) -> Value:
+        """Playwright's ``page.goto(url, {timeout, waitUntil})``: ``waitUntil`` is the
+        event it waits for ("load", the default; "domcontentloaded", "networkidle",
+        "commit"), within ``timeout`` (the config's ``timeout.navigation`` otherwise)."""
         if isinstance(value, str) and _is_javascript_url(value):
             raise BuiltinError(
                 "TypeError",
@@ -232,74 +285,72 @@ class BrowserBuiltins:
                 f"goto: {url!r} is a relative URL and no baseURL is set: set baseURL in "
                 "unotest.config.yaml, or give the whole URL (http://...)",
             )
-        return self._navigate("goto", lambda page: page.goto(url, timeout=self.timeouts.navigation))
-
-    def click(self, value: Value, options: Value = None) -> Value:
-        kwargs: dict[str, Any] = {}  # Locator.click's keyword options, checked below
-        timeout = self.timeouts.action
-        if options is not None:
-            if not isinstance(options, dict):
-                raise BuiltinError(
-                    "TypeError", f"click() options must be an object, got {type_name(options)}"
-                )
-            for key, option in options.items():
-                if key not in _CLICK_OPTIONS:
-                    raise BuiltinError(
-                        "TypeError",
-                        f"click() has no option '{key}'{did_you_mean(key, _CLICK_OPTIONS)} "
-                        f"(its options: {', '.join(_CLICK_OPTIONS)})",
-                    )
-                if (
-                    key == "timeout"
-                    and isinstance(option, float)
-                    and 0 < option <= MAX_ACTION_TIMEOUT_MS
-                ):
-                    timeout = option  # this click's own, as Playwright's click({timeout})
-                elif key == "button" and option in ("left", "right", "middle"):
-                    kwargs["button"] = option
-                elif (
-                    key == "count"
-                    and isinstance(option, float)
-                    and option.is_integer()
-                    and option >= 1
-                ):
-                    kwargs["click_count"] = int(option)  # 0 or -3 clicked nothing, and passed
-                elif key == "force" and isinstance(option, bool):
-                    kwargs["force"] = option
-                elif (
-                    key == "modifiers"
-                    and isinstance(option, list)
-                    and all(isinstance(m, str) for m in option)
-                ):
-                    kwargs["modifiers"] = option
-                else:
-                    raise BuiltinError(
-                        "TypeError",
-                        f"click() option {key}: {render(option)} is not valid: "
-                        f"{_CLICK_OPTIONS[key]}",
-                    )
-        return self.calls.act(
-            "click",
-            value,
-            lambda loc: loc.click(timeout=timeout, **kwargs),
-            timeout_ms=timeout if timeout != self.timeouts.action else None,
+        kwargs = read_options("goto", options, ACTION_OPTIONS["goto"])
+        timeout = kwargs.get("timeout", self.timeouts.navigation)
+        wait_until = kwargs.get("wait_until", "load")
+        return self._navigate(
+            "goto",
+            lambda page: page.goto(url, timeout=timeout, wait_until=wait_until),
+            f'goto: {url} did not reach "{wait_until}" within {int(timeout)} ms',
         )
 
-    def fill(self, value: Value, text: Value) -> Value:
+    def add_init_script(self, js: Value) -> Value:
+        """Playwright's ``context.addInitScript(script)``: ``js`` runs in every document
+        the run's pages load from now on (this page's next navigations and frames, the
+        tabs it opens), before the page's own scripts; not in the document shown now.
+        A function's source is called, as ``addInitScript(fn)`` calls ``fn``."""
+        script = string_arg("add_init_script", js, "the script's source")
+        if _FUNCTION_SOURCE.match(script):
+            script = f"({script})()"
+        context = self.page.context
+
+        async def add() -> None:
+            await context.add_init_script(script)
+
+        return self.calls.run("add_init_script", add())
+
+    def _act(
+        self,
+        fn: str,
+        value: Value,
+        options: Value,
+        do: Callable[[Locator, dict[str, Any]], Awaitable[object]],
+        for_input: bool = False,
+    ) -> Value:
+        """An action with its options object (:data:`ACTION_OPTIONS`): ``do`` gets the
+        element and Playwright's keyword arguments, ``timeout`` always among them (the
+        call's own, else the config's action timeout)."""
+        kwargs = read_options(fn, options, ACTION_OPTIONS[fn])
+        own = kwargs.get("timeout")
+        kwargs["timeout"] = own if own is not None else self.timeouts.action
+        return self.calls.act(
+            fn, value, lambda loc: do(loc, kwargs), for_input=for_input, timeout_ms=own
+        )
+
+    def _pointer_action(self, fn: str, method: str) -> Callable[..., Value]:
+        """``click``, ``dblclick``, ``hover``, ``check``, ``uncheck``: one Locator method
+        with the options the action takes."""
+
+        def act(value: Value, options: Value = None) -> Value:
+            return self._act(fn, value, options, lambda loc, kw: getattr(loc, method)(**kw))
+
+        return act
+
+    def fill(self, value: Value, text: Value, options: Value = None) -> Value:
         content = string_arg("fill", text, "the text to fill in")
-        return self.calls.act(
-            "fill",
-            value,
-            lambda loc: loc.fill(content, timeout=self.timeouts.action),
-            for_input=True,
+        return self._act(
+            "fill", value, options, lambda loc, kw: loc.fill(content, **kw), for_input=True
         )
 
-    def type_text(self, value: Value, text: Value) -> Value:
+    def type_text(self, value: Value, text: Value, options: Value = None) -> Value:
+        """Playwright's ``pressSequentially(text, {delay})``, after waiting as ``fill``
+        waits (:func:`_type_into`)."""
         content = string_arg("type_text", text, "the text to type")
-        return self.calls.act(
+        return self._act(
             "type_text",
             value,
-            lambda loc: loc.press_sequentially(content, timeout=self.timeouts.action),
+            options,
+            lambda loc, kw: _type_into(loc, content, kw),
             for_input=True,
         )
 
@@ -312,7 +363,7 @@ class BrowserBuiltins:
             "press", first, lambda loc: loc.press(key_name, timeout=self.timeouts.action)
         )
 
-    def select(self, value: Value, option: Value) -> Value:
+    def select(self, value: Value, option: Value, options: Value = None) -> Value:
         if isinstance(option, str):
             choice: str | list[str] = option
         elif isinstance(option, list) and all(isinstance(o, str) for o in option):
@@ -322,11 +373,8 @@ class BrowserBuiltins:
                 "TypeError",
                 f"select() needs an option or an array of options, got {type_name(option)}",
             )
-        return self.calls.act(
-            "select",
-            value,
-            lambda loc: loc.select_option(choice, timeout=self.timeouts.action),
-            for_input=True,
+        return self._act(
+            "select", value, options, lambda loc, kw: loc.select_option(choice, **kw), True
         )
 
     def drag(self, value: Value, to: Value) -> Value:
@@ -511,6 +559,43 @@ class BrowserBuiltins:
         return None
 
 
+async def _type_into(locator: Locator, text: str, kwargs: dict[str, Any]) -> None:
+    """Playwright's ``pressSequentially`` after the waits of ``fill``: the element
+    visible, enabled and editable within the action's timeout. ``pressSequentially``
+    itself focuses the element and presses the keys whatever its state, so typing into
+    a hidden or disabled field typed nothing, and passed; a field that never becomes
+    editable fails as ``fill`` does, saying why."""
+    timeout: float = kwargs["timeout"]
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        await expect(locator.filter(visible=True)).to_be_editable(timeout=timeout)
+    except AssertionError as err:
+        # Raised as Playwright raises an action's errors, so that the action's own
+        # translation words them: no element, several, not a field, or why it waited.
+        wrong = _NOT_A_FIELD.search(str(err))
+        if wrong is not None:
+            raise PlaywrightError(wrong.group(0)) from None
+        why = await _not_editable_because(locator)
+        raise PlaywrightTimeoutError(f"Timeout {int(timeout)}ms exceeded.\n  - {why}") from None
+    left = timeout - (loop.time() - started) * 1000
+    await locator.press_sequentially(text, delay=kwargs.get("delay"), timeout=max(1.0, left))
+
+
+_NOT_A_FIELD = re.compile(r"Element is not an <input>, <textarea>.*")
+
+
+async def _not_editable_because(locator: Locator) -> str:
+    """Why ``type_text`` waited for its element in vain, in the words of ``fill``'s."""
+    try:
+        if await locator.count() == 1 and await locator.is_visible():
+            enabled = await locator.is_enabled(timeout=500)
+            return "element is not editable" if enabled else "element is not enabled"
+    except PlaywrightError:
+        pass
+    return "element is not visible"
+
+
 _SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -523,12 +608,21 @@ def _is_javascript_url(url: str) -> bool:
 
 _MATCHER_LOCATORS = ("text", "label", "placeholder", "alt")
 _HISTORY_MOVES = {"reload": "reload", "back": "go_back", "forward": "go_forward"}
+_POINTER_ACTIONS = {
+    "click": "click",
+    "dblclick": "dblclick",
+    "hover": "hover",
+    "check": "check",
+    "uncheck": "uncheck",
+}
+"""Built-ins that are one Locator method with their options (:data:`ACTION_OPTIONS`)."""
+_FUNCTION_SOURCE = re.compile(
+    r"\s*(?:async\s+)?(?:function\s*\*?\s*\(|\([^()]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+)
+"""The source of a function expression (``() => {...}``, ``function () {...}``), which
+Playwright's ``addInitScript(fn)`` calls; a named ``function f() {}`` declares ``f``."""
 _LOCATOR_CALLS: dict[str, tuple[str, bool, bool]] = {
     # built-in: (Locator method, the target is an input, the scenario gets the answer)
-    "dblclick": ("dblclick", False, False),
-    "check": ("check", False, False),
-    "uncheck": ("uncheck", False, False),
-    "hover": ("hover", False, False),
     "focus": ("focus", False, False),
     "blur": ("blur", False, False),
     "scroll_to": ("scroll_into_view_if_needed", False, False),

@@ -10,6 +10,12 @@ The file is plain data: it is read with ``yaml.safe_load`` only, and anchors, al
 and explicit tags (``!!python/...``) are refused before anything is constructed, so a
 "billion laughs" file cannot blow up memory and no tag can run code.
 
+The browser context's options (``locale``, ``timezoneId``, ``colorScheme``, ...: the
+:class:`Emulation`) are checked here as well, all but one thing: whether Playwright's
+device registry has the ``device`` named, which only its driver knows. That one is
+checked as soon as a driver is up, before a browser launches (``Emulation.context_options``),
+in a sentence that still points at the file's line and column.
+
 Two YAML 1.1 surprises are handled on purpose: unquoted ``on``/``off`` are booleans,
 so ``trace: off`` (as runner.md §5 writes it) means ``"off"``; and an empty value
 (``baseURL:``) means "not set" for the keys whose default is "not set", and is an error
@@ -18,27 +24,38 @@ elsewhere.
 
 from __future__ import annotations
 
-import json
+import functools
 import math
 import os
 import re
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
-import yaml
-
 from runner.errors import ConfigError
+from runner.project.config_file import Places, fail, read_yaml, show
+from runner.project.emulation import (
+    COLOR_SCHEMES,
+    EMULATION_KEYS,
+    GEOLOCATION_KEYS,
+    HEADER_NAME,
+    LOCALE,
+    PERMISSIONS,
+    Emulation,
+    Geolocation,
+)
 from runner.project.root import CONFIG_FILE, misnamed_config_warnings
-from runner.project.yaml_depth import yaml_flow_too_deep
 from runner.text import did_you_mean
 
 __all__ = [
     "CONFIG_FILE",
     "Config",
     "DebugConfig",
+    "Emulation",
+    "Geolocation",
     "HeadedBy",
     "HistoryConfig",
     "Timeouts",
@@ -56,8 +73,6 @@ BROWSERS: tuple[Browser, ...] = ("chromium", "firefox", "webkit")
 TRACES: tuple[Trace, ...] = ("on-failure", "on", "off")
 _C = TypeVar("_C", bound=str)
 
-MAX_CONFIG_BYTES = 1024 * 1024
-MAX_YAML_DEPTH = 32
 # Node's timers (and so Playwright's) treat a delay above 2^31 - 1 ms as 1 ms.
 MAX_TIMEOUT_MS = 2**31 - 1
 # Chromium's largest texture: beyond it screenshots fail, and a huge window (10^7 px)
@@ -78,6 +93,7 @@ _TOP_KEYS = (
     "debug",
     "retries",
     "history",
+    *EMULATION_KEYS,
 )
 _VIEWPORT_KEYS = ("width", "height")
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
@@ -162,6 +178,7 @@ class Config:
     debug: DebugConfig = DebugConfig()
     retries: int = 0
     history: HistoryConfig = HistoryConfig()
+    emulation: Emulation = field(default_factory=Emulation)
     warnings: tuple[str, ...] = ()
     headed_by: HeadedBy | None = None
 
@@ -178,8 +195,8 @@ def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool
     root = Path(os.path.abspath(root))
     path = root / CONFIG_FILE
     warnings: list[str] = misnamed_config_warnings(root)
-    places: _Places = {}
-    data = _read_yaml(path, warnings, places) if os.path.lexists(path) else {}
+    places: Places = {}
+    data = read_yaml(path, warnings, places) if os.path.lexists(path) else {}
     config = _Validator(root, warnings, on_this_machine, places).config(data)
 
     base_url = environ.get(BASE_URL_ENV)
@@ -196,7 +213,7 @@ def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool
             config = replace(config, headless=False, headed_by=by)
         elif flag not in _HEADED_OFF:
             warnings.append(
-                f"UNOTEST_HEADED={_show(headed)} is ignored: use 1 to run headed, 0 or unset "
+                f"UNOTEST_HEADED={show(headed)} is ignored: use 1 to run headed, 0 or unset "
                 "to follow the config"
             )
     return replace(config, warnings=tuple(warnings))
@@ -205,159 +222,7 @@ def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool
 # --- reading -------------------------------------------------------------------------
 
 
-def _fail(message: str) -> NoReturn:
-    raise ConfigError(f"{CONFIG_FILE}: {message}")
-
-
-_Places = dict[str, tuple[int, int]]
-"""Where each setting is written, by its dotted name (``timeout.expect``), and under
-``key:`` plus that name where its key is: line 1-based, column 0-based."""
-
-
-def _read_yaml(path: Path, warnings: list[str], places: _Places) -> dict[object, object]:
-    try:
-        if not path.is_file():
-            _fail("not a regular file; the configuration is a YAML file")
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            _fail(f"the file is {size:,} bytes; a configuration may be {MAX_CONFIG_BYTES:,}")
-        raw = path.read_bytes()
-    except OSError as err:
-        _fail(f"cannot read the file: {err.strerror or err}")
-    try:
-        source = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        _fail(
-            f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line}): "
-            "save it as UTF-8"
-        )
-    if "\0" in source:
-        _fail("this is a binary file; the configuration is UTF-8 YAML text")
-
-    too_deep = yaml_flow_too_deep(source, MAX_YAML_DEPTH)
-    if too_deep is not None:
-        line, col = too_deep
-        raise ConfigError(f"{CONFIG_FILE}:{line}:{col}: the configuration is nested too deeply")
-    try:
-        _refuse_unsafe_yaml(source)
-        node = yaml.compose(source, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-        where = f":{mark.line + 1}:{mark.column}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ConfigError(f"{CONFIG_FILE}{where}: invalid YAML: {problem}") from None
-    except RecursionError:
-        _fail("invalid YAML: nested too deeply")
-    except ValueError as err:
-        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
-        _fail(f"invalid YAML: a value cannot be read ({err.args[0].split(':')[0]})")
-
-    if node is not None:
-        _warn_repeated_keys(node, "", warnings)
-        places.update(_places(node, ""))
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        _fail(f"the configuration must be a mapping of settings (key: value), got {_show(data)}")
-    return data
-
-
-def _refuse_unsafe_yaml(source: str) -> None:
-    """Refuse anchors, aliases, explicit tags and deep nesting before constructing.
-
-    Walks the parser's event stream, so nothing is built: a billion-laughs file stops
-    at its first anchor and a ``!!python/object/apply`` tag is never resolved.
-    """
-    depth = 0
-    for event in yaml.parse(source, Loader=yaml.SafeLoader):
-        mark = event.start_mark
-        at = f"{CONFIG_FILE}:{mark.line + 1}:{mark.column}" if mark else CONFIG_FILE
-        if isinstance(event, yaml.AliasEvent):
-            raise ConfigError(
-                f"{at}: YAML aliases ('*{event.anchor}') are not allowed in the "
-                "configuration: write the value out"
-            )
-        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
-            raise ConfigError(
-                f"{at}: YAML anchors ('&{event.anchor}') are not allowed in the "
-                "configuration: write the value out"
-            )
-        # The parser reports a tag only where the file writes one (`!!str`, `!foo`).
-        tag = getattr(event, "tag", None)
-        if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent) and tag:
-            shown = tag.replace("tag:yaml.org,2002:", "!!")
-            raise ConfigError(
-                f"{at}: the YAML tag '{shown}' is not allowed in the configuration "
-                "(it is plain YAML)"
-            )
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_YAML_DEPTH:
-                raise ConfigError(f"{at}: the configuration is nested too deeply")
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-
-
-def _warn_repeated_keys(node: yaml.Node, prefix: str, warnings: list[str]) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                continue
-            key = str(key_node.value)
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                warnings.append(
-                    f"{CONFIG_FILE}:{line}: key '{prefix}{key}' is repeated (first at line "
-                    f"{seen[key]}); the last one is used"
-                )
-            seen[key] = line
-            _warn_repeated_keys(value_node, f"{prefix}{key}.", warnings)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _warn_repeated_keys(item, prefix, warnings)
-
-
-def _places(node: yaml.Node, prefix: str) -> _Places:
-    """Every setting's place in the file, so that a message can point at it (the last
-    of a repeated key, as the loaded value is)."""
-    found: _Places = {}
-    if not isinstance(node, yaml.MappingNode):
-        return found
-    for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):
-            continue
-        name = f"{prefix}{key_node.value}"
-        found[f"key:{name}"] = (key_node.start_mark.line + 1, key_node.start_mark.column)
-        found[name] = (value_node.start_mark.line + 1, value_node.start_mark.column)
-        found.update(_places(value_node, f"{name}."))
-    return found
-
-
 # --- validating ----------------------------------------------------------------------
-
-
-def _show(value: object) -> str:
-    """A value as the message shows it: strings quoted, YAML words for the rest."""
-    if value is None:
-        return "nothing (an empty value)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        text = value if len(value) <= 60 else value[:57] + "..."
-        return json.dumps(text, ensure_ascii=False)
-    if isinstance(value, int) and abs(value).bit_length() > 64:
-        # repr() of an int with more than 4300 digits raises ValueError.
-        return f"a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"a {type(value).__name__} ({str(value)[:40]})"
 
 
 class _Validator:
@@ -366,7 +231,7 @@ class _Validator:
         root: Path,
         warnings: list[str],
         on_this_machine: bool = True,
-        places: _Places | None = None,
+        places: Places | None = None,
     ) -> None:
         self.root = root
         self.warnings = warnings
@@ -380,11 +245,11 @@ class _Validator:
         missing one, the section that lacks it)."""
         place = self.places.get(key) or self.places.get(f"key:{key.rpartition('.')[0]}")
         if place is None:
-            _fail(message)
+            fail(message)
         raise ConfigError(f"{CONFIG_FILE}:{place[0]}:{place[1]}: {message}")
 
     def error(self, key: str, expected: str, value: object) -> NoReturn:
-        self.fail(key, f"'{key}' must be {expected}, got {_show(value)}")
+        self.fail(key, f"'{key}' must be {expected}, got {show(value)}")
 
     def mapping(
         self, data: object, prefix: str, known: tuple[str, ...], what: str
@@ -397,7 +262,7 @@ class _Validator:
             if isinstance(key, str) and key in known:
                 out[key] = value
                 continue
-            name = key if isinstance(key, str) else _show(key)
+            name = key if isinstance(key, str) else show(key)
             shown = f"{prefix}.{name}" if prefix else name
             hint = did_you_mean(name, known) if isinstance(key, str) else ""
             if not hint:
@@ -415,7 +280,7 @@ class _Validator:
             self.error(key, "a non-empty string", value)
         if "\0" in value:
             # No command line, path or URL can hold a NUL: refused here, not by exec().
-            self.fail(key, f"'{key}' must not contain a NUL character (\\0), got {_show(value)}")
+            self.fail(key, f"'{key}' must not contain a NUL character (\\0), got {show(value)}")
         return value
 
     def boolean(self, key: str, value: object) -> bool:
@@ -442,7 +307,7 @@ class _Validator:
             self.error(key, expected, value)
         if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in value.strip()):
             self.fail(
-                key, f"'{key}' must be {expected} without control characters, got {_show(value)}"
+                key, f"'{key}' must be {expected} without control characters, got {show(value)}"
             )
         try:
             parts = urlsplit(value.strip())
@@ -459,7 +324,7 @@ class _Validator:
             if value == choice:
                 return choice
         hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-        self.fail(key, f"'{key}' must be one of {', '.join(choices)}, got {_show(value)}{hint}")
+        self.fail(key, f"'{key}' must be one of {', '.join(choices)}, got {show(value)}{hint}")
 
     def path(self, value: str) -> Path:
         return Path(os.path.abspath(self.root / os.path.expanduser(value)))
@@ -475,7 +340,7 @@ class _Validator:
                 self.fail(
                     f"{key}.{name}" if isinstance(name, str) else key,
                     f"'{key}' names must be variable names (letters, digits and _, not "
-                    f"starting with a digit), got {_show(name)}",
+                    f"starting with a digit), got {show(name)}",
                 )
             setting = f"{key}.{name}"
             if isinstance(item, bool):
@@ -539,6 +404,7 @@ class _Validator:
             debug=self.debug(top["debug"]) if "debug" in top else default.debug,
             retries=self.count("retries", top["retries"], MAX_RETRIES) if given("retries") else 0,
             history=self.history(top["history"]) if "history" in top else default.history,
+            emulation=self.emulation(top),
         )
 
     def viewport(self, value: object) -> tuple[int, int]:
@@ -620,6 +486,139 @@ class _Validator:
             ),
         )
 
+    # the options of every browser context (Emulation)
+
+    def emulation(self, top: Mapping[str, object]) -> Emulation:
+        """The context options the file sets; an empty value (``locale:``) is not set."""
+
+        def given(key: str) -> bool:
+            return top.get(key) is not None
+
+        device = self.string("device", top["device"]) if given("device") else None
+        place = self.places.get("device") if device is not None else None
+        return Emulation(
+            device=device,
+            device_at=f"{CONFIG_FILE}:{place[0]}:{place[1]}" if place else CONFIG_FILE,
+            viewport_given=device is not None and "viewport" in top,
+            locale=self.locale(top["locale"]) if given("locale") else None,
+            timezone_id=self.timezone(top["timezoneId"]) if given("timezoneId") else None,
+            geolocation=self.geolocation(top["geolocation"]) if given("geolocation") else None,
+            permissions=self.permissions(top["permissions"]) if given("permissions") else (),
+            color_scheme=(
+                self.choice("colorScheme", top["colorScheme"], COLOR_SCHEMES)
+                if given("colorScheme")
+                else None
+            ),
+            user_agent=self.header_text("userAgent", top["userAgent"])
+            if given("userAgent")
+            else None,
+            extra_http_headers=(
+                self.headers(top["extraHTTPHeaders"]) if given("extraHTTPHeaders") else ()
+            ),
+        )
+
+    def locale(self, value: object) -> str:
+        if not isinstance(value, str) or not LOCALE.fullmatch(value):
+            self.error("locale", "a BCP 47 language tag such as en-US, de-DE or fr", value)
+        return value
+
+    def timezone(self, value: object) -> str:
+        expected = "an IANA time zone such as Europe/Paris, America/New_York or UTC"
+        if not isinstance(value, str) or not value.strip():
+            self.error("timezoneId", expected, value)
+        known = _time_zones()
+        if known and value not in known:
+            # Without a time zone database here (no tzdata), the browser's word stands.
+            self.fail(
+                "timezoneId",
+                f"'timezoneId' must be {expected}, got {show(value)}{did_you_mean(value, known)}",
+            )
+        return value
+
+    def geolocation(self, value: object) -> Geolocation:
+        section = self.mapping(
+            value,
+            "geolocation",
+            GEOLOCATION_KEYS,
+            "a mapping with 'latitude' and 'longitude' in degrees (and optional 'accuracy' "
+            "in metres)",
+        )
+        for key in ("latitude", "longitude"):
+            if key not in section:
+                self.fail(
+                    f"geolocation.{key}",
+                    f"'geolocation.{key}' is missing: geolocation needs both 'latitude' and "
+                    "'longitude'",
+                )
+        accuracy = section.get("accuracy")
+        return Geolocation(
+            latitude=self.degrees("geolocation.latitude", section["latitude"], 90),
+            longitude=self.degrees("geolocation.longitude", section["longitude"], 180),
+            accuracy=None if accuracy is None else self.degrees("geolocation.accuracy", accuracy),
+        )
+
+    def degrees(self, key: str, value: object, most: float | None = None) -> float:
+        """A number from -``most`` to ``most`` (without ``most``: 0 or more, metres)."""
+        expected = (
+            f"a number of degrees from -{most} to {most}"
+            if most is not None
+            else "a number of metres, 0 or more"
+        )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or (most is not None and not -most <= value <= most)
+            or (most is None and value < 0)
+        ):
+            self.error(key, expected, value)
+        return float(value)
+
+    def permissions(self, value: object) -> tuple[str, ...]:
+        expected = f"a list of permissions ({', '.join(PERMISSIONS)})"
+        if not isinstance(value, list):
+            self.error("permissions", expected, value)
+        for item in value:
+            if item not in PERMISSIONS:
+                hint = did_you_mean(item, PERMISSIONS) if isinstance(item, str) else ""
+                self.fail(
+                    "permissions",
+                    f"'permissions' must be {expected}, got {show(item)} in the list{hint}",
+                )
+        return tuple(dict.fromkeys(value))
+
+    def header_text(self, key: str, value: object) -> str:
+        """Text an HTTP header can carry: no line break or other control character."""
+        if not isinstance(value, str) or not value.strip():
+            self.error(key, "a non-empty string", value)
+        if any((ord(ch) < 0x20 and ch != "\t") or ord(ch) == 0x7F for ch in value):
+            self.fail(
+                key,
+                f"'{key}' must be one line of text without control characters, got {show(value)}",
+            )
+        return value
+
+    def headers(self, value: object) -> tuple[tuple[str, str], ...]:
+        """A mapping of header name to value, sent with every request of the context."""
+        if not isinstance(value, dict):
+            self.error(
+                "extraHTTPHeaders", "a mapping of header names to values (Name: value)", value
+            )
+        pairs: list[tuple[str, str]] = []
+        for name, item in value.items():
+            if not isinstance(name, str) or not HEADER_NAME.fullmatch(name):
+                self.fail(
+                    f"extraHTTPHeaders.{name}" if isinstance(name, str) else "extraHTTPHeaders",
+                    "'extraHTTPHeaders' names must be HTTP header names (letters, digits and "
+                    f"!#$%&'*+.^_`|~-), got {show(name)}",
+                )
+            if isinstance(item, bool):
+                item = "true" if item else "false"
+            elif isinstance(item, int | float) and math.isfinite(item) and abs(item) < 2**63:
+                item = str(item)  # YAML's 42 is the header's "42"
+            pairs.append((name, self.header_text(f"extraHTTPHeaders.{name}", item)))
+        return tuple(pairs)
+
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))
         if not self.on_this_machine:
@@ -684,6 +683,12 @@ class _Validator:
         )
 
 
+@functools.cache
+def _time_zones() -> frozenset[str]:
+    """The IANA time zones this machine knows (none without a time zone database)."""
+    return frozenset(zoneinfo.available_timezones())
+
+
 class _EnvironmentValidator(_Validator):
     """Validates a setting given by an environment variable (``UNOTEST_BASE_URL``): its
     messages name the variable, not a place in the file."""
@@ -692,4 +697,4 @@ class _EnvironmentValidator(_Validator):
         raise ConfigError(message)
 
     def error(self, key: str, expected: str, value: object) -> NoReturn:
-        self.fail(key, f"{key} must be {expected}, got {_show(value)}")
+        self.fail(key, f"{key} must be {expected}, got {show(value)}")

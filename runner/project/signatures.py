@@ -23,21 +23,21 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "css": (1, 1),
     "xpath": (1, 1),
     # navigation
-    "goto": (1, 1),
+    "goto": (1, 2),
     "reload": (0, 0),
     "back": (0, 0),
     "forward": (0, 0),
     # actions
     "click": (1, 2),
     "download": (1, 2),
-    "dblclick": (1, 1),
-    "fill": (2, 2),
-    "type_text": (2, 2),
+    "dblclick": (1, 2),
+    "fill": (2, 3),
+    "type_text": (2, 3),
     "press": (1, 2),
-    "check": (1, 1),
-    "uncheck": (1, 1),
-    "select": (2, 2),
-    "hover": (1, 1),
+    "check": (1, 2),
+    "uncheck": (1, 2),
+    "select": (2, 3),
+    "hover": (1, 2),
     "focus": (1, 1),
     "blur": (1, 1),
     "dispatch_event": (2, 3),
@@ -99,6 +99,41 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     # dialogs (alert, confirm, prompt)
     "on_dialog": (1, 2),
     "dialog_message": (0, 0),
+    # browser state, clock, viewport, files (issue 30)
+    "cookies": (0, 1),
+    "add_cookies": (1, 1),
+    "clear_cookies": (0, 1),
+    "save_storage_state": (1, 1),
+    "clock_install": (0, 1),
+    "clock_set_fixed_time": (1, 1),
+    "clock_set_system_time": (1, 1),
+    "clock_run_for": (1, 1),
+    "clock_fast_forward": (1, 1),
+    "clock_pause_at": (1, 1),
+    "clock_resume": (0, 0),
+    "set_viewport": (2, 2),
+    "read_file": (1, 1),
+    # network (issue 30)
+    "route": (1, 2),
+    "unroute": (1, 1),
+    "wait_for_response": (1, 2),
+    "request": (2, 3),
+    # actions and expectations (issue 30)
+    "add_init_script": (1, 1),
+    "expect_not_url": (1, 1),
+    "expect_not_title": (1, 1),
+    "expect_css": (3, 3),
+    "expect_not_css": (3, 3),
+    "expect_empty": (1, 1),
+    "expect_not_empty": (1, 1),
+    "expect_in_viewport": (1, 1),
+    "expect_not_in_viewport": (1, 1),
+    "expect_js_property": (3, 3),
+    "expect_not_js_property": (3, 3),
+    # dialogs, handles and keys (issue 30)
+    "wait_for_dialog": (0, 1),
+    "key_down": (1, 1),
+    "key_up": (1, 1),
 }
 
 EXPECTATIONS = frozenset(name for name in BROWSER_SIGNATURES if name.startswith("expect_"))
@@ -117,16 +152,47 @@ for _name in EXPECTATIONS:
 
 BROWSER_OPTIONS: dict[str, frozenset[str]] = {
     # actions (Playwright's names; `count` is ours for clickCount)
-    "click": frozenset({"button", "count", "force", "modifiers", "timeout"}),
+    "click": frozenset(
+        {
+            "button",
+            "clickCount",
+            "count",
+            "delay",
+            "force",
+            "modifiers",
+            "position",
+            "timeout",
+            "trial",
+        }
+    ),
+    "dblclick": frozenset(
+        {"button", "delay", "force", "modifiers", "position", "timeout", "trial"}
+    ),
+    "hover": frozenset({"force", "modifiers", "position", "timeout", "trial"}),
+    "check": frozenset({"force", "timeout"}),
+    "uncheck": frozenset({"force", "timeout"}),
+    "fill": frozenset({"force", "timeout"}),
+    "select": frozenset({"force", "timeout"}),
+    "type_text": frozenset({"delay", "timeout"}),
+    "goto": frozenset({"timeout", "waitUntil"}),
     "download": frozenset({"timeout"}),
     # waits
     "wait_for": frozenset({"timeout"}),
     "wait_for_url": frozenset({"timeout"}),
+    # expectations (issue 30)
+    "expect_in_viewport": frozenset({"ratio", "timeout"}),
+    "expect_not_in_viewport": frozenset({"ratio", "timeout"}),
     # network (issue 30)
+    "route": frozenset({"status", "headers", "contentType", "body", "json"}),
+    "wait_for_response": frozenset({"timeout"}),
+    "request": frozenset({"headers", "params", "data", "json", "form", "timeout"}),
     # browser state (issue 30)
+    "clear_cookies": frozenset({"name", "domain", "path"}),
     # clock (issue 30)
+    "clock_install": frozenset({"time"}),
     # files (issue 30)
     # dialogs and keys (issue 30)
+    "wait_for_dialog": frozenset({"timeout"}),
 }
 for _name in EXPECTATIONS:
     BROWSER_OPTIONS.setdefault(_name, frozenset({"timeout"}))

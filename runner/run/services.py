@@ -87,6 +87,7 @@ class RunServices:
             self.rundir.path,
             log=self.log,
             add_secret=self.inputs.masker.add,
+            mark_routed=self.browser.recorder.mark_routed,
         )
         self.browser_builtins = browser_builtins
         return {**pure, **browser_builtins.builtins()}

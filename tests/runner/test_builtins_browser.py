@@ -392,7 +392,7 @@ CAUGHT_B = r"""
   try { upload(css("input"), "/etc/hostname") } catch (e) { report("upload-absolute", e) }
   try { upload(css("input"), "files/missing.txt") } catch (e) { report("upload-missing", e) }
   try { click("Delete", {button: "side"}) } catch (e) { report("click-button", e) }
-  try { click("Delete", {delay: 10}) } catch (e) { report("click-unknown", e) }
+  try { const o = {forse: true}; click("Delete", o) } catch (e) { report("click-unknown", e) }
   try { click(css("#nothing-here"), {timeout: 7}) } catch (e) { report("click-timeout", e) }
   try { click("Delete", {timeout: 0}) } catch (e) { report("click-timeout-zero", e) }
   try { wait_for_url("**/other.html") } catch (e) { report("wait-url-glob", e) }
@@ -538,8 +538,8 @@ def test_errors_are_named_and_actionable(tmp_path: Path, site_url: str, chromium
     check(
         "click-unknown",
         "TypeError",
-        "click() has no option 'delay'",
-        "its options: button, count, force, modifiers, timeout",
+        "click() has no option 'forse' (did you mean 'force'?)",
+        "its options: button, clickCount, count, delay, force, modifiers, position, timeout, trial",
     )
     # A click's own timeout, as Playwright's click({timeout}): 7 ms, not the config's.
     check("click-timeout", "LocatorError", "no element matches", "(waited 7 ms)")

@@ -89,10 +89,11 @@ def test_collection_names_the_helpers_syntax_error_once_and_first(project: Path)
     problems = located(proc.stderr)
     assert problems[0].startswith(HELPER_ERROR), proc.stderr
     assert sum(p.startswith(BROKEN) for p in problems) == 1  # once, not per scenario
-    assert problems[1:] == [
-        f"{CALLER}:5:2: ReferenceError: 'note' is not a function, helper or built-in "
-        "(did you mean 'other'?)"
-    ]
+    # (its "did you mean" names the closest of every helper and built-in: not pinned)
+    assert len(problems) == 2, proc.stderr
+    assert problems[1].startswith(
+        f"{CALLER}:5:2: ReferenceError: 'note' is not a function, helper or built-in"
+    ), proc.stderr
     assert "2 scenarios (2 with errors)" in proc.stdout
 
 

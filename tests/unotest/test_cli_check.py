@@ -85,7 +85,7 @@ BROKEN = {
         "a",
         '  clik(css("#go"))\n  click()\n  sign_in("only-one")\n  expect_visble(text("x"))\n',
     ),
-    f"{E2E}/deep/b.test.js": scenario("b", '  goto("/", 3)\n  nope()\n'),
+    f"{E2E}/deep/b.test.js": scenario("b", '  goto("/", {}, 3)\n  nope()\n'),
     f"{E2E}/c.test.js": scenario("c", '  goto("/"\n'),
     f"{E2E}/d.test.js": "// id-d\n// no colour line follows\nfunction test_d() {}\n",
     f"{E2E}/_helpers/auth.js": "function sign_in(user, password) {\n  fill(user)\n}\n",
@@ -116,7 +116,7 @@ def test_broken_folder_reports_every_error(tmp_path: Path) -> None:
     assert len(by_file[f"{E2E}/deep/b.test.js"]) == 2
     assert by_file[f"{E2E}/d.test.js"][0][:2] == (3, 0)
     assert "#RRGGBB" in by_file[f"{E2E}/d.test.js"][0][2]
-    assert "fill() takes 2 arguments but got 1" in by_file[f"{E2E}/_helpers/auth.js"][0][2]
+    assert "fill() takes 2 to 3 arguments but got 1" in by_file[f"{E2E}/_helpers/auth.js"][0][2]
     # the summary counts them all
     assert f"{len(found)} problems in 5 files" in r.out
     # every problem that has a source line shows it with a caret

@@ -120,7 +120,9 @@ def collection_command(args: argparse.Namespace) -> int:
     except UnotestError:
         tracker.abandon()
         raise
-    result = _add_unrun(finished, plan.broken, plan.skipped, printer)
+    result = _add_unrun(
+        finished, plan.broken, plan.skipped, printer, _first_problems(project, index)
+    )
     tracker.finish(result)
     if reporters.show_list:
         _summary(result, out)
@@ -383,19 +385,34 @@ def _event_printer(out: TextIO, retries: int) -> Callable[[str, ScenarioOutcome]
     return on_event
 
 
+def _first_problems(project: Project, index: IndexSummary) -> Callable[[str], str | None]:
+    """A broken scenario's first problem as ``file:line:col: message`` (the helper files'
+    first, which stop every scenario), for its record; None if the index has none."""
+
+    def first(name: str) -> str | None:
+        problems = index.problems_of(project, project.scenario_file(name))
+        return problems[0].head if problems else None
+
+    return first
+
+
 def _add_unrun(
     result: CollectionResult,
     broken: list[str],
     skipped: list[str],
     on_event: Callable[[str, ScenarioOutcome], None],
+    first_problem: Callable[[str], str | None] = lambda name: None,
 ) -> CollectionResult:
-    """The scenarios that never started, added so that reports count every listed one."""
+    """The scenarios that never started, added so that reports count every listed one;
+    a broken one's record names its first problem, where it is."""
     for name in broken:
+        problem = first_problem(name)
+        said = f"; the first: {problem}" if problem else ""
         result.scenarios.append(
             ScenarioOutcome(
                 name,
                 "failed",
-                error=run_error("the scenario has errors ('unotest check')", "SyntaxError"),
+                error=run_error(f"the scenario has errors ('unotest check'){said}", "SyntaxError"),
             )
         )
         if result.outcome == "completed":
