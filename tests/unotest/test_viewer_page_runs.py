@@ -34,13 +34,14 @@ SCENARIOS = {
     # alpha waits, so the second worker has started before the first could take beta too.
     "alpha": '  goto("/")\n  wait(3000)\n' + HEADING,
     "beta": '  goto("/")\n  click("Press")\n' + HEADING,
-    "broken": '  goto("/bad.html")\n  screenshot("home")\n'
-    + '  expect_visible(role("heading", "Nope"))\n',
+    "broken": '  route("**/mocked.png", {status: 503})\n  goto("/bad.html")\n'
+    + '  screenshot("home")\n  expect_visible(role("heading", "Nope"))\n',
 }
 
 
 BAD_PAGE = """<!doctype html><title>bad</title><h1>Bad</h1>
-<script>console.error("boom from the page")</script><img src="/missing.png" alt="">"""
+<script>console.error("boom from the page")</script><img src="/missing.png" alt="">
+<img src="/mocked.png" alt="">"""
 
 
 @pytest.fixture
@@ -93,11 +94,15 @@ def test_a_failing_run_shows_the_failure_panel(page: Page, viewer: Viewer) -> No
     expect(failure).to_contain_text("AssertionError", timeout=WAIT_MS)
     expect(failure).to_contain_text("Nope")
     frame = failure.get_by_label("Code frame")
-    expect(frame).to_contain_text('> 7 |   expect_visible(role("heading", "Nope"))')
+    expect(frame).to_contain_text('> 8 |   expect_visible(role("heading", "Nope"))')
     assert _natural_width(failure.get_by_role("img", name="Screenshot at the failure")) > 0
     expect(failure.get_by_text("Aria snapshot")).to_be_visible()
     expect(failure.locator(".failure-console")).to_contain_text("boom from the page")
     expect(failure.locator(".failure-network")).to_contain_text("/missing.png 404")
+    expect(failure.locator(".failure-network")).to_contain_text(
+        "/mocked.png 503 (fulfilled by a route)"
+    )
+    expect(failure.locator(".failure-routed")).to_contain_text("/mocked.png → fulfilled 503")
     trace = failure.locator(".failure-trace code")
     expect(trace).to_have_text(
         re.compile(r"^playwright show-trace \.unotest/failures/\S+/trace\.zip$")
@@ -108,8 +113,10 @@ def test_a_failing_run_shows_the_failure_panel(page: Page, viewer: Viewer) -> No
     assert _natural_width(strip.get_by_role("img", name="Screenshot home.png")) > 0
     steps = page.get_by_role("region", name="Steps")
     expect(steps.locator(".step-fail")).to_contain_text('expect_visible(role("heading", "Nope"))')
-    expect(steps.locator(".step-ok")).to_have_count(2)
-    expect(page.get_by_role("log", name="Output")).to_contain_text("unotest e2e broken")
+    expect(steps.locator(".step-ok")).to_have_count(3)  # route, goto, screenshot
+    output = page.get_by_role("log", name="Output")
+    expect(output).to_contain_text("unotest e2e broken")
+    expect(output).to_contain_text("route: GET")  # the route's own line
     for name in ("Continue", "Pause", "Abort"):
         expect(page.get_by_role("button", name=name, exact=True)).to_be_disabled()
     guard.check()

@@ -61,9 +61,12 @@ export function FailurePanel({ runId, bundle }) {
   );
   // alert/confirm/prompt and how the run answered them (runner/dialogs.py)
   const dialogs = (Array.isArray(consoleLog) ? consoleLog : []).filter((c) => c.type === "dialog");
-  const failedRequests = (Array.isArray(network) ? network : []).filter(
+  const requests = Array.isArray(network) ? network : [];
+  const failedRequests = requests.filter(
     (r) => r.failure || (typeof r.status === "number" && r.status >= 400),
   );
+  // Answered by the scenario's route(): mocked, aborted or recorded (runner/builtins/network.py)
+  const routedRequests = requests.filter((r) => r.routed);
   return html`<section class="failure" role="region" aria-label="Failure">
     <h3 class="failure-title">${error ? error.errorName || "Error" : "Failure"}</h3>
     ${error && html`<p class="failure-message">${error.error}</p>`}
@@ -78,7 +81,9 @@ export function FailurePanel({ runId, bundle }) {
     ${dialogs.length > 0 && html`<div class="failure-dialogs"><h4>Dialogs</h4><ul>${
       dialogs.map((d) => html`<li>${d.text}</li>`)}</ul></div>`}
     ${failedRequests.length > 0 && html`<div class="failure-network"><h4>Failed requests</h4><ul>${
-      failedRequests.map((r) => html`<li>${r.method} ${r.url} ${r.failure || r.status}</li>`)}</ul></div>`}
+      failedRequests.map((r) => html`<li>${r.method} ${r.url} ${r.failure || r.status}${r.routed ? ` (${r.routed} by a route)` : ""}</li>`)}</ul></div>`}
+    ${routedRequests.length > 0 && html`<div class="failure-routed"><h4>Requests a route answered</h4><ul>${
+      routedRequests.map((r) => html`<li>${r.method} ${r.url} → ${r.routed}${r.status != null ? ` ${r.status}` : ""}</li>`)}</ul></div>`}
     ${files.has("trace.zip") && html`<p class="failure-trace">Trace: <code>playwright show-trace ${bundle.path}/trace.zip</code></p>`}
   </section>`;
 }
