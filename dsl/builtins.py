@@ -1,4 +1,5 @@
-"""The pure built-ins of language.md §6: data, value assertions and output.
+"""The pure built-ins of language.md §6: data, value assertions and their matchers,
+retrying a function (``expect_poll``, ``expect_to_pass``), and output.
 
 They need nothing from a browser, so they live here and are tested in milliseconds.
 What they need from the outside world (the environment, where log lines go, the
@@ -16,23 +17,35 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dsl.errors import BuiltinError
-from dsl.interpreter import Builtin, FunctionValue
+from dsl.errors import BuiltinError, ScriptError, arity_text
+from dsl.interpreter import Builtin
 from dsl.jsregex import RegexTranslationError, compile_js_regex
 from dsl.values import (
+    CallableValue,
     CircularStructure,
+    MatcherValue,
     RegexValue,
     Value,
+    deep_equal,
     format_number,
     from_json_data,
     render,
-    strict_equal,
     to_display,
     to_json_data,
+    truthy,
     type_name,
 )
 
-__all__ = ["POLL_INTERVALS_MS", "PURE_SIGNATURES", "PureServices", "make_pure_builtins"]
+__all__ = [
+    "FUNCTION_AT",
+    "MATCHERS",
+    "POLL_INTERVALS_MS",
+    "PURE_OPTIONS",
+    "PURE_SIGNATURES",
+    "PureServices",
+    "arity_problem",
+    "make_pure_builtins",
+]
 
 MAX_RANGE = 1_000_000
 POLL_INTERVALS_MS = (100.0, 250.0, 500.0, 1000.0)
@@ -48,6 +61,8 @@ class PureServices:
     ``elapsed()`` is a monotonic clock in seconds (the runner's stands still while the
     debugger holds the run, so stepping through a polled function does not use up its
     timeout); ``expect_timeout_ms`` is expect_poll's timeout when it is given none.
+    ``titled(title)`` names the statement now running (``step(title, fn)``): the runner
+    shows the title in place of the statement's text.
     """
 
     env: Callable[[str], str | None]
@@ -57,6 +72,7 @@ class PureServices:
     sleep: Callable[[float], None] = time.sleep
     elapsed: Callable[[], float] = time.monotonic
     expect_timeout_ms: float = 5000.0
+    titled: Callable[[str], None] = lambda _title: None
 
 
 PURE_SIGNATURES: dict[str, tuple[int, int | None]] = {
@@ -71,15 +87,41 @@ PURE_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "unique": (0, 1),
     "now": (0, 0),
     "env": (1, 2),
-    "expect_equal": (2, 2),
+    "expect_equal": (2, 3),
+    "expect_not_equal": (2, 3),
     "expect_poll": (2, 3),
+    "expect_to_pass": (1, 2),
     "assert": (1, 2),
     "fail": (1, 1),
     "log": (0, None),
+    "type_of": (1, 1),
+    "step": (2, 3),
+    # matchers (the expected value of expect_equal, expect_not_equal, expect_poll)
+    "contains": (1, 1),
+    "greater_than": (1, 1),
+    "greater_or_equal": (1, 1),
+    "less_than": (1, 1),
+    "less_or_equal": (1, 1),
+    "close_to": (1, 2),
+    "truthy": (0, 0),
+    "falsy": (0, 0),
+    "has_length": (1, 1),
+    "matches_object": (1, 1),
 }
 
-PURE_OPTIONS: dict[str, frozenset[str]] = {"expect_poll": frozenset({"timeout", "intervals"})}
+PURE_OPTIONS: dict[str, frozenset[str]] = {
+    "expect_equal": frozenset({"soft"}),
+    "expect_not_equal": frozenset({"soft"}),
+    "expect_poll": frozenset({"timeout", "intervals", "args", "soft"}),
+    "expect_to_pass": frozenset({"timeout", "intervals", "args", "soft"}),
+    "step": frozenset({"args"}),
+}
 """The keys of the options object a pure built-in takes last (``check`` flags others)."""
+
+FUNCTION_AT: dict[str, int] = {"expect_poll": 0, "expect_to_pass": 0, "step": 1}
+"""The built-ins that take a function, and at which argument: a built-in's bare name
+there is a function value (``expect_poll(url, contains("/done"))``, ``step("Reload",
+reload)``); the checker allows it there."""
 
 
 def _number(name: str, value: Value, what: str = "a number") -> float:
@@ -231,32 +273,85 @@ def _no_constant(name: str) -> object:
     raise _NotJson(name)
 
 
-def _same(a: Value, b: Value) -> bool:
-    """``strict_equal``, except that NaN equals NaN, at any depth.
-
-    What every JavaScript assertion library does (``assert.deepStrictEqual``, Jest's
-    ``toEqual``); otherwise a failure would read "expected NaN, received NaN".
-    """
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return strict_equal(a, b)
-
-
-def _expect_equal(actual: Value, expected: Value) -> Value:
-    if not _same(actual, expected):
+def _expect_equal(actual: Value, expected: Value, options: Value = None) -> Value:
+    """Jest's ``expect(actual).toEqual(expected)``; a matcher as ``expected`` (or inside
+    it) tests instead (``expect_equal(len(items), greater_than(2))``); ``{soft: true}``
+    is ``expect.soft``."""
+    soft = _soft_option("expect_equal", options)
+    _actual_first("expect_equal", actual)
+    if not deep_equal(actual, expected):
         raise BuiltinError(
-            "AssertionError", f"expected {render(expected)}, received {render(actual)}"
+            "AssertionError", f"expected {_wanted(expected)}, received {render(actual)}", soft=soft
         )
     return None
 
 
-def _assert(condition: Value, message: Value = None) -> Value:
-    from dsl.values import truthy
+def _expect_not_equal(actual: Value, expected: Value, options: Value = None) -> Value:
+    """``expect(actual).not.toEqual(expected)``: the negation of :func:`_expect_equal`."""
+    soft = _soft_option("expect_not_equal", options)
+    _actual_first("expect_not_equal", actual)
+    if deep_equal(actual, expected):
+        wanted = (
+            f"not {expected.wanted}"
+            if isinstance(expected, MatcherValue)
+            else f"a value other than {render(expected)}"
+        )
+        raise BuiltinError(
+            "AssertionError", f"expected {wanted}, received {render(actual)}", soft=soft
+        )
+    return None
 
+
+def _soft_option(name: str, options: Value) -> bool:
+    """The ``{soft}`` of expect_equal's options (``null``: none): a failure that the run
+    records while the scenario goes on, failing the run at its end."""
+    if options is None:
+        return False
+    if not isinstance(options, dict):
+        raise BuiltinError(
+            "TypeError",
+            f"{name}() takes its options as an object {{soft}}, got {type_name(options)}",
+        )
+    unknown = sorted(set(options) - {"soft"})
+    if unknown:
+        raise BuiltinError(
+            "TypeError", f"{name}() has no option '{unknown[0]}' (its only option: soft)"
+        )
+    return _soft_value(name, options.get("soft", False))
+
+
+def _soft_value(name: str, soft: Value) -> bool:
+    if not isinstance(soft, bool):
+        raise BuiltinError("TypeError", f"{name}()'s soft is true or false, got {render(soft)}")
+    return soft
+
+
+def _actual_first(name: str, actual: Value) -> None:
+    """A matcher belongs second: it is what is expected, not what was found."""
+    if isinstance(actual, MatcherValue):
+        raise BuiltinError(
+            "TypeError",
+            f"{name}(actual, expected) takes the matcher second: {name}(value, {actual.render()})",
+        )
+
+
+def _wanted(expected: Value, regex_matches: bool = False) -> str:
+    """What an expectation wanted, in words: a matcher's, a regex's match (for
+    expect_poll), else the value itself."""
+    if isinstance(expected, MatcherValue):
+        return expected.wanted
+    if regex_matches and isinstance(expected, RegexValue):
+        return f"a match of {render(expected)}"
+    return render(expected)
+
+
+def _assert(condition: Value, message: Value = None) -> Value:
+    if isinstance(condition, MatcherValue):
+        raise BuiltinError(
+            "TypeError",
+            f"assert() takes a condition, not a matcher ({condition.render()}): check a value "
+            f"with expect_equal(value, {condition.render()})",
+        )
     if not truthy(condition):
         text = to_display(message) if message is not None else "assertion failed"
         raise BuiltinError("AssertionError", f"{text} (got {render(condition)})")
@@ -267,43 +362,215 @@ def _fail(message: Value) -> Value:
     raise BuiltinError("ScenarioError", to_display(message))
 
 
+def _type_of(value: Value) -> Value:
+    """JavaScript's ``typeof``: there is no ``undefined`` (a missing key reads ``null``,
+    which is an ``"object"``, as in JavaScript), and every value that is not a number,
+    string, boolean or function (an array, an object, a regex, a Locator, a matcher) is
+    an ``"object"``."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, float | int):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, CallableValue):
+        return "function"
+    return "object"
+
+
+# --- matchers: Playwright's (Jest's) toContain, toBeGreaterThan, ... as values -----------
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, float | int) and not isinstance(value, bool)
+
+
+def _contains(item: Value) -> Value:
+    """``toContain``: a string's substring, or an array's element (deeply equal, as
+    ``toContainEqual``: the language's ``==`` is by value)."""
+
+    def test(value: Value) -> bool:
+        if isinstance(value, str):
+            return isinstance(item, str) and item in value
+        if isinstance(value, list):
+            return any(deep_equal(element, item) for element in value)
+        return False
+
+    return MatcherValue("contains", (item,), test, f"a value containing {render(item)}")
+
+
+def _comparison(
+    name: str, words: str, compare: Callable[[float, float], bool]
+) -> Callable[[Value], Value]:
+    """``greater_than(n)`` and its kind: ``toBeGreaterThan(n)`` and the like; a value
+    that is no number never matches."""
+
+    def make(bound: Value) -> Value:
+        n = _number(name, bound)
+        return MatcherValue(
+            name,
+            (bound,),
+            lambda v: _is_number(v) and compare(float(v), n),  # type: ignore[arg-type]
+            f"a value {words} {format_number(n)}",
+        )
+
+    return make
+
+
+def _close_to(expected: Value, digits: Value = None) -> Value:
+    """``toBeCloseTo(n, digits = 2)``: ``|value - n| < 10^-digits / 2``; Infinity is
+    close to Infinity only."""
+    n = _number("close_to", expected)
+    places = 2.0 if digits is None else _number("close_to", digits, "a whole number of digits")
+    if not places.is_integer():
+        raise BuiltinError(
+            "TypeError", f"close_to() needs a whole number of digits, got {render(digits)}"
+        )
+    margin: float = 10.0**-places / 2
+
+    def test(value: Value) -> bool:
+        if not isinstance(value, float | int) or isinstance(value, bool):
+            return False
+        v = float(value)
+        if math.isinf(n) or math.isinf(v):
+            return v == n
+        return abs(v - n) < margin
+
+    args = (expected,) if digits is None else (expected, digits)
+    wanted = f"a number close to {format_number(n)} (a difference < {format_number(margin)})"
+    return MatcherValue("close_to", args, test, wanted)
+
+
+def _has_length(length: Value) -> Value:
+    """``toHaveLength(n)``: what has a ``length`` of ``n``: a string (in code points, as
+    ``len``), an array, or an object with a ``length`` key (as Jest reads the property;
+    an object's keys are not its length)."""
+    n = _number("has_length", length, "a whole number from 0")
+    if not n.is_integer() or n < 0:
+        raise BuiltinError(
+            "TypeError", f"has_length() needs a whole number from 0, got {render(length)}"
+        )
+
+    def test(value: Value) -> bool:
+        if isinstance(value, str | list):
+            return len(value) == n
+        return isinstance(value, dict) and _is_number(value.get("length")) and value["length"] == n
+
+    return MatcherValue("has_length", (length,), test, f"a value of length {format_number(n)}")
+
+
+def _matches_object(pattern: Value) -> Value:
+    """``toMatchObject(o)``: an object with at least ``o``'s keys, each value matching,
+    recursively (an array in ``o`` matches an array of its length, item by item)."""
+    if not isinstance(pattern, dict | list):
+        raise BuiltinError(
+            "TypeError", f"matches_object() needs an object or an array, got {type_name(pattern)}"
+        )
+    what = "an object" if isinstance(pattern, dict) else "an array"
+    return MatcherValue(
+        "matches_object",
+        (pattern,),
+        lambda v: _subset(v, pattern),
+        f"{what} matching {render(pattern)}",
+    )
+
+
+def _subset(actual: Value, pattern: Value) -> bool:
+    if isinstance(pattern, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and _subset(actual[key], part) for key, part in pattern.items()
+        )
+    if isinstance(pattern, list):
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(pattern)
+            and all(_subset(a, p) for a, p in zip(actual, pattern, strict=True))
+        )
+    return deep_equal(actual, pattern)
+
+
+def _state_matcher(name: str, wanted: str, test: Callable[[Value], bool]) -> Callable[[], Value]:
+    return lambda: MatcherValue(name, (), test, wanted)
+
+
+MATCHERS: dict[str, Callable[..., Value]] = {
+    "contains": _contains,
+    "greater_than": _comparison("greater_than", "greater than", lambda v, n: v > n),
+    "greater_or_equal": _comparison(
+        "greater_or_equal", "greater than or equal to", lambda v, n: v >= n
+    ),
+    "less_than": _comparison("less_than", "less than", lambda v, n: v < n),
+    "less_or_equal": _comparison("less_or_equal", "less than or equal to", lambda v, n: v <= n),
+    "close_to": _close_to,
+    "truthy": _state_matcher("truthy", "a truthy value", truthy),
+    "falsy": _state_matcher("falsy", "a falsy value", lambda v: not truthy(v)),
+    "has_length": _has_length,
+    "matches_object": _matches_object,
+}
+"""The matcher built-ins: each makes a :class:`dsl.values.MatcherValue` (pure, no state);
+their arities are in :data:`PURE_SIGNATURES`."""
+
+
+# --- expect_poll and expect_to_pass: a function called until it satisfies ----------------
+
+
 @dataclass(frozen=True, slots=True)
 class _PollOptions:
     timeout_ms: float
     intervals_ms: tuple[float, ...]
+    args: tuple[Value, ...]
+    soft: bool = False
 
 
-def _poll_options(options: Value, default_timeout_ms: float) -> _PollOptions:
+_RETRY_OPTIONS = ("timeout", "intervals", "args", "soft")
+
+
+def _poll_options(name: str, options: Value, default_timeout_ms: float) -> _PollOptions:
     if options is None:
-        return _PollOptions(default_timeout_ms, POLL_INTERVALS_MS)
+        return _PollOptions(default_timeout_ms, POLL_INTERVALS_MS, ())
     if not isinstance(options, dict):
         raise BuiltinError(
             "TypeError",
-            f"expect_poll() takes its options as an object {{timeout, intervals}}, "
+            f"{name}() takes its options as an object {{timeout, intervals, args, soft}}, "
             f"got {type_name(options)}",
         )
-    unknown = sorted(set(options) - {"timeout", "intervals"})
+    unknown = sorted(set(options) - set(_RETRY_OPTIONS))
     if unknown:
         raise BuiltinError(
             "TypeError",
-            f"expect_poll() has no option '{unknown[0]}' (its options: timeout, intervals)",
+            f"{name}() has no option '{unknown[0]}' (its options: {', '.join(_RETRY_OPTIONS)})",
         )
     timeout = options.get("timeout")
-    intervals = options.get("intervals")
     if timeout is None:
         timeout = default_timeout_ms
     elif not _is_duration(timeout):
         raise BuiltinError(
-            "TypeError", f"expect_poll()'s timeout is a number of ms >= 0, got {render(timeout)}"
+            "TypeError", f"{name}()'s timeout is a number of ms >= 0, got {render(timeout)}"
         )
+    intervals = options.get("intervals")
     if intervals is None:
-        return _PollOptions(float(timeout), POLL_INTERVALS_MS)  # type: ignore[arg-type]
-    if not isinstance(intervals, list) or not intervals or not all(map(_is_duration, intervals)):
+        intervals = list(POLL_INTERVALS_MS)
+    elif not isinstance(intervals, list) or not intervals or not all(map(_is_duration, intervals)):
         raise BuiltinError(
             "TypeError",
-            f"expect_poll()'s intervals are a non-empty array of ms >= 0, got {render(intervals)}",
+            f"{name}()'s intervals are a non-empty array of ms >= 0, got {render(intervals)}",
         )
-    return _PollOptions(float(timeout), tuple(float(i) for i in intervals))  # type: ignore[arg-type]
+    return _PollOptions(
+        float(timeout),  # type: ignore[arg-type]
+        tuple(float(i) for i in intervals),  # type: ignore[arg-type]
+        _args_option(name, options),
+        _soft_value(name, options.get("soft", False)),
+    )
+
+
+def _args_option(name: str, options: dict[str, Value]) -> tuple[Value, ...]:
+    args = options.get("args")
+    if args is not None and not isinstance(args, list):
+        raise BuiltinError(
+            "TypeError",
+            f"{name}()'s args are an array of the function's arguments, got {type_name(args)}",
+        )
+    return tuple(args or ())
 
 
 def _is_duration(value: Value) -> bool:
@@ -312,54 +579,143 @@ def _is_duration(value: Value) -> bool:
     return not math.isnan(value) and 0 <= value < math.inf
 
 
-def _poll_matches(value: Value, expected: Value) -> bool:
-    if isinstance(expected, RegexValue):
-        return isinstance(value, str) and expected.pattern.search(value) is not None
-    return _same(value, expected)
+def arity_problem(taker: str, fn: str, given: int, low: int, high: int | None) -> str | None:
+    """Why ``taker`` (expect_poll, expect_to_pass) cannot call ``fn`` with ``given``
+    arguments (its ``args``), or ``None``; the checker says it in the same words."""
+    if low <= given and (high is None or given <= high):
+        return None
+    takes = arity_text(low, high)
+    if given == 0:
+        verb = {"expect_poll": "poll", "step": "run"}.get(taker, "retry")
+        return (
+            f"{taker}() calls {fn}() without arguments, but it takes {takes}: give them in "
+            f"its options ({{args: [...]}}) or {verb} a function without parameters"
+        )
+    given_text = arity_text(given, given)
+    return f"{taker}() calls {fn}() with {given_text} (its args), but it takes {takes}"
 
 
-def _expect_poll(services: PureServices, fn: Value, expected: Value, options: Value) -> None:
-    """Playwright's ``expect.poll(fn).toEqual(expected)`` (or ``toMatch`` for a regex).
-
-    ``fn`` is called until its value matches, waiting the next of ``intervals`` between
-    calls (the last one repeated); it gives up when the timeout would pass before the
-    next call (a timeout of 0: no timeout of its own). A failure inside ``fn`` is the
-    step's failure at once, as a throwing callback is in Playwright.
-    """
-    if not isinstance(fn, FunctionValue):
+def _target(name: str, fn: Value, args: tuple[Value, ...]) -> CallableValue:
+    """The function ``name`` calls: a function value, callable with ``args``."""
+    if not isinstance(fn, CallableValue):
+        example = 'step("Log in", log_in)' if name == "step" else f"{name}(count_items, ...)"
         raise BuiltinError(
             "TypeError",
-            "expect_poll() needs a function of the scenario's file or of a helper, passed by "
-            f"name (expect_poll(count_items, 3)), got {type_name(fn)}",
+            f"{name}() needs a function passed by name (of the scenario's file, a helper or a "
+            f"built-in: {example}), got {type_name(fn)}",
         )
-    if fn.params:
-        raise BuiltinError(
-            "TypeError",
-            f"expect_poll() calls {fn.name}() without arguments, but it takes "
-            f"{len(fn.params)}: poll a function without parameters",
-        )
-    poll = _poll_options(options, services.expect_timeout_ms)
+    problem = arity_problem(name, fn.name, len(args), *fn.arity())
+    if problem is not None:
+        raise BuiltinError("TypeError", problem)
+    return fn
+
+
+def _until(services: PureServices, poll: _PollOptions, attempt: Callable[[], bool]) -> int:
+    """Call ``attempt`` until it answers True, waiting the next of ``poll``'s intervals
+    between calls (the last one repeated); give up when the timeout would pass before
+    the next call (a timeout of 0: none of its own). Returns 0 when it passed, else
+    the number of calls made."""
     deadline = services.elapsed() + poll.timeout_ms / 1000 if poll.timeout_ms > 0 else None
     waits = list(poll.intervals_ms)
     last_wait = waits.pop()
     calls = 0
     while True:
-        value = fn.call([])
         calls += 1
-        if _poll_matches(value, expected):
-            return
+        if attempt():
+            return 0
         wait_ms = waits.pop(0) if waits else last_wait
         if deadline is not None and deadline <= services.elapsed() + wait_ms / 1000:
-            break
+            return calls
         services.sleep(wait_ms / 1000)
-    wanted = (
-        f"a match of {render(expected)}" if isinstance(expected, RegexValue) else render(expected)
-    )
-    raise BuiltinError(
-        "AssertionError",
-        f"expect_poll({fn.name}) gave up after {format_number(poll.timeout_ms)} ms: expected "
-        f"{wanted}, last value {render(value)} ({calls} call{'' if calls == 1 else 's'})",
-    )
+
+
+def _calls(n: int) -> str:
+    return f"{n} call{'' if n == 1 else 's'}"
+
+
+def _expect_poll(services: PureServices, fn: Value, expected: Value, options: Value) -> None:
+    """Playwright's ``expect.poll(fn).toEqual(expected)``, ``toMatch`` for a regex, or
+    the matcher's (``contains(x)``: ``toContain(x)``); ``{args}`` are ``fn``'s.
+
+    A failure inside ``fn`` is the step's failure at once, as a throwing callback is in
+    Playwright.
+    """
+    poll = _poll_options("expect_poll", options, services.expect_timeout_ms)
+    target = _target("expect_poll", fn, poll.args)
+    last: list[Value] = [None]
+
+    def attempt() -> bool:
+        value = last[0] = target.call(list(poll.args))
+        if isinstance(expected, RegexValue):
+            return isinstance(value, str) and expected.pattern.search(value) is not None
+        return deep_equal(value, expected)
+
+    calls = _until(services, poll, attempt)
+    if calls:
+        raise BuiltinError(
+            "AssertionError",
+            f"expect_poll({target.name}) gave up after {format_number(poll.timeout_ms)} ms: "
+            f"expected {_wanted(expected, regex_matches=True)}, last got {render(last[0])} "
+            f"({_calls(calls)})",
+            soft=poll.soft,
+        )
+
+
+def _expect_to_pass(services: PureServices, fn: Value, options: Value) -> None:
+    """Playwright's ``expect(fn).toPass()``: ``fn`` is called until a call completes
+    without an error; giving up, the last call's error is the failure (its name kept,
+    where it happened in the message).
+
+    The calls are caught calls (:meth:`dsl.values.CallableValue.call`): a failed
+    attempt's steps are written ``caught``, never the run's failure; only this
+    built-in's own, at its statement, can be.
+    """
+    poll = _poll_options("expect_to_pass", options, services.expect_timeout_ms)
+    target = _target("expect_to_pass", fn, poll.args)
+    last: list[ScriptError | BuiltinError] = []
+
+    def attempt() -> bool:
+        try:
+            target.call(list(poll.args), caught=True)
+        except (ScriptError, BuiltinError) as err:
+            last[:] = [err]
+            return False
+        return True
+
+    calls = _until(services, poll, attempt)
+    if calls:
+        error = last[0]
+        where = f" at {error.location}" if isinstance(error, ScriptError) else ""
+        raise BuiltinError(
+            error.name,
+            f"expect_to_pass({target.name}) gave up after {format_number(poll.timeout_ms)} ms "
+            f"({_calls(calls)}); the last call failed{where}: {error.message}",
+            soft=poll.soft,
+        )
+
+
+def _step(services: PureServices, title: Value, fn: Value, options: Value) -> Value:
+    """Playwright's ``test.step(title, body)``: ``fn`` called (with ``{args}``) as part of
+    the statement, which the runner names ``title``; its steps are that statement's
+    children, as a ``step`` inside it nests. Its value is ``fn``'s."""
+    if not isinstance(title, str) or not title.strip():
+        raise BuiltinError(
+            "TypeError", f"step() needs a title, a string that is not empty, got {render(title)}"
+        )
+    if options is not None and not isinstance(options, dict):
+        raise BuiltinError(
+            "TypeError", f"step() takes its options as an object {{args}}, got {type_name(options)}"
+        )
+    given = options or {}
+    unknown = sorted(set(given) - {"args"})
+    if unknown:
+        raise BuiltinError(
+            "TypeError", f"step() has no option '{unknown[0]}' (its only option: args)"
+        )
+    args = _args_option("step", given)
+    target = _target("step", fn, args)
+    services.titled(title)
+    return target.call(list(args))
 
 
 def make_pure_builtins(services: PureServices) -> dict[str, Builtin]:
@@ -390,6 +746,13 @@ def make_pure_builtins(services: PureServices) -> dict[str, Builtin]:
         _expect_poll(services, fn, expected, options)
         return None
 
+    def expect_to_pass(fn: Value, options: Value = None) -> Value:
+        _expect_to_pass(services, fn, options)
+        return None
+
+    def step(title: Value, fn: Value, options: Value = None) -> Value:
+        return _step(services, title, fn, options)
+
     impls: dict[str, Callable[..., Value]] = {
         "range": _range,
         "len": _len,
@@ -403,11 +766,17 @@ def make_pure_builtins(services: PureServices) -> dict[str, Builtin]:
         "now": now,
         "env": env,
         "expect_equal": _expect_equal,
+        "expect_not_equal": _expect_not_equal,
         "expect_poll": expect_poll,
+        "expect_to_pass": expect_to_pass,
         "assert": _assert,
         "fail": _fail,
         "log": log,
+        "type_of": _type_of,
+        "step": step,
+        **MATCHERS,
     }
     return {
-        name: Builtin(name, impls[name], low, high) for name, (low, high) in PURE_SIGNATURES.items()
+        name: Builtin(name, impls[name], low, high, FUNCTION_AT.get(name))
+        for name, (low, high) in PURE_SIGNATURES.items()
     }

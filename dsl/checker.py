@@ -4,7 +4,9 @@ The interpreter would find these problems too, but only when (and if) the faulty
 line runs, possibly after a minute of clicking. Here every file is read once and
 every problem is reported: unknown functions and variables (with a suggestion),
 wrong argument counts of built-ins and helpers, assignments to undeclared names or
-constants, ``break``/``continue`` outside a loop.
+constants, ``break``/``continue`` outside a loop, a built-in named as a value where no
+function is passed (a forgotten ``()``, ``let u = url``), and the function ``expect_poll``
+or ``expect_to_pass`` calls not callable with its ``args``.
 
 The same walk also answers :func:`function_references`: which names each function
 calls or reads that are none of its own variables, the edges of ``unotest watch``'s
@@ -18,8 +20,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from dsl import ast
+from dsl.builtins import FUNCTION_AT, arity_problem
 from dsl.errors import Diagnostic, suggestion
-from dsl.interpreter import HOOK_NAMES
+from dsl.interpreter import HOOK_NAMES, builtin_value_message
 
 __all__ = ["Arity", "Diagnostic", "FunctionReferences", "check_program", "function_references"]
 
@@ -92,6 +95,9 @@ class _Checker:
         self.builtins = builtins
         self.found: list[Diagnostic] = []
         self.loop_depth = 0
+        self.function_args: set[int] = set()
+        """The ids of the arguments where a function is passed (a built-in's name there
+        is a value): those of a file function or helper, the first of expect_poll."""
 
     def report(self, span: ast.Span, message: str) -> None:
         source = self.program.source
@@ -210,8 +216,7 @@ class _Checker:
                 stack.extend(reversed(node.args))
                 if isinstance(node.callee, ast.Identifier):
                     self.call(node, node.callee, scope)
-                    if node.callee.name == "expect_poll" and node.args:
-                        self.polled(node.args[0], scope)
+                    self.passed_functions(node, node.callee.name, scope)
                 else:
                     stack.append(node.callee)
             elif isinstance(node, ast.Member):
@@ -246,62 +251,78 @@ class _Checker:
         return self.locals.get(name) or self.helpers.get(name)
 
     def name_as_value(self, node: ast.Identifier, scope: _Scope) -> None:
-        """A name that is no variable: a function of the file or a helper is a value."""
+        """A name that is no variable: a function of the file or a helper is a value, and
+        so is a built-in where a function is passed (:attr:`function_args`)."""
         name = node.name
         if self.function_arity(name) is not None:
             return
         if name in HOOK_NAMES:
             self.report(
                 node.span,
-                f"TypeError: '{name}' is a hook: unotest runs it around each test, "
-                "it is not a value",
+                f"TypeError: '{name}' is a hook: unotest runs it {_when(name)}, it is not a value",
             )
         elif name in self.builtins:
-            self.report(
-                node.span,
-                f"TypeError: '{name}' is a built-in: call it as {name}(...); only functions "
-                "of the scenario's file and of helpers are values",
-            )
+            if id(node) not in self.function_args:
+                self.report(node.span, f"TypeError: {builtin_value_message(name)}")
         else:
             hint = suggestion(name, scope.all_names())
             self.report(node.span, f"ReferenceError: '{name}' is not defined{hint}")
 
-    def polled(self, arg: ast.Expr, scope: _Scope) -> None:
-        """expect_poll's function: passed by name, and callable without arguments."""
+    def passed_functions(self, node: ast.Call, name: str, scope: _Scope) -> None:
+        """Note the arguments of ``node`` where a function is passed, and check the one
+        expect_poll, expect_to_pass and step call."""
+        if name in HOOK_NAMES or scope.lookup(name) is not None:
+            return
+        if self.function_arity(name) is not None:
+            self.function_args.update(id(arg) for arg in node.args)
+        elif name in FUNCTION_AT and name in self.builtins and len(node.args) > FUNCTION_AT[name]:
+            self.function_args.add(id(node.args[FUNCTION_AT[name]]))
+            self.polled(name, node, scope)
+
+    def polled(self, taker: str, node: ast.Call, scope: _Scope) -> None:
+        """expect_poll's (expect_to_pass's, step's) function: passed by name, and
+        callable with its ``args`` (none unless an options object literal gives an
+        array literal)."""
+        at = FUNCTION_AT[taker]
+        arg = node.args[at]
         if isinstance(arg, ast.Call) and isinstance(arg.callee, ast.Identifier):
-            fn = arg.callee.name
-            # Only where the call cannot give a function (a function may return one, and
-            # polling its result is then right): a file function whose every `return`
-            # is a plain value. A helper's body is not here: its run says so instead.
-            declared = next((f for f in self.program.functions if f.name == fn), None)
-            if (
-                declared is not None
-                and scope.lookup(fn) is None
-                and fn not in HOOK_NAMES
-                and _returns_no_function(declared)
-            ):
+            if self.calls_no_function(arg.callee.name, scope):
+                fn = arg.callee.name
                 self.report(
                     arg.span,
-                    f"TypeError: expect_poll() takes the function itself: write "
-                    f"expect_poll({fn}, ...) without the ()",
+                    f"TypeError: {taker}() takes the function itself: write "
+                    f"{taker}({'..., ' * at}{fn}, ...) without the ()",
                 )
             return
         if not isinstance(arg, ast.Identifier) or scope.lookup(arg.name) is not None:
             return
-        arity = self.function_arity(arg.name)
-        if arity is not None and arity[0] > 0:
-            self.report(
-                arg.span,
-                f"TypeError: expect_poll() calls {arg.name}() without arguments, but it takes "
-                f"{arity[0]}: poll a function without parameters",
-            )
+        arity = self.function_arity(arg.name) or self.builtins.get(arg.name)
+        options_at = _OPTIONS_AT[taker]
+        given = _literal_args(node.args[options_at]) if len(node.args) > options_at else 0
+        if arity is None or given is None:
+            return
+        problem = arity_problem(taker, arg.name, given, *arity)
+        if problem is not None:
+            self.report(arg.span, f"TypeError: {problem}")
+
+    def calls_no_function(self, fn: str, scope: _Scope) -> bool:
+        """Whether ``fn(...)`` cannot give a function, so passing its result is a slip:
+        a built-in (none returns one), or a file function whose every ``return`` is a
+        plain value (a function may return one, and polling its result is then right).
+        A helper's body is not here: its run says so instead."""
+        if scope.lookup(fn) is not None or fn in HOOK_NAMES:
+            return False
+        declared = next((f for f in self.program.functions if f.name == fn), None)
+        if declared is not None:
+            return _returns_no_function(declared)
+        return fn not in self.helpers and fn in self.builtins
 
     def call(self, node: ast.Call, callee: ast.Identifier, scope: _Scope) -> None:
         name = callee.name
         if name in HOOK_NAMES:
             self.report(
                 callee.span,
-                f"TypeError: {name}() is a hook: unotest runs it around each test, "
+                f"TypeError: {name}() is a hook: unotest runs it {_when(name)}, "
                 "it cannot be called",
             )
             return
@@ -350,6 +371,26 @@ class _Checker:
                     f"TypeError: {name}() has no option '{prop.key}'"
                     f"{suggestion(prop.key, known)} (its options: {', '.join(sorted(known))})",
                 )
+
+
+_OPTIONS_AT = {"expect_poll": 2, "expect_to_pass": 1, "step": 2}
+"""Where the options object of each built-in that takes a function is."""
+
+
+def _when(hook: str) -> str:
+    """When unotest runs ``hook``, for the message saying it cannot be called."""
+    return "around each test" if hook.endswith("_each") else "once per worker around its tests"
+
+
+def _literal_args(options: ast.Expr) -> int | None:
+    """How many ``args`` an options object written as a literal gives: 0 without the
+    key, the length of an array literal, ``None`` when it cannot be told."""
+    if not isinstance(options, ast.ObjectLit):
+        return None
+    given = next((prop.value for prop in options.properties if prop.key == "args"), None)
+    if given is None:
+        return 0
+    return len(given.elements) if isinstance(given, ast.ArrayLit) else None
 
 
 def check_program(

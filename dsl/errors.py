@@ -125,6 +125,8 @@ class ScriptError(DslError):
         col: int,
         call_chain: tuple[CallFrame, ...] = (),
         thrown: object = None,
+        *,
+        soft: bool = False,
     ) -> None:
         super().__init__(message)
         self.name = name
@@ -134,6 +136,10 @@ class ScriptError(DslError):
         self.col = col
         self.call_chain = call_chain
         self.thrown = thrown
+        self.soft = soft
+        """A soft assertion's failure (``{soft: true}``): the run's hook records it and
+        the scenario goes on; with no hook (or inside ``expect_to_pass``) it is an
+        ordinary failure."""
 
     @property
     def location(self) -> str:
@@ -144,12 +150,14 @@ class ScriptError(DslError):
 
 
 class BuiltinError(DslError):
-    """Raised by a built-in; placed at the call site by the interpreter."""
+    """Raised by a built-in; placed at the call site by the interpreter. ``soft``: an
+    expectation given ``{soft: true}`` failed (Playwright's ``expect.soft``)."""
 
-    def __init__(self, name: str, message: str) -> None:
+    def __init__(self, name: str, message: str, *, soft: bool = False) -> None:
         super().__init__(message)
         self.name = name
         self.message = message
+        self.soft = soft
 
 
 class Interrupt(BaseException):

@@ -44,7 +44,10 @@ from dsl.errors import (
 from dsl.methods import call_method, get_property
 from dsl.reload import FramePlan, FramePosition, StatementMap, map_frame
 from dsl.values import (
+    MATCHER_USE,
+    CallableValue,
     HostValue,
+    MatcherValue,
     RegexValue,
     Value,
     format_number,
@@ -61,6 +64,7 @@ __all__ = [
     "HOOK_NAMES",
     "MAX_CALL_DEPTH",
     "Builtin",
+    "BuiltinValue",
     "Directive",
     "FunctionRef",
     "FunctionValue",
@@ -68,25 +72,42 @@ __all__ = [
     "ReloadOutcome",
     "StatementHook",
     "Step",
+    "builtin_value_message",
 ]
 
 MAX_CALL_DEPTH = 200
 EVAL_LIMIT_S = 10.0
 """The longest the debugger's ``eval`` runs statements (a loop typed at a pause): then a
 RangeError ends it and the run stays paused where it was."""
-HOOK_NAMES = ("before_each", "after_each")
-"""Functions the runner calls around each test; no scenario calls them or names them."""
+HOOK_NAMES = ("before_each", "after_each", "before_all", "after_all")
+"""Functions the runner calls around each test (``*_each``) and once per worker around
+the tests of their scope (``*_all``); no scenario calls them or names them."""
 _PYTHON_RECURSION_LIMIT = 10_000
 
 
 @dataclass(frozen=True, slots=True)
 class Builtin:
-    """A host function the scenario can call; arity is checked before ``impl`` runs."""
+    """A host function the scenario can call; arity is checked before ``impl`` runs.
+
+    ``function_at``: the argument that is a function (``expect_poll``'s first,
+    ``step``'s second), so a built-in's bare name there is a :class:`BuiltinValue`."""
 
     name: str
     impl: Callable[..., Value]
     min_args: int
     max_args: int | None
+    function_at: int | None = None
+
+
+def builtin_value_message(name: str) -> str:
+    """Why the built-in ``name`` cannot be a value where it was written (the checker
+    says it in the same words)."""
+    return (
+        f"'{name}' is a built-in: call it as {name}(...); a built-in is a value only where "
+        f"a function is passed: expect_poll({name}, ...), expect_to_pass({name}), "
+        f'step("...", {name}), or an argument of a function of the scenario\'s file or of '
+        "a helper"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +118,7 @@ class FunctionRef:
     program: ast.Program
 
 
-class FunctionValue(HostValue):
+class FunctionValue(CallableValue):
     """A function of the scenario's file or of a helper, named without calling it.
 
     ``expect_poll(count_items, 3)``: the bare name is this value. It renders as
@@ -105,8 +126,6 @@ class FunctionValue(HostValue):
     properties or methods, and only a built-in that takes a function calls it (through
     :meth:`call`, as an ordinary call of the scenario: its statements are steps).
     """
-
-    type_name = "function"
 
     def __init__(self, ref: FunctionRef, interpreter: Interpreter) -> None:
         self.ref = ref
@@ -120,15 +139,67 @@ class FunctionValue(HostValue):
     def params(self) -> tuple[str, ...]:
         return self.ref.decl.params
 
+    def arity(self) -> tuple[int, int | None]:
+        return len(self.params), len(self.params)
+
     def render(self) -> str:
         return f"<function {self.name}>"
 
     def same_as(self, other: HostValue) -> bool:
         return isinstance(other, FunctionValue) and other.ref.decl is self.ref.decl
 
-    def call(self, args: list[Value]) -> Value:
+    def call(self, args: list[Value], *, caught: bool = False) -> Value:
         """Call the function from the statement now running (a built-in's caller)."""
-        return self._interpreter.call_value(self, args)
+        return self._interpreter.call_value(self, args, caught=caught)
+
+
+class BuiltinValue(CallableValue):
+    """A built-in named without calling it where a function is passed:
+    ``expect_poll(url, contains("/done"))``, ``wait_until(dialog_message)``.
+
+    It renders as ``<built-in url>``, ``==`` is the same built-in, and a call checks
+    the arity and runs the built-in as a call in the scenario would (no step of its
+    own: a built-in has no statements); its errors are the caller's to place.
+    """
+
+    def __init__(self, builtin: Builtin) -> None:
+        self.builtin = builtin
+
+    @property
+    def name(self) -> str:
+        return self.builtin.name
+
+    def arity(self) -> tuple[int, int | None]:
+        return self.builtin.min_args, self.builtin.max_args
+
+    def render(self) -> str:
+        return f"<built-in {self.name}>"
+
+    def same_as(self, other: HostValue) -> bool:
+        return isinstance(other, BuiltinValue) and other.name == self.name
+
+    def call(self, args: list[Value], *, caught: bool = False) -> Value:
+        builtin = self.builtin
+        low, high = builtin.min_args, builtin.max_args
+        if len(args) < low or (high is not None and len(args) > high):
+            raise BuiltinError(
+                "TypeError",
+                f"{self.name}() takes {arity_text(low, high)} but got {len(args)}",
+            )
+        return _apply(builtin, args)
+
+
+def _apply(builtin: Builtin, args: list[Value]) -> Value:
+    """``builtin``'s implementation on ``args`` (their count checked): an unexpected
+    Python error becomes the built-in's ``Error``, and a string from outside (env(), a
+    page's text) is made whole as literals are."""
+    try:
+        result = builtin.impl(*args)
+    except (BuiltinError, ScriptError, Interrupt, RecursionError):
+        raise
+    except Exception as err:
+        raise BuiltinError("Error", f"{builtin.name}(): {type(err).__name__}: {err}") from None
+    return well_formed(result) if type(result) is str else result
 
 
 class Directive(enum.Enum):
@@ -345,6 +416,8 @@ class Interpreter:
         self.max_call_depth = max_call_depth
         self._frames: list[_Frame] = []
         self._try_depth = 0
+        self._retry_depth = 0
+        """Calls a built-in retries (expect_to_pass) now running: no soft failure inside."""
         self._hook_suspended = 0
         self._latest: dict[str, ast.Program] = {}
         """Each reloaded file's newest version: ``run`` and function values use it."""
@@ -770,13 +843,28 @@ class Interpreter:
             self._frames.pop()
         return None
 
-    def call_value(self, fn: FunctionValue, args: list[Value]) -> Value:
-        """Call a function value from the statement now running (see FunctionValue)."""
+    def call_value(self, fn: FunctionValue, args: list[Value], *, caught: bool = False) -> Value:
+        """Call a function value from the statement now running (see FunctionValue).
+
+        ``caught``: the built-in calling it retries a failure (``expect_to_pass``), as
+        a ``try`` would catch it: its failed steps are written caught (``Step.caught``),
+        the debugger does not pause on them, and only the built-in's own failure, at
+        its statement, can be the run's."""
         ref = self._newest(fn.ref)
         frame = self._frames[-1] if self._frames else None
         if frame is None or frame.stmt is None:
-            return self._invoke(ref, args, ref.decl.name_span, ref.program)
-        return self._invoke(ref, args, frame.stmt.span, frame.program)
+            span, caller = ref.decl.name_span, ref.program
+        else:
+            span, caller = frame.stmt.span, frame.program
+        if not caught:
+            return self._invoke(ref, args, span, caller)
+        self._try_depth += 1
+        self._retry_depth += 1
+        try:
+            return self._invoke(ref, args, span, caller)
+        finally:
+            self._try_depth -= 1
+            self._retry_depth -= 1
 
     def _newest(self, ref: FunctionRef) -> FunctionRef:
         """``ref`` as its file now declares it (a function value outlives a reload)."""
@@ -809,7 +897,7 @@ class Interpreter:
             )
         ref = self._user_function(name)
         if ref is not None:
-            args = [self._value(arg, scope) for arg in node.args]
+            args = [self._function_argument(arg, scope) for arg in node.args]
             return self._invoke(ref, args, callee.span, self._frames[-1].program)
         builtin = self.builtins.get(name)
         if builtin is None:
@@ -818,7 +906,7 @@ class Interpreter:
                 held = owner.vars[name]
                 hint = (
                     f" (it holds {held.render()}: call {held.name}(...) by its name)"
-                    if isinstance(held, FunctionValue)
+                    if isinstance(held, CallableValue)
                     else ""
                 )
                 raise self._error(
@@ -841,7 +929,11 @@ class Interpreter:
 
     def _call_builtin(self, name: str, builtin: Builtin, node: ast.Call, scope: _Scope) -> Value:
         callee = node.callee
-        args = [self._value(arg, scope) for arg in node.args]
+        at = builtin.function_at
+        args = [
+            self._function_argument(arg, scope) if i == at else self._value(arg, scope)
+            for i, arg in enumerate(node.args)
+        ]
         if len(args) < builtin.min_args or (
             builtin.max_args is not None and len(args) > builtin.max_args
         ):
@@ -852,19 +944,28 @@ class Interpreter:
                 callee.span,
             )
         try:
-            result = builtin.impl(*args)
+            return _apply(builtin, args)
         except BuiltinError as err:
-            raise self._error(err.name, err.message, node.span) from None
-        except (ScriptError, Interrupt):
-            raise
-        except RecursionError:
-            raise
-        except Exception as err:
-            raise self._error(
-                "Error", f"{name}(): {type(err).__name__}: {err}", node.span
-            ) from None
-        # A string from outside (env(), a page's text) is made whole as literals are.
-        return well_formed(result) if type(result) is str else result
+            # A soft failure inside expect_to_pass's attempt fails the attempt (retried),
+            # as Playwright's expect.soft inside toPass does.
+            soft = err.soft and not self._retry_depth
+            message = err.message + _matcher_hint(err, args)
+            raise self._error(err.name, message, node.span, soft=soft) from None
+
+    def _function_argument(self, node: ast.Expr, scope: _Scope) -> Value:
+        """An argument where a function may be passed: a built-in's bare name is a
+        :class:`BuiltinValue` there (elsewhere it is a TypeError, see _identifier)."""
+        if isinstance(node, ast.Identifier):
+            name = node.name
+            builtin = self.builtins.get(name)
+            if (
+                builtin is not None
+                and name not in HOOK_NAMES
+                and scope.find(name) is None
+                and self._user_function(name) is None
+            ):
+                return BuiltinValue(builtin)
+        return self._value(node, scope)
 
     # --- expressions -----------------------------------------------------------
 
@@ -904,12 +1005,7 @@ class Interpreter:
                 node.span,
             )
         if node.name in self.builtins:
-            raise self._error(
-                "TypeError",
-                f"'{node.name}' is a built-in: call it as {node.name}(...); only functions "
-                "of the scenario's file and of helpers are values",
-                node.span,
-            )
+            raise self._error("TypeError", builtin_value_message(node.name), node.span)
         raise self._reference_error(node.name, node.span, scope)
 
     def _member(self, node: ast.Member, scope: _Scope) -> Value:
@@ -1001,10 +1097,18 @@ class Interpreter:
         left = self._value(node.left, scope)
         right = self._value(node.right, scope)
         op = node.op
-        if op in ("===", "=="):
-            return strict_equal(left, right)
-        if op in ("!==", "!="):
-            return not strict_equal(left, right)
+        if op in ("===", "==", "!==", "!="):
+            matcher = left if type(left) is MatcherValue else right
+            if isinstance(matcher, MatcherValue):
+                shown = matcher.render()
+                raise self._error(
+                    "TypeError",
+                    f"'{op}' compares values, not with a matcher ({shown}): {MATCHER_USE} "
+                    f"(expect_equal(x, {shown}))",
+                    node.op_span,
+                )
+            equal = strict_equal(left, right)
+            return equal if op[0] == "=" else not equal
         if op in ("<", "<=", ">", ">="):
             both_numbers = _is_number(left) and _is_number(right)
             if not both_numbers and not (isinstance(left, str) and isinstance(right, str)):
@@ -1171,9 +1275,12 @@ class Interpreter:
         span: ast.Span,
         thrown: Value = None,
         program: ast.Program | None = None,
+        *,
+        soft: bool = False,
     ) -> ScriptError:
         file = (program or self._frames[-1].program).file if (program or self._frames) else "?"
-        return ScriptError(name, message, file, span.line, span.col, self._call_chain(), thrown)
+        chain = self._call_chain()
+        return ScriptError(name, message, file, span.line, span.col, chain, thrown, soft=soft)
 
     def _call_chain(self) -> tuple[CallFrame, ...]:
         return tuple(CallFrame(f.fn, f.program.file, f.line) for f in self._frames)
@@ -1206,6 +1313,14 @@ class Interpreter:
 
 def _is_number(value: Value) -> bool:
     return isinstance(value, float | int) and not isinstance(value, bool)
+
+
+def _matcher_hint(err: BuiltinError, args: list[Value]) -> str:
+    """A built-in refusing a matcher it was given says what matchers are for."""
+    if err.name != "TypeError" or "got matcher" not in err.message:
+        return ""
+    matcher = next((arg for arg in args if isinstance(arg, MatcherValue)), None)
+    return f" ({matcher.render()}: {MATCHER_USE})" if matcher is not None else ""
 
 
 def _key_text(key: Value) -> str:

@@ -3,7 +3,9 @@
 Values are plain Python objects so that built-ins, the debugger and artifact writers
 can handle them without wrappers: ``str`` (string), ``float`` (every number), ``bool``,
 ``None`` (null), ``list`` (array), ``dict[str, Value]`` (object), :class:`RegexValue`
-and :class:`HostValue` (what the host hands out, such as a Locator).
+and :class:`HostValue` (what the host hands out, such as a Locator; a function named
+without calling it, :class:`CallableValue`; an expected value that is a test,
+:class:`MatcherValue`).
 
 Where JavaScript would coerce silently the language raises ``TypeError`` instead; the
 functions here state the rules once (truthiness, strict-by-value equality, rendering).
@@ -57,6 +59,69 @@ class RegexValue:
 Value: TypeAlias = (
     str | float | bool | list["Value"] | dict[str, "Value"] | RegexValue | HostValue | None
 )
+
+
+class CallableValue(HostValue):
+    """A function as a value: one of the scenario's file or of a helper, or a built-in,
+    named without calling it (``expect_poll(count_items, 3)``, ``expect_poll(url, ...)``).
+
+    The interpreter makes them (``dsl.interpreter.FunctionValue`` and ``BuiltinValue``);
+    here is only what a built-in that takes a function needs of one, so that
+    ``expect_poll`` and ``expect_to_pass`` treat both alike. ``type_of`` says
+    ``"function"``."""
+
+    type_name = "function"
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def arity(self) -> tuple[int, int | None]:
+        """How many arguments a call takes: at least, at most (``None``: no limit)."""
+        raise NotImplementedError
+
+    def call(self, args: list[Value], *, caught: bool = False) -> Value:
+        """Call it from the built-in now running; ``caught``: a failure inside is
+        retried by the caller, so its steps are written as caught, not as the run's."""
+        raise NotImplementedError
+
+
+MATCHER_USE = (
+    "a matcher is only the expected value of expect_equal, expect_not_equal or expect_poll"
+)
+"""What a matcher is for, said wherever one is misused (an operator, another built-in)."""
+
+
+class MatcherValue(HostValue):
+    """An expected value that is a test: ``contains("x")``, ``greater_than(3)``
+    (Playwright's ``toContain``, ``toBeGreaterThan``, ...), made by the matcher
+    built-ins of :mod:`dsl.builtins`.
+
+    ``expect_equal``, ``expect_not_equal`` and ``expect_poll`` take one as the expected
+    value, or inside an expected array or object (as Jest's asymmetric matchers);
+    :func:`deep_equal` applies it. It renders as it was written, ``contains("x")``;
+    ``wanted`` says in words what it accepts (``a value greater than 3``), for messages.
+    """
+
+    type_name = "matcher"
+
+    def __init__(
+        self, name: str, args: tuple[Value, ...], test: Callable[[Value], bool], wanted: str
+    ) -> None:
+        self.name = name
+        self.args = args
+        self.test = test
+        self.wanted = wanted
+
+    def render(self) -> str:
+        return f"{self.name}({', '.join(render(arg) for arg in self.args)})"
+
+    def same_as(self, other: HostValue) -> bool:
+        return (
+            isinstance(other, MatcherValue)
+            and other.name == self.name
+            and strict_equal(list(other.args), list(self.args))
+        )
 
 
 class FrozenList(list[Value]):
@@ -118,6 +183,35 @@ def truthy(value: Value) -> bool:
     if isinstance(value, str):
         return value != ""
     return True
+
+
+def deep_equal(actual: Value, expected: Value) -> bool:
+    """What the expectations compare with (``expect_equal``, ``expect_poll``): ``===``,
+    except that NaN equals NaN at any depth, and a :class:`MatcherValue` in ``expected``
+    (at the top or inside an array or object) tests the actual value at its place.
+
+    What every JavaScript assertion library does (``assert.deepStrictEqual``, Jest's
+    ``toEqual`` with its asymmetric matchers); otherwise a failure would read "expected
+    NaN, received NaN".
+    """
+    if isinstance(expected, MatcherValue):
+        return expected.test(actual)
+    if (
+        isinstance(actual, float)
+        and isinstance(expected, float)
+        and math.isnan(actual)
+        and math.isnan(expected)
+    ):
+        return True
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(
+            deep_equal(a, e) for a, e in zip(actual, expected, strict=True)
+        )
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(
+            deep_equal(actual[k], expected[k]) for k in actual
+        )
+    return strict_equal(actual, expected)
 
 
 def strict_equal(a: Value, b: Value, _comparing: set[tuple[int, int]] | None = None) -> bool:

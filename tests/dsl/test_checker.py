@@ -241,8 +241,10 @@ def test_a_variable_called_as_a_function() -> None:
 
 def test_a_built_in_is_not_a_value_but_a_helper_or_local_function_is() -> None:
     assert messages("  let f = click\n  log(sign_in)\n  log(test_main)") == [
-        "TypeError: 'click' is a built-in: call it as click(...); only functions of the "
-        "scenario's file and of helpers are values",
+        "TypeError: 'click' is a built-in: call it as click(...); a built-in is a value only "
+        "where a function is passed: expect_poll(click, ...), expect_to_pass(click), "
+        'step("...", click), or an '
+        "argument of a function of the scenario's file or of a helper",
     ]
 
 
@@ -295,8 +297,9 @@ def test_expect_poll_takes_a_function_without_parameters_by_name() -> None:
         (
             7,
             14,
-            "TypeError: expect_poll() calls sign_in() without arguments, but it takes 2: "
-            "poll a function without parameters",
+            "TypeError: expect_poll() calls sign_in() without arguments, but it takes 2 "
+            "arguments: give them in its options ({args: [...]}) or poll a function without "
+            "parameters",
         ),
     ]
 

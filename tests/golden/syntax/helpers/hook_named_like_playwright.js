@@ -1,3 +1,3 @@
-function after_all() {
+function afterAll() {
   goto("/")
 }
