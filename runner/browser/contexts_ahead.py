@@ -18,6 +18,13 @@ CPU, and a 24-flow collection took 10 to 14 % longer with it than without it
 (``bench/collection.py``'s flows, interleaved runs: 16.1 s against 13.9 s, 17.2 s
 against 15.7 s). With cores to spare it may pay; it stays for those machines.
 
+The options a context is matched on are all of those it was made with
+(``runner.browser.lifecycle.options_key``), a ``storageState`` file's content among
+them, read when the context opens: a context opened while a collection's setup scenario
+runs (before it has written the file), or with a collection's other settings, is
+never handed to a scenario that needs the file's state; it is closed, and the
+scenario opens its own from the file as it is then.
+
 What it costs when no scenario comes: one blank page's renderer until the browser
 closes (at the worker's end). A context that failed to open, of a browser that is gone,
 of another event loop, or opened with other options, is never handed out: the scenario

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from runner.browser.launch import launch_browser, started_driver
 from runner.errors import PlaywrightInternalsChanged
 from runner.events import RunError
 from runner.project.config import Config
-from runner.project.emulation import Devices
+from runner.project.emulation import Devices, read_storage_state, storage_secrets
 from runner.project.secrets import SecretMasker
 from runner.protocol import FinishedOutcome
 from runner.store.rundir import RunDirectory
@@ -43,6 +44,7 @@ __all__ = [
     "close_browser",
     "context_options",
     "devices_of",
+    "options_key",
 ]
 
 CLOSE_TIMEOUT_S = 10
@@ -67,14 +69,26 @@ Driven = tuple[FinishedOutcome, RunError | None, str | None]
 def context_options(config: Config, devices: Callable[[], Devices]) -> dict[str, Any]:
     """The keyword options of ``Browser.new_context`` for a scenario's context: ``baseURL``,
     ``viewport``, then the file's emulation keys (a ``device``'s viewport replaces the
-    default one, not one the file sets). ``devices``: Playwright's registry, asked only
-    when the file names a device."""
+    default one, not one the file sets), then ``storage_state``: the file
+    ``storageState`` names, read now (a collection's setup scenario may have written it
+    a moment ago; a missing one is a :class:`ConfigError` naming it). ``devices``:
+    Playwright's registry, asked only when the file names a device."""
     width, height = config.viewport
-    return {
+    options: dict[str, Any] = {
         "base_url": config.base_url,
         "viewport": {"width": width, "height": height},
         **config.emulation.context_options(devices),
     }
+    if config.storage_state is not None:
+        options["storage_state"] = read_storage_state(config.root, config.storage_state)
+    return options
+
+
+def options_key(options: dict[str, Any]) -> str:
+    """Every option a context was made with, as one hashable text: a context opened
+    ahead is taken only by a run whose options give the same (the storage state's
+    content included, so one opened before a setup scenario wrote the file is not)."""
+    return json.dumps(options, sort_keys=True, default=repr)
 
 
 def devices_of(browser: Browser) -> Devices:
@@ -179,8 +193,9 @@ class BrowserLifecycle:
         config = self.config
         playwright = await self._driver()
         try:
-            # A device the registry lacks is said before a browser starts.
-            config.emulation.context_options(lambda: playwright.devices)
+            # A device the registry lacks, or a storage state file that is not there,
+            # is said before a browser starts (both are read again for each context).
+            context_options(config, lambda: playwright.devices)
             browser = await launch_browser(
                 playwright,
                 browser=config.browser,
@@ -250,13 +265,21 @@ class BrowserLifecycle:
         if provided_page is not None:
             return await self._on_page(rundir, execute, provided_page, tracing=False)
         if shared_browser is not None:
+            options: dict[str, Any] | None = None
             if ahead and standby is None:
-                # every option _new_context uses: a context opened with others is not taken
-                options = (self.config.base_url, self.config.viewport, self.config.emulation)
-                standby = await AHEAD.take(shared_browser, options)
-                AHEAD.open(shared_browser, options, self.open_standby)
+                # every option the context is made with: one opened with others is not
+                # taken, and the next one opens with this run's (read now)
+                options = self._options(shared_browser)
+                key = options_key(options)
+                standby = await AHEAD.take(shared_browser, key)
+                AHEAD.open(shared_browser, key, self._opener(options))
             return await self._in_new_context(
-                rundir, execute, shared_browser, standby, close_later_too=ahead or close_behind
+                rundir,
+                execute,
+                shared_browser,
+                standby,
+                close_later_too=ahead or close_behind,
+                options=options,
             )
         if self._prelaunch is None:
             self.prelaunch()
@@ -297,18 +320,36 @@ class BrowserLifecycle:
 
     async def open_standby(self, browser: Browser) -> Standby:
         """A fresh context of ``browser`` and its page, for a run to come."""
-        context = await self._new_context(browser)
-        try:
-            return Standby(context, await context.new_page())
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
-            raise
+        return await self._opener(None)(browser)
 
-    async def _new_context(self, browser: Browser) -> BrowserContext:
-        return await browser.new_context(
-            **context_options(self.config, lambda: devices_of(browser))
-        )
+    def _opener(self, options: dict[str, Any] | None) -> Callable[[Browser], Awaitable[Standby]]:
+        """Opens a standby with ``options`` (this run's, read when it opens without)."""
+
+        async def open_standby(browser: Browser) -> Standby:
+            context = await self._new_context(browser, options)
+            try:
+                return Standby(context, await context.new_page())
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+                raise
+
+        return open_standby
+
+    def _options(self, browser: Browser) -> dict[str, Any]:
+        """This run's context options, read now; the values of a storage state seeding
+        the context become secrets of the run, as if it had saved them itself."""
+        options = context_options(self.config, lambda: devices_of(browser))
+        state = options.get("storage_state")
+        if isinstance(state, dict):
+            for value in storage_secrets(state):
+                self.masker.add(value)
+        return options
+
+    async def _new_context(
+        self, browser: Browser, options: dict[str, Any] | None = None
+    ) -> BrowserContext:
+        return await browser.new_context(**(options or self._options(browser)))
 
     async def _in_new_context(
         self,
@@ -317,11 +358,15 @@ class BrowserLifecycle:
         browser: Browser,
         standby: Standby | None = None,
         close_later_too: bool = False,
+        options: dict[str, Any] | None = None,
     ) -> Driven:
-        """A fresh context of ``browser`` (``standby``'s, if opened ahead), closed
-        whatever happens (in the background with ``close_later_too``: the browser stays,
-        and the next run need not wait for the answer)."""
-        context = standby.context if standby is not None else await self._new_context(browser)
+        """A fresh context of ``browser`` (``standby``'s, if opened ahead; else made with
+        ``options`` when they were read already), closed whatever happens (in the
+        background with ``close_later_too``: the browser stays, and the next run need not
+        wait for the answer)."""
+        context = (
+            standby.context if standby is not None else await self._new_context(browser, options)
+        )
         self.context = context
         try:
             tracing = self.config.trace != "off"
@@ -380,6 +425,13 @@ class BrowserLifecycle:
         if not self.bundle_attempted:
             self.bundle_attempted = True
             self.early_bundle = await self._bundle(rundir, step_index, error_info, self.tracing)
+
+    async def bundle_soft(
+        self, rundir: RunDirectory, step_index: int, error_info: RunError
+    ) -> str | None:
+        """A soft assertion's bundle, while the scenario goes on: the page as it is now;
+        no trace (it is the run's, saved with the run's failure)."""
+        return await self._bundle(rundir, step_index, error_info, tracing=False)
 
     async def _bundle(
         self, rundir: RunDirectory, step_index: int, error_info: RunError, tracing: bool

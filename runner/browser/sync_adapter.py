@@ -45,8 +45,6 @@ T = TypeVar("T")
 _install_lock = threading.Lock()
 
 
-
-
 class _FlavouredMapping(ImplToApiMapping):
     """An impl→API mapping that never returns a wrapper of the other flavour."""
 

@@ -22,6 +22,16 @@ counts for ``--bail`` and fails the collection; one that passed on a retry is fl
 A collection started by ``unotest mcp`` without ``detach`` watches that server (its
 parent, :class:`runner.processes.OwnerWatch`) and aborts itself, as on SIGTERM,
 when the server is gone.
+
+A collection's ``setup:`` scenarios (Playwright's setup project) run first, one after
+another on the first worker ready, while the other workers start and wait: none of
+them is sent anything before every setup scenario has passed (the storage state a
+setup scenario saves is read when each later context is made). A setup scenario is
+retried as any other (``retries``, as Playwright retries its setup tests); one that
+fails every attempt skips every scenario not run yet, each reported ``skipped`` with
+``skipped: setup <name> failed``, and the collection fails. The collection's settings
+(its browser context's keys, ``CollectionUseJSON``) go with every run order, and a
+setup scenario's order says it is one (no ``storageState`` applies to it).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from runner.collection.prelaunch import Prelaunched, shard, worker_env
 from runner.errors import UnotestError, WebServerCancelled, WebServerError
 from runner.events import RunError
 from runner.processes import OWNER_POLL_SECONDS, OwnerWatch, read_proc_stat
+from runner.project.collection_file import CollectionUseJSON
 from runner.project.config import Config, WebServerConfig
 from runner.project.root import Project
 from runner.project.secrets import project_masker
@@ -57,9 +68,15 @@ from runner.webserver.server import WebServer
 from runner.workers import messages
 from runner.workers.host import WorkerHost
 
-__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "shard"]
+__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "setup_failed_note", "shard"]
 
 KILLED_WORKER_WAIT_S = 5.0
+
+
+def setup_failed_note(setup: str) -> str:
+    """What a scenario skipped because the setup scenario ``setup`` failed is reported
+    with, in the console, the JSON report and JUnit alike."""
+    return f"skipped: setup {setup} failed"
 
 
 @dataclass
@@ -195,11 +212,29 @@ class CollectionRun:
     prelaunched: Prelaunched | None = None
     """Workers started before the project was loaded (:mod:`runner.collection.prelaunch`):
     adopted when they are the ones this run wants, stopped otherwise."""
+    setup: list[str] = field(default_factory=list)
+    """The setup scenarios (the first of ``scenarios``; ``order`` holds the others):
+    run first, in this order, on one worker, before any other scenario is sent."""
+    use: CollectionUseJSON | None = None
+    """The collection's settings, sent with every run order (None: the config's)."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
         self.bailing = False
-        self.pending: list[str] = list(self.order if self.order is not None else self.scenarios)
+        first = set(self.setup)
+        self.pending: list[str] = [
+            name
+            for name in (self.order if self.order is not None else self.scenarios)
+            if name not in first
+        ]
+        self.setup_pending: list[str] = list(self.setup)
+        """Setup scenarios not run yet (a retry comes back here, first)."""
+        self.setup_done = asyncio.Event()
+        """Set once every setup scenario passed, or one failed: the others may start."""
+        if not self.setup:
+            self.setup_done.set()
+        self.setup_worker: int | None = None
+        """The worker that runs the setup scenarios (the first one ready)."""
         self.failed_attempts: dict[str, list[Attempt]] = {}
         self.awaiting_retry: dict[str, ScenarioOutcome] = {}
         """The failed attempt of each scenario whose retry is queued: what it is reported
@@ -254,7 +289,7 @@ class CollectionRun:
         finally:
             if watch is not None:
                 watch.cancel()
-        for name in self.pending:
+        for name in [*self.setup_pending, *self.pending]:
             if name in self.awaiting_retry:
                 # It ran and failed; its retry never came: that attempt is its result.
                 self._record(self.awaiting_retry.pop(name))
@@ -286,7 +321,8 @@ class CollectionRun:
     async def _run_scenarios(self) -> None:
         """The webServer (once, for every scenario), then the workers until done."""
         web_server: WebServer | None = None
-        count = max(1, min(self.workers, len(self.scenarios)))
+        # The setup scenarios run on one of them: they do not count.
+        count = max(1, min(self.workers, len(self.scenarios) - len(self.setup)))
         early = self.prelaunched
         if early is not None and (early.count != count or early.headed != self.headed):
             # Started for another number of workers (a listed scenario is missing or
@@ -417,9 +453,21 @@ class CollectionRun:
         # queued behind it before this process has read the failure.
         final_attempt = len(self.failed_attempts.get(name, [])) >= self.retries
         order = messages.run_order(
-            name, self._dir.run_id, sent.order_id, stop_on_failure=self.bail and final_attempt
+            name,
+            self._dir.run_id,
+            sent.order_id,
+            stop_on_failure=self.bail and final_attempt,
+            use=self.use,
+            setup=name in self.setup,
         )
         worker.host.send(order)
+
+    def _requeue(self, name: str) -> None:
+        """``name`` first in its queue again (a retry, or an order that never started)."""
+        (self.setup_pending if name in self.setup else self.pending).insert(0, name)
+
+    def _queued(self) -> bool:
+        return bool(self.setup_pending or self.pending)
 
     @property
     def stopping(self) -> bool:
@@ -453,9 +501,15 @@ class CollectionRun:
         self.processes.pop(worker.host.index, None)
 
     async def _worker_loop(self, index: int, count: int) -> None:
+        try:
+            await self._work(index, count)
+        finally:
+            self._leave_setup(index)
+
+    async def _work(self, index: int, count: int) -> None:
         worker: _WorkerProcess | None = None
         failures_to_start = 0
-        while (worker is not None and worker.sent) or (self.pending and not self.stopping):
+        while (worker is not None and worker.sent) or (self._queued() and not self.stopping):
             if worker is None:
                 worker = await self._spawn(index, count)
                 if worker is None:
@@ -467,13 +521,8 @@ class CollectionRun:
                 # Starting took time: the other workers may have emptied the queue, or
                 # --bail / a signal may have stopped the collection meanwhile.
                 continue
-            if self.stopping:
-                self._cancel_sent(worker)  # what is sent ahead must not start now
-            else:
-                if not worker.sent:
-                    self._send_run(worker, self.pending.pop(0))
-                if len(worker.sent) < 2 and self._may_send_ahead(count):
-                    self._send_run(worker, self.pending.pop(0))
+            if not await self._send_next(worker, count):
+                continue  # another worker ran the setup scenarios meanwhile: look again
             sent = worker.sent[0]
             worker.current = sent.name
             worker.run_id = None
@@ -484,7 +533,8 @@ class CollectionRun:
             if not finished:
                 # The worker died mid-scenario: it costs that scenario only; the ones
                 # queued behind it never started and go back to the queue.
-                self.pending[0:0] = [queued.name for queued in worker.sent]
+                for queued in reversed(worker.sent):
+                    self._requeue(queued.name)
                 worker.sent.clear()
                 await self._reap(worker)
                 if self.signal_name is not None and worker.run_id is not None:
@@ -496,6 +546,59 @@ class CollectionRun:
         if worker is not None:
             worker.host.send(messages.exit_order())
             await self._reap(worker)
+
+    async def _send_next(self, worker: _WorkerProcess, count: int) -> bool:
+        """Send ``worker`` its next run (and one ahead, when it may); a setup scenario
+        when some are left, claiming the setup for this worker. False when another
+        worker runs the setup: this one waited for it to end instead."""
+        if self.stopping:
+            self._cancel_sent(worker)  # what is sent ahead must not start now
+            return True
+        index = worker.host.index
+        if not worker.sent and not self.setup_done.is_set():
+            if self.setup_worker not in (None, index):
+                await self.setup_done.wait()
+                return False
+            self.setup_worker = index
+            self._send_run(worker, self.setup_pending.pop(0))
+            return True  # never one ahead: the next waits for this one's outcome
+        if not worker.sent:
+            self._send_run(worker, self.pending.pop(0))
+        if len(worker.sent) < 2 and self.setup_done.is_set() and self._may_send_ahead(count):
+            self._send_run(worker, self.pending.pop(0))
+        return True
+
+    def _leave_setup(self, index: int) -> None:
+        """The setup's worker stopped for good (it could not start again, or the
+        collection stops): a setup scenario it could not run fails, so that the
+        workers waiting for the setup go on (to skip the rest, or to end)."""
+        if self.setup_worker != index or self.setup_done.is_set():
+            return
+        self.setup_worker = None
+        if self.setup_pending and not self.stopping:
+            name = self.setup_pending.pop(0)
+            error = events.run_error("the worker running the setup scenarios stopped", "Error")
+            self._record(ScenarioOutcome(name, "failed", error=error))
+            self._setup_failed(name)
+        self.setup_done.set()
+
+    def _setup_ended(self, result: ScenarioOutcome) -> None:
+        """A setup scenario's last attempt: the next one runs, or the others start; a
+        failure skips everything not run yet (an abort leaves it to be reported as not
+        started)."""
+        if result.outcome != "completed":
+            if self.signal_name is None:
+                self._setup_failed(result.scenario)
+            self.setup_done.set()
+        elif not self.setup_pending:
+            self.setup_done.set()
+
+    def _setup_failed(self, name: str) -> None:
+        note = setup_failed_note(name)
+        for other in [*self.setup_pending, *self.pending]:
+            self._record(ScenarioOutcome(other, "skipped", note=note))
+        self.setup_pending.clear()
+        self.pending.clear()
 
     def _may_send_ahead(self, count: int) -> bool:
         """Whether a worker may be given its next run before its current one ends: only
@@ -515,7 +618,7 @@ class CollectionRun:
             message = await worker.host.read()
             if message is None:
                 if sent.cancelled and worker.run_id is None:
-                    self.pending.insert(0, name)
+                    self._requeue(name)
                 else:
                     self._finish(self._died(worker, name))
                 return False
@@ -533,7 +636,7 @@ class CollectionRun:
             elif kind == "finished":
                 if self.stopping and worker.run_id is None and "result" not in message:
                     # Not started: cancelled, or held back by a failure under --bail.
-                    self.pending.insert(0, name)
+                    self._requeue(name)
                 else:
                     self._finish(ScenarioOutcome.from_worker(name, worker.host.index, message))
                 return True
@@ -581,10 +684,12 @@ class CollectionRun:
             # Another attempt, first in the queue: the next worker free runs it again.
             failed.append(result.attempt())
             self.awaiting_retry[result.scenario] = result
-            self.pending.insert(0, result.scenario)
+            self._requeue(result.scenario)
             self.on_event("retry", result)
             return
         self._record(result)
+        if result.scenario in self.setup and not self.setup_done.is_set():
+            self._setup_ended(result)
         if self.bail and outcome not in ("completed",) and not self.bailing:
             self.bailing = True
             for other in self.processes.values():

@@ -11,7 +11,11 @@ for ``unotest e2e``.
 
 How many workers to start is read from the command line and the collection's file
 alone (its ``scenarios:`` list, de-duplicated, sharded as ``--shard`` says, at most
-``--workers``). Anything unusual (an option this reading does not know, no project, a
+``--workers``). With ``--grep``/``--grep-invert``, the listed scenarios are first
+matched as the command matches them (``runner.project.index_cache.ScenarioGrep`` on
+``"<name> <title>"``), each title read from its file's header here; a file whose
+header this reading cannot take, a bad pattern, or a grep that keeps none starts
+nothing. Anything unusual (an option this reading does not know, no project, a
 collection file that is missing, large, uses YAML anchors or does not load, output
 asked into the run directory with ``UNOTEST_OUTPUT_TO_RUN_DIR``) starts nothing: the
 orchestrator spawns its workers as before and reports the problem itself. When the
@@ -22,7 +26,8 @@ stdin closes, which ends a worker (it launches no browser after that), and a SIG
 then a SIGKILL after a grace, for one that does not go.
 
 Only the standard library, PyYAML, :mod:`runner.project.root` and
-:mod:`runner.workers.host` are imported here.
+:mod:`runner.workers.host` are imported here, and :mod:`runner.project.index_cache`
+(for its ``ScenarioGrep``, a few milliseconds) only when a grep is given.
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ __all__ = [
 
 MAX_COLLECTION_BYTES = 64 * 1024
 """A larger collection file is left to the orchestrator's own, guarded reading."""
+MAX_HEADER_LINE = 4096
+"""A longer header line is left to the orchestrator's reading."""
 STOP_GRACE_S = 3.0
 """How long a discarded worker has to end after its stdin closes and a SIGTERM."""
 
@@ -174,6 +181,8 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
     parser.add_argument("--retries", type=int)
     parser.add_argument("--headed", action="store_true")
     parser.add_argument("--root", type=Path)
+    parser.add_argument("--grep")
+    parser.add_argument("--grep-invert")
     try:
         args, extra = parser.parse_known_args(argv)
     except (argparse.ArgumentError, ValueError):
@@ -185,6 +194,8 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
     except Exception:
         return None
     scenarios = _listed(root, args.name)
+    if scenarios is not None and (args.grep is not None or args.grep_invert is not None):
+        scenarios = _grepped(root, scenarios, args.grep, args.grep_invert)
     if scenarios is None:
         return None
     try:
@@ -219,6 +230,48 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise ValueError(message)
+
+
+def _grepped(
+    root: Path, names: list[str], grep: str | None, invert: str | None
+) -> list[str] | None:
+    """The names the command's grep keeps, or None when this reading cannot tell (a
+    pattern that does not compile, a header it cannot read) or it keeps none."""
+    from runner.errors import UsageError
+    from runner.project.index_cache import ScenarioGrep
+
+    try:
+        chosen = ScenarioGrep.parse(grep, invert)
+    except UsageError:
+        return None  # the command says why, once
+    kept: list[str] = []
+    for name in names:
+        title = _title(root, name)
+        if title is None:
+            return None
+        if chosen is None or chosen.selects(name, title):
+            kept.append(name)
+    return kept or None
+
+
+def _title(root: Path, name: str) -> str | None:
+    """The title (second header line) of scenario ``name`` as ``dsl.scenario`` reads it,
+    without the parser; None for a name or a header that is anything but plain (the
+    orchestrator's reading then decides, and the workers started would not be wanted)."""
+    if name.startswith("/") or any(part in ("", ".", "..") for part in name.split("/")):
+        return None
+    path = project_root.Project(root).e2e_dir / f"{name}.test.js"
+    try:
+        with path.open("rb") as source:
+            raw = [source.readline(MAX_HEADER_LINE + 1) for _ in range(3)]
+        if any(len(line) > MAX_HEADER_LINE for line in raw):
+            return None
+        first, second, third = (line.decode("utf-8").rstrip("\r\n") for line in raw)
+    except (OSError, UnicodeDecodeError):
+        return None
+    title = second.removeprefix("//").strip(" \t")
+    plain = first.lstrip("\ufeff").startswith("// id-") and third.startswith("// #")
+    return title if plain and second.startswith("//") and title else None
 
 
 def _listed(root: Path, name: str) -> list[str] | None:

@@ -16,6 +16,11 @@ device registry has the ``device`` named, which only its driver knows. That one 
 checked as soon as a driver is up, before a browser launches (``Emulation.context_options``),
 in a sentence that still points at the file's line and column.
 
+``storageState`` (a project file seeding every new context's cookies and local
+storage, Playwright's ``use: {storageState}``) is checked to stay inside the project
+here, and read when each context is made (``runner.project.emulation``). A
+collection may set the context's keys again for its scenarios (:func:`with_collection`).
+
 Two YAML 1.1 surprises are handled on purpose: unquoted ``on``/``off`` are booleans,
 so ``trace: off`` (as runner.md §5 writes it) means ``"off"``; and an empty value
 (``baseURL:``) means "not set" for the keys whose default is "not set", and is an error
@@ -24,43 +29,44 @@ elsewhere.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import re
-import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, NoReturn, TypeVar
+from typing import Literal, NoReturn
 from urllib.parse import urlsplit
 
 from runner.errors import ConfigError
-from runner.project.config_file import Places, fail, read_yaml, show
+from runner.project.collection_file import CollectionUse
+from runner.project.config_file import Places, read_yaml, show
 from runner.project.emulation import (
-    COLOR_SCHEMES,
+    DEFAULT_VIEWPORT,
     EMULATION_KEYS,
-    GEOLOCATION_KEYS,
-    HEADER_NAME,
-    LOCALE,
-    PERMISSIONS,
+    MAX_VIEWPORT_PX,
     Emulation,
     Geolocation,
+    SettingChecks,
+    StorageState,
 )
 from runner.project.root import CONFIG_FILE, misnamed_config_warnings
-from runner.text import did_you_mean
 
 __all__ = [
     "CONFIG_FILE",
+    "MAX_VIEWPORT_PX",
+    "CollectionUse",
     "Config",
     "DebugConfig",
     "Emulation",
     "Geolocation",
     "HeadedBy",
     "HistoryConfig",
+    "StorageState",
     "Timeouts",
     "WebServerConfig",
     "load_config",
+    "with_collection",
 ]
 
 Browser = Literal["chromium", "firefox", "webkit"]
@@ -71,13 +77,9 @@ or the command line (a collection's workers learn it through ``UNOTEST_HEADED_BY
 
 BROWSERS: tuple[Browser, ...] = ("chromium", "firefox", "webkit")
 TRACES: tuple[Trace, ...] = ("on-failure", "on", "off")
-_C = TypeVar("_C", bound=str)
 
 # Node's timers (and so Playwright's) treat a delay above 2^31 - 1 ms as 1 ms.
 MAX_TIMEOUT_MS = 2**31 - 1
-# Chromium's largest texture: beyond it screenshots fail, and a huge window (10^7 px)
-# hangs the browser or kills Playwright's driver instead of failing with a message.
-MAX_VIEWPORT_PX = 16384
 
 _TOP_KEYS = (
     "runner",
@@ -93,9 +95,9 @@ _TOP_KEYS = (
     "debug",
     "retries",
     "history",
+    "storageState",
     *EMULATION_KEYS,
 )
-_VIEWPORT_KEYS = ("width", "height")
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
 _WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd", "env")
 _DEBUG_KEYS = ("idleTimeout",)
@@ -169,7 +171,7 @@ class Config:
     base_url: str | None = None
     browser: Browser = "chromium"
     headless: bool = True
-    viewport: tuple[int, int] = (1280, 720)
+    viewport: tuple[int, int] = DEFAULT_VIEWPORT
     timeouts: Timeouts = Timeouts()
     trace: Trace = "on-failure"
     executable_path: str | None = None
@@ -179,6 +181,8 @@ class Config:
     retries: int = 0
     history: HistoryConfig = HistoryConfig()
     emulation: Emulation = field(default_factory=Emulation)
+    storage_state: StorageState | None = None
+    """``storageState``: the file seeding every new context's cookies and local storage."""
     warnings: tuple[str, ...] = ()
     headed_by: HeadedBy | None = None
 
@@ -219,13 +223,37 @@ def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool
     return replace(config, warnings=tuple(warnings))
 
 
+def with_collection(config: Config, use: CollectionUse, *, setup: bool = False) -> Config:
+    """``config`` for a scenario of a collection that sets context keys of its own
+    (``use``): each key the collection sets replaces the config's, the others stay
+    (:meth:`CollectionUse.emulation_over` for a device's viewport and user agent).
+
+    ``setup``: the scenario is one of the collection's ``setup:`` scenarios, which write
+    the storage state the others start from, so no ``storageState`` applies to it (the
+    config's nor the collection's): it would ask for the file it is about to write. A
+    ``storageState`` of the config used by a collection with setup scenarios names
+    them in the message of a missing file, as the collection's own does."""
+    storage = use.storage_state if "storageState" in use.given else config.storage_state
+    if storage is not None and use.setup and not storage.written_by:
+        storage = replace(storage, written_by=use.setup)
+    return replace(
+        config,
+        viewport=use.viewport if use.viewport is not None else config.viewport,
+        emulation=use.emulation_over(config.emulation),
+        storage_state=None if setup else storage,
+    )
+
+
 # --- reading -------------------------------------------------------------------------
 
 
 # --- validating ----------------------------------------------------------------------
 
 
-class _Validator:
+class _Validator(SettingChecks):
+    """The config file's sections, over the checks it shares with collection files
+    (:class:`SettingChecks`: the browser context's settings, and the helpers)."""
+
     def __init__(
         self,
         root: Path,
@@ -233,55 +261,10 @@ class _Validator:
         on_this_machine: bool = True,
         places: Places | None = None,
     ) -> None:
-        self.root = root
-        self.warnings = warnings
+        super().__init__(CONFIG_FILE, places or {}, warnings, root)
         self.on_this_machine = on_this_machine
-        self.places = places or {}
 
     # helpers
-
-    def fail(self, key: str, message: str) -> NoReturn:
-        """Refuse the setting ``key`` where the file writes it (its value, or for a
-        missing one, the section that lacks it)."""
-        place = self.places.get(key) or self.places.get(f"key:{key.rpartition('.')[0]}")
-        if place is None:
-            fail(message)
-        raise ConfigError(f"{CONFIG_FILE}:{place[0]}:{place[1]}: {message}")
-
-    def error(self, key: str, expected: str, value: object) -> NoReturn:
-        self.fail(key, f"'{key}' must be {expected}, got {show(value)}")
-
-    def mapping(
-        self, data: object, prefix: str, known: tuple[str, ...], what: str
-    ) -> dict[str, object]:
-        """``data`` as a mapping of known keys; unknown keys become warnings."""
-        if not isinstance(data, dict):
-            self.error(prefix, what, data)
-        out: dict[str, object] = {}
-        for key, value in data.items():
-            if isinstance(key, str) and key in known:
-                out[key] = value
-                continue
-            name = key if isinstance(key, str) else show(key)
-            shown = f"{prefix}.{name}" if prefix else name
-            hint = did_you_mean(name, known) if isinstance(key, str) else ""
-            if not hint:
-                where = f" in '{prefix}'" if prefix else ""
-                hint = f" (known keys{where}: {', '.join(known)})"
-            if shown == "headed" and isinstance(value, bool):
-                hint = f" (did you mean 'headless: {'false' if value else 'true'}'?)"
-            place = self.places.get(f"key:{shown}")
-            where = f"{CONFIG_FILE}:{place[0]}" if place else CONFIG_FILE
-            self.warnings.append(f"{where}: unknown key '{shown}' is ignored{hint}")
-        return out
-
-    def string(self, key: str, value: object) -> str:
-        if not isinstance(value, str) or not value.strip():
-            self.error(key, "a non-empty string", value)
-        if "\0" in value:
-            # No command line, path or URL can hold a NUL: refused here, not by exec().
-            self.fail(key, f"'{key}' must not contain a NUL character (\\0), got {show(value)}")
-        return value
 
     def boolean(self, key: str, value: object) -> bool:
         if not isinstance(value, bool):
@@ -318,13 +301,6 @@ class _Validator:
             example = "http://localhost:3000" if schemes[0] == "http" else "ws://localhost:9222/"
             self.error(key, f"{expected} such as {example}", value)
         return value.strip()
-
-    def choice(self, key: str, value: object, choices: tuple[_C, ...]) -> _C:
-        for choice in choices:
-            if value == choice:
-                return choice
-        hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-        self.fail(key, f"'{key}' must be one of {', '.join(choices)}, got {show(value)}{hint}")
 
     def path(self, value: str) -> Path:
         return Path(os.path.abspath(self.root / os.path.expanduser(value)))
@@ -405,26 +381,10 @@ class _Validator:
             retries=self.count("retries", top["retries"], MAX_RETRIES) if given("retries") else 0,
             history=self.history(top["history"]) if "history" in top else default.history,
             emulation=self.emulation(top),
+            storage_state=(
+                self.storage_state(top["storageState"]) if given("storageState") else None
+            ),
         )
-
-    def viewport(self, value: object) -> tuple[int, int]:
-        section = self.mapping(
-            value, "viewport", _VIEWPORT_KEYS, "a mapping with 'width' and 'height' in pixels"
-        )
-        size = {"width": Config.viewport[0], "height": Config.viewport[1]}
-        for key in _VIEWPORT_KEYS:
-            if key in section:
-                pixels = section[key]
-                if isinstance(pixels, bool) or not isinstance(pixels, int) or pixels <= 0:
-                    self.error(f"viewport.{key}", "a positive whole number of pixels", pixels)
-                if pixels > MAX_VIEWPORT_PX:
-                    self.error(
-                        f"viewport.{key}",
-                        f"a whole number of pixels up to {MAX_VIEWPORT_PX}",
-                        pixels,
-                    )
-                size[key] = pixels
-        return size["width"], size["height"]
 
     def timeouts(self, value: object) -> Timeouts:
         section = self.mapping(
@@ -485,139 +445,6 @@ class _Validator:
                 else default.max_bytes
             ),
         )
-
-    # the options of every browser context (Emulation)
-
-    def emulation(self, top: Mapping[str, object]) -> Emulation:
-        """The context options the file sets; an empty value (``locale:``) is not set."""
-
-        def given(key: str) -> bool:
-            return top.get(key) is not None
-
-        device = self.string("device", top["device"]) if given("device") else None
-        place = self.places.get("device") if device is not None else None
-        return Emulation(
-            device=device,
-            device_at=f"{CONFIG_FILE}:{place[0]}:{place[1]}" if place else CONFIG_FILE,
-            viewport_given=device is not None and "viewport" in top,
-            locale=self.locale(top["locale"]) if given("locale") else None,
-            timezone_id=self.timezone(top["timezoneId"]) if given("timezoneId") else None,
-            geolocation=self.geolocation(top["geolocation"]) if given("geolocation") else None,
-            permissions=self.permissions(top["permissions"]) if given("permissions") else (),
-            color_scheme=(
-                self.choice("colorScheme", top["colorScheme"], COLOR_SCHEMES)
-                if given("colorScheme")
-                else None
-            ),
-            user_agent=self.header_text("userAgent", top["userAgent"])
-            if given("userAgent")
-            else None,
-            extra_http_headers=(
-                self.headers(top["extraHTTPHeaders"]) if given("extraHTTPHeaders") else ()
-            ),
-        )
-
-    def locale(self, value: object) -> str:
-        if not isinstance(value, str) or not LOCALE.fullmatch(value):
-            self.error("locale", "a BCP 47 language tag such as en-US, de-DE or fr", value)
-        return value
-
-    def timezone(self, value: object) -> str:
-        expected = "an IANA time zone such as Europe/Paris, America/New_York or UTC"
-        if not isinstance(value, str) or not value.strip():
-            self.error("timezoneId", expected, value)
-        known = _time_zones()
-        if known and value not in known:
-            # Without a time zone database here (no tzdata), the browser's word stands.
-            self.fail(
-                "timezoneId",
-                f"'timezoneId' must be {expected}, got {show(value)}{did_you_mean(value, known)}",
-            )
-        return value
-
-    def geolocation(self, value: object) -> Geolocation:
-        section = self.mapping(
-            value,
-            "geolocation",
-            GEOLOCATION_KEYS,
-            "a mapping with 'latitude' and 'longitude' in degrees (and optional 'accuracy' "
-            "in metres)",
-        )
-        for key in ("latitude", "longitude"):
-            if key not in section:
-                self.fail(
-                    f"geolocation.{key}",
-                    f"'geolocation.{key}' is missing: geolocation needs both 'latitude' and "
-                    "'longitude'",
-                )
-        accuracy = section.get("accuracy")
-        return Geolocation(
-            latitude=self.degrees("geolocation.latitude", section["latitude"], 90),
-            longitude=self.degrees("geolocation.longitude", section["longitude"], 180),
-            accuracy=None if accuracy is None else self.degrees("geolocation.accuracy", accuracy),
-        )
-
-    def degrees(self, key: str, value: object, most: float | None = None) -> float:
-        """A number from -``most`` to ``most`` (without ``most``: 0 or more, metres)."""
-        expected = (
-            f"a number of degrees from -{most} to {most}"
-            if most is not None
-            else "a number of metres, 0 or more"
-        )
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-            or (most is not None and not -most <= value <= most)
-            or (most is None and value < 0)
-        ):
-            self.error(key, expected, value)
-        return float(value)
-
-    def permissions(self, value: object) -> tuple[str, ...]:
-        expected = f"a list of permissions ({', '.join(PERMISSIONS)})"
-        if not isinstance(value, list):
-            self.error("permissions", expected, value)
-        for item in value:
-            if item not in PERMISSIONS:
-                hint = did_you_mean(item, PERMISSIONS) if isinstance(item, str) else ""
-                self.fail(
-                    "permissions",
-                    f"'permissions' must be {expected}, got {show(item)} in the list{hint}",
-                )
-        return tuple(dict.fromkeys(value))
-
-    def header_text(self, key: str, value: object) -> str:
-        """Text an HTTP header can carry: no line break or other control character."""
-        if not isinstance(value, str) or not value.strip():
-            self.error(key, "a non-empty string", value)
-        if any((ord(ch) < 0x20 and ch != "\t") or ord(ch) == 0x7F for ch in value):
-            self.fail(
-                key,
-                f"'{key}' must be one line of text without control characters, got {show(value)}",
-            )
-        return value
-
-    def headers(self, value: object) -> tuple[tuple[str, str], ...]:
-        """A mapping of header name to value, sent with every request of the context."""
-        if not isinstance(value, dict):
-            self.error(
-                "extraHTTPHeaders", "a mapping of header names to values (Name: value)", value
-            )
-        pairs: list[tuple[str, str]] = []
-        for name, item in value.items():
-            if not isinstance(name, str) or not HEADER_NAME.fullmatch(name):
-                self.fail(
-                    f"extraHTTPHeaders.{name}" if isinstance(name, str) else "extraHTTPHeaders",
-                    "'extraHTTPHeaders' names must be HTTP header names (letters, digits and "
-                    f"!#$%&'*+.^_`|~-), got {show(name)}",
-                )
-            if isinstance(item, bool):
-                item = "true" if item else "false"
-            elif isinstance(item, int | float) and math.isfinite(item) and abs(item) < 2**63:
-                item = str(item)  # YAML's 42 is the header's "42"
-            pairs.append((name, self.header_text(f"extraHTTPHeaders.{name}", item)))
-        return tuple(pairs)
 
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))
@@ -681,12 +508,6 @@ class _Validator:
             cwd=cwd,
             env=env,
         )
-
-
-@functools.cache
-def _time_zones() -> frozenset[str]:
-    """The IANA time zones this machine knows (none without a time zone database)."""
-    return frozenset(zoneinfo.available_timezones())
 
 
 class _EnvironmentValidator(_Validator):

@@ -19,7 +19,15 @@ from runner.errors import ConfigError
 from runner.project.root import CONFIG_FILE
 from runner.project.yaml_depth import yaml_flow_too_deep
 
-__all__ = ["MAX_CONFIG_BYTES", "MAX_YAML_DEPTH", "Places", "fail", "read_yaml", "show"]
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "MAX_YAML_DEPTH",
+    "Places",
+    "fail",
+    "places_of",
+    "read_yaml",
+    "show",
+]
 
 MAX_CONFIG_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 32
@@ -76,7 +84,7 @@ def read_yaml(path: Path, warnings: list[str], places: Places) -> dict[object, o
 
     if node is not None:
         _warn_repeated_keys(node, "", warnings)
-        places.update(_places(node, ""))
+        places.update(places_of(node))
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -140,9 +148,9 @@ def _warn_repeated_keys(node: yaml.Node, prefix: str, warnings: list[str]) -> No
             _warn_repeated_keys(item, prefix, warnings)
 
 
-def _places(node: yaml.Node, prefix: str) -> Places:
+def places_of(node: yaml.Node, prefix: str = "") -> Places:
     """Every setting's place in the file, so that a message can point at it (the last
-    of a repeated key, as the loaded value is)."""
+    of a repeated key, as the loaded value is); a collection file's too."""
     found: Places = {}
     if not isinstance(node, yaml.MappingNode):
         return found
@@ -152,7 +160,7 @@ def _places(node: yaml.Node, prefix: str) -> Places:
         name = f"{prefix}{key_node.value}"
         found[f"key:{name}"] = (key_node.start_mark.line + 1, key_node.start_mark.column)
         found[name] = (value_node.start_mark.line + 1, value_node.start_mark.column)
-        found.update(_places(value_node, f"{name}."))
+        found.update(places_of(value_node, f"{name}."))
     return found
 
 

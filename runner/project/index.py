@@ -3,39 +3,53 @@
 Everything a command needs to know about the files on disk is gathered here once,
 with every problem collected (not only the first), so ``check`` and ``list`` can
 report them all and ``e2e`` can refuse a broken scenario before starting a browser.
+
+Each folder's ``_hooks.js`` is loaded before the scenarios, and every scenario carries
+the ones over it (``ScenarioFile.folders``, outer first): a problem in one stops the
+scenarios of its folder. A parameterised scenario (``const CASES``) is listed, indexed
+and put in collections as its cases, ``<name>[<case>]`` (``cases`` keeps each one's
+case names by its file's name).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
-
-import yaml
 
 from dsl.builtins import PURE_OPTIONS, PURE_SIGNATURES
 from dsl.checker import Arity, Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import FunctionRef
 from dsl.scenario import (
+    HOOKS_FILE,
     HelperFile,
     HelperTable,
+    HooksFile,
     ScenarioFile,
     ScenarioHeader,
     build_helper_table,
+    hooks_const_clashes,
     load_helper,
+    load_hooks_file,
     load_scenario,
     parse_header,
+    title_tags,
 )
 from runner import protocol
+from runner.project.collection_file import CollectionUse, parse_collection, scenario_name_problem
 from runner.project.problems import SCENARIO_SUFFIX, problem_order
-from runner.project.root import CONFIG_FILE, Project, find_project_root
+from runner.project.root import (
+    CONFIG_FILE,
+    Project,
+    case_problem,
+    find_project_root,
+    split_case_name,
+)
 from runner.project.signatures import BROWSER_OPTIONS, BROWSER_SIGNATURES
 from runner.project.yaml_depth import yaml_flow_too_deep
-from runner.text import did_you_mean, has_control_character, show_name
+from runner.text import did_you_mean
 
 __all__ = [
     "ALL_BUILTIN_OPTIONS",
@@ -60,8 +74,13 @@ MAX_SOURCE_BYTES = 5 * 1024 * 1024
 
 @dataclass(frozen=True)
 class CollectionEntry:
+    """A collection file that loads: its protocol meta, its warnings, and ``use`` when
+    it lists ``setup:`` scenarios or sets a browser context's keys (``locale``,
+    ``storageState``, ...) for its scenarios."""
+
     meta: protocol.CollectionMeta
     warnings: tuple[str, ...] = ()
+    use: CollectionUse | None = None
 
 
 @dataclass
@@ -87,13 +106,20 @@ class ProjectIndex:
     unparsed: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Scenario sources read but not parsed yet, by name: (project-relative path,
     source); :meth:`load_helpers` fills it, :meth:`load_scenario` parses from it."""
+    hooks_files: dict[str, HooksFile] = field(default_factory=dict)
+    """Each folder's ``_hooks.js`` that loads, by e2e-relative folder (``""``: e2e's own)."""
+    cases: dict[str, list[str]] = field(default_factory=dict)
+    """Each parameterised scenario's case names, by its file's scenario name."""
 
     @classmethod
     def load(cls, project: Project, check: bool = True) -> ProjectIndex:
         index = cls(project)
         index._load_project_helpers()
-        index._load_scenarios(index._scenario_paths())
+        scenarios, hooks = index._scenario_paths()
+        index._load_hooks_files(hooks)
+        index._load_scenarios(scenarios)
         index._load_collections()
+        index._expand_cases_in_collections()
         if check:
             index._check_programs()
         index.errors.sort(key=problem_order)
@@ -107,7 +133,9 @@ class ProjectIndex:
         project of 1,000 scenarios, seconds saved in every worker)."""
         index = cls(project)
         index._load_project_helpers()
-        for path, name in index._scenario_paths():
+        scenarios, hooks = index._scenario_paths()
+        index._load_hooks_files(hooks)
+        for path, name in scenarios:
             rel = project.relative(path)
             source = index._read(path, "scenario")
             if source is not None:
@@ -122,32 +150,64 @@ class ProjectIndex:
         the check) join ``errors``; the scenario is in ``scenarios`` when it loads."""
         index = cls(project)
         index._load_project_helpers()
-        path = project.e2e_dir / f"{name}{SCENARIO_SUFFIX}"
+        index._load_hooks_files(index._hooks_paths_over(name))
+        base, _ = split_case_name(name)
+        path = project.e2e_dir / f"{base}{SCENARIO_SUFFIX}"
         source = index._read(path, "scenario")
         if source is not None:
-            index.unparsed[name] = (project.relative(path), source)
+            index.unparsed[base] = (project.relative(path), source)
             index.load_scenario(name)
         return index
 
     def load_scenario(self, name: str) -> ScenarioFile | None:
-        """The scenario ``name`` as it was read by :meth:`load_helpers` (so a worker runs
-        what its orchestrator checked, not a file edited since), parsed now unless it
-        already was; None when there was no such file or it does not parse (the problem
-        joins ``errors``)."""
+        """The scenario ``name`` (a case: ``pay[visa]``) as it was read by
+        :meth:`load_helpers` (so a worker runs what its orchestrator checked, not a file
+        edited since), parsed now unless it already was; None when there was no such
+        file or case, when it does not parse or a ``_hooks.js`` over it does not load
+        (the problem joins ``errors``)."""
         found = self.scenarios.get(name)
         if found is not None:
             return found
-        read = self.unparsed.pop(name, None)
+        base, _ = split_case_name(name)
+        read = self.unparsed.get(base)
         if read is None:
+            self._no_case(name)
             return None
+        blocked = self.errors_in(self.project.hooks_files_over(base))
+        if blocked:  # its hooks would not run: it does not run either
+            self.errors.append(blocked[0])
+            return None
+        del self.unparsed[base]
         rel, source = read
         try:
-            scenario = load_scenario(source, rel, name)
+            scenario = load_scenario(source, rel, base)
         except ScenarioSyntaxError as err:
             self.errors.append(Diagnostic.from_syntax_error(err))
             return None
-        self.scenarios[name] = scenario
-        return scenario
+        self._attach(scenario)
+        found = self.scenarios.get(name)
+        if found is None:
+            self._no_case(name)
+        return found
+
+    def _no_case(self, name: str) -> None:
+        """``name`` is no scenario: a parameterised file's own name, or a case it does
+        not have, is a problem of that file."""
+        problem = case_problem(name, self.cases)
+        if problem is not None:
+            self.errors.append(Diagnostic(self.project.scenario_file(name), 1, 0, problem))
+
+    def _attach(self, scenario: ScenarioFile) -> tuple[ScenarioFile, ...]:
+        """The scenarios a parsed file makes, each with the ``_hooks.js`` files over it
+        (outer first): itself, or one per case (its case names kept in ``cases``)."""
+        over = [h for h in self.hooks_files.values() if h.covers(scenario.name)]
+        folders = tuple(sorted(over, key=lambda hooks: len(hooks.folder)))
+        made = replace(scenario, folders=folders).each_case()
+        if scenario.cases:
+            self.cases[scenario.name] = [case.name for case in scenario.cases]
+        for one in made:
+            self.scenarios[one.name] = one
+        return made
 
     @classmethod
     def load_files(cls, files: Iterable[Path], base: Path) -> ProjectIndex:
@@ -159,12 +219,16 @@ class ProjectIndex:
         index = cls(Project(base))
         scenario_paths: list[tuple[Path, str]] = []
         helper_paths: list[tuple[Path, str]] = []
+        hooks_paths: list[tuple[Path, str]] = []
         for path in files:
             if path.name.endswith(SCENARIO_SUFFIX):
                 scenario_paths.append((path, path.name[: -len(SCENARIO_SUFFIX)]))
+            elif path.name == HOOKS_FILE:
+                hooks_paths.append((path, ""))  # the hooks of the loose scenarios
             else:
                 helper_paths.append((path, path.stem))
         index._load_helpers(helper_paths)
+        index._load_hooks_files(hooks_paths[:1])
         index._load_scenarios(scenario_paths)
         index._check_programs()
         index.errors.sort(key=problem_order)
@@ -182,27 +246,82 @@ class ProjectIndex:
 
     def _load_project_helpers(self) -> None:
         helpers = self.project.helpers_dir
-        self._load_helpers(
-            (path, path.relative_to(helpers).as_posix()[: -len(".js")])
-            for path in _walk(helpers, ".js")
-        )
+        paths: list[tuple[Path, str]] = []
+        for path in _walk(helpers, ".js"):
+            if path.name != HOOKS_FILE:
+                paths.append((path, path.relative_to(helpers).as_posix()[: -len(".js")]))
+                continue
+            # It would be a helper file, its hooks the project's: surely not what was meant.
+            rel = self.project.relative(path)
+            self.files.append(rel)
+            self.helper_files.append(rel)
+            self.errors.append(
+                Diagnostic(
+                    rel,
+                    1,
+                    0,
+                    f"a {HOOKS_FILE} holds the hooks of its folder's scenarios, and "
+                    f"{protocol.HELPERS_SUBDIR}/ holds none: declare the project's hooks "
+                    f"in a helper file (e.g. {protocol.HELPERS_SUBDIR}/hooks.js), a "
+                    f"folder's in that folder's {HOOKS_FILE}",
+                )
+            )
+        self._load_helpers(paths)
 
-    def _scenario_paths(self) -> list[tuple[Path, str]]:
-        """Every scenario file under ``e2e/`` with its name; other ``.js`` files there are
-        a warning."""
+    def _scenario_paths(self) -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]:
+        """Every scenario file under ``e2e/`` with its name, and every ``_hooks.js``
+        with its folder (outer first); other ``.js`` files there are a warning."""
         e2e = self.project.e2e_dir
         skip = (protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
         found: list[tuple[Path, str]] = []
+        hooks: list[tuple[Path, str]] = []
         for path in _walk(e2e, ".js", skip=skip):
+            inner = path.relative_to(e2e).as_posix()
             if path.name.endswith(SCENARIO_SUFFIX):
-                found.append((path, path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]))
+                found.append((path, inner[: -len(SCENARIO_SUFFIX)]))
+            elif path.name == HOOKS_FILE:
+                hooks.append((path, inner[: -len(HOOKS_FILE)].rstrip("/")))
             else:
+                hint = (
+                    f" (a folder's hooks file is named {HOOKS_FILE})" if "hook" in path.name else ""
+                )
                 self.warnings.append(
                     f"{self.project.relative(path)}: ignored: scenario files end in "
                     f"'{SCENARIO_SUFFIX}' and helper files live in "
-                    f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/"
+                    f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/{hint}"
                 )
+        return found, hooks
+
+    def _hooks_paths_over(self, name: str) -> list[tuple[Path, str]]:
+        """The ``_hooks.js`` files over scenario ``name`` that exist, with their folders."""
+        folders = split_case_name(name)[0].split("/")[:-1]
+        found: list[tuple[Path, str]] = []
+        for depth in range(len(folders) + 1):
+            path = self.project.e2e_dir.joinpath(*folders[:depth], HOOKS_FILE)
+            if path.exists() or path.is_symlink():
+                found.append((path, "/".join(folders[:depth])))
         return found
+
+    def _load_hooks_files(self, paths: Iterable[tuple[Path, str]]) -> None:
+        """Each folder's ``_hooks.js``, outer folders first (an inner one's consts are
+        checked against theirs and the helpers'); one with a problem is left out."""
+        names = set(ALL_BUILTIN_SIGNATURES)
+        for path, folder in paths:
+            rel = self.project.relative(path)
+            source = self._read(path, "hooks file")
+            if source is None:
+                continue
+            try:
+                hooks = load_hooks_file(source, rel, folder, names)
+            except ScenarioSyntaxError as err:
+                self.errors.append(Diagnostic.from_syntax_error(err))
+                continue
+            outer = [h for h in self.hooks_files.values() if h.covers(folder + "/")]
+            clashes = hooks_const_clashes(hooks, self.helper_table, outer)
+            if clashes:
+                self.errors.extend(Diagnostic.from_syntax_error(e) for e in clashes)
+                continue
+            self.hooks_files[folder] = hooks
 
     def _load_helpers(self, paths: Iterable[tuple[Path, str]]) -> None:
         names = set(ALL_BUILTIN_SIGNATURES)
@@ -228,6 +347,8 @@ class ProjectIndex:
             if source is None:
                 continue
             try:
+                if name.endswith("]"):
+                    raise ScenarioSyntaxError(_BRACKETED, rel, 1, 0, "")
                 scenario = load_scenario(source, rel, name)
             except ScenarioSyntaxError as err:
                 self.errors.append(Diagnostic.from_syntax_error(err))
@@ -236,8 +357,8 @@ class ProjectIndex:
             if not self._claim_id(scenario.header.id, rel, ids, source):
                 self.unlisted.append(scenario)
                 continue
-            self.scenarios[name] = scenario
-            self.scenario_metas.append(_scenario_meta(scenario.header, name, rel))
+            for made in self._attach(scenario):
+                self.scenario_metas.append(_scenario_meta(made.header, made.name, rel))
 
     def _list_header_anyway(self, source: str, rel: str, name: str, ids: dict[str, str]) -> None:
         """A scenario whose body is broken still has an identity the viewer can show."""
@@ -302,33 +423,67 @@ class ProjectIndex:
             return None
         errors_before = len(self.errors)
         warnings: list[str] = []
-        meta = _parse_collection(source, rel, name, self.errors, warnings)
+        parsed = parse_collection(source, rel, name, self.errors, warnings, self.project.root)
         self.warnings.extend(warnings)
-        if meta is None or len(self.errors) > errors_before:
+        if parsed is None or len(self.errors) > errors_before:
             return None
-        return CollectionEntry(meta, tuple(warnings))
+        return CollectionEntry(parsed[0], tuple(warnings), parsed[1])
+
+    def _expand_cases_in_collections(self) -> None:
+        """A collection's entry naming a parameterised scenario stands for its cases, in
+        their order (a case may be listed on its own: ``pay[visa]``)."""
+        for name, entry in list(self.collections.items()):
+            listed = entry.meta["scenarios"]
+            if not any(item in self.cases for item in listed):
+                continue
+            meta = entry.meta.copy()
+            meta["scenarios"] = [
+                case
+                for item in listed
+                for case in (
+                    [f"{item}[{c}]" for c in self.cases[item]] if item in self.cases else [item]
+                )
+            ]
+            self.collections[name] = replace(entry, meta=meta)
 
     def _check_programs(self) -> None:
         self.errors.extend(self.check_programs())
 
     def check_programs(self) -> list[Diagnostic]:
-        """The static checker's problems in every helper and scenario, in checking order
-        (not added to ``errors``)."""
+        """The static checker's problems in every helper, ``_hooks.js`` and scenario file
+        (once, however many cases it has), in checking order (not added to ``errors``).
+        Each sees the helper consts, and the consts of the ``_hooks.js`` files over it."""
         helper_arities = arity_table(self.helper_table)
-        consts = self.helper_table.consts
-        programs = [h.program for h in self.helpers]
-        programs += [s.program for s in self.scenarios.values()]
-        programs += [s.program for s in self.unlisted]
+        consts = set(self.helper_table.consts)
+        programs = [(h.program, consts) for h in self.helpers]
+        for hooks in self.hooks_files.values():
+            over = [h for h in self.hooks_files.values() if h.covers(hooks.folder + "/")]
+            programs.append((hooks.program, consts | {c.name for h in over for c in h.consts}))
+        files = {s.file: s for s in [*self.scenarios.values(), *self.unlisted]}
+        for scenario in files.values():
+            if not scenario.folders:
+                scenario = replace(scenario, folders=self._attach_folders(scenario.name))
+            programs.append((scenario.program, consts | set(scenario.consts())))
         found: list[Diagnostic] = []
-        for program in programs:
+        for program, names in programs:
             found.extend(
                 check_program(
-                    program, helper_arities, ALL_BUILTIN_SIGNATURES, consts, ALL_BUILTIN_OPTIONS
+                    program, helper_arities, ALL_BUILTIN_SIGNATURES, names, ALL_BUILTIN_OPTIONS
                 )
             )
         return found
 
+    def _attach_folders(self, name: str) -> tuple[HooksFile, ...]:
+        over = [h for h in self.hooks_files.values() if h.covers(name)]
+        return tuple(sorted(over, key=lambda hooks: len(hooks.folder)))
+
     # --- lookups ---------------------------------------------------------------
+
+    def scenario_tags(self) -> dict[str, list[str]]:
+        """Each listed scenario's ``@tags`` (read from its title), by name: kept in the
+        index cache beside the metas (0.5.0's ``ScenarioMeta`` has no such field), so
+        ``unotest list --json`` carries them without parsing anything."""
+        return {meta["name"]: list(title_tags(meta["title"])) for meta in self.scenario_metas}
 
     def helper_metas(self) -> list[protocol.HelperMeta]:
         return [{"name": h.name, "path": h.file} for h in self.helpers]
@@ -345,8 +500,11 @@ class ProjectIndex:
     def problems_of(self, scenario_file: str | None) -> list[Diagnostic]:
         """What stops a scenario from running: the helper files' problems first (a
         syntax error there is the cause of the scenario's "'x' is not a function"),
-        then the scenario file's own."""
-        own = self.errors_in([scenario_file]) if scenario_file is not None else []
+        then those of the ``_hooks.js`` files over it (its hooks), then its file's own."""
+        if scenario_file is None:
+            return self.helper_problems()
+        hooks = self.project.hooks_files_over(self.project.scenario_name_of(scenario_file))
+        own = self.errors_in([*hooks, scenario_file])
         return self.helper_problems() + [d for d in own if d.file not in self.helper_files]
 
     def orphan_warnings(self) -> list[str]:
@@ -354,6 +512,12 @@ class ProjectIndex:
         known = {meta["name"] for meta in self.scenario_metas}
         found: list[str] = []
         for entry in self.collections.values():
+            for name in entry.use.setup if entry.use is not None else ():
+                if name not in known and not self._unloadable(name):
+                    found.append(
+                        f"{entry.meta['path']}: setup scenario '{name}' does not exist: the "
+                        f"collection will fail{did_you_mean(name, known)}"
+                    )
             seen: set[str] = set()
             for name in entry.meta["scenarios"]:
                 if name in seen:
@@ -371,6 +535,12 @@ class ProjectIndex:
         """Its file is there but is no scenario (a wrong header): a problem of its own,
         said where it is, not a name that does not exist."""
         return bool(self.errors_in([self.project.scenario_file(name)]))
+
+
+_BRACKETED = (
+    "a scenario file's name cannot end in ']': <name>[<case>] names a case of a "
+    "parameterised scenario; rename the file"
+)
 
 
 def _scenario_meta(header: ScenarioHeader, name: str, rel: str) -> protocol.ScenarioMeta:
@@ -420,226 +590,6 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
             "save it as UTF-8",
             text.decode("utf-8", "replace").rstrip("\r"),
         )
-
-
-_COLLECTION_KEYS = ("description", "scenarios")
-MAX_COLLECTION_DEPTH = 16
-
-
-def scenario_name_problem(name: str) -> str | None:
-    """Why ``name`` can never name a scenario (a path under unotest/e2e/), or ``None``.
-
-    A collection entry or ``unotest e2e NAME`` with ``..``, an absolute path, a NUL or a
-    control character is refused as such, instead of being looked up and "not found".
-    """
-    shown = show_name(name)
-    if not name.strip():
-        return (
-            f"{shown} is empty: a scenario name is its path under unotest/e2e/ "
-            "(e.g. auth/signin-flow)"
-        )
-    if has_control_character(name):
-        return f"{shown} holds a control character or line break: it is not a scenario name"
-    if name.startswith("/"):
-        return (
-            f"{shown} is an absolute path: a scenario name is its path under unotest/e2e/ "
-            "without the .test.js suffix (e.g. auth/signin-flow)"
-        )
-    if any(part in ("", ".", "..") for part in name.split("/")):
-        return (
-            f"{shown} has an empty, '.' or '..' segment: a scenario name is its path under "
-            "unotest/e2e/ (e.g. auth/signin-flow)"
-        )
-    return None
-
-
-def _yaml_type(value: object) -> str:
-    if value is None:
-        return "empty (null)"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"a {type(value).__name__}"
-
-
-class _Refused(Exception):
-    """The one problem that stops a collection file, raised where it is found."""
-
-    def __init__(self, diagnostic: Diagnostic) -> None:
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
-
-
-class _CollectionFile:
-    """One collection file being read: its lines, and where each top-level key stands,
-    so that every problem points at the line that causes it."""
-
-    def __init__(self, rel: str, source: str) -> None:
-        self.rel = rel
-        self.lines = source.splitlines()
-        self.positions: dict[object, tuple[yaml.Node, yaml.Node]] = {}
-
-    def refuse(self, line: int, col: int, message: str) -> _Refused:
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return _Refused(Diagnostic(self.rel, line, col, message, text))
-
-    def refuse_file(self, message: str) -> _Refused:
-        """A problem of the whole file, shown without a source line."""
-        return _Refused(Diagnostic(self.rel, 1, 0, message))
-
-    def note_keys(self, node: yaml.MappingNode | None, warnings: list[str]) -> None:
-        """Remember where each top-level key and value is; warn about a repeated key."""
-        for key_node, value_node in node.value if node is not None else []:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            line = key_node.start_mark.line + 1
-            if key in self.positions:
-                first = self.positions[key][0].start_mark.line + 1
-                warnings.append(
-                    f"{self.rel}:{line}: key '{key}' is repeated (first at line {first}); "
-                    "the last one is used"
-                )
-            if key is not None:
-                self.positions[key] = (key_node, value_node)
-
-    def where(self, key: str, index: int | None = None) -> tuple[int, int]:
-        """Line and column of a key, or of item ``index`` of its list."""
-        nodes = self.positions.get(key)
-        if nodes is None:
-            return 1, 0
-        target: yaml.Node = nodes[0]
-        if index is not None and isinstance(nodes[1], yaml.SequenceNode):
-            items = nodes[1].value
-            if index < len(items):
-                target = items[index]
-        return target.start_mark.line + 1, target.start_mark.column
-
-
-def _parse_collection(
-    source: str, rel: str, name: str, errors: list[Diagnostic], warnings: list[str]
-) -> protocol.CollectionMeta | None:
-    """``description:`` and ``scenarios:`` of one collection file (runner.md §6).
-
-    Only ``yaml.safe_load``: a ``!!python/...`` tag is refused, never executed, and
-    anchors are not expanded into copies (a "billion laughs" file stays small).
-    """
-    file = _CollectionFile(rel, source)
-    try:
-        node, data = _load_collection_yaml(source, file)
-        file.note_keys(node, warnings)
-        description, scenarios = _collection_fields(data, file, warnings)
-    except _Refused as refused:
-        errors.append(refused.diagnostic)
-        return None
-    return {"name": name, "path": rel, "description": description, "scenarios": scenarios}
-
-
-def _load_collection_yaml(
-    source: str, file: _CollectionFile
-) -> tuple[yaml.MappingNode | None, dict[object, object]]:
-    """The top-level node (for positions) and the loaded mapping."""
-    too_deep = yaml_flow_too_deep(source, MAX_COLLECTION_DEPTH)
-    if too_deep is not None:
-        raise file.refuse(
-            *too_deep,
-            f"invalid YAML: nested more than {MAX_COLLECTION_DEPTH} levels deep "
-            "(a collection is a mapping with a list of scenario names)",
-        )
-    try:
-        _refuse_aliases(source, file)
-        node = yaml.compose(source, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as err:
-        raise _yaml_error(err, file) from None
-    except RecursionError:
-        raise file.refuse_file("invalid YAML: nested too deeply") from None
-    except ValueError as err:
-        # int() of a number with more than 4,300 digits (sys.get_int_max_str_digits).
-        reason = err.args[0].split(":")[0] if err.args else "a value is malformed"
-        raise file.refuse_file(f"invalid YAML: a value cannot be read ({reason})") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode | None):
-        raise file.refuse_file(
-            f"a collection is a mapping with 'scenarios:' (and optional 'description:'), "
-            f"not {_yaml_type(data)}"
-        )
-    return node, data
-
-
-def _refuse_aliases(source: str, file: _CollectionFile) -> None:
-    """Walks the parser's events, so an alias is refused before anything is built."""
-    for event in yaml.parse(source, Loader=yaml.SafeLoader):
-        if isinstance(event, yaml.AliasEvent):
-            raise file.refuse(
-                *_mark_position(event.start_mark),
-                f"YAML aliases ('*{event.anchor}') are not allowed in a collection: "
-                "write the scenario names out",
-            )
-
-
-def _yaml_error(err: yaml.YAMLError, file: _CollectionFile) -> _Refused:
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    tag = re.search(r"tag '([^']*)'", problem)
-    if isinstance(err, yaml.constructor.ConstructorError) and tag is not None:
-        shown = re.sub(r"\Atag:yaml\.org,2002:", "!!", tag.group(1))
-        problem = f"the tag '{shown}' is not allowed (a collection is plain YAML)"
-    return file.refuse(*_mark_position(mark), f"invalid YAML: {problem}")
-
-
-class _Mark(Protocol):
-    """PyYAML's marks: the pure-Python and the libyaml one have the same fields."""
-
-    line: int
-    column: int
-
-
-def _mark_position(mark: _Mark | None) -> tuple[int, int]:
-    return (mark.line + 1, mark.column) if mark is not None else (1, 0)
-
-
-def _collection_fields(
-    data: dict[object, object], file: _CollectionFile, warnings: list[str]
-) -> tuple[str | None, list[str]]:
-    """The description and scenario names, each checked for its type."""
-    for key in data:
-        if key not in _COLLECTION_KEYS:
-            line, _ = file.where(str(key))
-            warnings.append(
-                f"{file.rel}:{line}: unknown key '{key}' is ignored (known: description, scenarios)"
-            )
-    description = data.get("description")
-    if description is not None and not isinstance(description, str):
-        raise file.refuse(
-            *file.where("description"),
-            f"'description' must be a string, not {_yaml_type(description)}",
-        )
-    scenarios = data.get("scenarios", [])
-    if scenarios is None:
-        scenarios = []
-    if not isinstance(scenarios, list):
-        raise file.refuse(
-            *file.where("scenarios"),
-            f"'scenarios' must be a list of scenario names, not {_yaml_type(scenarios)}",
-        )
-    for i, item in enumerate(scenarios):
-        if not isinstance(item, str):
-            raise file.refuse(
-                *file.where("scenarios", i),
-                f"'scenarios' item {i + 1} must be a scenario name (a string), "
-                f"not {_yaml_type(item)}",
-            )
-        reason = scenario_name_problem(item)
-        if reason is not None:
-            raise file.refuse(*file.where("scenarios", i), f"'scenarios' item {i + 1} {reason}")
-    return description, list(scenarios)
 
 
 def _walk(base: Path, suffix: str, skip: tuple[str, ...] = ()) -> list[Path]:

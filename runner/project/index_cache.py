@@ -2,8 +2,8 @@
 ``unotest/.cache/index.json`` so that a project where nothing changed is not parsed again.
 
 The cache holds one ``IndexSummary`` (scenario metas, helper names and their function
-names, collection metas, the parse problems, the checker's problems, the warnings, the
-files read) under two keys:
+names, collection metas with their setup scenarios and context settings, the parse
+problems, the checker's problems, the warnings, the files read) under two keys:
 
 - the *version*: a hash of the language and checker sources (``dsl/*.py``,
   ``dsl/grammar.lark``, ``runner/project/index.py``, ``runner/project/signatures.py``, this module…,
@@ -20,6 +20,17 @@ replaced whole (``runner.files.atomic_write``: a temp file, then ``os.replace``)
 reader in another process sees the old file or the new one, never half of one. A cache
 that cannot be written (a read-only project) is silently skipped.
 
+A parameterised scenario is in the summary as its cases (each ``<name>[<case>]`` among
+the scenario metas, and ``cases``: each one's case names), so ``list``, ``e2e`` and
+``collection`` know them without parsing; a folder's ``_hooks.js`` is among the files
+read, and its problems stop the scenarios under it (:meth:`IndexSummary.problems_of`).
+
+The summary also carries each scenario's ``@tags`` (read from its title by
+``dsl.scenario.title_tags`` when the project is loaded), and :class:`ScenarioGrep` is
+``--grep``/``--grep-invert`` over the summary's scenarios, for ``list`` and
+``collection`` (and the collection's workers started early, which read the titles
+themselves).
+
 This module imports neither the parser nor Lark: a hit costs reading the files and one
 JSON document. ``unotest collection``'s orchestrator reads the project this way too (its
 workers parse what they run); commands that need real syntax trees (running a scenario)
@@ -31,17 +42,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dsl.errors import Diagnostic
 from runner import protocol
+from runner.errors import UsageError
 from runner.project.problems import problem_order
+from runner.text import show_name
 
 if TYPE_CHECKING:
+    from runner.project.collection_file import CollectionUseJSON
     from runner.project.index import Project, ProjectIndex
 
 __all__ = [
@@ -50,12 +65,13 @@ __all__ = [
     "CACHE_SUBDIR",
     "HelperSummary",
     "IndexSummary",
+    "ScenarioGrep",
     "cache_path",
     "load_summary",
     "summarize",
 ]
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 4
 """Bump when ``IndexSummary`` or its JSON form changes."""
 CACHE_SUBDIR = ".cache"
 CACHE_FILE = "index.json"
@@ -68,6 +84,9 @@ _VERSION_SOURCES = (
     "runner/project/index.py",
     "runner/project/signatures.py",
     "runner/project/index_cache.py",
+    "runner/project/collection_file.py",  # a collection's settings, checked
+    "runner/project/emulation.py",
+    "runner/project/config_file.py",
     "runner/protocol.py",
     "runner/text.py",
 )
@@ -94,6 +113,23 @@ class IndexSummary:
     warnings: list[str]
     orphan_warnings: list[str]
     files: list[str]
+    tags: dict[str, list[str]] = field(default_factory=dict)
+    """Each listed scenario's ``@tags``, by name (``ProjectIndex.scenario_tags``)."""
+    collection_use: dict[str, CollectionUseJSON] = field(default_factory=dict)
+    """The ``setup:`` scenarios and browser context keys of each collection that has
+    any, by name (``CollectionEntry.use``, as a run order carries it)."""
+
+    cases: dict[str, list[str]] = field(default_factory=dict)
+    """Each parameterised scenario's case names, by its file's scenario name
+    (``ProjectIndex.cases``): its cases are listed in ``scenario_metas`` as
+    ``<name>[<case>]``, and ``unotest e2e <name>`` says to name one."""
+
+    def tags_of(self, name: str) -> list[str]:
+        return list(self.tags.get(name, []))
+
+    def titles(self) -> dict[str, str]:
+        """Each listed scenario's title (its description line, tags included), by name."""
+        return {meta["name"]: meta["title"] for meta in self.scenario_metas}
 
     def errors(self, check: bool) -> list[Diagnostic]:
         """``ProjectIndex.load(project, check).errors``, in the same order."""
@@ -110,10 +146,13 @@ class IndexSummary:
         return [d for d in self.errors(check) if d.file in wanted]
 
     def problems_of(self, project: Project, scenario_file: str | None) -> list[Diagnostic]:
-        """``ProjectIndex.problems_of``: the helper files' problems first, then the
-        scenario file's own."""
+        """``ProjectIndex.problems_of``: the helper files' problems first, then those of
+        the ``_hooks.js`` files over the scenario, then its file's own."""
         helpers = self.helper_files(project)
-        own = self.errors_in([scenario_file]) if scenario_file is not None else []
+        own: list[Diagnostic] = []
+        if scenario_file is not None:
+            hooks = project.hooks_files_over(project.scenario_name_of(scenario_file))
+            own = self.errors_in([*hooks, scenario_file])
         return self.errors_in(helpers) + [d for d in own if d.file not in helpers]
 
     def helper_files(self, project: Project) -> list[str]:
@@ -159,7 +198,65 @@ def summarize(index: ProjectIndex) -> IndexSummary:
         warnings=list(index.warnings),
         orphan_warnings=index.orphan_warnings(),
         files=list(index.files),
+        tags=index.scenario_tags(),
+        cases={name: list(cases) for name, cases in index.cases.items()},
+        collection_use={
+            name: entry.use.to_json()
+            for name, entry in index.collections.items()
+            if entry.use is not None
+        },
     )
+
+
+# --- --grep ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenarioGrep:
+    """``--grep REGEX`` and ``--grep-invert REGEX`` of ``unotest list`` and ``collection``.
+
+    A scenario is kept when ``grep`` is found (Python's ``re.search``, case-sensitive)
+    in ``"<name> <title>"`` and ``invert`` is not: Playwright matches a test's file and
+    title the same way, and a title holds its ``@tags`` as written, so ``--grep @smoke``
+    keeps the tagged scenarios. A name with no title (a listed name that is no
+    scenario, or one whose header cannot be read) is matched alone."""
+
+    grep: re.Pattern[str] | None = None
+    invert: re.Pattern[str] | None = None
+
+    @classmethod
+    def parse(cls, grep: str | None, invert: str | None) -> ScenarioGrep | None:
+        """None when neither option is given; a pattern that does not compile is one
+        sentence (a usage error) before anything else is read."""
+        if grep is None and invert is None:
+            return None
+        return cls(_compiled("--grep", grep), _compiled("--grep-invert", invert))
+
+    def selects(self, name: str, title: str | None) -> bool:
+        text = name if title is None else f"{name} {title}"
+        if self.grep is not None and self.grep.search(text) is None:
+            return False
+        return self.invert is None or self.invert.search(text) is None
+
+    def __str__(self) -> str:
+        """The options as given (``--grep '@smoke' --grep-invert '@slow'``), for a message."""
+        given = (("--grep", self.grep), ("--grep-invert", self.invert))
+        return " ".join(f"{flag} {show_name(p.pattern)}" for flag, p in given if p is not None)
+
+
+def _compiled(flag: str, pattern: str | None) -> re.Pattern[str] | None:
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except (re.error, OverflowError, RecursionError) as err:
+        reason = "it is too large or nested too deeply"
+        if isinstance(err, re.error):
+            reason = err.msg if err.pos is None else f"{err.msg} at position {err.pos}"
+        raise UsageError(
+            f"{flag} {show_name(pattern)} is not a regular expression ({reason}); "
+            "escape a literal character with a backslash, e.g. --grep 'a\\(b'"
+        ) from None
 
 
 # --- keys ----------------------------------------------------------------------------
@@ -290,6 +387,9 @@ def _to_json(summary: IndexSummary) -> dict[str, object]:
         "warnings": summary.warnings,
         "orphan_warnings": summary.orphan_warnings,
         "files": summary.files,
+        "tags": summary.tags,
+        "cases": summary.cases,
+        "collection_use": summary.collection_use,
     }
 
 
@@ -313,6 +413,12 @@ def _summary_from_json(data: object) -> IndexSummary:
         warnings=_strs(data["warnings"]),
         orphan_warnings=_strs(data["orphan_warnings"]),
         files=_strs(data["files"]),
+        tags={_str(name): _strs(tags) for name, tags in _dict(data["tags"]).items()},
+        cases={_str(name): _strs(cases) for name, cases in _dict(data["cases"]).items()},
+        collection_use={
+            _str(name): _collection_use(_dict(use))
+            for name, use in _dict(data["collection_use"]).items()
+        },
     )
 
 
@@ -333,6 +439,21 @@ def _collection_meta(c: dict[object, object]) -> protocol.CollectionMeta:
         "path": _str(c["path"]),
         "description": None if description is None else _str(description),
         "scenarios": _strs(c["scenarios"]),
+    }
+
+
+def _collection_use(use: dict[object, object]) -> CollectionUseJSON:
+    """A collection's settings as cached; their values are checked again where they
+    are used (``CollectionUse.from_json``)."""
+    places = {
+        _str(name): [_int(n) for n in _list(place)] for name, place in _dict(use["places"]).items()
+    }
+    values = {_str(name): value for name, value in _dict(use["values"]).items()}
+    return {
+        "file": _str(use["file"]),
+        "setup": _strs(use["setup"]),
+        "values": values,
+        "places": places,
     }
 
 

@@ -10,7 +10,9 @@ the error tree are imported.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,15 +21,55 @@ from runner.errors import UsageError
 
 __all__ = [
     "CONFIG_FILE",
+    "HOOKS_FILE",
     "SCENARIO_SUFFIX",
     "Project",
+    "case_problem",
     "collections_dir",
     "find_project_root",
     "is_project_dir",
     "misnamed_config_warnings",
+    "split_case_name",
 ]
 
 SCENARIO_SUFFIX = ".test.js"
+HOOKS_FILE = "_hooks.js"
+"""A folder's hooks (``dsl.scenario.HOOKS_FILE``, named here for code without the parser)."""
+_CASE_SUFFIX = re.compile(r"(.+)\[([^\[\]/]+)\]", re.DOTALL)
+
+
+def split_case_name(name: str) -> tuple[str, str | None]:
+    """A case of a parameterised scenario, ``shop/pay[visa]``, as its file's scenario
+    name and the case's (``shop/pay``, ``visa``); any other name with no case. Here, so
+    that every path derived from a scenario's name finds its file without the parser."""
+    match = _CASE_SUFFIX.fullmatch(name)
+    if match is None:
+        return name, None
+    return match.group(1), match.group(2)
+
+
+def case_problem(name: str, cases: dict[str, list[str]]) -> str | None:
+    """Why ``name`` is no scenario when its file is a parameterised one (``cases``: each
+    one's case names): it names the file, which runs once per case, or a case it does
+    not have (with a did-you-mean). One sentence with the cases to choose from; None
+    when ``name`` has nothing to do with a parameterised scenario."""
+    base, case = split_case_name(name)
+    if base not in cases or (case is not None and case in cases[base]):
+        return None
+    names = [f"{base}[{c}]" for c in cases[base]]
+    shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+    if case is None:
+        return (
+            f"'{base}' runs once per case of its CASES: name one, e.g. '{names[0]}' "
+            f"(its cases: {shown}); a collection listing '{base}' runs them all"
+        )
+    # The case's name against the others (the file's name, the same in all, would make
+    # every case look close).
+    by_lower = {c.lower(): c for c in cases[base]}
+    close = difflib.get_close_matches(case.lower(), list(by_lower), n=1, cutoff=0.6)
+    hint = f" (did you mean '{base}[{by_lower[close[0]]}]'?)" if close else ""
+    return f"'{base}' has no case '{case}'{hint}; its cases: {shown}"
+
 
 CONFIG_FILE = "unotest.config.yaml"
 
@@ -152,8 +194,24 @@ class Project:
         return self.unotest_dir / protocol.RUNS_SUBDIR
 
     def scenario_file(self, name: str) -> str:
-        """Where scenario ``name``'s file is (or would be), project-relative."""
-        return self.relative(self.e2e_dir / f"{name}{SCENARIO_SUFFIX}")
+        """Where scenario ``name``'s file is (or would be), project-relative; a case's is
+        its parameterised scenario's file."""
+        base, _ = split_case_name(name)
+        return self.relative(self.e2e_dir / f"{base}{SCENARIO_SUFFIX}")
+
+    def scenario_name_of(self, rel: str) -> str:
+        """The scenario name of a project-relative scenario file (its path under e2e/
+        without the suffix); a path elsewhere is returned as it is."""
+        e2e = self.relative(self.e2e_dir) + "/"
+        inner = rel[len(e2e) :] if rel.startswith(e2e) else rel
+        return inner.removesuffix(SCENARIO_SUFFIX)
+
+    def hooks_files_over(self, name: str) -> list[str]:
+        """The ``_hooks.js`` files whose hooks would run around scenario ``name`` (they
+        may not exist), outer first, project-relative: one in each of its folders."""
+        folders = split_case_name(name)[0].split("/")[:-1]
+        e2e = self.relative(self.e2e_dir)
+        return ["/".join([e2e, *folders[:depth], HOOKS_FILE]) for depth in range(len(folders) + 1)]
 
     def collection_file(self, name: str) -> str:
         """Where collection ``name``'s file is (or would be), project-relative."""

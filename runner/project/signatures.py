@@ -73,6 +73,7 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "expect_disabled": (1, 1),
     "expect_attr": (3, 3),
     "expect_class": (2, 2),
+    "expect_contains_class": (2, 2),
     "expect_url": (1, 1),
     "expect_title": (1, 1),
     # their negations, retrying until the opposite holds
@@ -92,6 +93,7 @@ BROWSER_SIGNATURES: dict[str, tuple[int, int | None]] = {
     "expect_not_editable": (1, 1),
     "expect_not_attr": (3, 3),
     "expect_not_class": (2, 2),
+    "expect_not_contains_class": (2, 2),
     # output
     "screenshot": (0, 1),
     # pages: another tab of the run (a popup, target=_blank)
@@ -180,8 +182,8 @@ BROWSER_OPTIONS: dict[str, frozenset[str]] = {
     "wait_for": frozenset({"timeout"}),
     "wait_for_url": frozenset({"timeout"}),
     # expectations (issue 30)
-    "expect_in_viewport": frozenset({"ratio", "timeout"}),
-    "expect_not_in_viewport": frozenset({"ratio", "timeout"}),
+    "expect_in_viewport": frozenset({"ratio", "soft", "timeout"}),
+    "expect_not_in_viewport": frozenset({"ratio", "soft", "timeout"}),
     # network (issue 30)
     "route": frozenset({"status", "headers", "contentType", "body", "json"}),
     "wait_for_response": frozenset({"timeout"}),
@@ -195,4 +197,4 @@ BROWSER_OPTIONS: dict[str, frozenset[str]] = {
     "wait_for_dialog": frozenset({"timeout"}),
 }
 for _name in EXPECTATIONS:
-    BROWSER_OPTIONS.setdefault(_name, frozenset({"timeout"}))
+    BROWSER_OPTIONS.setdefault(_name, frozenset({"soft", "timeout"}))

@@ -26,9 +26,7 @@ DEFAULT_QUEUE = 1000
 class Subscription:
     """One client's queue; ``None`` in it means "closed" (``dropped`` says why)."""
 
-    queue: asyncio.Queue[Event | None] = field(
-        default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE)
-    )
+    queue: asyncio.Queue[Event | None] = field(default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE))
     dropped: str | None = None
 
     def offer(self, event: Event | None) -> bool:

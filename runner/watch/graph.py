@@ -4,8 +4,10 @@ Built from the static checker's own walk (:func:`dsl.checker.function_references
 every call and every name read that no variable declares), so the graph sees exactly
 the calls the checker sees (nested blocks, loops, ``expect_poll``'s function, helper
 consts). A node is a function of a file; a scenario's roots are every function of its
-file and the project's hooks (helpers named ``before_each`` / ``after_each``, which run
-around every test). A breadth-first walk from the roots gives, for every file a
+file, the project's hooks (helpers named ``before_each``, ``after_all``, ..., which run
+around every test) and the hooks of each ``_hooks.js`` over it (a folder's, run around
+each scenario of the folder and below; a const of one it reads is an edge to it too).
+A breadth-first walk from the roots gives, for every file a
 scenario reaches, the shortest call path to it: that path is the ``chain`` a reason
 shows. Names that resolve to nothing (a helper that no longer parses) are kept as
 leaves, so a broken helper's scenarios can still be found by the names of its
@@ -24,6 +26,7 @@ from dsl.checker import function_references
 from dsl.interpreter import HOOK_NAMES
 from runner import protocol
 from runner.project.index import SCENARIO_SUFFIX, ProjectIndex
+from runner.project.root import HOOKS_FILE
 
 __all__ = ["DependencyGraph", "Node", "absolute", "helper_names_in_source"]
 
@@ -55,6 +58,8 @@ class DependencyGraph:
     problems: dict[str, list[str]] = field(default_factory=dict)
     """Every file with a problem (parse or check) → its problems, as ``unotest check``."""
     collections: dict[str, list[str]] = field(default_factory=dict)
+    hooks_files: list[str] = field(default_factory=list)
+    """Every folder's ``_hooks.js`` that was read, loaded or not."""
 
     @classmethod
     def build(cls, index: ProjectIndex) -> DependencyGraph:
@@ -68,16 +73,27 @@ class DependencyGraph:
         for name, scenario in index.scenarios.items():
             graph.scenario_files[name] = scenario.file
             roots = [(scenario.file, fn.name) for fn in scenario.program.functions] + hooks
+            roots += [
+                (folder.file, fn.name)
+                for folder in scenario.folders
+                for fn in folder.program.functions
+                if fn.name in HOOK_NAMES
+            ]
             graph.reach[name] = _walk(roots, edges)
+        graph.hooks_files = [f for f in index.files if f.endswith("/" + HOOKS_FILE)]
         e2e = protocol.UNOTEST_DIR + "/" + protocol.E2E_SUBDIR + "/"
         for rel in index.files:
             inner = rel[len(e2e) :] if rel.startswith(e2e) else ""
-            if rel.endswith(SCENARIO_SUFFIX) and not inner.startswith("_"):
-                graph.scenario_files.setdefault(inner[: -len(SCENARIO_SUFFIX)], rel)
+            name = inner[: -len(SCENARIO_SUFFIX)]
+            # a parameterised scenario is its cases, mapped above
+            wanted = rel.endswith(SCENARIO_SUFFIX) and not inner.startswith("_")
+            if wanted and name not in index.cases:
+                graph.scenario_files.setdefault(name, rel)
         for problem in index.errors:
             text = problem.head
             graph.problems.setdefault(problem.file, []).append(text)
         loaded = {s.file for s in index.scenarios.values()} | {h.file for h in index.helpers}
+        loaded |= {hooks.file for hooks in index.hooks_files.values()}
         for rel, texts in graph.problems.items():
             if rel.endswith(".js") and rel not in loaded:
                 graph.broken[rel] = texts[0]
@@ -88,6 +104,15 @@ class DependencyGraph:
 
     def scenario_of_file(self, rel: str) -> str | None:
         return next((n for n, f in self.scenario_files.items() if f == rel), None)
+
+    def scenarios_of_file(self, rel: str) -> list[str]:
+        """The scenarios of one file: itself, or each case of a parameterised one."""
+        return [n for n, f in self.scenario_files.items() if f == rel]
+
+    def scenarios_under(self, hooks_file: str) -> list[str]:
+        """The scenarios a ``_hooks.js`` runs around: those in its folder and below."""
+        folder = hooks_file[: -len(HOOKS_FILE)]
+        return [n for n, f in self.scenario_files.items() if f.startswith(folder)]
 
     def helper_files(self) -> list[str]:
         """Every helper file read, loaded or not."""
@@ -117,7 +142,9 @@ class DependencyGraph:
         """What stops ``scenario`` from running: problems in its file or in any helper
         (as ``unotest e2e`` refuses to start, helpers that do not parse included), the
         files that do not load first."""
-        files = [*self.helper_files(), self.scenario_files.get(scenario, "")]
+        file = self.scenario_files.get(scenario, "")
+        over = [h for h in self.hooks_files if file.startswith(h[: -len(HOOKS_FILE)])]
+        files = [*self.helper_files(), *over, file]
         found = [text for rel in files for text in self.problems.get(rel, [])]
         # A file that does not load first: it is often why the others have problems
         # (a helper that does not parse leaves its callers calling an unknown name).
@@ -127,11 +154,14 @@ class DependencyGraph:
 def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[str]]]:
     """Every function's callees (resolved as the interpreter resolves them: the file's
     own functions first, then helpers, then helper consts) and each helper's names."""
-    consts = index.helper_table.consts
+    consts = {name: const.file for name, const in index.helper_table.consts.items()}
+    for hooks in index.hooks_files.values():
+        consts.update({const.name: const.file for const in hooks.consts})
     edges: dict[Node, set[Node]] = {}
     declared: dict[str, set[str]] = {}
     programs = [h.program for h in index.helpers]
-    programs += [s.program for s in index.scenarios.values()]
+    programs += [hooks.program for hooks in index.hooks_files.values()]
+    programs += list({s.file: s.program for s in index.scenarios.values()}.values())
     for helper in index.helpers:
         names = {fn.name for fn in helper.program.functions}
         declared[helper.file] = names | {c.name for c in helper.consts}
@@ -144,8 +174,8 @@ def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[st
                     targets.add((program.file, name))
                 elif (ref := index.helper_table.get(name)) is not None:
                     targets.add((ref.program.file, name))
-                elif (const := consts.get(name)) is not None:
-                    targets.add((const.file, name))
+                elif (const_file := consts.get(name)) is not None:
+                    targets.add((const_file, name))
                 else:
                     targets.add(("", name))
             edges[(program.file, refs.name)] = targets

@@ -1,11 +1,12 @@
 """Which scenarios a batch of saved files selects, and why (``plan[].reasons``).
 
 The answer is made to be read: every selected scenario carries its reasons (the saved
-scenario itself, the call chain from a saved helper, a manual trigger, a changed
-config), and every saved file that selects nothing is listed in ``unmatched`` with
-the explanation. A helper that does not parse has no call graph of its own any more:
-its scenarios are then found by the names of its functions (as last parsed, and as
-its text still declares them), and an ``error`` says so (``degradedTo``).
+scenario itself, every case of a saved parameterised one, the call chain from a saved
+helper, a saved ``_hooks.js`` over it, a manual trigger, a changed config), and every
+saved file that selects nothing is listed in ``unmatched`` with the explanation. A
+helper that does not parse has no call graph of its own any more: its scenarios are
+then found by the names of its functions (as last parsed, and as its text still
+declares them), and an ``error`` says so (``degradedTo``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from runner import protocol
 from runner.project.index import CONFIG_FILE, SCENARIO_SUFFIX
+from runner.project.root import HOOKS_FILE
 from runner.protocol import ENV_FILE
 from runner.watch.daemon_events import (
     ADAPTER_ID,
@@ -71,12 +73,17 @@ class Selection:
             return []
         names = list(self.reasons)
         files = [absolute(self.root, graph.scenario_files.get(n, n)) for n in names]
+        reasons: dict[str, list[SelectionReason]] = {}
+        for file, name in zip(files, names, strict=True):
+            # The cases of one file share it: their reasons once, without repeats.
+            known = reasons.setdefault(file, [])
+            known.extend(r for r in self.reasons[name] if r not in known)
         return [
             {
                 "runnerKey": RUNNER_KEY,
                 "adapterId": ADAPTER_ID,
-                "testFiles": files,
-                "reasons": {f: self.reasons[n] for f, n in zip(files, names, strict=True)},
+                "testFiles": list(reasons),
+                "reasons": reasons,
                 "scenarios": names,
             }
         ]
@@ -112,6 +119,8 @@ def select(
             selection.miss(rel, "a collection file: it lists scenarios, a save runs none of them")
         elif rel.startswith(_HELPERS) and rel.endswith(".js"):
             _helper_changed(selection, old, new, change, allowed)
+        elif rel.startswith(_E2E) and rel.endswith("/" + HOOKS_FILE):
+            _hooks_changed(selection, new, change, allowed)
         elif rel.startswith(_E2E) and rel.endswith(SCENARIO_SUFFIX):
             _scenario_changed(selection, new, change, allowed, collection)
         else:
@@ -145,16 +154,46 @@ def _scenario_changed(
     if change.kind == "unlink":
         selection.miss(rel, "a scenario that was deleted: nothing left to run")
         return
-    name = graph.scenario_of_file(rel)
-    if name is None:
+    names = graph.scenarios_of_file(rel)
+    chosen = [name for name in names if name in allowed]
+    if not names:
         selection.miss(rel, "a scenario file that could not be read")
-    elif name not in allowed:
-        selection.miss(rel, f"scenario '{name}' is not in the collection '{collection}'")
-    else:
+    elif not chosen:
+        selection.miss(rel, f"scenario '{names[0]}' is not in the collection '{collection}'")
+    for name in chosen:  # every case of a parameterised scenario
         changed = absolute(selection.root, rel)
         reason: SelectionReason = {"kind": "changed", "changedFile": changed}
         if rel in graph.broken:
             reason["message"] = f"does not parse: {graph.broken[rel]}"
+        selection.add(name, reason)
+
+
+def _hooks_changed(
+    selection: Selection, graph: DependencyGraph, change: Change, allowed: set[str]
+) -> None:
+    """A folder's ``_hooks.js``: every scenario of its folder and below (its hooks run
+    around each, its consts are theirs), whether it parses or not (one that does not
+    stops them all, which their runs then say)."""
+    rel = change.rel
+    names = [name for name in graph.scenarios_under(rel) if name in allowed]
+    if not names:
+        selection.miss(rel, "a folder's hooks file, and no scenario is in its folder")
+        return
+    changed = absolute(selection.root, rel)
+    for name in sorted(names):
+        scenario = absolute(selection.root, graph.scenario_files[name])
+        reason: SelectionReason = {
+            "kind": "importer",
+            "changedFile": changed,
+            "sourceFile": scenario,
+            "depth": 1,
+            "chain": [changed, scenario],
+            "via": ["(its folder's hooks)"],
+        }
+        if change.kind == "unlink":
+            reason["message"] = "its folder's hooks file was deleted"
+        elif rel in graph.broken:
+            reason["message"] = f"its folder's hooks file does not load: {graph.broken[rel]}"
         selection.add(name, reason)
 
 

@@ -23,9 +23,7 @@ class DaemonState:
         self.running = False
         self.last_batch: dict[str, Any] | None = None
         self.files: dict[str, dict[str, Any]] = {}
-        self.totals: dict[str, int] = {"batches": 0, "runs": 0} | dict.fromkeys(
-            BATCH_PRECEDENCE, 0
-        )
+        self.totals: dict[str, int] = {"batches": 0, "runs": 0} | dict.fromkeys(BATCH_PRECEDENCE, 0)
 
     def __call__(self, event: Event) -> None:
         kind = event["type"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from runner.events import RunError
+from runner.project.collection_file import CollectionUseJSON
 from runner.run.result import RunResultJSON
 
 __all__ = [
@@ -54,6 +55,13 @@ class RunOrder(TypedDict):
     """A failure of this run ends the collection (``--bail``, no attempt left): the
     worker then starts none of the runs ordered after it (it reports each as aborted
     before it started), without waiting for the orchestrator to cancel them."""
+    use: NotRequired[CollectionUseJSON]
+    """The collection's ``setup:`` scenarios and browser context keys (``locale``,
+    ``storageState``, ...), which override the config's for this run: sent with every
+    run order, so a worker that replaces a dead one needs nothing more."""
+    setup: NotRequired[bool]
+    """This run is one of the collection's setup scenarios: no ``storageState`` applies
+    to it (it writes the file the others start from)."""
 
 
 class AbortOrder(TypedDict):
@@ -84,12 +92,18 @@ def run_order(
     order_id: str | None = None,
     *,
     stop_on_failure: bool = False,
+    use: CollectionUseJSON | None = None,
+    setup: bool = False,
 ) -> RunOrder:
     order: RunOrder = {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
     if order_id is not None:
         order["orderId"] = order_id
     if stop_on_failure:
         order["stopOnFailure"] = True
+    if use is not None:
+        order["use"] = use
+    if setup:
+        order["setup"] = True
     return order
 
 

@@ -17,6 +17,13 @@ worker never outlives the orchestrator: killed with ``kill -9``, the orchestrato
 leaves each worker an end-of-file, and the worker aborts its scenario (whose run
 directory still ends with ``run:finished``), closes its browser and exits, quietly
 (a report to a reader that is gone is dropped, not a ``BrokenPipeError`` traceback).
+
+The hooks' scopes live as long as the worker (:data:`runner.run.scenario_thread.WORKER_SCOPES`):
+a scope's ``before_all`` runs in the first of its scenarios the worker runs; a scenario
+of a scope whose ``before_all`` failed here is reported failed (``before_all failed: …``)
+without running; the ``after_all`` hooks run when the worker ends (``exit``, its stdin
+closed, SIGTERM) or reloads, in a run of their own named ``after_all`` (no report: the
+collection has its results, and may be gone), a failure said on stderr.
 """
 
 from __future__ import annotations
@@ -39,18 +46,20 @@ from runner import events
 from runner.browser import node_cache
 from runner.browser.early_driver import EarlyDriver
 from runner.browser.launch import launch_browser, started_driver
-from runner.project.config import Config, load_config
+from runner.errors import ConfigError
+from runner.project.config import CollectionUse, Config, load_config, with_collection
 from runner.project.index import Project, ProjectIndex
 from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
 from runner.run.options import RunOptions, ScenarioInputs
 from runner.run.result import RunResult
+from runner.run.scenario_thread import TEARDOWN_NAME, hook_scopes, keep_scopes_per_worker
 from runner.run.session import ScenarioRun, quiet_driver_loss
 from runner.store.event_log import line_stream
 from runner.workers import messages
 from runner.workers.orders import OrderPipe
 
-__all__ = ["finished_report", "main", "unfinished_report"]
+__all__ = ["finished_report", "main", "run_config", "unfinished_report"]
 
 _BROWSER_LOST = "browser-lost"
 """An order the worker gives itself when its browser disconnects (never sent by a
@@ -77,6 +86,9 @@ class _Worker:
         self.early: asyncio.Task[Playwright] | BaseException | None = None
         """The driver's start begun before the imports (:mod:`runner.workers.main`), or
         why it could not begin."""
+        self.scopes = keep_scopes_per_worker()
+        self.last_run: tuple[Config, str | None] | None = None
+        """The config and parent run of the last scenario run: its ``after_all`` hooks'."""
 
     async def _start_driver(self) -> Playwright:
         """The driver started early, else a new one (:class:`DriverStartError` when
@@ -171,8 +183,10 @@ class _Worker:
                     order = await self.orders.get()
                     kind = None if order is None else order.get("type")
                     if order is None or kind == "exit":
+                        await self._close_scopes(project, browser)
                         return 0
                     if kind == "reload":
+                        await self._close_scopes(project, browser)  # entered again, as saved
                         self._reload(project)
                     if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
                         if kind == "run":
@@ -238,15 +252,24 @@ class _Worker:
             self.cancelled_orders.discard(str(order_id))
             self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
             return
-        completed = await self._run_one(project, browser, order)
+        try:
+            config = run_config(self.config, order, self.root)
+        except ConfigError as err:  # the orchestrator checked the same: hardly ever
+            self.send(unfinished_report(name, None, str(err), "ConfigError"))
+            completed = False
+        else:
+            completed = await self._run_one(project, browser, order, config)
         if not completed and order.get("stopOnFailure") is True:
             # Held before its report is even read: the orders queued behind this one
             # must not start (``--bail`` with one worker starts nothing after a failure).
             self.held = True
 
-    async def _run_one(self, project: Project, browser: Browser, order: JSONObject) -> bool:
-        """True when the scenario completed (with the index and config last loaded)."""
-        index, config = self.index, self.config
+    async def _run_one(
+        self, project: Project, browser: Browser, order: JSONObject, config: Config
+    ) -> bool:
+        """True when the scenario completed (with the index last loaded, and ``config``:
+        the one last loaded with the order's collection settings, :func:`run_config`)."""
+        index = self.index
         name = str(order.get("scenario"))
         order_id = order.get("orderId")
         parent_run_id = order.get("parentRunId")
@@ -259,13 +282,16 @@ class _Worker:
                 message += f": {problem.file}:{problem.line}:{problem.col}: {problem.message}"
             self.send(unfinished_report(name, None, message, "Error"))
             return False
+        failed = self.scopes.failure_for(hook_scopes(scenario, index.helper_table))
+        if failed is not None:  # said once, in the run where it failed; not tried again
+            self.send(unfinished_report(name, None, f"before_all failed: {failed[0]}", failed[1]))
+            return False
+        self.last_run = (config, parent_run_id if isinstance(parent_run_id, str) else None)
         masker = SecretMasker()
         environment = RunEnvironment.of_project(self.root, masker)
         with open(os.devnull, "w") as devnull:
             run = ScenarioRun(
-                ScenarioInputs(
-                    project, scenario, index.helper_table, config, masker, environment
-                ),
+                ScenarioInputs(project, scenario, index.helper_table, config, masker, environment),
                 RunOptions(
                     out=devnull,
                     quiet=True,
@@ -295,6 +321,63 @@ class _Worker:
                 self.current_order = None
         self.send(finished_report(name, result, masker))
         return result.outcome == "completed"
+
+    async def _close_scopes(self, project: Project, browser: Browser) -> None:
+        """The ``after_all`` hooks of every scope this worker entered, inner first, in a
+        run of their own on this browser (with the last scenario's config and parent);
+        nothing is reported (whoever ordered the runs has their results, and may be
+        gone): a failure is one line on stderr, which the collection's console shows.
+        Only when the browser is still there (a lost one took the scopes' state along)."""
+        worker = f"worker {os.environ.get('UNOTEST_WORKER_INDEX', os.getpid())}"
+        teardown = self.scopes.close(worker)
+        if teardown is None or self.last_run is None or not browser.is_connected():
+            return
+        config, parent_run_id = self.last_run
+        masker = SecretMasker()
+        environment = RunEnvironment.of_project(self.root, masker)
+        inputs = ScenarioInputs(
+            project, teardown, self.index.helper_table, config, masker, environment
+        )
+        with open(os.devnull, "w") as devnull:
+            run = ScenarioRun(
+                inputs,
+                RunOptions(
+                    out=devnull,
+                    quiet=True,
+                    log_stream=devnull,
+                    parent_run_id=parent_run_id,
+                    shared_browser=browser,
+                    handle_signals=False,
+                ),
+            )
+            # Not the current run: the end of the orders (the orchestrator closes them
+            # right after its exit order) must not abort it. It has the scenario timeout,
+            # and whoever reaps the worker kills it after a while.
+            try:
+                result = await run.run_async()
+            except Exception as err:
+                print(f"unotest: {worker}: {TEARDOWN_NAME} did not run: {err}", file=sys.stderr)
+                return
+        if result.outcome != "completed":
+            error = masker.mask(result.error["error"] if result.error else result.outcome)
+            print(
+                f"unotest: {worker}: {TEARDOWN_NAME} {result.outcome}: {error} "
+                f"(its run: {result.run_dir})",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def run_config(config: Config, order: JSONObject, root: Path) -> Config:
+    """The config a run order's scenario runs with: the collection's settings (``use``:
+    its context keys) over the worker's config, and no storage state for one of its
+    setup scenarios (which writes it). Raises :class:`ConfigError` for settings that
+    no longer check (the orchestrator checked the same values first)."""
+    setup = order.get("setup") is True
+    use = order.get("use")
+    if use is None:
+        return replace(config, storage_state=None) if setup else config
+    return with_collection(config, CollectionUse.from_json(use, root), setup=setup)
 
 
 @contextlib.asynccontextmanager

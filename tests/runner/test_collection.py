@@ -412,8 +412,9 @@ def test_mixed_collection_summary_junit_and_json(project: Project, tmp_path: Pat
     root = ET.parse(junit).getroot()
     assert root.tag == "testsuites"
     cases = root.findall("./testsuite/testcase")
-    assert [c.get("name") for c in cases] == ["ok/one", "broken", "ok/two"]
-    assert all(c.get("classname") == "mixed" for c in cases)
+    assert [c.get("name") for c in cases] == ["ok/one", "broken", "ok/two"]  # their titles
+    # classname: each scenario's name, as Playwright's JUnit names a test's file
+    assert [c.get("classname") for c in cases] == ["ok/one", "broken", "ok/two"]
     failures = {c.get("name"): c.find("failure") for c in cases}
     assert failures["ok/one"] is None and failures["ok/two"] is None
     failure = failures["broken"]
