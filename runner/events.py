@@ -64,9 +64,11 @@ def run_started(run_id: str, scenario: str) -> protocol.RunStartedEvent:
 
 
 def step_started(
-    line: int, col: int, text: str, file: str, depth: int
+    line: int, col: int, text: str, file: str, depth: int, title: str | None = None
 ) -> protocol.StepStartedEvent:
-    return {
+    """``title``: a ``step("title", fn)`` statement's, when its source says it (a title
+    computed as the step runs is on its ``step:ok``/``step:fail``)."""
+    event: protocol.StepStartedEvent = {
         "kind": "step:started",
         "line": line,
         "col": col,
@@ -75,31 +77,53 @@ def step_started(
         "depth": depth,
         "t": now_ms(),
     }
+    if title is not None:
+        event["title"] = title
+    return event
 
 
-def step_ok(duration_ms: float, paused_ms: float = 0.0) -> protocol.StepOkEvent:
+def step_ok(
+    duration_ms: float, paused_ms: float = 0.0, title: str | None = None
+) -> protocol.StepOkEvent:
     """``durationMs`` leaves out the time spent paused, ``pausedMs`` (written only
-    when there was some)."""
+    when there was some); ``title``: a ``step(title, fn)`` statement's."""
     event: protocol.StepOkEvent = {"kind": "step:ok", "durationMs": duration_ms, "t": now_ms()}
     if paused_ms > 0:
         event["pausedMs"] = paused_ms
+    if title is not None:
+        event["title"] = title
     return event
 
 
 def step_fail(
-    message: str, name: str, *, caught: bool = False, paused_ms: float = 0.0
+    message: str,
+    name: str,
+    *,
+    caught: bool = False,
+    paused_ms: float = 0.0,
+    soft: bool = False,
+    title: str | None = None,
+    duration_ms: float | None = None,
 ) -> protocol.StepFailEvent:
-    """``caught``: a ``try`` of the scenario catches the error (written only when true)."""
+    """``caught``: a ``try`` of the scenario catches the error; ``soft``: a soft
+    assertion failed, the scenario went on (each written only when true);
+    ``durationMs`` as on ``step:ok`` (a step an interrupt closed has none)."""
     event: protocol.StepFailEvent = {
         "kind": "step:fail",
         "error": message,
         "errorName": name,
         "t": now_ms(),
     }
+    if duration_ms is not None:
+        event["durationMs"] = duration_ms
     if caught:
         event["caught"] = True
+    if soft:
+        event["soft"] = True
     if paused_ms > 0:
         event["pausedMs"] = paused_ms
+    if title is not None:
+        event["title"] = title
     return event
 
 

@@ -132,4 +132,3 @@ def append_line(path: Path, data: bytes, *, create: bool = False) -> None:
             written += os.write(fd, view[written:])
     finally:
         os.close(fd)
-

@@ -274,7 +274,8 @@ class RunStartedEvent(RunArtifactBase):
 
 
 class StepStartedEvent(RunArtifactBase):
-    """``file``/``depth`` are ours, so steps that run inside helpers can be placed."""
+    """``file``/``depth`` are ours, so steps that run inside helpers can be placed;
+    ``title`` (ours) is a ``step("title", fn)`` statement's, when its source says it."""
 
     kind: Literal["step:started"]
     line: int
@@ -282,28 +283,35 @@ class StepStartedEvent(RunArtifactBase):
     text: str
     file: NotRequired[str]
     depth: NotRequired[int]
+    title: NotRequired[str]
 
 
 class StepOkEvent(RunArtifactBase):
     """``pausedMs`` is ours: the time the debugger held the run while this step was
-    open (a failure pause, or pauses inside a call), left out of ``durationMs``."""
+    open (a failure pause, or pauses inside a call), left out of ``durationMs``;
+    ``title`` (ours): a ``step(title, fn)`` statement's title, known once it ran."""
 
     kind: Literal["step:ok"]
     durationMs: float
     pausedMs: NotRequired[float]
+    title: NotRequired[str]
 
 
 class StepFailEvent(RunArtifactBase):
-    """``caught``/``pausedMs`` are ours: ``caught`` is true when a ``try`` of the
-    scenario catches the error (then it is not the run's failure); ``pausedMs`` as on
-    ``step:ok``."""
+    """``caught``/``soft``/``durationMs``/``pausedMs``/``title`` are ours: ``caught`` is
+    true when a ``try`` of the scenario catches the error (then it is not the run's
+    failure); ``soft`` when a soft assertion failed (the scenario went on; the run fails
+    at its end); ``durationMs``, ``pausedMs`` and ``title`` as on ``step:ok``."""
 
     kind: Literal["step:fail"]
     error: str
     errorName: NotRequired[str]
     trace: NotRequired[str]
     caught: NotRequired[bool]
+    soft: NotRequired[bool]
+    durationMs: NotRequired[float]
     pausedMs: NotRequired[float]
+    title: NotRequired[str]
 
 
 class ScreenshotEvent(RunArtifactBase):

@@ -68,12 +68,26 @@ def _add_project_commands(sub: _Subparsers[_Parser]) -> None:
     listing = sub.add_parser("list", help="list scenarios, helpers, collections and parse errors")
     listing.add_argument("--root", type=Path, help="project root")
     listing.add_argument("--json", action="store_true", help="print the protocol shapes as JSON")
+    _add_grep_arguments(listing)
 
     init = sub.add_parser("init", help="scaffold a project that passes on its first run")
     init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
 
     doctor = sub.add_parser("doctor", help="report Python, Playwright, browser and config")
     doctor.add_argument("--root", type=Path, help="project root")
+
+
+def _add_grep_arguments(parser: argparse.ArgumentParser) -> None:
+    """``list`` and ``collection`` select scenarios alike (runner.project.index_cache's
+    ``ScenarioGrep``); runner.collection.prelaunch reads the same two options."""
+    parser.add_argument(
+        "--grep",
+        metavar="REGEX",
+        help="only scenarios whose 'NAME TITLE' matches (e.g. @smoke: the tagged ones)",
+    )
+    parser.add_argument(
+        "--grep-invert", metavar="REGEX", help="only scenarios whose 'NAME TITLE' does not match"
+    )
 
 
 def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
@@ -115,6 +129,7 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
     )
     coll.add_argument("--headed", action="store_true", help="show the browsers")
     coll.add_argument("--root", type=Path, help="project root")
+    _add_grep_arguments(coll)
 
     mcp = sub.add_parser("mcp", help="an MCP server on stdio for agents")
     mcp.add_argument("--root", type=Path, help="project root")

@@ -23,11 +23,10 @@ from dsl.errors import BuiltinError
 from dsl.values import RegexValue, Value, render, type_name
 from runner.builtins.locators import (
     TextMatcher,
-    class_matcher,
-    class_pattern,
     contains_pattern,
     matcher_arg,
     show_matcher,
+    to_pattern,
 )
 from runner.builtins.page_calls import first_line
 from runner.builtins.page_eval import from_page, page_arg
@@ -190,6 +189,42 @@ def _text_matcher(fn: str, value: Value) -> TextMatcher:
     )
 
 
+def _whole_class(fn: str, value: Value) -> TextMatcher:
+    """``expect_class``'s matcher, Playwright's ``toHaveClass``: a string is the whole
+    ``class`` attribute, exactly as written (spaces too; ``""``: an element without
+    classes), a regex searches it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, RegexValue):
+        return to_pattern(value)
+    raise BuiltinError(
+        "TypeError",
+        f"{fn}() needs the class attribute (a string), a regex or an array of them, "
+        f"got {type_name(value)}",
+    )
+
+
+def _class_names(fn: str, value: Value) -> TextMatcher:
+    """``expect_contains_class``'s, Playwright's ``toContainClass``: class names
+    separated by spaces, each a whole class of the element, in any order. No regex (as
+    Playwright's), and no empty string (Playwright's would hold for any element)."""
+    if isinstance(value, str):
+        names = value.split()
+        if not names:
+            raise BuiltinError("TypeError", f"{fn}() needs a class name, got an empty string")
+        return " ".join(names)
+    if isinstance(value, RegexValue):
+        raise BuiltinError(
+            "TypeError",
+            f"{fn}() takes class names, not a regex (as Playwright's toContainClass): match "
+            f"the whole class attribute with expect_class(t, {value.render()})",
+        )
+    raise BuiltinError(
+        "TypeError",
+        f"{fn}() needs class names (a string) or an array of them, got {type_name(value)}",
+    )
+
+
 def _contained(fn: str, value: Value) -> TextMatcher:
     if isinstance(value, str):
         return value
@@ -219,16 +254,18 @@ def _one(method: str) -> Callable[[Locator, TextMatcher, bool, float], Awaitable
     return one
 
 
-async def _one_class(locator: Locator, m: TextMatcher, negated: bool, timeout: float) -> None:
-    # Class names: the class list contains them; a regex: searched in the attribute.
-    method = "to_contain_class" if isinstance(m, str) else "to_have_class"
-    await assertion(locator, method, negated)(m, timeout=timeout)
+def _every(
+    method: str,
+) -> Callable[[Locator, list[TextMatcher], bool, float], Awaitable[None]]:
+    """The list form: Playwright's ``method`` (or ``not_method``) with the array, as many
+    elements as matchers, each matching the one at its place."""
 
+    def every(
+        locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
+    ) -> Awaitable[None]:
+        return assertion(locator, method, negated)(matchers, timeout=timeout)
 
-async def _every_text(
-    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
-) -> None:
-    await assertion(locator, "to_have_text", negated)(matchers, timeout=timeout)
+    return every
 
 
 async def _every_contained(
@@ -238,16 +275,6 @@ async def _every_contained(
     # every element is matched in order, so each string becomes a search of to_have_text.
     patterns = [contains_pattern(m) if isinstance(m, str) else m for m in matchers]
     await assertion(locator, "to_have_text", negated)(patterns, timeout=timeout)
-
-
-async def _every_class(
-    locator: Locator, matchers: list[TextMatcher], negated: bool, timeout: float
-) -> None:
-    if all(isinstance(m, str) for m in matchers):
-        await assertion(locator, "to_contain_class", negated)(matchers, timeout=timeout)
-        return
-    patterns = [class_pattern(m) if isinstance(m, str) else m for m in matchers]
-    await assertion(locator, "to_have_class", negated)(patterns, timeout=timeout)
 
 
 _VALUES = (
@@ -325,7 +352,7 @@ class MatcherKind:
 
 MATCHER_KINDS = {
     "text": MatcherKind(
-        "to have text", _text_matcher, _one("to_have_text"), _every_text, _text, _texts
+        "to have text", _text_matcher, _one("to_have_text"), _every("to_have_text"), _text, _texts
     ),
     "contains": MatcherKind(
         "to contain text", _contained, _one("to_contain_text"), _every_contained, _text, _texts
@@ -334,7 +361,20 @@ MATCHER_KINDS = {
         "to have value", _text_matcher, _one("to_have_value"), _every_value, _value, _values, True
     ),
     "class": MatcherKind(
-        "to have class", class_matcher, _one_class, _every_class, _class_attr, _classes
+        "to have class",
+        _whole_class,
+        _one("to_have_class"),
+        _every("to_have_class"),
+        _class_attr,
+        _classes,
+    ),
+    "contains_class": MatcherKind(
+        "to contain class",
+        _class_names,
+        _one("to_contain_class"),
+        _every("to_contain_class"),
+        _class_attr,
+        _classes,
     ),
 }
 

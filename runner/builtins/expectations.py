@@ -51,12 +51,12 @@ from runner.builtins.page_calls import (
     Option,
     PageCalls,
     Target,
+    flag,
     in_range,
     read_options,
     string_arg,
     target_of,
     timeout_of,
-    timeout_option,
 )
 from runner.project.signatures import BROWSER_SIGNATURES
 
@@ -86,24 +86,28 @@ class Expectations:
         return {name: self._with_options(name, impl) for name, impl in self._impls().items()}
 
     def _with_options(self, fn: str, impl: Callable[..., Value]) -> Callable[..., Value]:
-        """``impl`` taking one more, last argument: ``{timeout}``, in milliseconds, this
-        expectation's own (Playwright's ``expect(loc).toBeVisible({timeout})``). The
-        scenario thread checks one expectation at a time, so the timeout is kept on
+        """``impl`` taking one more, last argument: ``{timeout, soft}``. ``timeout``, in
+        milliseconds, is this expectation's own (Playwright's
+        ``expect(loc).toBeVisible({timeout})``); ``soft: true`` makes its failure a soft
+        one (``expect.soft``: the run records it and the scenario goes on). The
+        scenario thread checks one expectation at a time, so the options are kept on
         ``self`` while ``impl`` runs."""
         with_options = BROWSER_SIGNATURES[fn][1]
-
-        more = _MORE_OPTIONS.get(fn)
+        known = {**_COMMON_OPTIONS, **_MORE_OPTIONS.get(fn, {})}
 
         def call(*args: Value) -> Value:
             if len(args) != with_options:
                 return impl(*args)
-            if more is None:
-                self._own_timeout = timeout_option(fn, args[-1], "timeout.expect")
-            else:
-                self._options = read_options(fn, args[-1], more)
-                self._own_timeout = self._options.pop("timeout", None)
+            self._options = read_options(fn, args[-1], known)
+            self._own_timeout = self._options.pop("timeout", None)
+            soft = self._options.pop("soft", False)
             try:
                 return impl(*args[:-1])
+            except BuiltinError as err:
+                # What was wanted is not there: soft. A wrong argument stays an error.
+                if soft and err.name != "TypeError":
+                    err.soft = True
+                raise
             finally:
                 self._own_timeout = None
                 self._options = {}
@@ -447,13 +451,18 @@ _STATE_EXPECTATIONS: dict[
     "expect_empty": ("to be empty", "to_be_empty", empty_state, False),
     "expect_not_empty": ("not to be empty", "not_to_be_empty", empty_state, True),
 }
+_COMMON_OPTIONS: dict[str, Option] = {
+    "timeout": timeout_of("timeout.expect"),
+    "soft": flag("soft", "a failure the run records while the scenario goes on"),
+}
+"""What every expectation's options object takes."""
+
 _MORE_OPTIONS: dict[str, dict[str, Option]] = {
     name: {
         "ratio": in_range(
             "ratio", 0, 1, "a number from 0 to 1: the part of the element the viewport shows"
         ),
-        "timeout": timeout_of("timeout.expect"),
     }
     for name in ("expect_in_viewport", "expect_not_in_viewport")
 }
-"""The expectations whose options are more than ``{timeout}``, and what each takes."""
+"""The expectations whose options are more than ``{timeout, soft}``, and what each takes."""

@@ -443,8 +443,9 @@ class DebugController:
         self.pause_on_failure = False
 
     def after_failure(self, step: Step, error: ScriptError) -> Directive:
-        """A failed step: pause first (uncaught failures only, innermost only)."""
-        if step.caught or any(e is error for e in self._reported_failures):
+        """A failed step: pause first (uncaught failures only, innermost only; a soft
+        assertion's failure is never caught: a ``try`` does not see it)."""
+        if (step.caught and not error.soft) or any(e is error for e in self._reported_failures):
             return Directive.PROCEED
         self._reported_failures.append(error)
         resumed_by = self._pause(step, "failure", error)

@@ -12,7 +12,7 @@ breakpoints, moved with their statements, and the one-line summary a person read
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dsl import ast
@@ -20,7 +20,17 @@ from dsl.checker import Diagnostic, check_program
 from dsl.errors import ScenarioSyntaxError
 from dsl.interpreter import Step
 from dsl.reload import ReloadError, StatementMap, changed_functions
-from dsl.scenario import HelperFile, HelperTable, build_helper_table, load_helper, load_scenario
+from dsl.scenario import (
+    HelperFile,
+    HelperTable,
+    HooksFile,
+    build_helper_table,
+    hooks_const_clashes,
+    load_helper,
+    load_hooks_file,
+    load_scenario,
+)
+from dsl.values import Value
 from runner import protocol
 from runner.debug.breakpoints import Breakpoints
 from runner.errors import CommandError
@@ -31,6 +41,7 @@ from runner.project.index import (
     arity_table,
     read_source,
 )
+from runner.project.root import HOOKS_FILE, split_case_name
 
 __all__ = ["Reloader", "Sources", "read_sources"]
 
@@ -39,10 +50,13 @@ _E2E_PREFIX = f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/"
 
 @dataclass(frozen=True)
 class Sources:
-    """The scenario's file and every helper file as they are on disk now, checked."""
+    """The scenario's file, the ``_hooks.js`` files over it and every helper file as
+    they are on disk now, checked; ``consts`` the scenario's besides the helpers' (its
+    folders', its ``CASES``)."""
 
     programs: dict[str, ast.Program]
     helpers: HelperTable
+    consts: dict[str, Value] = field(default_factory=dict)
 
 
 def _rejected(problem: Diagnostic) -> CommandError:
@@ -83,20 +97,45 @@ def read_sources(root: Path, scenario: str, scenario_file: str) -> Sources:
         table, errors = build_helper_table(helpers)
         if errors:
             raise errors[0]
+        folders = _hooks_files(project, scenario, table)
         source = _read(root / scenario_file, scenario_file, "scenario")
-        loaded = load_scenario(source, scenario_file, scenario)
+        base = split_case_name(scenario)[0]
+        loaded = replace(load_scenario(source, scenario_file, base), folders=folders)
     except ScenarioSyntaxError as err:
         raise _rejected(Diagnostic.from_syntax_error(err)) from None
     programs = {helper.file: helper.program for helper in helpers}
+    seen = set(table.consts)
+    checked = [(program, seen) for program in programs.values()]
+    for folder in folders:
+        seen = seen | {c.name for c in folder.consts}
+        checked.append((folder.program, seen))
+        programs[folder.file] = folder.program
     programs[loaded.file] = loaded.program
+    checked.append((loaded.program, set(table.consts) | set(loaded.consts())))
     arities = arity_table(table)
-    for program in programs.values():
-        found = check_program(
-            program, arities, ALL_BUILTIN_SIGNATURES, table.consts, ALL_BUILTIN_OPTIONS
-        )
+    for program, consts in checked:
+        found = check_program(program, arities, ALL_BUILTIN_SIGNATURES, consts, ALL_BUILTIN_OPTIONS)
         if found:
             raise _rejected(found[0])
-    return Sources(programs, table)
+    return Sources(programs, table, loaded.consts())
+
+
+def _hooks_files(project: Project, scenario: str, table: HelperTable) -> tuple[HooksFile, ...]:
+    """The ``_hooks.js`` files over ``scenario``, outer first, loaded as the index loads
+    them (a problem raised as ``ScenarioSyntaxError``)."""
+    found: list[HooksFile] = []
+    for rel in project.hooks_files_over(scenario):
+        path = project.root / rel
+        if not (path.exists() or path.is_symlink()):
+            continue
+        folder = rel[len(_E2E_PREFIX) : -len(HOOKS_FILE)].rstrip("/")
+        names = set(ALL_BUILTIN_SIGNATURES)
+        hooks = load_hooks_file(_read(path, rel, "hooks file"), rel, folder, names)
+        clashes = hooks_const_clashes(hooks, table, found)
+        if clashes:
+            raise clashes[0]
+        found.append(hooks)
+    return tuple(found)
 
 
 def _plural(count: int, word: str) -> str:
@@ -128,9 +167,8 @@ class Reloader:
         }
         on_stack = {(frame.file, frame.fn) for frame in step.frames()}
         try:
-            outcome = step.reload(
-                sources.programs, sources.helpers, sources.helpers.const_values(), maps
-            )
+            consts = {**sources.helpers.const_values(), **sources.consts}
+            outcome = step.reload(sources.programs, sources.helpers, consts, maps)
         except ReloadError as err:
             raise CommandError(f"cannot reload: {err.message}; nothing changed") from None
         changed = {

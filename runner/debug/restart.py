@@ -174,11 +174,10 @@ def reload_scenario(project: Project, name: str) -> tuple[ScenarioFile, HelperTa
     index = ProjectIndex.load(project)
     scenario = index.scenarios.get(name)
     file = scenario.file if scenario is not None else project.scenario_file(name)
-    helpers = project.relative(project.helpers_dir) + "/"
     # Every helper file read, those that no longer parse included (they are not helpers
-    # of the index then, and the scenario's calls of them would be the only sign).
-    files = [read for read in index.files if read.startswith(helpers)] + [file]
-    problems = index.errors_in(files)
+    # of the index then, and the scenario's calls of them would be the only sign), the
+    # _hooks.js files over it, and its own.
+    problems = index.problems_of(file)
     if scenario is None and not problems:
         raise UsageError(f"scenario '{name}' is gone from the project: not restarted")
     if problems:

@@ -76,10 +76,13 @@ def prepare_breakpoints(
     warn: Callable[[str], None],
 ) -> tuple[Breakpoints, dict[str, str]]:
     """Breakpoints of ``.debugger.json`` and ``--break`` (only with ``--debug``), and the
-    names a breakpoint may give its file by (scenario name, ``_helpers/<name>``, path)."""
+    names a breakpoint may give its file by (scenario name, a case's file's name,
+    ``_helpers/<name>``, ``<folder>/_hooks``, path)."""
     programs = {scenario.file: scenario.program}
     for ref in helpers.values():
         programs[ref.program.file] = ref.program
+    for folder in scenario.folders:
+        programs[folder.file] = folder.program
     file_keys = _file_keys(scenario, programs)
     starts = {file: statement_starts(program) for file, program in programs.items()}
     breakpoints = Breakpoints(starts, programs)
@@ -87,7 +90,8 @@ def prepare_breakpoints(
         stored = load_breakpoints_file(root / protocol.DEBUGGER_FILE)
         for key, positions in stored.items():
             stored_file = file_keys.get(key)
-            if stored_file is None or (key != scenario.name and not key.startswith("_helpers/")):
+            own = (scenario.name, scenario.base_name)
+            if stored_file is None or (key not in own and not key.startswith("_helpers/")):
                 continue
             for stored_line, stored_col in positions:
                 _add(breakpoints, stored_file, stored_line, stored_col, warn)
@@ -105,6 +109,9 @@ def prepare_breakpoints(
 
 def _file_keys(scenario: ScenarioFile, programs: Mapping[str, ast.Program]) -> dict[str, str]:
     file_keys: dict[str, str] = {"": scenario.file, scenario.name: scenario.file}
+    file_keys[scenario.base_name] = scenario.file  # a case's breakpoints are its file's
+    for folder in scenario.folders:
+        file_keys["/".join(filter(None, (folder.folder, "_hooks")))] = folder.file
     for file in programs:
         file_keys[file] = file
         if file.startswith(_HELPERS_PREFIX):

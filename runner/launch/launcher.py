@@ -166,9 +166,7 @@ async def _until_started(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run_dir = _run_dir_of(unotest_dir / protocol.RUNS_SUBDIR, process.pid)
-        if run_dir is not None and any(
-            e.get("kind") == first_event for e in events_of(run_dir)
-        ):
+        if run_dir is not None and any(e.get("kind") == first_event for e in events_of(run_dir)):
             return run_dir
         if process.poll() is not None:
             return None

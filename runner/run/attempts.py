@@ -24,6 +24,7 @@ from runner.run.session import ScenarioRun
 from runner.store import envelope
 from runner.store.event_log import EventLog, LiveFile, output_stream
 from runner.store.retries import Attempt, mark_attempt, retryable
+from runner.store.step_titles import read_titled_steps
 from runner.webserver.server import WebServer
 
 __all__ = ["MakeRun", "ScenarioAttempts", "run_attempts"]
@@ -35,10 +36,19 @@ class ScenarioAttempts:
     ``test_end``, ``suite_end`` and ``run_end``."""
 
     def __init__(
-        self, project: Project, name: str, log: EventLog, live: LiveFile, stream: TextIO
+        self,
+        project: Project,
+        name: str,
+        log: EventLog,
+        live: LiveFile,
+        stream: TextIO,
+        title: str | None = None,
     ) -> None:
+        """``title``: the scenario's description line, carried by ``test_start`` and
+        ``test_end`` (JUnit's testcase name, history's title)."""
         self.project = project
         self.name = name
+        self.title = title
         self.suite = name.rpartition("/")[0] or None
         self.log = log
         self.live = live
@@ -60,7 +70,7 @@ class ScenarioAttempts:
         started (before its ``test_end``)."""
         if not self.test_started:
             self.test_started = True
-            extra = {"run_id": run_id, "worker": None}
+            extra = {"run_id": run_id, "worker": None, "title": self.title}
             self.log.emit(envelope.test_start(self.name, self.suite, extra=extra))
 
     def on_started(self, run_id: str) -> None:
@@ -96,7 +106,11 @@ class ScenarioAttempts:
 
     def end(self, result: RunResult) -> None:
         self._test_start(None)
-        self.log.test_finished(self.name, self.suite, self.attempt(result), self.failed)
+        extra: dict[str, object] = {"title": self.title}
+        titled = read_titled_steps(self.project.runs_dir / result.run_id)
+        if titled:
+            extra["steps"] = titled  # the titled steps (step(title, fn)) of the last attempt
+        self.log.test_finished(self.name, self.suite, self.attempt(result), self.failed, extra)
         if self.suite is not None:
             self.log.emit(envelope.suite_end(self.suite))
         elapsed = (time.monotonic() - self.started) * 1000

@@ -104,9 +104,16 @@ class ConsoleSteps(StepListener):
 
     def failed(self, ended: Ended) -> None:
         mark = MARK_CAUGHT if ended.caught else MARK_FAIL
-        note = f"caught {ended.name}" if ended.caught else ""
+        note = (
+            f"caught {ended.name}" if ended.caught else f"soft {ended.name}" if ended.soft else ""
+        )
         line = self._step_line(mark, ended.opened, ended.duration_ms, ended.paused_ms, note)
         self.console.finish(line)
+        if ended.soft:
+            # The scenario goes on: the failure is said here, where it happened (the
+            # run's summary lists every soft failure again at its end).
+            first = ended.message.split("\n", 1)[0]
+            self.console.line(f"  {'  ' * ended.opened.depth}    {ended.name}: {first}")
 
     def skipped(self, step: Step, text: str) -> None:
         where = self._where(step.file, step.line, step.col)
@@ -124,7 +131,9 @@ class ConsoleSteps(StepListener):
         note: str = "",
     ) -> str:
         where = self._where(opened.file, opened.line, opened.col)
-        return step_line(mark, opened.depth, where, opened.text, duration, paused, note)
+        # A step(title, fn) statement is shown by its title, as Playwright's reporters do.
+        text = opened.text if opened.title is None else opened.title
+        return step_line(mark, opened.depth, where, text, duration, paused, note)
 
     def _where(self, file: str, line: int, col: int) -> str:
         where = f"{line}:{col}"

@@ -6,6 +6,10 @@ the statement runs, is skipped, or, after a failure, runs again; the
 :class:`~runner.run.steps.StepRecord` then records what happened and tells its
 listeners (``steps.jsonl``, the console, ``runtime.json``). Nothing else is called per
 statement: with no breakpoint and no stepping, the debugger's answer is two lookups.
+
+A soft assertion's failure (``{soft: true}``, Playwright's ``expect.soft``) is recorded
+as a failed step, paused at when debugging, given its own failure bundle, and then
+skipped past: the scenario goes on, and fails at its end (:meth:`StepRecord.soft_verdict`).
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ from runner.browser.bridge import LoopBridge
 from runner.debug.controller import DebugController
 from runner.run.console import ConsoleOutput, ConsoleSteps
 from runner.run.runtime_state import RuntimeState
-from runner.run.steps import StepRecord
+from runner.run.steps import FailurePoint, StepRecord
 from runner.run.steps_writer import StepsWriter
 from runner.store.rundir import RunDirectory
 from runner.store.runtime_file import RuntimeFile
 
-__all__ = ["HookChain", "record_steps"]
+__all__ = ["HookChain", "SoftFailureBundle", "record_steps"]
+
+SoftFailureBundle = Callable[[ScriptError, FailurePoint], None]
+"""Takes a soft failure's bundle, the page as the failure left it (the session's)."""
 
 
 def record_steps(
@@ -60,11 +67,16 @@ def record_steps(
 
 class HookChain:
     def __init__(
-        self, steps: StepRecord, bridge: LoopBridge, debugger: DebugController | None = None
+        self,
+        steps: StepRecord,
+        bridge: LoopBridge,
+        debugger: DebugController | None = None,
+        on_soft_failure: SoftFailureBundle | None = None,
     ) -> None:
         self.steps = steps
         self.bridge = bridge
         self.debugger = debugger
+        self.on_soft_failure = on_soft_failure
 
     def before_statement(self, step: Step) -> Directive:
         """Open the step, then check for an interrupt.
@@ -94,6 +106,8 @@ class HookChain:
         if error is None:
             steps.passed(step)
             return Directive.PROCEED
+        if error.soft:
+            return self._soft_failure(step, error)
         if step.caught:  # a try around it catches the error: never the run's failure
             steps.failed(step, error)
             return Directive.PROCEED
@@ -119,3 +133,26 @@ class HookChain:
         elif directive is not Directive.RETRY:
             steps.went_on(step)
         return directive
+
+    def _soft_failure(self, step: Step, error: ScriptError) -> Directive:
+        """Record the soft failure and close its step failed; when debugging, pause
+        there (a retry or a skip forgets it); then its bundle, and on past the statement
+        (a ``try`` around it sees nothing, as with ``expect.soft``)."""
+        steps = self.steps
+        point = steps.record_failure(step, error)
+        steps.soft_failures.append(point)
+        failed = steps.failed(step, error)
+        debugger = self.debugger
+        if debugger is not None and debugger.pause_on_failure:
+            directive = debugger.after_failure(step, error)
+            if directive is Directive.RETRY:
+                steps.forget_failure(error)
+                return directive
+            if directive is Directive.SKIP:
+                steps.forget_failure(error)
+                steps.failure_skipped(failed, step)
+                return directive
+        if self.on_soft_failure is not None:
+            self.on_soft_failure(error, point)
+        steps.went_on(step)
+        return Directive.SKIP

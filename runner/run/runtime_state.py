@@ -164,4 +164,3 @@ class RuntimeState(StepListener):
             shown[name] = text
         self._shown = kept
         return shown
-

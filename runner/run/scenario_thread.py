@@ -6,14 +6,25 @@ Playwright and only awaits a future the thread settles. The timeout ends the sce
 through the loop bridge, as an abort does, and does not run while the debugger is
 paused.
 
-The thread runs the test between its hooks: the project's ``before_each`` (a helper's),
-the file's, the test, the file's ``after_each``, the project's. A failure skips what
-is left before the ``after_each`` hooks, which always run: after a failure as after a
-pass, and after an abort or a timeout too (the browser is still there: the bridge is
-reopened for them, the debugger no longer stops them, and a timeout gives them a
-budget of their own); a second abort, or a forced stop, skips them. A failing
-``after_each`` is a failure of the run, but the run's error stays the first failure
-before it.
+The thread runs the test between its hooks, scope by scope (:class:`HookScope`: the
+project's, in helper files; each folder's ``_hooks.js``, outer first; the scenario's
+file), as Playwright runs nested ``describe`` blocks: the ``before_all`` hooks of the
+scopes not entered yet, every ``before_each`` outer first, the test, every
+``after_each`` inner first, then (a run of its own, ``unotest e2e``) the ``after_all``
+hooks inner first. A failure skips what is left before the after hooks, which always
+run: after a failure as after a pass, and after an abort or a timeout too (the browser
+is still there: the bridge is reopened for them, the debugger no longer stops them, and
+a timeout gives them a budget of their own); a second abort, or a forced stop, skips
+them. A failing after hook is a failure of the run, but the run's error stays the first
+failure before it. A ``before_all`` that fails skips the ``before_each`` and
+``after_each`` hooks (the test never began); the ``after_all`` of its scope still runs.
+
+In a collection worker (:data:`WORKER_SCOPES`, set by :mod:`runner.workers.worker`)
+the scopes outlive the run: a scope's ``before_all`` runs in the first scenario of it
+the worker runs, a scope whose ``before_all`` failed fails the worker's later
+scenarios of it without running them (the worker says so), and the ``after_all`` hooks
+wait for the worker's end, where they run in a run of their own
+(:meth:`ScopeLedger.close`).
 """
 
 from __future__ import annotations
@@ -21,13 +32,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from dsl.errors import Interrupt, ScriptError
-from dsl.interpreter import Builtin, FunctionRef, Interpreter
-from dsl.scenario import HelperTable, ScenarioFile
+from dsl.interpreter import HOOK_NAMES, Builtin, FunctionRef, Interpreter
+from dsl.scenario import HelperTable, ScenarioFile, ScenarioHeader
+from dsl.values import Value
 from runner import events
 from runner.browser.bridge import LoopBridge
 from runner.events import RunError
@@ -43,10 +55,14 @@ from runner.run.steps import FailurePoint
 
 __all__ = [
     "ABORTED_STEP",
+    "TEARDOWN_NAME",
     "THREAD_STACK_BYTES",
+    "WORKER_SCOPES",
     "Execution",
+    "HookScope",
     "Hooks",
     "ScenarioThread",
+    "ScopeLedger",
     "TimeoutFailure",
     "run_in_thread",
     "watch_timeout",
@@ -135,22 +151,125 @@ def _settle(future: asyncio.Future[Ending], value: Ending) -> None:
         future.set_result(value)
 
 
+PROJECT_SCOPE = "_helpers"
+"""The key of the project's scope (its hooks are in helper files)."""
+TEARDOWN_NAME = "after_all"
+"""The name of a worker's run of its ``after_all`` hooks (:meth:`ScopeLedger.close`)."""
+
+
+@dataclass(frozen=True)
+class HookScope:
+    """One level of hooks around a scenario, as a ``describe`` block is in Playwright:
+    the project's, a folder's ``_hooks.js``, the scenario's file. ``key`` names it
+    across scenarios (its file; :data:`PROJECT_SCOPE`), ``consts`` what its functions
+    see besides the helper consts (its folders'; the file's ``CASES``)."""
+
+    key: str
+    hooks: Mapping[str, FunctionRef]
+    consts: Mapping[str, Value]
+
+    def hook(self, name: str) -> FunctionRef | None:
+        return self.hooks.get(name)
+
+
+def hook_scopes(scenario: ScenarioFile, helpers: HelperTable) -> tuple[HookScope, ...]:
+    """The scopes around ``scenario``, outer first: the project, each folder with a
+    ``_hooks.js`` over it, its file (every case of a file shares the file's scope)."""
+    scopes = [HookScope(PROJECT_SCOPE, _declared(helpers.hook), {})]
+    consts: dict[str, Value] = {}
+    for folder in scenario.folders:
+        consts = {**consts, **{c.name: c.value for c in folder.consts}}
+        scopes.append(HookScope(folder.file, _declared(folder.hook), consts))
+    scopes.append(HookScope(scenario.file, _declared(scenario.hook), scenario.consts()))
+    return tuple(scopes)
+
+
+def _declared(hook: Callable[[str], FunctionRef | None]) -> dict[str, FunctionRef]:
+    return {name: ref for name in HOOK_NAMES if (ref := hook(name)) is not None}
+
+
 @dataclass(frozen=True)
 class Hooks:
-    """The functions run around one scenario's test, each list in the order it runs."""
+    """The functions run around one scenario's test, each list in the order it runs:
+    ``before`` the ``before_each`` hooks outer first, ``after`` the ``after_each`` hooks
+    inner first; ``scopes`` (outer first) hold the ``before_all``/``after_all`` hooks."""
 
     before: tuple[FunctionRef, ...] = ()
     after: tuple[FunctionRef, ...] = ()
+    scopes: tuple[HookScope, ...] = ()
 
     @classmethod
     def of(cls, scenario: ScenarioFile, helpers: HelperTable) -> Hooks:
-        """Project ``before_each``, file ``before_each``; file ``after_each``, project's."""
-        before = (helpers.hook("before_each"), scenario.hook("before_each"))
-        after = (scenario.hook("after_each"), helpers.hook("after_each"))
+        """Project ``before_each``, folders', file's; file ``after_each``, folders', project's."""
+        scopes = hook_scopes(scenario, helpers)
         return cls(
-            tuple(ref for ref in before if ref is not None),
-            tuple(ref for ref in after if ref is not None),
+            tuple(ref for scope in scopes if (ref := scope.hook("before_each")) is not None),
+            tuple(ref for scope in scopes[::-1] if (ref := scope.hook("after_each")) is not None),
+            scopes,
         )
+
+
+class ScopeLedger:
+    """The scopes whose ``before_all`` ran (or was tried) and those whose ``before_all``
+    failed: one run's own (``unotest e2e``: its ``after_all`` hooks end that run), or a
+    worker's (:data:`WORKER_SCOPES`), kept from its first scenario of a scope to its
+    end, when :meth:`close` gives the run of their ``after_all`` hooks. A worker runs
+    one scenario at a time, so no lock."""
+
+    def __init__(self, per_worker: bool = False) -> None:
+        self.per_worker = per_worker
+        self.entered: dict[str, HookScope] = {}
+        """By key, in the order they were entered (an outer scope before its inner ones)."""
+        self.failed: dict[str, tuple[str, str]] = {}
+        """A scope whose ``before_all`` failed: ``file:line:col: error`` and the error's name."""
+        self.closing: tuple[ScenarioFile, tuple[tuple[FunctionRef, HookScope], ...]] | None = None
+
+    def failure_for(self, scopes: Iterable[HookScope]) -> tuple[str, str] | None:
+        """The failure of the outermost of ``scopes`` whose ``before_all`` failed."""
+        return next((self.failed[s.key] for s in scopes if s.key in self.failed), None)
+
+    def entering(self, scopes: Iterable[HookScope]) -> list[HookScope]:
+        return [scope for scope in scopes if scope.key not in self.entered]
+
+    def enter(self, scope: HookScope) -> None:
+        self.entered[scope.key] = scope
+
+    def fail(self, scope: HookScope, message: str, name: str) -> None:
+        self.failed[scope.key] = (message, name)
+
+    def close(self, worker: str) -> ScenarioFile | None:
+        """The run of every entered scope's ``after_all``, inner first (a scenario whose
+        test is the first of them; the thread that runs it runs the others after it),
+        or None when none has one; the scopes are left either way, so a worker that goes
+        on (a reload) enters them again."""
+        hooks = tuple(
+            (ref, scope)
+            for scope in reversed(self.entered.values())
+            if (ref := scope.hook("after_all")) is not None
+        )
+        self.entered.clear()
+        self.failed.clear()
+        self.closing = None
+        if not hooks:
+            return None
+        first = hooks[0][0]
+        header = ScenarioHeader("after-all", f"The after_all hooks of {worker}", "#6b7280")
+        teardown = ScenarioFile(TEARDOWN_NAME, header, first.program, first.decl)
+        self.closing = (teardown, hooks)
+        return teardown
+
+
+WORKER_SCOPES: ScopeLedger | None = None
+"""A collection worker's scopes (the worker sets it when it starts); None elsewhere,
+where each run is its own scope for ``before_all``/``after_all``."""
+
+
+def keep_scopes_per_worker() -> ScopeLedger:
+    """From now on every run of this process shares one :class:`ScopeLedger`."""
+    global WORKER_SCOPES
+    if WORKER_SCOPES is None:
+        WORKER_SCOPES = ScopeLedger(per_worker=True)
+    return WORKER_SCOPES
 
 
 OnFailure = Callable[[RunError, int], None]
@@ -180,20 +299,38 @@ class ScenarioThread:
         self.timeout_ms = timeout_ms
         self.on_failure = on_failure
         self.hooks = Hooks.of(scenario, helpers)
+        self.scopes = WORKER_SCOPES if WORKER_SCOPES is not None else ScopeLedger()
+        closing = self.scopes.closing
+        self.teardown = closing[1] if closing is not None and closing[0] is scenario else None
+        """A worker's ``after_all`` hooks and their scopes, when this run is only them."""
+        self._entered: list[HookScope] = []
+        self._each_began = False
+        self._interpreters: dict[int, Interpreter] = {}
+        """A worker's ``after_all`` hook (by its declaration's id) → the interpreter with
+        its scope's consts."""
         self._timeout_execution: Execution | None = None
         self._teardown_budget = threading.Event()
 
     async def execute(self, builtins: Mapping[str, Builtin]) -> Execution:
-        interpreter = Interpreter(
-            builtins, self.helpers, hook=self.hook, consts=self.helpers.const_values()
-        )
-        interpreter.interrupt_check = self.bridge.check
+        interpreter = self._interpreter(builtins, self.scenario.consts())
+        for ref, scope in self.teardown or ():
+            self._interpreters[id(ref.decl)] = self._interpreter(builtins, scope.consts)
         kind, exc = await run_in_thread(
             lambda: self._run_all(interpreter),
             self._watch,
             lambda: self.bridge.interrupt("aborted", final=True),
         )
         return self.conclude(kind, exc)
+
+    def _interpreter(
+        self, builtins: Mapping[str, Builtin], consts: Mapping[str, Value]
+    ) -> Interpreter:
+        """An interpreter of this run seeing the helper consts and ``consts`` over them."""
+        interpreter = Interpreter(
+            builtins, self.helpers, hook=self.hook, consts={**self.helpers.const_values(), **consts}
+        )
+        interpreter.interrupt_check = self.bridge.check
+        return interpreter
 
     async def _watch(self, done: asyncio.Future[Ending]) -> None:
         """The scenario timeout; after it fired, once more for the ``after_each`` hooks."""
@@ -215,7 +352,8 @@ class ScenarioThread:
         ending = self._run_test(interpreter)
         if isinstance(ending, Interrupt):
             self._bundle_abandoned_failure(ending)
-        if not self.hooks.after:
+        after = self._after_hooks()
+        if not after:
             if isinstance(ending, Interrupt):
                 self._close_interrupted(ending)
             if ending is not None:
@@ -223,7 +361,7 @@ class ScenarioThread:
             return
         ending = self._prepare_teardown(ending)
         first_failure = self.steps.last_failure
-        hook_failures, interrupted = self._run_after_hooks(interpreter, ending)
+        hook_failures, interrupted = self._run_after_hooks(interpreter, ending, after)
         if interrupted is not None and interrupted.reason != "timeout":
             raise interrupted  # aborted while the hooks ran: the run ends aborted
         if ending is not None:
@@ -232,7 +370,10 @@ class ScenarioThread:
         if interrupted is not None:
             raise interrupted
         if hook_failures:
-            raise hook_failures[0]
+            raise self.steps.soft_verdict(hook_failures[0]) or hook_failures[0]
+        soft = self.steps.soft_verdict(None)  # soft assertions of the after_each hooks
+        if soft is not None:
+            raise soft
 
     def _prepare_teardown(
         self, ending: ScriptError | Interrupt | None
@@ -294,29 +435,85 @@ class ScenarioThread:
         return None
 
     def _run_test(self, interpreter: Interpreter) -> ScriptError | Interrupt | None:
-        """The ``before_each`` hooks, then the test; how that ended."""
+        """The ``before_all`` hooks of the scopes this run enters, the ``before_each``
+        hooks, then the test; how that ended (nothing of it in a worker's run of its
+        ``after_all`` hooks alone)."""
+        if self.teardown is not None:
+            return None
         program, test_fn = self.scenario.program, self.scenario.test_fn.name
         try:
+            began_all = self._before_all(interpreter)
+            self._each_began = True
             for ref in self.hooks.before:
                 self._heading(ref)
                 interpreter.run(ref.program, ref.decl.name)
-            if self.hooks.before or self.hooks.after:
+            if began_all or self.hooks.before or self._after_hooks():
                 self.console.line(f"  {test_fn}")
-            interpreter.run(program, test_fn)
-        except (ScriptError, Interrupt) as err:
+            interpreter.run(program, test_fn, self.scenario.test_args())
+        except ScriptError as err:
+            return self.steps.soft_verdict(err)
+        except Interrupt as err:
             return err
-        return None
+        # Soft assertions that failed fail the test now, before the after_each hooks.
+        return self.steps.soft_verdict(None)
 
-    def _run_after_hooks(
-        self, interpreter: Interpreter, ending: ScriptError | Interrupt | None
-    ) -> tuple[list[ScriptError], Interrupt | None]:
-        """Every ``after_each`` hook, whatever happened; their failures, and the interrupt
-        that stopped them (the rest are skipped then)."""
-        failures: list[ScriptError] = []
-        for ref in self.hooks.after:
+    def _before_all(self, interpreter: Interpreter) -> bool:
+        """The ``before_all`` of each scope not entered yet, outer first, each scope
+        entered as its hook begins (its ``after_all`` runs even if it fails); one that
+        fails or times out marks its scope failed. Whether any ran."""
+        ran = False
+        for scope in self.scopes.entering(self.hooks.scopes):
+            self.scopes.enter(scope)
+            self._entered.append(scope)
+            ref = scope.hook("before_all")
+            if ref is None:
+                continue
+            ran = True
             self._heading(ref)
             try:
                 interpreter.run(ref.program, ref.decl.name)
+            except ScriptError as err:
+                where = f"{err.file}:{err.line}:{err.col}"
+                self.scopes.fail(scope, f"{where}: {err.message}{self._ran_with}", err.name)
+                raise
+            except Interrupt as err:
+                if err.reason == "timeout":
+                    message = f"{ref.program.file}: it took longer than the scenario timeout"
+                    message += f" of {self.timeout_ms} ms{self._ran_with}"
+                    self.scopes.fail(scope, message, "TimeoutError")
+                raise
+        return ran
+
+    @property
+    def _ran_with(self) -> str:
+        return f" (it ran with {self.scenario.name})"
+
+    def _after_hooks(self) -> tuple[FunctionRef, ...]:
+        """The after hooks this run ends with: the ``after_each`` hooks unless a
+        ``before_all`` failed, then the ``after_all`` hooks of the scopes it entered,
+        inner first (not in a worker, which runs them at its end); a worker's run of its
+        ``after_all`` hooks, those."""
+        if self.teardown is not None:
+            return tuple(ref for ref, _ in self.teardown)
+        each = self.hooks.after if self._each_began else ()
+        if self.scopes.per_worker:
+            return each
+        alls = (scope.hook("after_all") for scope in reversed(self._entered))
+        return each + tuple(ref for ref in alls if ref is not None)
+
+    def _run_after_hooks(
+        self,
+        interpreter: Interpreter,
+        ending: ScriptError | Interrupt | None,
+        after: tuple[FunctionRef, ...],
+    ) -> tuple[list[ScriptError], Interrupt | None]:
+        """Every after hook, whatever happened; their failures, and the interrupt that
+        stopped them (the rest are skipped then)."""
+        failures: list[ScriptError] = []
+        for ref in after:
+            self._heading(ref)
+            try:
+                self._interpreters.get(id(ref.decl), interpreter).run(ref.program, ref.decl.name)
             except ScriptError as err:
                 failures.append(err)
                 if ending is not None:

@@ -31,7 +31,8 @@ TITLE_TIMEOUT_S = 1.0
 
 class RunServices:
     """The built-ins of one run, and what they need of it. ``step_count`` numbers an
-    unnamed screenshot; ``paused_for`` is the debugger's paused time so far."""
+    unnamed screenshot; ``paused_for`` is the debugger's paused time so far; ``titled``
+    names the step now running (``step(title, fn)``)."""
 
     def __init__(
         self,
@@ -42,6 +43,7 @@ class RunServices:
         *,
         step_count: Callable[[], int],
         paused_for: Callable[[], float],
+        titled: Callable[[str], None] = lambda _title: None,
     ) -> None:
         self.inputs = inputs
         self.options = options
@@ -49,6 +51,7 @@ class RunServices:
         self.browser = browser
         self.step_count = step_count
         self.paused_for = paused_for
+        self.titled = titled
         self.browser_builtins: BrowserBuiltins | None = None
         self.bridge: LoopBridge | None = None
         self.loop_thread: threading.Thread | None = None
@@ -73,6 +76,7 @@ class RunServices:
                 sleep=self.bridge.sleep,
                 elapsed=self.active_seconds,
                 expect_timeout_ms=float(timeouts.expect),
+                titled=self.titled,
             )
         )
         browser_builtins = BrowserBuiltins(

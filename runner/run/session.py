@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import replace
 
-from dsl.errors import Interrupt
+from dsl.errors import Interrupt, ScriptError
 from runner import events
 from runner.browser import contexts_ahead
 from runner.browser.bridge import LoopBridge
@@ -45,7 +45,7 @@ from runner.protocol import FinishedOutcome
 from runner.run.console import ConsoleOutput
 from runner.run.hook_chain import HookChain, record_steps
 from runner.run.options import RunOptions, ScenarioInputs
-from runner.run.result import RunResult, summary_lines
+from runner.run.result import RunResult, script_error_info, summary_lines
 from runner.run.runtime_state import RuntimeState
 from runner.run.scenario_thread import ABORTED_STEP, Execution, ScenarioThread
 from runner.run.services import RunServices
@@ -56,7 +56,7 @@ from runner.run.signals import (
     install_signal_handlers,
     quiet_driver_loss,
 )
-from runner.run.steps import StepRecord, render_var
+from runner.run.steps import FailurePoint, StepRecord, render_var
 from runner.store.rundir import RunDirectory, capture_output_into
 from runner.webserver.server import WebServer
 
@@ -116,6 +116,7 @@ class ScenarioRun:
             self.browser,
             step_count=lambda: self._steps().step_count,
             paused_for=self._paused_for,
+            titled=lambda title: self._steps().titled(title),
         )
         # Made by run(): the loop they belong to, or the run directory, exists only then.
         self.bridge: LoopBridge | None = None
@@ -188,9 +189,7 @@ class ScenarioRun:
         if steps is None:
             return False
         controller = self.debugger
-        return bool(steps.open) or (
-            controller is not None and controller.current_pause is not None
-        )
+        return bool(steps.open) or (controller is not None and controller.current_pause is not None)
 
     def _terminal_prompt(self) -> TerminalPrompt | None:
         controller = self.debugger
@@ -300,7 +299,7 @@ class ScenarioRun:
             idle_timeout_ms=self.config.debug.idle_timeout,
         )
         self.steps, self.runtime, self.debugger = steps, runtime, debugger
-        self.hook = HookChain(steps, bridge, debugger)
+        self.hook = HookChain(steps, bridge, debugger, on_soft_failure=self._bundle_soft_failure)
         self.restarts.attach(debugger, bridge.loop, debugging=self.options.debug is not None)
         return feed
 
@@ -545,6 +544,13 @@ class ScenarioRun:
             on_failure=self._bundle_before_teardown,
         )
         return await thread.execute(self.services.builtins())
+
+    def _bundle_soft_failure(self, error: ScriptError, point: FailurePoint) -> None:
+        """From the scenario thread: a soft assertion failed, the scenario goes on; its
+        bundle is the page as the failure left it (no trace: the run's goes on too)."""
+        assert self.bridge is not None and self.rundir is not None
+        info = script_error_info(error, point, self.scenario.name)
+        self.bridge.call(self.browser.bundle_soft(self.rundir, point.step_index, info))
 
     def _bundle_before_teardown(self, error_info: RunError, step_index: int) -> None:
         """From the scenario thread: the failure bundle before ``after_each`` runs."""

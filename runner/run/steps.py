@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from dsl import ast
 from dsl.errors import ScriptError
 from dsl.interpreter import Step
 from dsl.values import HostValue, RegexValue, Value, display_json_head
@@ -34,6 +35,7 @@ __all__ = [
     "StepListener",
     "StepRecord",
     "render_var",
+    "static_title",
 ]
 
 MAX_VAR_CHARS = 4096
@@ -93,6 +95,9 @@ class OpenStep:
     """The debugger's paused seconds when the step opened."""
     announced: bool = False
     """Its start line is printed (off a terminal: when its first child starts)."""
+    title: str | None = None
+    """A ``step(title, fn)`` statement's title: from its source when it is a literal,
+    else once ``step`` runs (masked, cut to 200 characters)."""
 
     def variables(self) -> dict[str, str]:
         """The step's variables now (its scope outlives the unwinding; its frames do not),
@@ -114,6 +119,8 @@ class Ended:
     name: str = ""
     caught: bool = False
     """A ``try`` around the step caught its error: never the run's failure."""
+    soft: bool = False
+    """A soft assertion failed: the scenario went on, the run fails at its end."""
 
 
 class StepListener:
@@ -177,6 +184,8 @@ class StepRecord:
         self.abandoned_failure: ScriptError | None = None
         """A failure the run was aborted at (at its pause): it stays the failed step's
         error, and the run still gets its failure bundle."""
+        self.soft_failures: list[FailurePoint] = []
+        """The soft assertions that failed, in order: the run fails at its end with them."""
 
     # --- a step's life --------------------------------------------------------------------
 
@@ -203,6 +212,7 @@ class StepRecord:
             self.mask,
             chain=(*caller.chain, own) if caller is not None else (own,),
             paused_before=self.paused_for(),
+            title=self._title(static_title(step.stmt)),
         )
         self.open.append(opened)
         if self._started:
@@ -225,7 +235,18 @@ class StepRecord:
 
     def failed(self, step: Step, error: ScriptError) -> OpenStep:
         """Close the innermost open step as failed with ``error``; the step closed."""
-        return self._close_failed(error.message, error.name, caught=step.caught, step=step)
+        caught = step.caught and not error.soft
+        return self._close_failed(
+            error.message, error.name, caught=caught, step=step, soft=error.soft
+        )
+
+    def titled(self, title: str) -> None:
+        """``step(title, fn)`` runs in the innermost open step: that is its title."""
+        if self.open:
+            self.open[-1].title = self._title(title)
+
+    def _title(self, title: str | None) -> str | None:
+        return None if title is None else cut_masked(title, MAX_TEXT, self.mask)
 
     def skipped(self, step: Step) -> None:
         """The debugger skipped ``step`` before it ran: it never opens."""
@@ -248,11 +269,18 @@ class StepRecord:
             self._close_failed(message, name)
 
     def _close_failed(
-        self, message: str, name: str, *, caught: bool = False, step: Step | None = None
+        self,
+        message: str,
+        name: str,
+        *,
+        caught: bool = False,
+        step: Step | None = None,
+        soft: bool = False,
     ) -> OpenStep:
         opened = self.open.pop()
         duration, paused = self._timing(opened)
-        ended = Ended(opened, duration, paused, step, self.message_of(message), name, caught)
+        text = self.message_of(message)
+        ended = Ended(opened, duration, paused, step, text, name, caught, soft)
         for failed in self._failed:
             failed(ended)
         return opened
@@ -279,6 +307,38 @@ class StepRecord:
 
     def failure_for(self, error: ScriptError) -> FailurePoint | None:
         return self.failures.get(id(error))
+
+    def forget_failure(self, error: ScriptError) -> None:
+        """A failure retried or skipped at its pause: no longer the run's (nor soft)."""
+        point = self.failures.pop(id(error), None)
+        if point is not None and point in self.soft_failures:
+            self.soft_failures.remove(point)
+
+    def soft_verdict(self, ending: ScriptError | None) -> ScriptError | None:
+        """What the run fails with, its test over, when soft assertions failed: the
+        error it ends with anyway (``ending``), told them too, or else one error of
+        its own placed at the first of them, listing each (Playwright's report lists
+        every ``expect.soft`` failure). ``None``: none failed, or they were told."""
+        points, self.soft_failures = self.soft_failures, []
+        if not points:
+            return ending
+        count = f"{len(points)} soft assertion{'' if len(points) == 1 else 's'} failed"
+        listed = "\n".join(f"  {_one_line(point.error)}" for point in points)
+        if ending is not None:
+            ending.message = f"{ending.message}\n({count} before it:\n{listed})"
+            return ending
+        first = points[0].error
+        verdict = ScriptError(
+            "AssertionError",
+            f"{count}:\n{listed}",
+            first.file,
+            first.line,
+            first.col,
+            first.call_chain,
+        )
+        self.failures[id(verdict)] = points[0]
+        self.last_failure = self._last_failure(replace(points[0], error=verdict))
+        return verdict
 
     def _failure_point(self, opened: OpenStep, step: Step, error: ScriptError) -> FailurePoint:
         *callers, own = opened.chain
@@ -337,3 +397,33 @@ def _hearing(listeners: Sequence[StepListener], event: str) -> tuple[Callable[..
         for listener in listeners
         if getattr(type(listener), event) is not base
     )
+
+
+def static_title(stmt: ast.Stmt) -> str | None:
+    """The title a ``step("title", fn)`` statement (its value kept, or not: declared,
+    assigned or returned) gives in its source, so ``step:started`` can say it; ``None``
+    for any other statement, and for a title only known when it runs (a template with
+    ``${}``)."""
+    if type(stmt) is ast.ExprStmt:
+        expr: ast.Expr | None = stmt.expr
+    elif type(stmt) is ast.VarDecl:
+        expr = stmt.init
+    elif type(stmt) is ast.Assign or type(stmt) is ast.Return:
+        expr = stmt.value
+    else:
+        return None
+    if type(expr) is not ast.Call or not expr.args:
+        return None
+    callee, first = expr.callee, expr.args[0]
+    if type(callee) is not ast.Identifier or callee.name != "step":
+        return None
+    if type(first) is ast.StringLit:
+        return first.value
+    if type(first) is ast.TemplateLit and not first.exprs:
+        return "".join(first.quasis)
+    return None
+
+
+def _one_line(error: ScriptError) -> str:
+    """``file:line:col: Name: message``, the message's first line."""
+    return f"{error.location}: {error.name}: {error.message.split(chr(10), 1)[0]}"

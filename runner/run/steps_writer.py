@@ -2,7 +2,9 @@
 ``step:fail`` and our additive ``step:skipped``, one per change of a step.
 
 A step that fails inside a ``try`` that catches the error is written ``step:fail`` with
-``caught: true``; it is never a failure of the run.
+``caught: true``; it is never a failure of the run. A soft assertion's failure is
+``soft: true``: the scenario went on. A ``step(title, fn)`` statement's ``title`` is on
+its ``step:started`` when its source says it, and on its ``step:ok``/``step:fail``.
 """
 
 from __future__ import annotations
@@ -23,16 +25,24 @@ class StepsWriter(StepListener):
 
     def started(self, opened: OpenStep, callers: Sequence[OpenStep]) -> None:
         self.rundir.append(
-            events.step_started(opened.line, opened.col, opened.text, opened.file, opened.depth)
+            events.step_started(
+                opened.line, opened.col, opened.text, opened.file, opened.depth, opened.title
+            )
         )
 
     def passed(self, ended: Ended) -> None:
-        self.rundir.append(events.step_ok(ended.duration_ms, ended.paused_ms))
+        self.rundir.append(events.step_ok(ended.duration_ms, ended.paused_ms, ended.opened.title))
 
     def failed(self, ended: Ended) -> None:
         self.rundir.append(
             events.step_fail(
-                ended.message, ended.name, caught=ended.caught, paused_ms=ended.paused_ms
+                ended.message,
+                ended.name,
+                caught=ended.caught,
+                paused_ms=ended.paused_ms,
+                soft=ended.soft,
+                title=ended.opened.title,
+                duration_ms=ended.duration_ms,
             )
         )
 

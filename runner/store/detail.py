@@ -59,7 +59,6 @@ SCREENSHOTS = "screenshot"
 _RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-
 def _read_json(path: Path) -> object:
     """The JSON value in ``path``; ``None`` when it is missing or does not parse."""
     try:

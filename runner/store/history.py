@@ -118,6 +118,8 @@ class Outcome:
     duration_ns: int
     run_ids: tuple[str, ...]
     saved_at: float
+    title: str | None = None
+    """The scenario's title then (``test_end.title``; older runs and ``e2e`` have none)."""
 
 
 def load_history(project: Project) -> list[tuple[Path, list[Envelope]]]:
@@ -157,6 +159,7 @@ def outcomes(loaded: Iterable[tuple[Path, list[Envelope]]]) -> dict[str, list[Ou
                 status = "aborted"  # stopped, not failed (the report's status is failed)
             duration = data.get("duration_ns")
             ids = data.get("run_ids")
+            title = data.get("title")
             found.setdefault(name, []).append(
                 Outcome(
                     name,
@@ -164,6 +167,7 @@ def outcomes(loaded: Iterable[tuple[Path, list[Envelope]]]) -> dict[str, list[Ou
                     duration if isinstance(duration, int) else 0,
                     tuple(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else (),
                     saved_at,
+                    title if isinstance(title, str) else None,
                 )
             )
     return found
@@ -181,6 +185,8 @@ class ScenarioHistory:
     failed: int
     median_ms: float | None
     statuses: list[str] = field(default_factory=list)
+    title: str | None = None
+    """The newest title history saw for it (a renamed title shows as it is now)."""
 
 
 def summarize(name: str, seen: Sequence[Outcome], last: int) -> ScenarioHistory:
@@ -192,6 +198,7 @@ def summarize(name: str, seen: Sequence[Outcome], last: int) -> ScenarioHistory:
     ran = [o for o in recent if o.status in ("passed", "flaky", "failed")]
     good = sum(1 for o in ran if o.status in ("passed", "flaky"))
     median = statistics.median(o.duration_ns for o in ran) / 1e6 if ran else None
+    title = next((o.title for o in reversed(seen) if o.title is not None), None)
     return ScenarioHistory(
         name,
         "".join(STRIP_MARKS.get(s, "?") for s in statuses),
@@ -201,13 +208,16 @@ def summarize(name: str, seen: Sequence[Outcome], last: int) -> ScenarioHistory:
         statuses.count("failed"),
         median,
         statuses,
+        title,
     )
 
 
 def summary_json(row: ScenarioHistory) -> dict[str, object]:
-    """One scenario's summary as ``unotest history --json`` (and MCP) give it."""
+    """One scenario's summary as ``unotest history --json`` (and MCP) give it; ``title``
+    is additive (``null`` until a collection run recorded one)."""
     return {
         "scenario": row.scenario,
+        "title": row.title,
         "strip": row.strip,
         "statuses": row.statuses,
         "runs": row.runs,

@@ -348,7 +348,6 @@ def _display_base(runs_dir: Path) -> str:
     return str(runs_dir)
 
 
-
 def _open_append(path: Path, display: str) -> int:
     try:
         return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)

@@ -399,7 +399,7 @@ def test_check_knows_the_new_arities_and_option_keys(tmp_path: Path) -> None:
         "7:13": "TypeError: goto() has no option 'waitUntill' (did you mean 'waitUntil'?) (its "
         "options: timeout, waitUntil)",
         "8:30": "TypeError: expect_in_viewport() has no option 'ration' (did you mean 'ratio'?) "
-        "(its options: ratio, timeout)",
+        "(its options: ratio, soft, timeout)",
         "10:2": "TypeError: dblclick() takes 1 to 2 arguments but got 3",
         "11:2": "TypeError: add_init_script() takes 1 argument but got 2",
     }, done.stdout

@@ -301,7 +301,8 @@ NEGATED_PASSING: list[tuple[str, tuple[Value, ...]]] = [
     ("expect_not_contains", (css("#status"), "ving")),
     ("expect_not_value", (css("#name"), "draft")),
     ("expect_not_attr", (css("#status"), "class", regex("busy"))),
-    ("expect_not_class", (css("#status"), "busy")),
+    ("expect_not_class", (css("#status"), "busy wide")),
+    ("expect_not_contains_class", (css("#status"), "busy")),
     ("expect_not_class", (css("#status"), regex("wide"))),
     ("expect_not_count", (css("li"), 2.0)),
     ("expect_not_checked", (css("#agree"),)),
@@ -354,8 +355,14 @@ NEGATED_FAILING: list[tuple[str, tuple[Value, ...], str]] = [
     ),
     (
         "expect_not_class",
+        (css("#status"), "busy wide"),
+        'expected <Locator css="#status"> not to have class "busy wide", '
+        'still received "busy wide"',
+    ),
+    (
+        "expect_not_contains_class",
         (css("#status"), "wide"),
-        'expected <Locator css="#status"> not to have class "wide", still received "busy wide"',
+        'expected <Locator css="#status"> not to contain class "wide", still received "busy wide"',
     ),
     (
         "expect_not_count",
@@ -441,29 +448,54 @@ def test_a_negated_expectation_on_too_many_elements_is_a_locator_error(live: Liv
 # --- expect_class ------------------------------------------------------------------------------
 
 
-def test_expect_class_a_name_names_or_a_regex(live: Live) -> None:
+def test_expect_class_is_the_whole_attribute_or_a_regex(live: Live) -> None:
+    """Playwright's toHaveClass: a string is the class attribute exactly as written."""
+    live.show(
+        '<p id=p class="card is-active">x</p><p id=bare>y</p>'
+        + later("document.querySelector('#p').classList.add('done')")
+    )
+    p = css("#p")
+    assert live.call("expect_class", p, "card is-active done") is None  # added later: retried
+    assert live.call("expect_class", p, regex("^card\\s+is-")) is None  # a search of it
+    assert live.call("expect_class", css("#bare"), "") is None  # no class attribute
+    got = live.error("expect_class", p, "is-active")  # a part is not the whole attribute
+    assert got == (
+        'AssertionError: expected <Locator css="#p"> to have class "is-active", '
+        'received "card is-active done"'
+    )
+    assert live.error("expect_class", p, "done card is-active").startswith(  # in its order
+        'AssertionError: expected <Locator css="#p"> to have class "done card is-active", '
+    )
+    assert live.error("expect_class", p, regex("^is")).startswith(
+        'AssertionError: expected <Locator css="#p"> to have class /^is/, received "card'
+    )
+    assert live.error("expect_class", p, 1.0) == (
+        "TypeError: expect_class() needs the class attribute (a string), a regex or an array "
+        "of them, got number"
+    )
+
+
+def test_expect_contains_class_a_name_or_names(live: Live) -> None:
+    """Playwright's toContainClass: every class named is one of the element's."""
     live.show(
         '<p id=p class="card  is-active md:w-1/2">x</p>'
         + later("document.querySelector('#p').classList.add('done')")
     )
     p = css("#p")
-    assert live.call("expect_class", p, "is-active") is None
-    assert live.call("expect_class", p, " md:w-1/2  card ") is None  # every name, any order
-    assert live.call("expect_class", p, regex("^card\\s+is-")) is None  # the whole attribute
-    assert live.call("expect_class", p, "done") is None  # added later: retried
-    got = live.error("expect_class", p, "active")  # a name is a whole class, not a part
+    assert live.call("expect_contains_class", p, "is-active") is None
+    assert live.call("expect_contains_class", p, " md:w-1/2  card ") is None  # any order
+    assert live.call("expect_contains_class", p, "done") is None  # added later: retried
+    got = live.error("expect_contains_class", p, "active")  # a name is a whole class
     assert got == (
-        'AssertionError: expected <Locator css="#p"> to have class "active", '
+        'AssertionError: expected <Locator css="#p"> to contain class "active", '
         'received "card is-active md:w-1/2 done"'  # classList.add rewrote it
     )
-    assert live.error("expect_class", p, regex("^is")).startswith(
-        'AssertionError: expected <Locator css="#p"> to have class /^is/, received "card'
+    assert live.error("expect_contains_class", p, "  ") == (
+        "TypeError: expect_contains_class() needs a class name, got an empty string"
     )
-    assert live.error("expect_class", p, "  ") == (
-        "TypeError: expect_class() needs a class name, got an empty string"
-    )
-    assert live.error("expect_class", p, 1.0) == (
-        "TypeError: expect_class() needs a class name, a regex or an array of them, got number"
+    assert live.error("expect_contains_class", p, regex("card")) == (
+        "TypeError: expect_contains_class() takes class names, not a regex (as Playwright's "
+        "toContainClass): match the whole class attribute with expect_class(t, /card/)"
     )
 
 
@@ -492,8 +524,9 @@ def test_list_forms_pass_on_every_element_in_order(live: Live) -> None:
     assert live.call("expect_text", li, ["Apple pie", regex("^Ban")]) is None
     assert live.call("expect_contains", li, ["pple p", "nan"]) is None
     assert live.call("expect_contains", li, ["Apple pie", ""]) is None
-    assert live.call("expect_class", li, ["done", "item"]) is None
+    assert live.call("expect_class", li, ["item done", "item"]) is None
     assert live.call("expect_class", li, [regex("^item done$"), "item"]) is None
+    assert live.call("expect_contains_class", li, ["done", "item"]) is None
     assert live.call("expect_value", css(".f"), ["ann", regex("^b"), "note"]) is None
     assert live.call("expect_text", css("li.none"), []) is None
 
@@ -549,8 +582,14 @@ LIST_FAILING: list[tuple[str, tuple[Value, ...], str]] = [
     ),
     (
         "expect_not_class",
+        (css("li"), ["item done", "item"]),
+        'not to have class ["item done", "item"], still received ["item done", "item"] '
+        "after 400 ms",
+    ),
+    (
+        "expect_not_contains_class",
         (css("li"), ["item", "item"]),
-        'not to have class ["item", "item"], still received ["item done", "item"] after 400 ms',
+        'not to contain class ["item", "item"], still received ["item done", "item"] after 400 ms',
     ),
     (
         "expect_not_contains",
@@ -580,7 +619,8 @@ def test_list_forms_retry_until_every_element_matches(live: Live) -> None:
     for name, args in [
         ("expect_text", (css("li"), ["Apple pie", "Banana", "Cherry"])),
         ("expect_contains", (css("li"), ["pie", "nan", "err"])),
-        ("expect_class", (css("li"), ["done", "item", "new"])),
+        ("expect_class", (css("li"), ["item done", "item", "item new"])),
+        ("expect_contains_class", (css("li"), ["done", "item", "new"])),
         ("expect_value", (css(".f"), ["ann", "eve", "note"])),
     ]:
         live.show(LIST + grow)
@@ -621,7 +661,7 @@ def test_string_targets_in_the_new_expectations(live: Live) -> None:
     )
     # A list: every visible element a strategy finds, as expect_count counts them.
     assert live.call("expect_text", "Buy", ["Buy", "Buy"]) is None
-    assert live.call("expect_class", "Buy", ["one", "two"]) is None
+    assert live.call("expect_contains_class", "Buy", ["one", "two"]) is None
     # One element: the smart match, strict as for actions.
     assert live.call("expect_not_value", "Name", "bob") is None
     assert live.error("expect_not_value", "Name", "ann") == (
@@ -649,8 +689,8 @@ def test_list_items_are_checked(live: Live) -> None:
         "(at index 0 of the array)"
     )
     assert live.error("expect_class", css("li"), [[]]) == (
-        "TypeError: expect_class() needs a class name, a regex or an array of them, got array "
-        "(at index 0 of the array)"
+        "TypeError: expect_class() needs the class attribute (a string), a regex or an array "
+        "of them, got array (at index 0 of the array)"
     )
 
 
@@ -797,8 +837,8 @@ def test_an_expectation_takes_a_timeout_of_its_own(live: Live) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (5000.0, "expect_visible() takes an options object {timeout} last, got number"),
-        ({"wait": 5.0}, "expect_visible() has no option 'wait' (its only option: timeout"),
+        (5000.0, "expect_visible() options must be an object, got number"),
+        ({"wait": 5.0}, "expect_visible() has no option 'wait' (its options: soft, timeout)"),
         (
             {"timeout": 0.0},
             "expect_visible() option timeout: 0 is not valid: milliseconds, more than 0 "

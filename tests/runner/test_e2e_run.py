@@ -955,8 +955,15 @@ def test_scenario_timeout_and_web_server(
     started = steps_of(events)
     fails = [e for e in events if e["kind"] == "step:fail"]
     assert fails == [
-        {"kind": "step:fail", "error": message, "errorName": "TimeoutError", "t": fails[0]["t"]}
+        {
+            "kind": "step:fail",
+            "error": message,
+            "errorName": "TimeoutError",
+            "t": fails[0]["t"],
+            "durationMs": fails[0]["durationMs"],
+        }
     ]
+    assert isinstance(fails[0]["durationMs"], float)
     step_kinds = [e["kind"] for e in events if e["kind"].startswith("step:")]
     assert step_kinds[-2:] == ["step:started", "step:fail"]
     last = started[-1]

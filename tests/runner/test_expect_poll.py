@@ -142,7 +142,7 @@ def test_expect_poll_passes_gives_up_and_stops_on_abort(
     assert (last["line"], last["col"], last["error"]["name"]) == (6, 2, "AssertionError")
     message = last["error"]["message"]
     assert message.startswith(
-        'expect_poll(page_status) gave up after 1000 ms: expected "ready", last value "idle" ('
+        'expect_poll(page_status) gave up after 1000 ms: expected "ready", last got "idle" ('
     ), message
     bundle = next(e for e in gives_up.events() if e["kind"] == "failure-bundle:written")
     error = json.loads((project / bundle["bundlePath"] / "error.json").read_text())

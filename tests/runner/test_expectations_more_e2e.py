@@ -138,7 +138,7 @@ def failures(site: str) -> dict[str, str]:
         "which is not an input element",
         "ratio-range": "expect_in_viewport() option ratio: 2 is not valid: a number from 0 to 1",
         "ratio-typo": "expect_in_viewport() has no option 'ration' (did you mean 'ratio'?) "
-        "(its options: ratio, timeout)",
+        "(its options: ratio, soft, timeout)",
         "js-regex": "expect_js_property() compares the property with a value",
         "css-name": "expect_css() needs a CSS property name, got number",
     }

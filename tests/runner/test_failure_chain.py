@@ -529,8 +529,8 @@ def test_time_spent_paused_is_left_out_of_durations_and_written_as_paused_ms(
         ("step:ok", 1000.0, None),  # work() at 2:2
         ("step:ok", 1000.0, None),  # work() in outer
         # slow_fail() is closed before its failure pause: the pause is not its time
-        ("step:fail", None, None),
-        ("step:fail", None, 2000.0),  # outer(): the pause of the step it called
+        ("step:fail", 500.0, None),
+        ("step:fail", 1500.0, 2000.0),  # outer(): the pause of the step it called
     ]
     assert r.lines()[-2:] == [
         "    ✗ 7:2  slow_fail()  (500 ms)",

@@ -40,7 +40,7 @@ PROJECT = {
     f"{E2E}/_collections/bare.yaml": "scenarios: [smoke-welcome, ghost]\n",
 }
 
-SCENARIO_KEYS = {"id", "title", "color", "name", "path"}
+SCENARIO_KEYS = {"id", "title", "color", "name", "path", "tags"}  # tags: ours, additive
 HELPER_KEYS = {"name", "path"}
 COLLECTION_KEYS = {"name", "path", "description", "scenarios"}
 ERROR_KEYS = {"path", "line", "col", "message"}
@@ -71,7 +71,8 @@ def test_list_json_scenarios(
     assert isinstance(scenarios, list)
     for meta in scenarios:
         assert set(meta) == SCENARIO_KEYS
-        assert all(isinstance(v, str) for v in meta.values())
+        assert all(isinstance(v, str) for k, v in meta.items() if k != "tags")
+        assert meta["tags"] == []  # no @word in these titles
     by_name = {m["name"]: m for m in scenarios}
     assert set(by_name) == {"smoke-welcome", "auth/signin-flow", "shop/broken-body"}
     assert by_name["auth/signin-flow"] == {
@@ -80,6 +81,7 @@ def test_list_json_scenarios(
         "color": "#059669",
         "name": "auth/signin-flow",
         "path": f"{E2E}/auth/signin-flow.test.js",
+        "tags": [],
     }
     assert by_name["shop/broken-body"]["id"] == "shop-broken"
     for meta in scenarios:

@@ -149,7 +149,7 @@ def test_additive_fields_are_optional() -> None:
         "attempt",
         "retryOf",
     } == RunManifest.__optional_keys__
-    assert {"file", "depth"} == protocol.StepStartedEvent.__optional_keys__
+    assert {"file", "depth", "title"} == protocol.StepStartedEvent.__optional_keys__
     assert {"cmd"} == protocol.ResumedEvent.__optional_keys__
     assert {"file", "page", "breakpoints"} == RuntimeStateFile.__optional_keys__
     assert {"id", "cmd"} == DbgCommand.__required_keys__

@@ -596,7 +596,7 @@ def test_a_collection_says_what_check_says_of_its_own_file(tmp_path: Path) -> No
     warnings = [line for line in done.err.splitlines() if line.startswith("warning: ")]
     assert warnings == [
         f"warning: {COLLECTIONS}/c.yaml:1: unknown key 'scenario' is ignored "
-        "(known: description, scenarios)",
+        "(did you mean 'scenarios'?)",
         f"warning: {COLLECTIONS}/c.yaml: scenario 'bad' is listed twice; it runs once",
         f"warning: {COLLECTIONS}/c.yaml: scenario 'okk' does not exist; skipped "
         "(did you mean 'ok'?)",

@@ -88,6 +88,8 @@ EVENTS = [
     envelope.run_end({"flaky": 1, "failed": 3, "skipped": 1}, 8_123_000_000),
 ]
 
+# Each testcase: classname the scenario's name, name its title (these envelopes carry
+# none, so its name again: tests/unotest/test_junit_titles.py has the titles).
 TOTALS = 'tests="5" failures="2" errors="1" skipped="1" time="8.123"'
 PLACE = "e2e/shop/cart.test.js:8:2 → e2e/_helpers/cart.js:3:4 add"
 EXPECTED = "\n".join(
@@ -95,7 +97,7 @@ EXPECTED = "\n".join(
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<testsuites name="unotest" {TOTALS}>',
         f'  <testsuite name="c" {TOTALS} timestamp="1970-01-01T00:00:00">',
-        '    <testcase classname="c" name="shop/cart" time="2.500">',
+        '    <testcase classname="shop/cart" name="shop/cart" time="2.500">',
         f'      <failure message="{PLACE}: found 1" type="AssertionError">found 1',
         f"at {PLACE}",
         'step: add("milk")',
@@ -110,21 +112,21 @@ EXPECTED = "\n".join(
         "      </rerunFailure>",
         "      <system-out>run directory: unotest/.runs/r-6</system-out>",
         "    </testcase>",
-        '    <testcase classname="c" name="auth/login" time="1.200">',
+        '    <testcase classname="auth/login" name="auth/login" time="1.200">',
         '      <flakyFailure message="timeout \\x1b[31mwaiting" type="TimeoutError">',
         "        <stackTrace>attempt 1: timeout \\x1b[31mwaiting",
         "run: r-1</stackTrace>",
         "      </flakyFailure>",
         "      <system-out>run directory: unotest/.runs/r-2</system-out>",
         "    </testcase>",
-        '    <testcase classname="c" name="shop/slow" time="4.000">',
+        '    <testcase classname="shop/slow" name="shop/slow" time="4.000">',
         '      <error message="aborted" type="aborted" />',
         "      <system-out>run directory: unotest/.runs/r-4</system-out>",
         "    </testcase>",
-        '    <testcase classname="c" name="broken" time="0.000">',
+        '    <testcase classname="broken" name="broken" time="0.000">',
         '      <failure message="has errors" type="SyntaxError">has errors</failure>',
         "    </testcase>",
-        '    <testcase classname="c" name="gone" time="0.000">',
+        '    <testcase classname="gone" name="gone" time="0.000">',
         '      <skipped message="scenario not found" />',
         "    </testcase>",
         "  </testsuite>",

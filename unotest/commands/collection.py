@@ -8,6 +8,18 @@ viewer's ``/api/events``), written as one array by ``--reporter json=PATH``, as 
 ``--reporter junit=PATH`` (each reporter a sink of the run's log: unotest/reporters/)
 and saved to history. A scenario that passed after a failed attempt is flaky in every
 report. This module keeps the command, its console lines and summary, and the events.
+
+``--grep``/``--grep-invert`` keep the listed scenarios whose ``"<name> <title>"`` they
+match, before sharding (as Playwright filters before it shards); a grep that keeps none
+is one sentence and exit 1, as Playwright's "No tests found", before any run starts.
+Each ``test_start``/``test_end`` carries the scenario's ``title`` (JUnit's testcase
+name), ``null`` for a listed name that is no scenario.
+
+A collection's ``setup:`` scenarios are not filtered by ``--grep`` nor sharded: they
+run first in every run (and shard) that runs any other scenario, and are reported like
+the others, first. One that cannot run (it does not exist, or has errors) fails, and
+every other scenario is reported ``skipped: setup <name> failed`` without a worker
+started; the orchestrator does the same for one that runs and fails.
 """
 
 from __future__ import annotations
@@ -17,16 +29,22 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO, cast
 
 from runner.collection import prelaunch as worker_prelaunch
-from runner.collection.orchestrator import CollectionResult, CollectionRun, ScenarioOutcome, shard
+from runner.collection.orchestrator import (
+    CollectionResult,
+    CollectionRun,
+    ScenarioOutcome,
+    setup_failed_note,
+    shard,
+)
 from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageError
 from runner.events import run_error
-from runner.project.config import Config, load_config
-from runner.project.index_cache import IndexSummary, load_summary
+from runner.project.config import CollectionUse, Config, load_config
+from runner.project.index_cache import IndexSummary, ScenarioGrep, load_summary
 from runner.project.root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
 from runner.run.result import error_chain, error_location
@@ -35,9 +53,10 @@ from runner.store.envelope import Envelope
 from runner.store.event_log import EventLog, LiveFile
 from runner.store.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
 from runner.store.retries import flaky_line, retries_of
-from runner.text import did_you_mean, one_line
+from runner.store.step_titles import read_titled_steps
+from runner.text import did_you_mean, keep_lines, one_line
 from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
-from unotest.exit_codes import exit_code_for_run
+from unotest.exit_codes import EXIT_FAILED, exit_code_for_run
 from unotest.reporters import junit
 from unotest.reporters.history import history_quietly
 from unotest.reporters.options import parse_reporters
@@ -71,17 +90,30 @@ def _seconds(ms: int) -> str:
 
 @dataclass(frozen=True)
 class _Plan:
-    """The listed scenarios: those this run (or shard) starts, those not found and those
-    with errors; reports list them in that order."""
+    """The listed scenarios: the setup scenarios this run starts first, those it (or its
+    shard) starts then, those with errors, those never run because a setup scenario
+    cannot run (``blocked``; the missing setup scenario in ``missing_setup``), and
+    those not found; reports list them in that order."""
 
     names: list[str]
     skipped: list[str]
     broken: list[str]
     none_found: bool
+    setup: list[str] = field(default_factory=list)
+    missing_setup: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    blocked_by: str | None = None
 
     @property
     def listed(self) -> list[str]:
-        return [*self.names, *self.broken, *self.skipped]
+        return [
+            *self.setup,
+            *self.names,
+            *self.broken,
+            *self.missing_setup,
+            *self.blocked,
+            *self.skipped,
+        ]
 
 
 def collection_command(args: argparse.Namespace) -> int:
@@ -96,23 +128,31 @@ def collection_command(args: argparse.Namespace) -> int:
     reporters = parse_reporters(args.reporter)
     # Every usage error before any warning, so a bad --shard is one sentence on stderr.
     sharding = _parse_shard(args.shard)
+    grep = ScenarioGrep.parse(getattr(args, "grep", None), getattr(args, "grep_invert", None))
     config = load_config(root, os.environ)
     retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
-    plan = _plan(project, entry, index, sharding)
+    chosen = _grepped(entry, index, grep)
+    if chosen is None:
+        return EXIT_FAILED  # said in one sentence: nothing runs, no run directory
+    entry = chosen
+    use = _collection_use(index, entry, root)
+    plan = _plan(project, entry, index, sharding, use)
     if args.headed:
         config = replace(config, headless=False)
     out = cast(TextIO, ReaderMayLeave(sys.stdout))
     printer = _event_printer(out, retries) if reporters.show_list else _no_event
     if reporters.show_list:
-        _header(args, plan, out)
+        _header(args, plan, out, grep)
     started = time.time()
     live = LiveFile()
     reports = ReportSinks(reporters, out, started)
     log = EventLog([live, *reports.sinks])
-    tracker = CollectionEvents(log, args.name, plan.listed, live, printer)
+    tracker = CollectionEvents(
+        log, args.name, plan.listed, live, printer, index.titles(), root=project.root
+    )
     console = out if reporters.show_list else sys.stderr
-    run = _collection_run(args, project, config, plan, retries, tracker, console)
+    run = _collection_run(args, project, config, plan, retries, tracker, console, use)
     # Taken only now: until here, an error leaves them to cli.main, which stops them.
     run.prelaunched = worker_prelaunch.take()
     try:
@@ -120,9 +160,7 @@ def collection_command(args: argparse.Namespace) -> int:
     except UnotestError:
         tracker.abandon()
         raise
-    result = _add_unrun(
-        finished, plan.broken, plan.skipped, printer, _first_problems(project, index)
-    )
+    result = _add_unrun(finished, plan, printer, _first_problems(project, index))
     tracker.finish(result)
     if reporters.show_list:
         _summary(result, out)
@@ -133,13 +171,47 @@ def collection_command(args: argparse.Namespace) -> int:
     return exit_code_for_run(result.outcome, result.signal)
 
 
+def _grepped(
+    entry: CollectionMeta, index: IndexSummary, grep: ScenarioGrep | None
+) -> CollectionMeta | None:
+    """The collection with only the scenarios ``grep`` keeps, each matched on its name
+    and title (a listed name that is no scenario on its name alone: when it matches, it
+    is reported missing as before); None when it keeps none, said in one sentence."""
+    if grep is None:
+        return entry
+    titles = index.titles()
+    kept = [name for name in entry["scenarios"] if grep.selects(name, titles.get(name))]
+    if kept:
+        return {**entry, "scenarios": kept}
+    listed = len(dict.fromkeys(entry["scenarios"]))
+    print(
+        f"unotest: {one_line(f'no scenario matches {grep}')} in collection "
+        f"'{entry['name']}' ({listed} listed): nothing runs",
+        file=sys.stderr,
+    )
+    return None
+
+
+def _collection_use(index: IndexSummary, entry: CollectionMeta, root: Path) -> CollectionUse | None:
+    """The collection's setup scenarios and context keys, checked again here (the
+    index cache holds them as the file wrote them); None when it has none."""
+    data = index.collection_use.get(entry["name"])
+    return None if data is None else CollectionUse.from_json(data, root)
+
+
 def _plan(
     project: Project,
     entry: CollectionMeta,
     index: IndexSummary,
     sharding: tuple[int, int] | None,
+    use: CollectionUse | None = None,
 ) -> _Plan:
-    names, skipped, broken = _runnable(project, entry, index)
+    setup = list(dict.fromkeys(use.setup)) if use is not None else []
+    others: CollectionMeta = {
+        **entry,
+        "scenarios": [n for n in entry["scenarios"] if n not in setup],
+    }
+    names, skipped, broken = _runnable(project, others, index)
     none_found = bool(skipped) and not names and not broken
     if none_found:
         print(
@@ -150,7 +222,45 @@ def _plan(
         )
     if sharding is not None:
         names = shard(names, *sharding)
-    return _Plan(names, skipped, broken, none_found)
+    plan = _Plan(names, skipped, broken, none_found)
+    # Setup scenarios only for a run of other scenarios (not for a shard left empty).
+    return _with_setup(project, entry, index, plan, setup) if setup and names else plan
+
+
+def _with_setup(
+    project: Project, entry: CollectionMeta, index: IndexSummary, plan: _Plan, setup: list[str]
+) -> _Plan:
+    """``plan`` with its setup scenarios first; when one of them cannot run (it does not
+    exist, or it or a helper has errors, said on stderr here), none runs: it fails, and
+    every other scenario is blocked, reported skipped."""
+    known = {meta["name"]: meta["path"] for meta in index.scenario_metas}
+    helpers = index.errors_in(index.helper_files(project))  # said by _runnable already
+    for name in setup:
+        if name not in known:
+            unloadable = index.errors_in([project.scenario_file(name)])
+            for problem in unloadable:
+                print(format_diagnostic(problem), file=sys.stderr)
+            if not unloadable:
+                print(
+                    f"unotest: {entry['path']}: setup scenario '{name}' does not exist"
+                    f"{did_you_mean(name, known)}: the collection fails",
+                    file=sys.stderr,
+                )
+        problems = index.errors_in([known[name]]) if name in known else []
+        for problem in problems:
+            print(format_diagnostic(problem), file=sys.stderr)
+        if name in known and not problems and not helpers:
+            continue
+        failed = [name] if name in known or index.errors_in([project.scenario_file(name)]) else []
+        return replace(
+            plan,
+            names=[],
+            broken=[*failed, *plan.broken],
+            missing_setup=[] if failed else [name],
+            blocked=[other for other in [*setup, *plan.names] if other != name],
+            blocked_by=name,
+        )
+    return replace(plan, setup=setup)
 
 
 def _collection_run(
@@ -161,11 +271,12 @@ def _collection_run(
     retries: int,
     tracker: CollectionEvents,
     console: TextIO,
+    use: CollectionUse | None = None,
 ) -> CollectionRun:
     return CollectionRun(
         project,
         args.name,
-        plan.names,
+        [*plan.setup, *plan.names],
         config,
         workers=args.workers,
         bail=args.bail,
@@ -180,6 +291,8 @@ def _collection_run(
         on_start=tracker.started,
         on_web_server=tracker.web_server,
         on_output=tracker.output,
+        setup=plan.setup,
+        use=use.to_json() if use is not None else None,
     )
 
 
@@ -193,17 +306,22 @@ def _schedule(project: Project, names: list[str]) -> list[str]:
     return longest_first(names, medians)
 
 
-def _header(args: argparse.Namespace, plan: _Plan, out: TextIO) -> None:
+def _header(
+    args: argparse.Namespace, plan: _Plan, out: TextIO, grep: ScenarioGrep | None = None
+) -> None:
     """The first line of the list reporter: every scenario the summary will count,
-    those that cannot run said apart."""
+    those that cannot run said apart, and the grep that chose them."""
     listed, runnable = len(plan.listed), len(plan.names)
-    shard_text = f", shard {args.shard}" if args.shard else ""
-    unrun = [f"{len(plan.skipped)} not found"] if plan.skipped else []
+    chosen_text = f", shard {args.shard}" if args.shard else ""
+    chosen_text += f", {one_line(str(grep))}" if grep is not None else ""
+    unrun = [f"{len(plan.setup)} setup first"] if plan.setup else []
+    unrun += [f"{len(plan.skipped)} not found"] if plan.skipped else []
     unrun += [f"{len(plan.broken)} with errors"] if plan.broken else []
+    unrun += [f"setup {plan.blocked_by} cannot run"] if plan.blocked_by else []
     unrun_text = f" ({', '.join(unrun)})" if unrun else ""
     print(
         f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
-        f"{unrun_text}, {min(args.workers, max(runnable, 1))} worker(s){shard_text}",
+        f"{unrun_text}, {min(args.workers, max(runnable, 1))} worker(s){chosen_text}",
         file=out,
     )
 
@@ -216,7 +334,10 @@ class CollectionEvents:
 
     ``listed`` is every scenario the run counts, in the order reports list them: the
     ``run_start`` carries it as ``scenarios`` (JUnit's order; the events come as the
-    scenarios end)."""
+    scenarios end). ``titles`` (scenario name → its description line) gives each
+    ``test_start``/``test_end`` its ``title``, ``null`` for a name it does not know.
+    ``root`` (the project's) is where a ``test_end`` reads its run's titled steps
+    (``steps``, when there are some)."""
 
     def __init__(
         self,
@@ -225,10 +346,14 @@ class CollectionEvents:
         listed: list[str],
         live: LiveFile,
         printer: Callable[[str, ScenarioOutcome], None],
+        titles: Mapping[str, str] | None = None,
+        root: Path | None = None,
     ) -> None:
+        self.root = root
         self.log = log
         self.name = name
         self.listed = listed
+        self.titles = dict(titles or {})
         self.live = live
         self.printer = printer
         self.begun: set[str] = set()
@@ -274,14 +399,19 @@ class CollectionEvents:
         if scenario in self.begun:
             return  # a retry: its test_start was the first attempt's
         self.begun.add(scenario)
-        extra = {"run_id": run_id, "worker": worker}
+        extra = {"run_id": run_id, "worker": worker, "title": self.titles.get(scenario)}
         self.log.emit(envelope.test_start(scenario, self.name, extra=extra))
 
     def _end(self, outcome: ScenarioOutcome) -> None:
         self._begin(outcome.scenario, outcome.run_id, outcome.worker)
         self.ended.add(outcome.scenario)
+        extra = {**_extra(outcome), "title": self.titles.get(outcome.scenario)}
+        if self.root is not None and outcome.run_dir is not None:
+            titled = read_titled_steps(self.root / outcome.run_dir)
+            if titled:
+                extra["steps"] = titled
         self.log.test_finished(
-            outcome.scenario, self.name, outcome.attempt(), outcome.retries, _extra(outcome)
+            outcome.scenario, self.name, outcome.attempt(), outcome.retries, extra
         )
 
     def finish(self, result: CollectionResult) -> None:
@@ -398,14 +528,18 @@ def _first_problems(project: Project, index: IndexSummary) -> Callable[[str], st
 
 def _add_unrun(
     result: CollectionResult,
-    broken: list[str],
-    skipped: list[str],
+    plan: _Plan,
     on_event: Callable[[str, ScenarioOutcome], None],
     first_problem: Callable[[str], str | None] = lambda name: None,
 ) -> CollectionResult:
     """The scenarios that never started, added so that reports count every listed one;
-    a broken one's record names its first problem, where it is."""
-    for name in broken:
+    a broken one's record names its first problem, where it is. A setup scenario that
+    does not exist fails; those it blocked are skipped, saying so."""
+    for name in plan.missing_setup:
+        error = run_error(f"setup scenario '{name}' does not exist", "Error")
+        result.scenarios.append(ScenarioOutcome(name, "failed", error=error))
+        result = replace(result, outcome="failed")
+    for name in plan.broken:
         problem = first_problem(name)
         said = f"; the first: {problem}" if problem else ""
         result.scenarios.append(
@@ -417,9 +551,10 @@ def _add_unrun(
         )
         if result.outcome == "completed":
             result = replace(result, outcome="failed")
-    for name in skipped:
+    unrun = [(name, setup_failed_note(plan.blocked_by or "")) for name in plan.blocked]
+    for name, note in [*unrun, *((name, SCENARIO_NOT_FOUND) for name in plan.skipped)]:
         # Listed like the scenarios that ran, so the list names what the count says.
-        missing = ScenarioOutcome(name, "skipped", note=SCENARIO_NOT_FOUND)
+        missing = ScenarioOutcome(name, "skipped", note=note)
         result.scenarios.append(missing)
         on_event("finished", missing)
     return result
@@ -443,8 +578,9 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
         error: Mapping[str, object] = scenario.error or {}
         location = _location(error)
         where = f"{location}: " if location else ""
-        # Page and test text can hold terminal escapes: shown, never obeyed.
-        message = one_line(_message(scenario))
+        # Page and test text can hold terminal escapes: shown, never obeyed. A message
+        # of several lines (the soft failures' list) keeps them, indented under its head.
+        message = keep_lines(_message(scenario)).replace("\n", "\n    ")
         name = f"{error['errorName']}: " if error.get("errorName") else ""
         print(f"  ✗ {scenario.scenario}: {where}{name}{message}", file=out)
         if error.get("step"):
@@ -460,20 +596,24 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
     print(f"  collection run: {result.run_dir}", file=out)
 
 
-def json_report(result: CollectionResult) -> list[Envelope]:
+def json_report(
+    result: CollectionResult, titles: Mapping[str, str] | None = None
+) -> list[Envelope]:
     """The envelopes of a finished collection, as its live reporters emitted them
-    (scenarios in the collection's order)."""
+    (scenarios in the collection's order, each with its title from ``titles``)."""
     log = EventLog()
     listed = [scenario.scenario for scenario in result.scenarios]
-    events = CollectionEvents(log, result.collection, listed, LiveFile(), _no_event)
+    events = CollectionEvents(log, result.collection, listed, LiveFile(), _no_event, titles)
     events.begin(result.run_id)
     events.finish(result)
     return log.events
 
 
-def junit_xml(result: CollectionResult, started: float) -> str:
+def junit_xml(
+    result: CollectionResult, started: float, titles: Mapping[str, str] | None = None
+) -> str:
     """The JUnit XML of a finished collection: its envelopes through the JUnit reporter."""
-    return junit.render(json_report(result), started)
+    return junit.render(json_report(result, titles), started)
 
 
 def _extra(scenario: ScenarioOutcome) -> JSONObject:

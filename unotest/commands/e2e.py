@@ -1,5 +1,8 @@
 """``unotest e2e <scenario>``: run one scenario, print its steps, exit 0/1/2/130.
 
+A case of a parameterised scenario is named ``<name>[<case>]`` (quoted in a shell);
+the file's own name, or a case it does not have, is one sentence listing its cases.
+
 With ``--retries N`` (or ``retries:`` in the config) a failed scenario runs again from
 its start, each attempt a new run with a fresh browser, up to N more times; a debug run
 never retries. The run's version-1 envelopes go where ``--reporter`` says (``json=PATH``,
@@ -25,6 +28,7 @@ from runner.project.index import (
     scenario_name_problem,
 )
 from runner.project.index_cache import IndexSummary, load_summary
+from runner.project.root import case_problem
 from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.run.attempts import ScenarioAttempts, run_attempts
 from runner.run.options import RunOptions, ScenarioInputs
@@ -93,8 +97,17 @@ def _existing_scenario_file(project: Project, given: str) -> str | None:
 
 
 def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd: Path) -> str:
-    """A scenario by name (``auth/signin-flow``) or by the path of its file (relative
-    to ``cwd``, as a shell means it)."""
+    """A scenario by name (``auth/signin-flow``, ``shop/pay[visa]``) or by the path of
+    its file (relative to ``cwd``, as a shell means it); a parameterised scenario's file
+    (by name or path) or a case it does not have is a usage error naming its cases."""
+    name = _resolved(project, index, given, cwd)
+    problem = case_problem(name, index.cases)
+    if problem is not None:
+        raise UsageError(problem)
+    return name
+
+
+def _resolved(project: Project, index: IndexSummary, given: str, cwd: Path) -> str:
     problem = scenario_name_problem(given)
     if problem is not None and (not given.strip() or has_control_character(given)):
         raise UsageError(problem)  # neither a name nor a path: no file lookup at all
@@ -116,6 +129,8 @@ def resolve_scenario_name(project: Project, index: IndexSummary, given: str, cwd
         return path.relative_to(e2e).as_posix()[: -len(SCENARIO_SUFFIX)]
     if given in known or (problem is None and project.scenario_file(given) in index.files):
         return given  # a file that was read but did not load: e2e shows its problems
+    if case_problem(given, index.cases) is not None:
+        return given  # said by the caller, with the cases to choose from
     if problem is not None:
         raise UsageError(problem)
     hint = did_you_mean(given, known, cutoff=0.5)
@@ -181,7 +196,9 @@ def e2e_command(args: argparse.Namespace) -> int:
     reports = ReportSinks(reporters, sys.stdout)
     log = EventLog([live, *reports.sinks], mask=masker.mask_data)
     inputs = ScenarioInputs(project, scenario, index.helper_table, config, masker, environment)
-    attempts = ScenarioAttempts(project, scenario.name, log, live, stream)
+    attempts = ScenarioAttempts(
+        project, scenario.name, log, live, stream, title=scenario.header.title
+    )
     attempts.begin()
     result = run_attempts(
         attempts,

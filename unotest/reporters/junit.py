@@ -3,14 +3,20 @@
 A sink of the run's event log: it keeps the envelopes JUnit reads as they are emitted
 and writes the file once the run has ended. One ``<testsuite>`` (the ``suite_start``'s
 name: the collection), one ``<testcase>`` per ``test_end``, in the order
-``run_start.scenarios`` lists them (the collection's, not the order they ran in):
+``run_start.scenarios`` lists them (the collection's, not the order they ran in), named
+as Playwright's JUnit reporter names a test: ``name`` its title (``test_end.title``,
+the scenario's description line with its ``@tags``; the scenario's name when it has
+none), ``classname`` the scenario's name (its path under ``unotest/e2e/``):
 
 - ``failed`` and ``interrupted`` (``test_end.outcome``): a ``<failure>`` with its place
   (``chain``, else ``location``), ``step`` and ``bundle_path``, and a ``<rerunFailure>``
   for each earlier attempt (its ``retry``); ``flaky``: a ``<flakyFailure>`` for each
   failed attempt, as Maven Surefire and pytest-rerunfailures write them;
 - ``aborted``: an ``<error>``; ``skipped``: a ``<skipped>`` with its reason;
-- ``run_dir``: a ``<system-out>`` naming the scenario's run directory.
+- ``run_dir`` and ``steps``: a ``<system-out>`` naming the scenario's run directory
+  and outlining its titled steps (``step(title, fn)``: each with its outcome, time and
+  error, nested as they ran); a failure inside titled steps names them (``in step: Log
+  in › Fill the form``).
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ def render(events: Iterable[Envelope], started: float) -> str:
         suites, "testsuite", {"name": run.suite, **totals, "timestamp": timestamp}
     )
     for case in cases:
-        case.write(suite, run.suite)
+        case.write(suite)
     _xml_safe(suites)
     ET.indent(suites)
     return (
@@ -101,6 +107,11 @@ class _Case:
         return str(self.data.get("name"))
 
     @property
+    def title(self) -> str:
+        """The testcase's name: the scenario's title, else its name (no description line)."""
+        return _text(self.data.get("title")) or self.name
+
+    @property
     def outcome(self) -> str:
         """The run's own outcome (``interrupted``, ``aborted``... are all ``failed``
         statuses), from the status when the envelope does not say it."""
@@ -110,13 +121,13 @@ class _Case:
         status = self.data.get("status")
         return "failed" if status == "failed" else "skipped" if status == "skipped" else "completed"
 
-    def write(self, suite: ET.Element, suite_name: str) -> None:
+    def write(self, suite: ET.Element) -> None:
         data = self.data
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=_text(data.get("suite")) or suite_name,
-            name=self.name,
+            classname=self.name,
+            name=self.title,
             time=_seconds(data.get("duration_ns")),
         )
         if self.outcome in ("failed", "interrupted"):
@@ -128,9 +139,22 @@ class _Case:
             ET.SubElement(case, "error", message="aborted", type="aborted")
         elif self.outcome == "skipped":
             ET.SubElement(case, "skipped", message=_text(data.get("error_message")) or "skipped")
+        out: list[str] = []
         run_dir = _text(data.get("run_dir"))
         if run_dir:
-            ET.SubElement(case, "system-out").text = f"run directory: {run_dir}"
+            out.append(f"run directory: {run_dir}")
+        steps = self.steps
+        if steps:
+            out.append("steps:")
+            out.extend(_step_lines(steps, 1))
+        if out:
+            ET.SubElement(case, "system-out").text = "\n".join(out)
+
+    @property
+    def steps(self) -> list[JSONObject]:
+        """The test's titled steps (``test_end.steps``), each an object."""
+        steps = self.data.get("steps")
+        return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
 
     def _failure(self, case: ET.Element) -> None:
         data = self.data
@@ -148,6 +172,9 @@ class _Case:
         details = [message]
         if location:
             details.append(f"at {location}")
+        path = _failed_path(self.steps)
+        if path:
+            details.append(f"in step: {' › '.join(path)}")
         if data.get("step"):
             details.append(f"step: {data['step']}")
         if data.get("bundle_path"):
@@ -220,6 +247,34 @@ def _xml_safe(root: ET.Element) -> None:
             element.text = safe(element.text)
         for key, value in element.attrib.items():
             element.attrib[key] = safe(value)
+
+
+def _children(step: JSONObject) -> list[JSONObject]:
+    steps = step.get("steps")
+    return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+
+
+def _step_lines(steps: list[JSONObject], depth: int) -> list[str]:
+    """``  ✓ Log in (120 ms)``, a failed one with its error, children indented."""
+    lines: list[str] = []
+    for step in steps:
+        failed = step.get("status") == "failed"
+        duration = step.get("duration_ms")
+        took = f" ({duration:.0f} ms)" if isinstance(duration, int | float) else ""
+        error = _text(step.get("error"))
+        said = f": {error.splitlines()[0]}" if failed and error else ""
+        lines.append(f"{'  ' * depth}{'✗' if failed else '✓'} {step.get('title')}{took}{said}")
+        lines.extend(_step_lines(_children(step), depth + 1))
+    return lines
+
+
+def _failed_path(steps: list[JSONObject]) -> list[str]:
+    """The titles from the last failed titled step down to the innermost failed one
+    inside it: where in the test's own words the failure happened."""
+    for step in reversed(steps):
+        if step.get("status") == "failed":
+            return [str(step.get("title")), *_failed_path(_children(step))]
+    return []
 
 
 def _location(data: JSONObject) -> str | None:

@@ -1,5 +1,5 @@
-// Pure helpers of the sidebar: scenario names as a folder tree, the filter, each
-// scenario's latest run, problems by file. No DOM here.
+// Pure helpers of the sidebar: scenario names as a folder tree, the filter (text and
+// @tags), each scenario's latest run, problems by file. No DOM here.
 
 // [{name, ...}] → {folders: Map(name → node), items: [...]}, names split on "/".
 export function buildTree(scenarios) {
@@ -19,9 +19,33 @@ export function buildTree(scenarios) {
   return root;
 }
 
+// A tag is a word of a title that starts with "@" (dsl/scenario.py's title_tags, as
+// Playwright reads a test's tags from its title); one glued to text ("a@b.com") is none.
+const TAG = /(?<!\S)@\S+/g;
+
+// The @tags of texts (a scenario's name and title), lowercased, each once.
+export function tagsOf(...texts) {
+  return [...new Set(texts.flatMap((t) => (t ?? "").match(TAG) ?? []).map((t) => t.toLowerCase()))];
+}
+
+// The filter as typed: its @words (each must start one of an item's tags: "@smo" keeps
+// "@smoke", as `unotest list --grep @smo` would) and the rest, matched as text.
+export function parseFilter(filter) {
+  const tags = (filter.match(TAG) ?? []).map((t) => t.toLowerCase());
+  if (!tags.length) return { tags, text: filter.trim().toLowerCase() };
+  const text = filter.replace(TAG, " ").split(/\s+/).filter(Boolean).join(" ").toLowerCase();
+  return { tags, text };
+}
+
+// Does an item whose texts are these pass the filter: every @word a tag of the texts,
+// and the rest of the filter within one of them (case aside).
 export function matches(filter, ...texts) {
-  const needle = filter.trim().toLowerCase();
-  return !needle || texts.some((t) => (t ?? "").toLowerCase().includes(needle));
+  const { tags, text } = parseFilter(filter);
+  if (tags.length) {
+    const own = tagsOf(...texts);
+    if (!tags.every((tag) => own.some((t) => t.startsWith(tag)))) return false;
+  }
+  return !text || texts.some((t) => (t ?? "").toLowerCase().includes(text));
 }
 
 // Runs come newest first: the first run of each scenario (kind "scenario") is its latest.

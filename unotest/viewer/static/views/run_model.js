@@ -117,6 +117,11 @@ export class RunModel {
   }
 }
 
+/** The title a step's end event carries (a step(title, fn) statement's), if any. */
+function titled(e) {
+  return typeof e.title === "string" ? { title: e.title } : {};
+}
+
 const HANDLERS = {
   "run:started": (m) => {
     m.started = true;
@@ -126,6 +131,8 @@ const HANDLERS = {
     m.steps.push({
       n: m.steps.length,
       text: e.text,
+      // A step(title, fn) statement: its title when the source says it, else once it ends.
+      title: typeof e.title === "string" ? e.title : null,
       line: e.line,
       col: e.col,
       file: e.file || null,
@@ -138,12 +145,15 @@ const HANDLERS = {
     m.current = { line: e.line, col: e.col, file: e.file || null };
   },
   "step:ok": (m, e) => {
-    m.closeTop("ok", { durationMs: e.durationMs });
+    m.closeTop("ok", { durationMs: e.durationMs, ...titled(e) });
   },
   "step:fail": (m, e) => {
     const caught = e.caught === true;
     m.closeTop(caught ? "caught" : "fail", {
       error: e.errorName ? `${e.errorName}: ${e.error}` : e.error,
+      // A soft assertion's failure: the scenario went on (the run fails at its end).
+      soft: e.soft === true,
+      ...titled(e),
     });
   },
   "step:skipped": (m, e) => {

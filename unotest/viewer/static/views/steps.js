@@ -53,14 +53,16 @@ export function StepsList({ steps, version, scenarioFile, onPick }) {
   for (let i = first; i < last; i++) {
     const step = steps[i];
     const helper = step.file && scenarioFile && step.file !== scenarioFile;
-    rows.push(html`<li key=${i} class=${"step step-" + step.status}
+    // A step(title, fn) statement shows its title (its code in the tooltip).
+    const status = step.soft ? "soft fail" : step.status;
+    rows.push(html`<li key=${i} class=${"step step-" + step.status + (step.title ? " step-titled" : "")}
         style=${{ top: `${i * ROW}px`, paddingLeft: `${8 + step.depth * 16}px` }}
         title=${step.error || step.text}>
-      <span class="step-mark" aria-label=${step.status}>${MARK[step.status] || ""}</span>
+      <span class="step-mark" aria-label=${status}>${MARK[step.status] || ""}</span>
       <button type="button" class="linkish step-text" onClick=${() => onPick && onPick(step)}>
-        ${step.text}</button>
+        ${step.title || step.text}</button>
       <span class="step-where">${helper ? `${step.file.split("/").pop()}:` : ""}${step.line}</span>
-      <span class="step-status">${step.status}</span>
+      <span class="step-status">${status}</span>
       <span class="step-duration">${formatDuration(step.durationMs)}</span>
     </li>`);
   }
