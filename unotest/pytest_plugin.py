@@ -289,7 +289,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioMo
     if relative.parts[0].startswith("_"):
         return None  # _helpers/, _collections/
     name = relative.as_posix()[: -len(".test.js")]
-    if state.selected is not None and name not in state.selected:
+    if state.selected is not None and not any(
+        chosen == name or chosen.startswith(name + "[") for chosen in state.selected
+    ):
         return None
     module: ScenarioModule = ScenarioModule.from_parent(parent, path=file_path)
     module.scenario_name = name
@@ -307,7 +309,15 @@ class ScenarioModule(pytest.File):
         # Every helper file's problems, one that does not parse included (it is in no
         # list of parsed helpers): unotest e2e refuses to start on them, so must this.
         problems = index.problems_of(state.project.relative(self.path))
-        if problems or self.scenario_name not in index.scenarios:
+        # A parameterised file is its cases, each a test of its own (shop/pay[visa]).
+        names = [
+            f"{self.scenario_name}[{case}]" for case in index.cases.get(self.scenario_name, [])
+        ]
+        if not names:
+            names = [self.scenario_name]
+        elif state.selected is not None:  # a collection lists the cases it runs
+            names = [name for name in names if name in state.selected]
+        if problems or any(name not in index.scenarios for name in names):
             from unotest.console import format_diagnostic
 
             lines = [format_diagnostic(problem) for problem in problems] or [
@@ -322,7 +332,8 @@ class ScenarioModule(pytest.File):
                     ]
                 )
             )
-        yield from _parametrized_items(self, self.scenario_name)
+        for name in names:
+            yield from _parametrized_items(self, name)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, self.scenario_name
@@ -346,14 +357,16 @@ def _parametrized_items(parent: ScenarioModule, name: str) -> Iterator[ScenarioI
     )
     parent.ihook.pytest_generate_tests.call_extra([], dict(metafunc=metafunc))
     if not metafunc._calls:
-        yield ScenarioItem.from_parent(
+        item = ScenarioItem.from_parent(
             parent, name=name, callobj=run_scenario, fixtureinfo=fixtureinfo
         )
+        item.scenario_name = name
+        yield item
         return
     metafunc._recompute_direct_params_indices()
     fixtureinfo.prune_dependency_tree()
     for callspec in metafunc._calls:
-        yield ScenarioItem.from_parent(
+        item = ScenarioItem.from_parent(
             parent,
             name=f"{name}[{callspec.id}]" if callspec._idlist else name,
             callobj=run_scenario,
@@ -362,16 +375,15 @@ def _parametrized_items(parent: ScenarioModule, name: str) -> Iterator[ScenarioI
             keywords={callspec.id: True},
             originalname=name,
         )
+        item.scenario_name = name
+        yield item
 
 
 class ScenarioItem(pytest.Function):
-    """A scenario run as a test; its failures read like a Python test's."""
+    """A scenario run as a test; its failures read like a Python test's.
+    ``scenario_name``: the file's, or one of its cases' (``shop/pay[visa]``)."""
 
-    @property
-    def scenario_name(self) -> str:
-        parent = self.parent
-        assert isinstance(parent, ScenarioModule)
-        return parent.scenario_name
+    scenario_name: str = ""
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # 0-based, as pytest counts: its test function's line (JUnit's line="..."),

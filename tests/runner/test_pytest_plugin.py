@@ -239,8 +239,7 @@ def test_broken_input_is_one_clear_error(
     # given leads to it (it said "no unotest project found").
     # A webServer that cannot start concerns only the tests that need the site.
     (pytester.path / "unotest.config.yaml").write_text(
-        "baseURL: http://127.0.0.1:9\n"
-        "webServer: {command: 'exit 3', url: 'http://127.0.0.1:9/'}\n"
+        "baseURL: http://127.0.0.1:9\nwebServer: {command: 'exit 3', url: 'http://127.0.0.1:9/'}\n"
     )
     pytester.makepyfile(test_unit="def test_u():\n    assert 1\n")
     unit = run_pytest("--unotest", "-q", "test_unit.py")
@@ -553,7 +552,6 @@ def test_ctrl_c_stops_the_scenario_and_finishes_its_run_directory(
 # --- helpers -------------------------------------------------------------------------
 
 
-
 def _port_is_free(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) != 0
@@ -600,3 +598,32 @@ def xvfb_display(_xvfb_server: str | None) -> str:
     if _xvfb_server is None:
         pytest.skip("no Xvfb on this machine: headed browsing needs a screen")
     return _xvfb_server
+
+
+PAY_CASES = """\
+// id-pay
+// Pays with a card
+// #2563eb
+const CASES = [{name: "visa", heading: "Hello plugin"}, {name: "amex", heading: "Nope"}]
+function test_pay(card) {
+  goto("/index.html")
+  expect_text(css("#title"), card.heading)
+}
+"""
+
+
+def test_each_case_of_a_parameterised_scenario_is_an_item(
+    pytester: pytest.Pytester, run_pytest: RunPytest, site: str
+) -> None:
+    write_project(pytester.path, {}, base_url=site, collections={"visa": ["pay[visa]"]})
+    (pytester.path / "unotest" / "e2e" / "pay.test.js").write_text(PAY_CASES)
+    listed = run_pytest("--unotest", "--collect-only", "-q")
+    assert [line.split("::")[-1] for line in collected(listed)] == [
+        "pay[visa][chromium]",
+        "pay[amex][chromium]",
+    ], listed.outlines
+    only = run_pytest("--unotest-collection", "visa", "--collect-only", "-q")
+    assert [line.split("::")[-1] for line in collected(only)] == ["pay[visa][chromium]"]
+    result = run_pytest("--unotest")
+    result.assert_outcomes(passed=1, failed=1)
+    assert any("pay[amex]" in line and "FAILED" in line for line in result.outlines)

@@ -38,14 +38,15 @@ function WatchBadge({ entry, open, setOpen }) {
 
 function ScenarioItem({ scenario, ctx }) {
   const problems = ctx.problems.get(scenario.path);
-  const selected = ctx.activePath === scenario.path;
+  const selected = ctx.activePath === scenario.path
+    && (!ctx.activeCase || ctx.activeCase === scenario.name);
   const [reasonOpen, setReasonOpen] = useState(false);
   const found = watchEntry(ctx.watch, scenario.path);
   const entry = found && { ...found, reasonLines: (found.reasons ?? []).map((r) => reasonText(r, ctx.watch)) };
   return html`<li role="treeitem" aria-label=${scenario.name} tabindex="-1"
       aria-selected=${selected ? "true" : "false"}
       class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
-      onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path }); }}>
+      onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path, case: scenario.name }); }}>
     <span class="color-dot" style=${{ background: scenario.color }}></span>
     <span class="leaf-name" title=${scenario.title}>${scenario.name.split("/").pop()}</span>
     <${ProblemMark} list=${problems} />
@@ -78,7 +79,7 @@ function renderNode(node, ctx) {
     .map((f) => html`<${Folder} key=${`d:${f.path}`} node=${f} ctx=${ctx} />`);
   const items = node.items.filter((s) => matches(ctx.filter, s.name, s.title))
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((s) => html`<${ScenarioItem} key=${s.path} scenario=${s} ctx=${ctx} />`);
+    .map((s) => html`<${ScenarioItem} key=${s.name} scenario=${s} ctx=${ctx} />`);
   return [...folders, ...items];
 }
 
@@ -118,7 +119,7 @@ function Collections({ project, ctx }) {
       <${ProblemMark} list=${ctx.problems.get(c.path)} />
       <ul class="collection-entries">${c.scenarios.map((name) => known.has(name)
         ? html`<li key=${name}><button class="link entry" aria-label=${`${c.name}: ${name}`}
-            onClick=${() => openTab({ kind: "scenario", path: known.get(name) })}>${name}</button></li>`
+            onClick=${() => openTab({ kind: "scenario", path: known.get(name), case: name })}>${name}</button></li>`
         : html`<li key=${name} class="orphan" title="file not found">${name} <span class="orphan-note">file not found</span></li>`)}
       </ul>
     </li>`)}</ul>
@@ -153,6 +154,7 @@ export function Sidebar() {
   const ctx = {
     filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
     activePath: active?.kind === "scenario" ? active.path : null, watch: project.watch,
+    activeCase: active?.kind === "scenario" ? active.case : null,
   };
   return html`<aside class="sidebar" aria-label="Project">
     <${Pages} />

@@ -45,9 +45,12 @@ function changed() {
   for (const fn of [...listeners]) fn(snapshot);
 }
 
+// A tab already open is brought forward with what the new one says of it (the case of a
+// parameterised scenario's file that a click chose).
 export function openTab(tab) {
   const key = tabKey(tab);
   if (!tabs.some((t) => tabKey(t) === key)) tabs = [...tabs, tab];
+  else tabs = tabs.map((t) => (tabKey(t) === key ? { ...t, ...tab } : t));
   activeKey = key;
   changed();
 }

@@ -53,20 +53,36 @@ function Headed({ value, onChange }) {
     onChange=${(e) => onChange(e.currentTarget.checked)} /> headed</label>`;
 }
 
+/**
+ * The scenarios a file makes: itself, or one per case of its `const CASES`
+ * (`shop/pay[visa]`, ...), each run on its own; `chosen` is the one Run and Debug start.
+ */
+function CasePicker({ cases, chosen, onChange }) {
+  if (cases.length < 2 && !(cases[0] && cases[0].name.endsWith("]"))) return null;
+  return html`<label class="check">case <select aria-label="Case" value=${chosen}
+      onChange=${(e) => onChange(e.currentTarget.value)}>
+    ${cases.map((c) => html`<option key=${c.name} value=${c.name}>${c.name.slice(c.name.lastIndexOf("["))}</option>`)}
+  </select></label>`;
+}
+
 export function ScenarioView({ tab, active }) {
-  const name = scenarioName(tab.path);
   const project = useProject();
-  const meta = ((project && project.scenarios) || []).find((s) => s.path === tab.path);
+  const cases = ((project && project.scenarios) || []).filter((s) => s.path === tab.path);
+  const [picked, setPicked] = useState(tab.case);
+  useEffect(() => { if (tab.case) setPicked(tab.case); }, [tab.case]);
+  const meta = cases.find((s) => s.name === picked) || cases[0];
+  const name = meta ? meta.name : scenarioName(tab.path);
   const [headed, setHeaded] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
   const run = (debug) =>
     startRun({ kind: "scenario", scenario: name, headed, debug }, "scenario-run", setError, setBusy);
-  return html`<section class="view scenario-view" aria-label=${`Scenario ${name}`}>
+  return html`<section class="view scenario-view" aria-label=${`Scenario ${scenarioName(tab.path)}`}>
     <header class="view-bar">
       <h2 class="view-title">${meta ? meta.title : name}</h2>
       <span class="muted">${name}</span>
       <span class="spacer"></span>
+      <${CasePicker} cases=${cases} chosen=${name} onChange=${setPicked} />
       <${Headed} value=${headed} onChange=${setHeaded} />
       <button type="button" onClick=${() => run(false)} disabled=${busy || !name}>Run</button>
       <button type="button" onClick=${() => run(true)} disabled=${busy || !name}>Debug</button>
@@ -128,7 +144,7 @@ export function CollectionView({ tab, active }) {
         if (!found && !(project && project.loaded)) return html`<li>${s}</li>`;
         return found
           ? html`<li><button type="button" class="linkish"
-              onClick=${() => openTab({ kind: "scenario", path: found.path })}>${s}</button></li>`
+              onClick=${() => openTab({ kind: "scenario", path: found.path, case: s })}>${s}</button></li>`
           : html`<li class="orphan" title="file not found">${s} <span>(file not found)</span></li>`;
       })}
     </ul>

@@ -1,0 +1,91 @@
+"""A parameterised scenario in the viewer (issue 31, item 4), in real Chromium on a real
+``unotest view``: each case of a file's ``const CASES`` is a leaf of the tree of its
+own (``shop/pay[visa]``), a click on one opens the file's tab with that case chosen,
+the tab's Case picker switches it, and Run starts that case and no other.
+
+Every element is found by role and accessible name; any page or console error fails
+the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+from viewer_page import (
+    PageGuard,
+    Viewer,
+    browser_type_launch_args,
+    guard_page,
+    page_project,
+    running_viewer,
+    served_site,
+)
+
+__all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
+
+WAIT_MS = 20_000
+PAY = """\
+// id-shop-pay
+// Pays with a card @smoke
+// #4f46e5
+const CASES = [{name: "visa", total: 1}, {name: "amex", total: 2}]
+function test_pay(card) {
+  goto("/")
+  log("paid " + card.name)
+  expect_equal(card.total, 2)
+}
+"""
+
+
+@pytest.fixture
+def viewer(tmp_path: Path) -> Iterator[Viewer]:
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "proj", url, scenarios={"shop/pay": PAY})
+        with running_viewer(root) as running:
+            yield running
+
+
+@pytest.fixture
+def guard(page: Page) -> Iterator[PageGuard]:
+    expect.set_options(timeout=WAIT_MS)
+    guard = guard_page(page)
+    yield guard
+    guard.check()
+
+
+def leaf(page: Page, name: str) -> Locator:
+    return page.get_by_role("tree", name="Scenarios").get_by_role("treeitem", name=name, exact=True)
+
+
+def test_each_case_is_a_leaf_and_run_starts_the_chosen_one(
+    page: Page, viewer: Viewer, guard: PageGuard
+) -> None:
+    names = [s["name"] for s in viewer.api("GET", "/api/scenarios")]
+    assert sorted(names) == ["shop/pay[amex]", "shop/pay[visa]"]
+    page.goto(viewer.url)
+    expect(leaf(page, "shop/pay[visa]")).to_be_visible()
+    expect(leaf(page, "shop/pay[amex]")).to_be_visible()
+
+    leaf(page, "shop/pay[amex]").click()
+    view = page.get_by_role("region", name="Scenario shop/pay")
+    case = view.get_by_role("combobox", name="Case")
+    expect(case).to_have_value("shop/pay[amex]")
+    expect(view.get_by_role("heading", name="Pays with a card @smoke [amex]")).to_be_visible()
+    expect(leaf(page, "shop/pay[amex]")).to_have_attribute("aria-selected", "true")
+    expect(leaf(page, "shop/pay[visa]")).to_have_attribute("aria-selected", "false")
+
+    # The other leaf chooses the other case in the same tab.
+    leaf(page, "shop/pay[visa]").click()
+    expect(case).to_have_value("shop/pay[visa]")
+    expect(page.get_by_role("tab", name="shop/pay")).to_have_count(1)
+
+    # The picker chooses too, and Run starts the chosen case: amex passes.
+    case.select_option("shop/pay[amex]")
+    view.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
+    runs = viewer.api("GET", "/api/runs")
+    refs = [run.get("ref") for run in runs if run.get("kind") == "scenario"]
+    assert refs == ["shop/pay[amex]"], runs
