@@ -1,4 +1,4 @@
-"""The pure built-ins of language.md §6: data, value assertions and their matchers,
+"""The pure built-ins of docs/reference.md: data, value assertions and their matchers,
 retrying a function (``expect_poll``, ``expect_to_pass``), and output.
 
 They need nothing from a browser, so they live here and are tested in milliseconds.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from dsl import ast
 from dsl.builtins import FUNCTION_AT, arity_problem
 from dsl.errors import Diagnostic, suggestion
-from dsl.interpreter import HOOK_NAMES, builtin_value_message
+from dsl.interpreter import HOOK_NAMES, builtin_value_message, hook_when
 
 __all__ = ["Arity", "Diagnostic", "FunctionReferences", "check_program", "function_references"]
 
@@ -259,7 +259,8 @@ class _Checker:
         if name in HOOK_NAMES:
             self.report(
                 node.span,
-                f"TypeError: '{name}' is a hook: unotest runs it {_when(name)}, it is not a value",
+                f"TypeError: '{name}' is a hook: unotest runs it {hook_when(name)}, "
+                "it is not a value",
             )
         elif name in self.builtins:
             if id(node) not in self.function_args:
@@ -322,7 +323,7 @@ class _Checker:
         if name in HOOK_NAMES:
             self.report(
                 callee.span,
-                f"TypeError: {name}() is a hook: unotest runs it {_when(name)}, "
+                f"TypeError: {name}() is a hook: unotest runs it {hook_when(name)}, "
                 "it cannot be called",
             )
             return
@@ -375,11 +376,6 @@ class _Checker:
 
 _OPTIONS_AT = {"expect_poll": 2, "expect_to_pass": 1, "step": 2}
 """Where the options object of each built-in that takes a function is."""
-
-
-def _when(hook: str) -> str:
-    """When unotest runs ``hook``, for the message saying it cannot be called."""
-    return "around each test" if hook.endswith("_each") else "once per worker around its tests"
 
 
 def _literal_args(options: ast.Expr) -> int | None:

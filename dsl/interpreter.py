@@ -99,6 +99,12 @@ class Builtin:
     function_at: int | None = None
 
 
+def hook_when(hook: str) -> str:
+    """When unotest runs ``hook``, for the messages saying it is no function to call
+    (the checker says it in the same words)."""
+    return "around each test" if hook.endswith("_each") else "once per worker around its tests"
+
+
 def builtin_value_message(name: str) -> str:
     """Why the built-in ``name`` cannot be a value where it was written (the checker
     says it in the same words)."""
@@ -892,7 +898,7 @@ class Interpreter:
         if name in HOOK_NAMES:
             raise self._error(
                 "TypeError",
-                f"{name}() is a hook: unotest runs it around each test, it cannot be called",
+                f"{name}() is a hook: unotest runs it {hook_when(name)}, it cannot be called",
                 callee.span,
             )
         ref = self._user_function(name)
@@ -1001,7 +1007,8 @@ class Interpreter:
         if node.name in HOOK_NAMES:
             raise self._error(
                 "TypeError",
-                f"'{node.name}' is a hook: unotest runs it around each test, it is not a value",
+                f"'{node.name}' is a hook: unotest runs it {hook_when(node.name)}, "
+                "it is not a value",
                 node.span,
             )
         if node.name in self.builtins:

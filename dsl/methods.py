@@ -1,4 +1,4 @@
-"""Properties and methods of strings, arrays and host values (language.md §4).
+"""Properties and methods of strings, arrays and host values (docs/reference.md).
 
 Arguments are checked, not coerced: ``"a".includes(1)`` is a ``TypeError`` where
 JavaScript would quietly compare with ``"1"``. Index arguments follow JavaScript

@@ -1,7 +1,7 @@
 """Scenario, helper and folder hooks files: the header, the file-level rules, the
 helper table, a parameterised scenario's cases.
 
-Kept apart from the parser because these rules are about files (language.md §1):
+Kept apart from the parser because these rules are about files (docs/reference.md):
 the three header lines, exactly one ``test_*`` function, helpers that are only
 ``snake_case`` functions and never shadow a built-in or each other, hooks
 (``before_each``/``after_each``/``before_all``/``after_all``) without parameters, at

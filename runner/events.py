@@ -107,7 +107,8 @@ def step_fail(
 ) -> protocol.StepFailEvent:
     """``caught``: a ``try`` of the scenario catches the error; ``soft``: a soft
     assertion failed, the scenario went on (each written only when true);
-    ``durationMs`` as on ``step:ok`` (a step an interrupt closed has none)."""
+    ``durationMs`` as on ``step:ok`` (every step the runner ends has one; the lines
+    written for a killed worker's run have none)."""
     event: protocol.StepFailEvent = {
         "kind": "step:fail",
         "error": message,

@@ -738,7 +738,7 @@ def validate_collection_name(name: object) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# Secrets (runner spec §5; not part of 0.5.0)
+# Secrets (not part of 0.5.0)
 # ---------------------------------------------------------------------------
 
 SECRET_NAME_MARKERS = (

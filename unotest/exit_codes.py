@@ -1,6 +1,6 @@
 """Exit codes, and the one table that maps the product's exceptions to them.
 
-runner.md §8: 0 all passed / clean, 1 a scenario failed or a check found problems,
+0 all passed / clean, 1 a scenario failed or a check found problems,
 2 usage or configuration error, 130 interrupted by SIGINT. Commands return the first
 two; the last two come from exceptions, translated in ``unotest.cli.main`` through
 ``exit_code_for`` and nowhere else.

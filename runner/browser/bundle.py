@@ -1,4 +1,4 @@
-"""Failure bundles (runner.md §4): what a person or an agent needs to fix a failure.
+"""Failure bundles: what a person or an agent needs to fix a failure.
 
 Written best effort, in tiers, each with its own short timeout, cheapest first, so a
 page that hangs costs a screenshot but never the error itself: tier 1 ``error.json``

@@ -1,4 +1,4 @@
-"""Which browser a run uses, and launching or connecting to it (runner.md §7).
+"""Which browser a run uses, and launching or connecting to it.
 
 Resolution order for a local launch: the configured ``executablePath`` → Playwright's
 own installed browser (``playwright install chromium``) → for Chromium only, a system

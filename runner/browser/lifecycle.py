@@ -436,7 +436,7 @@ class BrowserLifecycle:
     async def _bundle(
         self, rundir: RunDirectory, step_index: int, error_info: RunError, tracing: bool
     ) -> str | None:
-        """Best effort (runner.md §4): a bundle that cannot be written (.unotest not a
+        """Best effort: a bundle that cannot be written (.unotest not a
         directory, disk full) must not hide the scenario's own error behind an
         "internal error" and exit 2; the run still ends as failed, exit 1."""
         info = await self._with_page(error_info)

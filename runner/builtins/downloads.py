@@ -10,7 +10,7 @@ is one call here, ``const d = download("Export")``, whose answer is an object
 "report.csv")``, ``d.text.includes("total")``).
 
 The file is kept with the run's other artifacts, ``<run dir>/downloads/<name>``
-(runner.md §1 lists what a run directory holds; readers ignore what they do not know,
+(readers ignore what they do not know,
 as they do ``events.ndjson``), so a failed run's download can be opened next to its
 screenshots. The browser's suggested name is a stranger's text: it is cut down to one
 plain file name inside that folder, and a name already there gets `` (2)``.

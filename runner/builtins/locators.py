@@ -8,7 +8,7 @@ printable in runtime.json and usable across navigations. An element ``evaluate``
 returned is such a recipe too (:func:`element_ref`): the attribute it was marked with in
 the page, since Playwright cannot turn an element handle into a locator.
 
-A string target is a *smart match* (language.md §6), resolved here by trying each
+A string target is a *smart match* (docs/reference.md), resolved here by trying each
 strategy in the documented order against visible elements.
 """
 
@@ -340,13 +340,13 @@ def _apply(
         kwargs = dict(options)
         if name is not None:
             kwargs["name"] = name
-            # A string matcher is exact after whitespace normalisation (language.md §6);
+            # A string matcher is exact after whitespace normalisation (docs/reference.md);
             # Playwright's default would be a case-insensitive substring.
             if isinstance(name, str):
                 kwargs.setdefault("exact", True)
         return current.get_by_role(role, **kwargs)
     if kind in _GET_BY:
-        # A string matcher is exact (language.md §6), as for role names.
+        # A string matcher is exact (docs/reference.md), as for role names.
         found: Locator = getattr(current, _GET_BY[kind])(args[0], exact=isinstance(args[0], str))
         return found
     if kind == "testid":

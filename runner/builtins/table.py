@@ -1,4 +1,4 @@
-"""The browser built-ins of language.md §6, bound to one Playwright page.
+"""The browser built-ins of docs/reference.md, bound to one Playwright page.
 
 Each built-in is a plain function the interpreter calls from its thread; the work
 happens in a coroutine on the runner's loop (:class:`runner.browser.bridge.LoopBridge`).
@@ -501,7 +501,7 @@ class BrowserBuiltins:
     def wait_for_url(self, value: Value, options: Value = None) -> Value:
         """``options``: ``{timeout}``, this wait's own, else the navigation timeout."""
         matcher = self.calls.url_matcher("wait_for_url", value)
-        # A string matcher is exact, as for expect_url (language.md §6); Playwright
+        # A string matcher is exact, as for expect_url (docs/reference.md); Playwright
         # would read it as a glob, where "*" and "{a,b}" are patterns.
         wanted = (lambda url: url == matcher) if isinstance(matcher, str) else matcher
         shown = render(value) if isinstance(value, RegexValue) else show_matcher(matcher)

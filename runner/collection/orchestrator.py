@@ -1,4 +1,4 @@
-"""Running a collection with N worker processes, as Playwright Test does (runner.md §6).
+"""Running a collection with N worker processes, as Playwright Test does.
 
 The orchestrator owns the collection's run directory (``kind: "collection"``, the four
 ``collection-run:*`` events), the webServer (started once for every scenario), the
@@ -66,7 +66,7 @@ from runner.store.retries import Attempt, mark_attempt, retryable
 from runner.store.rundir import RunDirectory, capture_output_into, end_abandoned_run
 from runner.webserver.server import WebServer
 from runner.workers import messages
-from runner.workers.host import WorkerHost
+from runner.workers.host import REAP_WAIT_S, WorkerHost
 
 __all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "setup_failed_note", "shard"]
 
@@ -154,6 +154,8 @@ class CollectionResult:
     error: UnotestError | None = None
     """What stopped the collection before any scenario could run (its webServer did not
     start): the run directory and the reports are whole, then the caller raises it."""
+    teardown_errors: list[str] = field(default_factory=list)
+    """The workers' ``after_all`` failures (the collection failed on them)."""
 
 
 @dataclass
@@ -213,6 +215,8 @@ class CollectionRun:
     """Workers started before the project was loaded (:mod:`runner.collection.prelaunch`):
     adopted when they are the ones this run wants, stopped otherwise."""
     setup: list[str] = field(default_factory=list)
+    teardown_errors: list[str] = field(default_factory=list)
+    """The workers' ``after_all`` failures: each fails the collection."""
     """The setup scenarios (the first of ``scenarios``; ``order`` holds the others):
     run first, in this order, on one worker, before any other scenario is sent."""
     use: CollectionUseJSON | None = None
@@ -316,6 +320,7 @@ class CollectionRun:
             ordered,
             self.signal_name,
             error,
+            self.teardown_errors,
         )
 
     async def _run_scenarios(self) -> None:
@@ -376,7 +381,7 @@ class CollectionRun:
     def _outcome(self, ordered: list[ScenarioOutcome]) -> FinishedOutcome:
         if self.signal_name is not None:
             return "aborted"
-        if self.broken or any(r.outcome != "completed" for r in ordered):
+        if self.broken or self.teardown_errors or any(r.outcome != "completed" for r in ordered):
             return "failed"
         if self.none_found:
             # Every listed scenario is missing: with nothing run, a typo in the
@@ -545,7 +550,17 @@ class CollectionRun:
                 worker = None
         if worker is not None:
             worker.host.send(messages.exit_order())
+            await self._ended(worker)
             await self._reap(worker)
+
+    async def _ended(self, worker: _WorkerProcess) -> None:
+        """What a worker told as it ended (its ``after_all`` hooks' failure), read until
+        it closes its end, for as long as it is given to end."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(REAP_WAIT_S):
+                while (report := await worker.host.read()) is not None:
+                    if report.get("type") == "teardown":
+                        self.teardown_errors.append(str(report.get("error")))
 
     async def _send_next(self, worker: _WorkerProcess, count: int) -> bool:
         """Send ``worker`` its next run (and one ahead, when it may); a setup scenario

@@ -1,4 +1,4 @@
-"""Reading ``commands.jsonl`` while others append to it (runner.md §3).
+"""Reading ``commands.jsonl`` while others append to it.
 
 The file is read by byte offset and only whole lines are taken: a writer that is
 half-way through a line is simply read again on the next look. A thread of its own

@@ -280,7 +280,7 @@ def parse_collection(
     root: Path,
 ) -> tuple[protocol.CollectionMeta, CollectionUse | None] | None:
     """``description:``, ``scenarios:``, ``setup:`` and the browser context's keys of
-    one collection file (runner.md §6): its meta, and its settings when it has any.
+    one collection file: its meta, and its settings when it has any.
 
     Only ``yaml.safe_load``: a ``!!python/...`` tag is refused, never executed, and
     anchors are not expanded into copies (a "billion laughs" file stays small).

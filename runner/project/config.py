@@ -1,4 +1,4 @@
-"""``unotest.config.yaml``, validated once into a frozen :class:`Config` (runner.md §7).
+"""``unotest.config.yaml``, validated once into a frozen :class:`Config`.
 
 Everything the runner needs from the configuration file is checked here, before a
 browser starts, so a typo fails fast with one sentence that names the file, the key
@@ -22,7 +22,7 @@ here, and read when each context is made (``runner.project.emulation``). A
 collection may set the context's keys again for its scenarios (:func:`with_collection`).
 
 Two YAML 1.1 surprises are handled on purpose: unquoted ``on``/``off`` are booleans,
-so ``trace: off`` (as runner.md §5 writes it) means ``"off"``; and an empty value
+so ``trace: off`` means ``"off"``; and an empty value
 (``baseURL:``) means "not set" for the keys whose default is "not set", and is an error
 elsewhere.
 """

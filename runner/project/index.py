@@ -430,21 +430,27 @@ class ProjectIndex:
         return CollectionEntry(parsed[0], tuple(warnings), parsed[1])
 
     def _expand_cases_in_collections(self) -> None:
-        """A collection's entry naming a parameterised scenario stands for its cases, in
-        their order (a case may be listed on its own: ``pay[visa]``)."""
+        """A collection's entry naming a parameterised scenario, under ``scenarios:`` or
+        ``setup:``, stands for its cases, in their order (a case may be listed on its
+        own: ``pay[visa]``)."""
         for name, entry in list(self.collections.items()):
             listed = entry.meta["scenarios"]
-            if not any(item in self.cases for item in listed):
+            setup = entry.use.setup if entry.use is not None else ()
+            if not any(item in self.cases for item in [*listed, *setup]):
                 continue
             meta = entry.meta.copy()
-            meta["scenarios"] = [
-                case
-                for item in listed
-                for case in (
-                    [f"{item}[{c}]" for c in self.cases[item]] if item in self.cases else [item]
-                )
-            ]
-            self.collections[name] = replace(entry, meta=meta)
+            meta["scenarios"] = self._with_cases(listed)
+            use = replace(entry.use, setup=tuple(self._with_cases(setup))) if entry.use else None
+            self.collections[name] = replace(entry, meta=meta, use=use)
+
+    def _with_cases(self, listed: Iterable[str]) -> list[str]:
+        return [
+            case
+            for item in listed
+            for case in (
+                [f"{item}[{c}]" for c in self.cases[item]] if item in self.cases else [item]
+            )
+        ]
 
     def _check_programs(self) -> None:
         self.errors.extend(self.check_programs())

@@ -1,6 +1,6 @@
 """Secrets: which values are secret, and masking them in everything unotest writes.
 
-runner.md §5: the value of every ``unotest/.env`` key, and of every process variable a
+The value of every ``unotest/.env`` key, and of every process variable a
 scenario reads with ``env()``, whose name looks like a credential
 (:func:`runner.protocol.is_secret_name`) never appears in steps.jsonl, runtime.json,
 stdout/stderr, error messages or failure bundles; it becomes ``********``, and so do
@@ -8,7 +8,7 @@ its Base64 and URL-encoded forms (a token in a query string, a Basic auth header
 
 :class:`SecretMasker` holds the values and masks text with one compiled regex.
 :class:`RunEnvironment` is what ``env()`` reads: the process environment first, then
-``unotest/.env`` (runner.md §7); reading a secret-named variable registers its value.
+``unotest/.env``; reading a secret-named variable registers its value.
 The masker is shared by the interpreter thread and the artifact writer, so adding
 values and (re)compiling happen under a lock; masking itself uses a compiled pattern
 snapshot and needs none.

@@ -1,4 +1,4 @@
-"""Names and argument counts of the browser built-ins (language.md §6).
+"""Names and argument counts of the browser built-ins (docs/reference.md).
 
 Declared apart from their Playwright implementations so that ``unotest check`` can
 flag unknown calls and wrong argument counts without importing Playwright.

@@ -526,14 +526,15 @@ class ScenarioThread:
 
     def _close_interrupted(self, interrupt: Interrupt) -> None:
         """Close the steps an interrupt left open; the first timeout is also the run's
-        failure (a second one is the ``after_each`` hooks' own budget running out)."""
+        failure (a second one is the after hooks' own budget running out: ``after_each``,
+        and ``after_all`` when this run leaves its scopes)."""
         if interrupt.reason != "timeout":
             self.steps.close_open_steps(*ABORTED_STEP)
         elif self._timeout_execution is None:
             self._timeout_execution = self._timed_out()
         else:
             self.steps.close_open_steps(
-                f"the after_each hooks took longer than their own timeout of {self.timeout_ms} ms",
+                f"the after hooks took longer than their own timeout of {self.timeout_ms} ms",
                 "TimeoutError",
             )
 

@@ -214,7 +214,7 @@ def summarize(name: str, seen: Sequence[Outcome], last: int) -> ScenarioHistory:
 
 def summary_json(row: ScenarioHistory) -> dict[str, object]:
     """One scenario's summary as ``unotest history --json`` (and MCP) give it; ``title``
-    is additive (``null`` until a collection run recorded one)."""
+    is additive (``null`` until a run recorded one)."""
     return {
         "scenario": row.scenario,
         "title": row.title,

@@ -1,4 +1,4 @@
-"""The writer of one run directory, ``unotest/.runs/<runId>/`` (runner.md §1, §2).
+"""The writer of one run directory, ``unotest/.runs/<runId>/``.
 
 Everything here is about what a reader may see at any instant, crash included:
 

@@ -1,4 +1,4 @@
-"""``webServer``: start the site under test before a run and stop it after (runner.md §7).
+"""``webServer``: start the site under test before a run and stop it after.
 
 Follows Playwright Test's webServer: the URL counts as up when it answers with a
 status from 200 to 403 (a 404 at ``/`` is retried at ``/index.html``); a connection

@@ -175,6 +175,15 @@ class OutputReport(TypedDict):
     text: str
 
 
+class TeardownReport(TypedDict):
+    """The worker's ``after_all`` hooks failed (or could not run) as it ended: the
+    collection fails, as Playwright fails a run on an error in ``afterAll``. ``error``
+    is one sentence, masked, naming the hooks' run directory when there is one."""
+
+    type: Literal["teardown"]
+    error: str
+
+
 Report = (
     ReadyReport
     | FatalReport
@@ -183,7 +192,12 @@ Report = (
     | UnfinishedReport
     | RelaunchedReport
     | OutputReport
+    | TeardownReport
 )
+
+
+def teardown_report(error: str) -> TeardownReport:
+    return {"type": "teardown", "error": error}
 
 
 def output_report(scenario: str, text: str) -> OutputReport:

@@ -48,6 +48,7 @@ from runner.browser.early_driver import EarlyDriver
 from runner.browser.launch import launch_browser, started_driver
 from runner.errors import ConfigError
 from runner.project.config import CollectionUse, Config, load_config, with_collection
+from runner.project.emulation import read_storage_state
 from runner.project.index import Project, ProjectIndex
 from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
@@ -325,14 +326,21 @@ class _Worker:
     async def _close_scopes(self, project: Project, browser: Browser) -> None:
         """The ``after_all`` hooks of every scope this worker entered, inner first, in a
         run of their own on this browser (with the last scenario's config and parent);
-        nothing is reported (whoever ordered the runs has their results, and may be
-        gone): a failure is one line on stderr, which the collection's console shows.
-        Only when the browser is still there (a lost one took the scopes' state along)."""
+        a failure is one line on stderr and a ``teardown`` report (the collection, if it
+        still reads, fails on it; the watch pool ignores it). Only when the browser is
+        still there (a lost one took the scopes' state along)."""
         worker = f"worker {os.environ.get('UNOTEST_WORKER_INDEX', os.getpid())}"
         teardown = self.scopes.close(worker)
         if teardown is None or self.last_run is None or not browser.is_connected():
             return
         config, parent_run_id = self.last_run
+        if config.storage_state is not None:
+            try:
+                read_storage_state(self.root, config.storage_state)
+            except ConfigError:
+                # Not written (the setup failed): the hooks still run, signed out, as
+                # scopes entered must be left.
+                config = replace(config, storage_state=None)
         masker = SecretMasker()
         environment = RunEnvironment.of_project(self.root, masker)
         inputs = ScenarioInputs(
@@ -356,16 +364,17 @@ class _Worker:
             try:
                 result = await run.run_async()
             except Exception as err:
-                print(f"unotest: {worker}: {TEARDOWN_NAME} did not run: {err}", file=sys.stderr)
+                self._teardown_failed(f"{worker}: {TEARDOWN_NAME} did not run: {err}")
                 return
         if result.outcome != "completed":
             error = masker.mask(result.error["error"] if result.error else result.outcome)
-            print(
-                f"unotest: {worker}: {TEARDOWN_NAME} {result.outcome}: {error} "
-                f"(its run: {result.run_dir})",
-                file=sys.stderr,
-                flush=True,
+            self._teardown_failed(
+                f"{worker}: {TEARDOWN_NAME} {result.outcome}: {error} (its run: {result.run_dir})"
             )
+
+    def _teardown_failed(self, sentence: str) -> None:
+        print(f"unotest: {sentence}", file=sys.stderr, flush=True)
+        self.send(messages.teardown_report(sentence))
 
 
 def run_config(config: Config, order: JSONObject, root: Path) -> Config:

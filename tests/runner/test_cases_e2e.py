@@ -119,7 +119,11 @@ def test_the_index_and_its_cache_know_the_cases(tmp_path: Path) -> None:
     project = make_project(
         tmp_path / "proj",
         "http://127.0.0.1:9",
-        {"all": collection_yaml(["shop/pay", "plain"]), "one": collection_yaml(CASES[1:2])},
+        {
+            "all": collection_yaml(["shop/pay", "plain"]),
+            "one": collection_yaml(CASES[1:2]),
+            "setup": "setup:\n  - shop/pay\nscenarios:\n  - plain\n",
+        },
     )
     index = ProjectIndex.load(Project(project))
     assert index.errors == []
@@ -128,6 +132,9 @@ def test_the_index_and_its_cache_know_the_cases(tmp_path: Path) -> None:
     assert [m["name"] for m in index.scenario_metas] == ["plain", *CASES]
     assert index.collections["all"].meta["scenarios"] == [*CASES, "plain"]
     assert index.collections["one"].meta["scenarios"] == ["shop/pay[master]"]
+    setup = index.collections["setup"]  # setup: names the file too: every case first
+    assert setup.use is not None and list(setup.use.setup) == CASES
+    assert setup.meta["scenarios"] == ["plain"]
     # Read from the file: a worker asked for a case parses its file once.
     worker = ProjectIndex.load_helpers(Project(project))
     master = worker.load_scenario("shop/pay[master]")
@@ -142,6 +149,7 @@ def test_the_index_and_its_cache_know_the_cases(tmp_path: Path) -> None:
         assert summary.cases == {"shop/pay": ["visa", "master", "2"]}
         assert [m["name"] for m in summary.scenario_metas] == ["plain", *CASES]
         assert summary.titles()["shop/pay[2]"] == "Pays by card @smoke [2]"
+        assert summary.collection_use["setup"]["setup"] == CASES
 
 
 def test_list_shows_each_case(tmp_path: Path) -> None:

@@ -359,6 +359,26 @@ def test_a_failing_before_all_fails_its_scope_once(
     )
 
 
+def test_a_failing_after_all_fails_the_collection(tmp_path: Path, site: tuple[str, Hits]) -> None:
+    """As Playwright fails a run on an error in afterAll: the scenarios passed, the
+    collection did not."""
+    url, hits = site
+    project = make_project(
+        tmp_path / "proj",
+        url,
+        {"g/a": plain("g-a")},
+        **{f"{E2E}/g/_hooks.js": 'function after_all() {\n  fail("cleanup broke")\n}\n'},
+    )
+    write_files(project, {f"{E2E}/_collections/c.yaml": collection_yaml(["g/a"])})
+    done = collection(project, "c", "--workers", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED  c: 1 passed in" in done.stdout, done.stdout
+    said = "worker 0: after_all failed: cleanup broke (its run: unotest/.runs/after_all-"
+    assert said in done.stderr, done.stderr
+    assert f"  ✗ {said}" in done.stdout, done.stdout
+    assert hits.count()[("g-a-test", "0")] == 1
+
+
 # --- check --------------------------------------------------------------------------------
 
 
@@ -410,9 +430,10 @@ def test_a_broken_hooks_file_stops_the_scenarios_of_its_folder(tmp_path: Path) -
     project = write_project(
         tmp_path / "proj",
         config_yaml("http://127.0.0.1:9"),
-        {"shop/cart": plain("cart"), "elsewhere": plain("elsewhere")},
+        {"shop/cart": plain("cart"), "shop/pay": plain("pay"), "elsewhere": plain("elsewhere")},
         helpers={"hooks": PROJECT_HOOKS},
         files={SHOP_HOOKS: "function before_each() {\n  clik()\n}\n"},
+        collections={"shop": collection_yaml(["shop/cart", "shop/pay"])},
     )
     done = subprocess.run(
         [*UNOTEST, "e2e", "shop/cart"],
@@ -425,6 +446,24 @@ def test_a_broken_hooks_file_stops_the_scenarios_of_its_folder(tmp_path: Path) -
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{SHOP_HOOKS}:2:2: ReferenceError: 'clik' is not a function" in done.stderr
     assert "scenario 'shop/cart' cannot run: fix the 1 problem(s) above" in done.stderr
+    # A collection refuses them too, before any browser, the problem said once.
+    ran = subprocess.run(
+        [*UNOTEST, "collection", "shop"],
+        cwd=project,
+        env=unotest_env(NO_COLOR="1"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert ran.stderr.count(f"{SHOP_HOOKS}:2:2: ReferenceError: 'clik' is not a function") == 1
+    assert "2 scenarios (2 with errors)" in ran.stdout, ran.stdout
+    for name in ("shop/cart", "shop/pay"):
+        said = (
+            f"  ✗ {name}: SyntaxError: the scenario has errors ('unotest check'); the first: "
+            f"{SHOP_HOOKS}:2:2: ReferenceError: 'clik' is not a function"
+        )
+        assert said in ran.stdout, ran.stdout
 
 
 # --- watch ----------------------------------------------------------------------------------

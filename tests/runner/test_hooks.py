@@ -285,7 +285,7 @@ def test_a_timeout_gives_after_each_a_budget_of_its_own(
     fails = [e for e in hangs_too.events() if e["kind"] == "step:fail"]
     assert [e["error"] for e in fails] == [
         "the scenario took longer than its timeout of 3000 ms",
-        "the after_each hooks took longer than their own timeout of 3000 ms",
+        "the after hooks took longer than their own timeout of 3000 ms",
     ]
     last = hangs_too.runtime()["lastFailure"]
     assert (last["line"], last["error"]["name"]) == (ABORTED_WAIT_LINE, "TimeoutError")

@@ -96,6 +96,15 @@ def test_the_config_s_storage_state_signs_a_single_scenario_in(
     assert done.returncode == 0, done.stdout + done.stderr
     assert [v.signed_in for v in site.of("/account") if v.scenario == "account"] == [True]
     assert len(site.of("POST /login")) == 1
+    # A collection's setup scenario run alone starts without the state it writes, as in
+    # its collection: a missing file does not stop it.
+    (root / STATE).unlink()
+    write_files(
+        root, {f"{E2E}/_collections/all.yaml": "setup:\n  - login\nscenarios:\n  - account\n"}
+    )
+    done = e2e(root, "login")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / STATE).is_file() and len(site.of("POST /login")) == 2
 
 
 def test_a_missing_storage_state_is_one_sentence_before_a_browser(

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from runner.collection import prelaunch as worker_prelaunch
 from runner.collection.orchestrator import (
@@ -61,6 +61,9 @@ from unotest.reporters import junit
 from unotest.reporters.history import history_quietly
 from unotest.reporters.options import parse_reporters
 from unotest.reporters.sinks import ReportSinks
+
+if TYPE_CHECKING:
+    from dsl.errors import Diagnostic
 
 __all__ = ["CollectionEvents", "collection_command", "json_report", "junit_xml"]
 
@@ -450,6 +453,7 @@ def _runnable(
     names: list[str] = []
     skipped: list[str] = []
     broken: list[str] = []
+    said: list[Diagnostic] = []
     helpers = index.errors_in(index.helper_files(project))  # every scenario's, said once
     for problem in helpers:
         print(format_diagnostic(problem), file=sys.stderr)
@@ -476,10 +480,14 @@ def _runnable(
             print_warnings([f"{entry['path']}: scenario '{name}' does not exist; skipped{hint}"])
             skipped.append(name)
             continue
-        problems = index.errors_in([known[name]])
+        # Its folders' _hooks.js run around it: their problems stop it as its own do
+        # (as `unotest e2e` refuses it), each said once however many scenarios share it.
+        problems = index.errors_in([*project.hooks_files_over(name), known[name]])
         if helpers or problems:
             for problem in problems:
-                print(format_diagnostic(problem), file=sys.stderr)
+                if problem not in said:
+                    print(format_diagnostic(problem), file=sys.stderr)
+                    said.append(problem)
             broken.append(name)
             continue
         names.append(name)
@@ -591,6 +599,8 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
             print(f"      run: {scenario.run_dir}", file=out)
         if scenario.retries:
             print(f"      failed all {len(scenario.retries) + 1} attempts", file=out)
+    for teardown in result.teardown_errors:
+        print(f"  ✗ {one_line(teardown)}", file=out)
     for scenario in (s for s in result.scenarios if s.flaky):
         print(f"  {flaky_line(scenario.scenario, scenario.retries)}", file=out)
     print(f"  collection run: {result.run_dir}", file=out)

@@ -183,6 +183,12 @@ def e2e_command(args: argparse.Namespace) -> int:
     if reporters.ndjson and args.json:
         raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
     config = load_config(root, os.environ)
+    if config.storage_state is not None and any(
+        name in use["setup"] for use in summary.collection_use.values()
+    ):
+        # A collection's setup scenario writes the state the others start from: run
+        # alone it starts without it too, as it does in its collection.
+        config = replace(config, storage_state=None)
     if args.headed:
         config = replace(config, headless=False, headed_by="--headed")
     print_warnings(config.warnings)
