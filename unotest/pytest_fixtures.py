@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from runner.errors import ConfigError
+from runner.project.emulation import read_storage_state
 from unotest.pytest_state import plugin_state
 
 
@@ -60,10 +62,19 @@ def browser_context_args(
     under pytest-playwright's: what a page computes from them (dates, media queries, the
     headers a server sees) is what a scenario asserts, so it must hold under pytest as
     under ``unotest e2e``. ``--device`` replaces the project's ``device``, and a key
-    pytest-playwright or a ``conftest.py`` sets wins (``viewport`` stays theirs)."""
-    emulation = plugin_state(pytestconfig).config.emulation
+    pytest-playwright or a ``conftest.py`` sets wins (``viewport`` stays theirs). The
+    config's ``storageState`` seeds every context too, read when the session starts
+    (written before it, as Playwright's global setup writes it)."""
+    state = plugin_state(pytestconfig)
+    emulation = state.config.emulation
     if pytestconfig.getoption("--device", None):
         emulation = replace(emulation, device=None)
     # ``playwright`` is pytest-playwright's sync Playwright (untyped there).
-    ours = emulation.context_options(lambda: playwright.devices)
+    ours: dict[str, Any] = emulation.context_options(lambda: playwright.devices)
+    storage = state.config.storage_state
+    if storage is not None:
+        try:
+            ours["storage_state"] = read_storage_state(state.project.root, storage)
+        except ConfigError as err:
+            pytest.fail(f"unotest: {err}", pytrace=False)
     return {**ours, **browser_context_args}

@@ -96,6 +96,18 @@ def test_the_config_s_storage_state_signs_a_single_scenario_in(
     assert done.returncode == 0, done.stdout + done.stderr
     assert [v.signed_in for v in site.of("/account") if v.scenario == "account"] == [True]
     assert len(site.of("POST /login")) == 1
+    # pytest --unotest seeds pytest-playwright's contexts from it too.
+    plugin = subprocess.run(
+        [sys.executable, "-m", "pytest", "--unotest", "-p", "no:cacheprovider", "-q"]
+        + ["-p", "no:hypothesispytest", f"{E2E}/account.test.js"],
+        cwd=root,
+        env=unotest_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert plugin.returncode == 0, plugin.stdout + plugin.stderr
+    assert [v.signed_in for v in site.of("/account") if v.scenario == "account"] == [True, True]
     # A collection's setup scenario run alone starts without the state it writes, as in
     # its collection: a missing file does not stop it.
     (root / STATE).unlink()
