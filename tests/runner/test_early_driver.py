@@ -105,9 +105,21 @@ def test_a_project_that_is_not_there_leaves_no_driver(tmp_path: Path) -> None:
 # these tell a closed driver from one left to end with the process.
 
 
+_OTHERS: set[int] = set()
+"""Descendants this process had before these tests: pytest-playwright's session driver,
+started by a page test this xdist worker ran earlier, lives until the session ends."""
+
+
+@pytest.fixture(autouse=True)
+def _others() -> None:
+    _OTHERS.clear()
+    _OTHERS.update(descendants(os.getpid()))
+
+
 def _drivers() -> list[str]:
-    """This process's descendants that are Playwright's driver (or anything it ran)."""
-    return [cmdline(pid) for pid in descendants(os.getpid())]
+    """This process's descendants that are Playwright's driver (or anything it ran),
+    besides those it had before the test."""
+    return [cmdline(pid) for pid in descendants(os.getpid()) if pid not in _OTHERS]
 
 
 def test_take_hands_over_a_started_driver_and_close_ends_it() -> None:

@@ -309,7 +309,7 @@ def test_check_knows_the_new_built_ins(tmp_path: Path) -> None:
         (
             7,
             "TypeError: expect_to_pass() has no option 'timout' (did you mean 'timeout'?) "
-            "(its options: args, intervals, timeout)",
+            "(its options: args, intervals, soft, timeout)",
         ),
         (
             8,
