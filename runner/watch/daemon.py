@@ -109,6 +109,7 @@ class WatchDaemon:
         index = await asyncio.to_thread(ProjectIndex.load, self.project)
         self.graph = DependencyGraph.build(index)
         self._check_collection(index)
+        self._use_collection(index)
         self.config = load_config(self.root, os.environ)
         # Once the options are known to be good (a bad one is its own one sentence, not
         # "another daemon is starting"), the project is this daemon's or another's.
@@ -263,6 +264,7 @@ class WatchDaemon:
             index = await asyncio.to_thread(ProjectIndex.load, self.project)
             self.graph = DependencyGraph.build(index)
             self._keep_watched_collection(old, index)
+            self._use_collection(index)
             selection = select(
                 self.root, old, self.graph, changes, self.candidates(), self.options.collection
             )
@@ -271,6 +273,15 @@ class WatchDaemon:
                 self.bus.publish(error(note.scope, note.message, note.detail, note.degraded_to))
             changed = [absolute(self.root, c.rel) for c in changes]
             await self._run_batch(selection, changed, trigger, blocked)
+
+    def _use_collection(self, index: ProjectIndex) -> None:
+        """The watched collection's context keys and ``storageState`` for its scenarios'
+        runs (its ``setup:`` scenarios are not run: the state a collection run saved is
+        used). A collection that no longer loads keeps the settings it had."""
+        name = self.options.collection
+        entry = index.collections.get(name) if name is not None else None
+        if entry is not None:
+            self.pool.use = entry.use.to_json() if entry.use is not None else None
 
     def _keep_watched_collection(self, old: DependencyGraph, index: ProjectIndex) -> None:
         """The collection ``--collection`` watches no longer loads (a slip while editing

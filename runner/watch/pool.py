@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.errors import BrowserLaunchError
+from runner.project.collection_file import CollectionUseJSON
 from runner.protocol import JSONObject
 from runner.workers import messages
 from runner.workers.host import WorkerHost
@@ -62,6 +63,9 @@ class WarmPool:
         self.env = {**(env if env is not None else os.environ), "PYTHONSAFEPATH": "1"}
         self.members: dict[int, _Member] = {}
         self.idle: asyncio.Queue[int] = asyncio.Queue()
+        self.use: CollectionUseJSON | None = None
+        """The watched collection's context keys and ``storageState`` (``--collection``),
+        which its scenarios run with, as in the collection."""
         self.closing = False
         self.orders = 0
 
@@ -138,7 +142,8 @@ class WarmPool:
             member.busy = True
             self.orders += 1
             member.order_id = f"order-{self.orders}"
-            member.host.send(messages.run_order(scenario, None, member.order_id))
+            order = messages.run_order(scenario, None, member.order_id, use=self.use)
+            member.host.send(order)
             while True:
                 report = await member.reports.get()
                 if report is None:

@@ -133,6 +133,7 @@ def test_init_ignores_everything_runs_write_and_says_it_updated_a_gitignore(
         "unotest/.daemon.json",
         "unotest/.daemon.lock",
         "unotest/.env",
+        "unotest/.auth/",
     ):
         assert written_by_runs in lines, written_by_runs
     fresh = _run("init", "fresh", cwd=tmp_path)

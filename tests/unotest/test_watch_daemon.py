@@ -576,6 +576,35 @@ def test_a_watched_collection_that_stops_loading_keeps_its_last_list(
             daemon.stop()
 
 
+def test_a_watched_collection_s_context_keys_reach_its_scenarios(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """``--collection de``: its scenarios run with its ``locale`` over the config's, as
+    in ``unotest collection de``."""
+    base = tmp_path_factory.mktemp("watch-collection-use")
+    site = base / "site"
+    site.mkdir()
+    (site / "index.html").write_text(HTML, encoding="utf-8")
+    with serve_directory(site) as url:
+        root = make_project(base / "proj", url)
+        lang = '  goto("/index.html")\n  expect_equal(evaluate("navigator.language"), "de-DE")\n'
+        (root / E / "lang.test.js").write_text(scenario_source("lang", lang), encoding="utf-8")
+        (root / E / "_collections" / "de.yaml").write_text(
+            "locale: de-DE\nscenarios:\n  - lang\n", encoding="utf-8"
+        )
+        daemon = Daemon(root, "--collection", "de")
+        try:
+            client = Client(daemon.port)
+            assert client.next()["type"] == "snapshot"
+            daemon.save(f"{E}/lang.test.js")
+            started, _, finished = client.batch()
+            assert sorted(reasons_of(started)) == ["lang"]
+            assert finished["result"]["status"] == "passed", finished
+            client.close()
+        finally:
+            daemon.stop()
+
+
 def test_a_folder_moved_in_renamed_and_moved_out_is_seen(
     shared: Daemon, client: Client, tmp_path: Path
 ) -> None:

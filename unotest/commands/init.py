@@ -98,7 +98,8 @@ VISITOR=friend
 # What runs write: unotest/.runs/ (run directories), .unotest/ (failure bundles),
 # unotest/.history/ (outcomes for 'unotest history'), unotest/.cache/ (the project
 # index cache, rebuilt when missing), the viewer's lock (it names its token) and log,
-# the watch daemon's discovery file; unotest/.env holds the project's secrets.
+# the watch daemon's discovery file; unotest/.env holds the project's secrets, and
+# unotest/.auth/ the signed-in sessions save_storage_state writes (docs/suites.md).
 _GITIGNORE_LINES = (
     "unotest/.runs/",
     ".unotest/",
@@ -109,6 +110,7 @@ _GITIGNORE_LINES = (
     "unotest/.history/",
     "unotest/.daemon.json",
     "unotest/.daemon.lock",
+    "unotest/.auth/",
 )
 
 

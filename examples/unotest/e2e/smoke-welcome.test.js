@@ -1,5 +1,5 @@
 // id-smoke-welcome
-// Welcome page greets a new visitor
+// Welcome page greets a new visitor @smoke
 // #4f46e5
 function test_welcome() {
   goto("/")

@@ -1,5 +1,5 @@
 // id-shop-add-to-cart
-// Items added from the catalog show up in the cart with the right total
+// Items added from the catalog show up in the cart with the right total @cart
 // #d97706
 function test_add_to_cart() {
   goto("/catalog.html")
