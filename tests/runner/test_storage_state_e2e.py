@@ -98,8 +98,10 @@ def test_the_config_s_storage_state_signs_a_single_scenario_in(
     assert len(site.of("POST /login")) == 1
     # pytest --unotest seeds pytest-playwright's contexts from it too.
     plugin = subprocess.run(
-        [sys.executable, "-m", "pytest", "--unotest", "-p", "no:cacheprovider", "-q"]
-        + ["-p", "no:hypothesispytest", f"{E2E}/account.test.js"],
+        [
+            *(sys.executable, "-m", "pytest", "--unotest", "-p", "no:cacheprovider", "-q"),
+            *("-p", "no:hypothesispytest", f"{E2E}/account.test.js"),
+        ],
         cwd=root,
         env=unotest_env(),
         capture_output=True,

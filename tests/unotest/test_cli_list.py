@@ -214,6 +214,16 @@ def test_list_text(tmp_path: Path) -> None:
     assert "ghost" in r.err
 
 
+def test_list_text_counts_a_collection_s_setup_scenarios(tmp_path: Path) -> None:
+    write(tmp_path, PROJECT)
+    collection = (
+        "description: Signed in\nsetup:\n  - auth/signin-flow\nscenarios:\n  - smoke-welcome\n"
+    )
+    write(tmp_path, {f"{E2E}/_collections/signed.yaml": collection})
+    r = run(tmp_path, "list")
+    assert "signed (1 scenario after 1 setup scenario)  Signed in" in r.out, r.out
+
+
 # --- errors ------------------------------------------------------------------------------
 
 

@@ -89,6 +89,9 @@ def _print_text(
         text = " ".join((collection["description"] or "").split())
         description = f"  {text}" if text else ""
         count = plural(len(collection["scenarios"]), "scenario")
+        use = index.collection_use.get(collection["name"])
+        if use is not None and use["setup"]:
+            count += f" after {plural(len(use['setup']), 'setup scenario')}"
         print(replace_controls(f"  {collection['name']} ({count}){description}"))
     errors = index.errors(check=False)
     if errors:
