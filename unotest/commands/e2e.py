@@ -170,6 +170,20 @@ def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
     return DebugOptions.given(args.breaks, args.step, prompt=_stdin_is_tty() and not args.json)
 
 
+def _run_config(root: Path, summary: IndexSummary, name: str, *, headed: bool) -> Config:
+    """The config scenario ``name`` runs with alone."""
+    config = load_config(root, os.environ)
+    if config.storage_state is not None and any(
+        name in use["setup"] for use in summary.collection_use.values()
+    ):
+        # A collection's setup scenario writes the state the others start from: run
+        # alone it starts without it too, as it does in its collection.
+        config = replace(config, storage_state=None)
+    if headed:
+        config = replace(config, headless=False, headed_by="--headed")
+    return config
+
+
 def e2e_command(args: argparse.Namespace) -> int:
     root = project_root_of(args.scenario, args.root, Path.cwd())
     project = Project(root)
@@ -182,15 +196,7 @@ def e2e_command(args: argparse.Namespace) -> int:
     reporters = parse_reporters(getattr(args, "reporter", None), junit_allowed=False)
     if reporters.ndjson and args.json:
         raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
-    config = load_config(root, os.environ)
-    if config.storage_state is not None and any(
-        name in use["setup"] for use in summary.collection_use.values()
-    ):
-        # A collection's setup scenario writes the state the others start from: run
-        # alone it starts without it too, as it does in its collection.
-        config = replace(config, storage_state=None)
-    if args.headed:
-        config = replace(config, headless=False, headed_by="--headed")
+    config = _run_config(root, summary, name, headed=args.headed)
     print_warnings(config.warnings)
     masker = SecretMasker()
     environment = RunEnvironment.of_project(root, masker)
