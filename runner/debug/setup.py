@@ -31,6 +31,7 @@ from runner.errors import UsageError
 from runner.processes import OwnerWatch
 from runner.project.breakpoints_file import load_breakpoints_file
 from runner.project.positions import parse_position, statement_starts
+from runner.project.root import hooks_key
 from runner.project.secrets import SecretMasker
 from runner.store.rundir import RunDirectory
 
@@ -90,8 +91,13 @@ def prepare_breakpoints(
         stored = load_breakpoints_file(root / protocol.DEBUGGER_FILE)
         for key, positions in stored.items():
             stored_file = file_keys.get(key)
+            if stored_file is None:
+                continue
+            # Its own file's, a helper's, or a _hooks.js's over it (only those are keys
+            # of file_keys besides paths).
             own = (scenario.name, scenario.base_name)
-            if stored_file is None or (key not in own and not key.startswith("_helpers/")):
+            hooks = key in {hooks_key(folder.folder) for folder in scenario.folders}
+            if key not in own and not key.startswith("_helpers/") and not hooks:
                 continue
             for stored_line, stored_col in positions:
                 _add(breakpoints, stored_file, stored_line, stored_col, warn)
@@ -111,7 +117,7 @@ def _file_keys(scenario: ScenarioFile, programs: Mapping[str, ast.Program]) -> d
     file_keys: dict[str, str] = {"": scenario.file, scenario.name: scenario.file}
     file_keys[scenario.base_name] = scenario.file  # a case's breakpoints are its file's
     for folder in scenario.folders:
-        file_keys["/".join(filter(None, (folder.folder, "_hooks")))] = folder.file
+        file_keys[hooks_key(folder.folder)] = folder.file
     for file in programs:
         file_keys[file] = file
         if file.startswith(_HELPERS_PREFIX):

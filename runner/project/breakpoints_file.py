@@ -18,6 +18,7 @@ from runner.errors import ConfigError, UsageError
 from runner.files import atomic_write
 from runner.project.index import Project, ProjectIndex
 from runner.project.positions import is_col, is_line, land, statement_starts
+from runner.project.root import hooks_key
 
 __all__ = [
     "BreakpointsSaved",
@@ -97,9 +98,11 @@ class BreakpointsSaved:
 
 
 def _programs_by_key(index: ProjectIndex) -> dict[str, ast.Program]:
-    """The names ``.debugger.json`` keys a file by: a scenario's name, ``_helpers/<name>``."""
-    programs = {name: s.program for name, s in index.scenarios.items()}
+    """The names ``.debugger.json`` keys a file by: a scenario's name (a parameterised
+    file's own, without ``[<case>]``), ``_helpers/<name>``, ``<folder>/_hooks``."""
+    programs = {s.base_name: s.program for s in index.scenarios.values()}
     programs.update({f"{protocol.HELPERS_SUBDIR}/{h.name}": h.program for h in index.helpers})
+    programs.update({hooks_key(h.folder): h.program for h in index.hooks_files.values()})
     return programs
 
 

@@ -36,6 +36,7 @@ from runner.files import atomic_write
 from runner.project.config import Config, load_config
 from runner.project.index import MAX_SOURCE_BYTES, SCENARIO_SUFFIX, Project, ProjectIndex
 from runner.project.positions import statement_starts
+from runner.project.root import HOOKS_FILE
 
 if sys.platform != "win32":
     import fcntl
@@ -114,6 +115,8 @@ def _kind_of(parts: tuple[str, ...]) -> str | None:
         return "helper" if len(parts) > 1 and name.endswith(".js") else None
     if parts[0] == protocol.COLLECTIONS_SUBDIR:
         return "collection" if len(parts) == 2 and name.endswith(".yaml") else None
+    if name == HOOKS_FILE:
+        return "helper"  # a folder's hooks: code the scenarios below it run, as a helper's
     return "scenario" if name.endswith(SCENARIO_SUFFIX) else None
 
 
@@ -162,7 +165,8 @@ def _program_of(index: ProjectIndex, rel: str) -> ast.Program | None:
     for scenario in [*index.scenarios.values(), *index.unlisted]:
         if scenario.file == rel:
             return scenario.program
-    return next((h.program for h in index.helpers if h.file == rel), None)
+    hooks = (h.program for h in index.hooks_files.values() if h.file == rel)
+    return next((h.program for h in index.helpers if h.file == rel), next(hooks, None))
 
 
 def source_view(project: Project, rel: str) -> FileView:

@@ -27,6 +27,7 @@ __all__ = [
     "case_problem",
     "collections_dir",
     "find_project_root",
+    "hooks_key",
     "is_project_dir",
     "misnamed_config_warnings",
     "split_case_name",
@@ -36,6 +37,13 @@ SCENARIO_SUFFIX = ".test.js"
 HOOKS_FILE = "_hooks.js"
 """A folder's hooks (``dsl.scenario.HOOKS_FILE``, named here for code without the parser)."""
 _CASE_SUFFIX = re.compile(r"(.+)\[([^\[\]/]+)\]", re.DOTALL)
+
+
+def hooks_key(folder: str) -> str:
+    """The name a folder's ``_hooks.js`` goes by in ``--break`` and ``.debugger.json``:
+    ``shop/_hooks`` (``_hooks`` for ``unotest/e2e/`` itself), as a helper goes by
+    ``_helpers/<name>``."""
+    return "/".join(filter(None, (folder, HOOKS_FILE.removesuffix(".js"))))
 
 
 def split_case_name(name: str) -> tuple[str, str | None]:

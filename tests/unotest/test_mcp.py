@@ -87,7 +87,6 @@ function test_draft() {
 # ---------------------------------------------------------------------------
 
 
-
 def copy_examples(tmp_path: Path) -> Path:
     """``examples/`` without run history, its web server on a free port of its own."""
     project = tmp_path / "project"
@@ -606,6 +605,11 @@ def test_bad_calls_are_one_clear_sentence_and_the_server_goes_on(project: Path) 
         # a file's path reads as its name does, as write_file takes it
         by_path = await agent.ok("read_scenario", name="unotest/e2e/smoke-welcome.test.js")
         assert by_path["name"] == "smoke-welcome" and by_path["kind"] == "scenario"
+        # a folder's hooks read by the name --break gives them, or by their path
+        for name in ("cart/_hooks", "unotest/e2e/cart/_hooks.js"):
+            hooks = await agent.ok("read_scenario", name=name)
+            assert (hooks["kind"], hooks["path"]) == ("helper", "unotest/e2e/cart/_hooks.js")
+            assert "function before_each()" in hooks["source"]
         # a helper that is a symlink out of unotest/e2e/ is not read (nor written)
         outside = agent.project.parent / "outside.js"
         outside.write_text("function secret_helper() {\n  log(1)\n}\n")

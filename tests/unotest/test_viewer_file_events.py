@@ -29,6 +29,8 @@ def test_classify_names_what_counts_and_ignores_the_rest(tmp_path: Path) -> None
         "e2e/auth/signin.test.js": Target("scenarios"),
         "e2e/auth": Target("scenarios"),
         "e2e/_helpers/login.js": Target("helpers"),
+        "e2e/shop/_hooks.js": Target("helpers"),  # a folder's hooks, listed with them
+        "e2e/_hooks.js": Target("helpers"),
         "e2e/_collections/nightly.yaml": Target("collections"),
         ".debugger.json": Target("bp"),
         ".runs/r1": Target("run", "r1"),

@@ -37,6 +37,7 @@ from runner.project.index import (
     arity_table,
 )
 from runner.project.positions import land, parse_position, statement_starts
+from runner.project.root import HOOKS_FILE
 from runner.protocol import JSONObject
 from unotest.mcp.answers import (
     MAX_TEXT,
@@ -268,8 +269,11 @@ def _left_out(path: str) -> str:
 
 
 def _name_of_path(rel: str) -> str:
-    """``shop/known-bug`` or ``_helpers/auth`` from a file's project-relative path."""
+    """``shop/known-bug``, ``_helpers/auth`` or ``shop/_hooks`` from a file's
+    project-relative path."""
     inside = rel.removeprefix(f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/")
+    if inside != rel and (inside == HOOKS_FILE or inside.endswith(f"/{HOOKS_FILE}")):
+        return inside.removesuffix(".js")
     if inside != rel and inside.endswith(SCENARIO_SUFFIX):
         return inside.removesuffix(SCENARIO_SUFFIX)
     if inside != rel and inside.startswith(f"{protocol.HELPERS_SUBDIR}/") and rel.endswith(".js"):
@@ -287,6 +291,8 @@ def _source_path(file: str) -> str:
         return file  # a path: resolve_source refuses an absolute one, or one that escapes
     if file.startswith(f"{protocol.HELPERS_SUBDIR}/"):
         return prefix + (file if file.endswith(".js") else f"{file}.js")
+    if file.removesuffix(".js") == "_hooks" or file.removesuffix(".js").endswith("/_hooks"):
+        return prefix + file.removesuffix(".js") + ".js"  # a folder's hooks: shop/_hooks
     if file.endswith(".test.js"):
         return prefix + file
     if PurePosixPath(file).suffix.lower() in _NOT_A_SCENARIO_NAME:

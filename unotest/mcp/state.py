@@ -62,6 +62,10 @@ class ToolState:
                     return "helper", helper.file
             kind, base = "helper", self.project.helpers_dir
             candidate = base / f"{name[len('_helpers/') :]}.js"
+        elif name == "_hooks" or name.endswith("/_hooks"):
+            # A folder's hooks (shop/_hooks), named as --break names them.
+            kind, base = "helper", self.project.e2e_dir
+            candidate = base / f"{name}.js"
         else:
             kind, base = "scenario", self.project.e2e_dir
             candidate = base / f"{name}.test.js"

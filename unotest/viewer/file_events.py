@@ -23,6 +23,7 @@ import watchfiles
 
 from runner import protocol, ws_messages
 from runner.project.index import SCENARIO_SUFFIX, Project
+from runner.project.root import HOOKS_FILE
 from runner.store.tail import RunsTailer
 from runner.ws_messages import WsMessage
 from unotest.viewer.hub import Hub
@@ -83,6 +84,8 @@ def _e2e_target(parts: tuple[str, ...]) -> Target | None:
         return Target("helpers") if folder or name.endswith(".js") else None
     if parts[0] == protocol.COLLECTIONS_SUBDIR:
         return Target("collections") if folder or name.endswith((".yaml", ".yml")) else None
+    if name == HOOKS_FILE:
+        return Target("helpers")  # a folder's hooks, listed with the helpers
     return Target("scenarios") if folder or name.endswith(SCENARIO_SUFFIX) else None
 
 

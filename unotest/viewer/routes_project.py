@@ -31,6 +31,8 @@ from runner.project.editing import (
 )
 from runner.project.envfile import parse_env_file, update_env_file
 from runner.project.index import ProjectIndex
+from runner.project.root import hooks_key
+from runner.protocol import HelperMeta
 from unotest.console import diagnostic_json
 from unotest.viewer.answers import json_body, json_response
 from unotest.viewer.context import ViewerContext
@@ -88,7 +90,14 @@ class ProjectRoutes:
         return json_response(self._index().scenario_metas)
 
     def helpers(self, request: Request) -> Response:
-        return json_response(self._index().helper_metas())
+        """The helper files, then each folder's ``_hooks.js`` (named ``shop/_hooks``, as
+        ``--break`` and ``.debugger.json`` name it): code that scenarios run."""
+        index = self._index()
+        hooks: list[HelperMeta] = [
+            {"name": hooks_key(h.folder), "path": h.file}
+            for h in sorted(index.hooks_files.values(), key=lambda h: h.file)
+        ]
+        return json_response([*index.helper_metas(), *hooks])
 
     def collections(self, request: Request) -> Response:
         return json_response([entry.meta for entry in self._index().collections.values()])

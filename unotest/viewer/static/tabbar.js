@@ -17,8 +17,10 @@ export function describeTab(tab, project) {
   switch (tab.kind) {
     case "scenario": {
       const s = byPath(project.scenarios);
-      // One the index could not read (a wrong header) is named from its path, as the tree does.
-      return { label: s?.name ?? scenarioName(tab.path) ?? stem(tab.path), color: s?.color ?? null };
+      // One the index could not read (a wrong header) is named from its path, as the tree
+      // does; a parameterised file (its scenarios are its cases) by its own name too.
+      const name = s && !s.name.endsWith("]") ? s.name : scenarioName(tab.path);
+      return { label: name ?? stem(tab.path), color: s?.color ?? null };
     }
     case "helper": return { label: `helper ${byPath(project.helpers)?.name ?? stem(tab.path)}`, color: null };
     case "collection": return { label: `collection ${byPath(project.collections)?.name ?? stem(tab.path)}`, color: null };

@@ -1,6 +1,7 @@
 // Breakpoints as the page sets them: unotest/.debugger.json (BreakpointsFile) through
-// GET/PUT /api/breakpoints. Keys are a scenario's name or `_helpers/<name>`, as the
-// runner reads them when a debug run starts (runner/debug_setup.py).
+// GET/PUT /api/breakpoints. Keys are a scenario's name, `_helpers/<name>` or
+// `<folder>/_hooks`, as the runner reads them when a debug run starts
+// (runner/debug/setup.py).
 import { api } from "../api.js";
 import { refreshBreakpoints } from "../store.js";
 
@@ -11,6 +12,8 @@ export function breakpointKey(path) {
   if (!path || !path.startsWith(E2E)) return null;
   const rel = path.slice(E2E.length);
   if (rel.startsWith("_helpers/") && rel.endsWith(".js")) return rel.slice(0, -3);
+  // A folder's hooks: `shop/_hooks` (`_hooks` at the top), as --break names them.
+  if (rel === "_hooks.js" || rel.endsWith("/_hooks.js")) return rel.slice(0, -3);
   if (rel.endsWith(".test.js")) return rel.slice(0, -".test.js".length);
   return null;
 }
@@ -18,7 +21,7 @@ export function breakpointKey(path) {
 /** The scenario name of a scenario path (`unotest/e2e/a/b.test.js` → `a/b`). */
 export function scenarioName(path) {
   const key = breakpointKey(path);
-  return key && !key.startsWith("_helpers/") ? key : null;
+  return key && !key.startsWith("_helpers/") && !/(^|\/)_hooks$/.test(key) ? key : null;
 }
 
 /** The breakpoints of one key in a BreakpointsFile (or whatever the store holds). */
