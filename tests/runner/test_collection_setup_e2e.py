@@ -284,77 +284,78 @@ def test_a_collection_s_emulation_keys_reach_its_pages_over_the_config_s(
     assert languages["prefs/plain"].startswith("en-US")
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            "locale: english\nscenarios: [a]\n",
-            "1:8: 'locale' must be a BCP 47 language tag such as en-US, de-DE or fr, "
-            'got "english"',
-        ),
-        (
-            "scenarios: [a]\nviewport: {width: 0}\n",
-            "2:18: 'viewport.width' must be a positive whole number of pixels, got 0",
-        ),
-        (
-            "scenarios: [a]\ncolorScheme: purple\n",
-            "2:13: 'colorScheme' must be one of light, dark, no-preference, got \"purple\"",
-        ),
-        (
-            "storageState: /etc/passwd\nscenarios: [a]\n",
-            "1:14: 'storageState' must be a path inside the project, relative to its root "
-            "(such as unotest/.auth/user.json): /etc/passwd is an absolute path",
-        ),
-        (
-            "scenarios: [a]\nstorageState: ../../state.json\n",
-            "2:14: 'storageState' must be a path inside the project, relative to its root "
-            "(such as unotest/.auth/user.json): ../../state.json is outside",
-        ),
-        (
-            "scenarios: [a]\nsetup: auth/login\n",
-            "2:0: 'setup' must be a list of scenario names, not a string",
-        ),
-        (
-            "scenarios: [a]\nsetup: [auth/login, 3]\n",
-            "2:20: 'setup' item 2 must be a scenario name (a string), not a number",
-        ),
-        (
-            "scenarios: [a]\ngeolocation: {latitude: 91, longitude: 0}\n",
-            "2:24: 'geolocation.latitude' must be a number of degrees from -90 to 90, got 91",
-        ),
-    ],
-)
-def test_each_bad_collection_key_is_one_sentence_at_its_place(
-    tmp_path: Path, text: str, message: str
-) -> None:
-    """Said before any browser: ``unotest collection`` exits 2 with the one sentence,
-    and ``unotest check`` lists it at the same place."""
+BAD_COLLECTIONS = [
+    (
+        "locale: english\nscenarios: [a]\n",
+        "1:8: 'locale' must be a BCP 47 language tag such as en-US, de-DE or fr, got \"english\"",
+    ),
+    (
+        "scenarios: [a]\nviewport: {width: 0}\n",
+        "2:18: 'viewport.width' must be a positive whole number of pixels, got 0",
+    ),
+    (
+        "scenarios: [a]\ncolorScheme: purple\n",
+        "2:13: 'colorScheme' must be one of light, dark, no-preference, got \"purple\"",
+    ),
+    (
+        "storageState: /etc/passwd\nscenarios: [a]\n",
+        "1:14: 'storageState' must be a path inside the project, relative to its root "
+        "(such as unotest/.auth/user.json): /etc/passwd is an absolute path",
+    ),
+    (
+        "scenarios: [a]\nstorageState: ../../state.json\n",
+        "2:14: 'storageState' must be a path inside the project, relative to its root "
+        "(such as unotest/.auth/user.json): ../../state.json is outside",
+    ),
+    (
+        "scenarios: [a]\nsetup: auth/login\n",
+        "2:0: 'setup' must be a list of scenario names, not a string",
+    ),
+    (
+        "scenarios: [a]\nsetup: [auth/login, 3]\n",
+        "2:20: 'setup' item 2 must be a scenario name (a string), not a number",
+    ),
+    (
+        "scenarios: [a]\ngeolocation: {latitude: 91, longitude: 0}\n",
+        "2:24: 'geolocation.latitude' must be a number of degrees from -90 to 90, got 91",
+    ),
+]
+"""A bad collection file, and the one sentence it gets (``line:col: message``)."""
+
+
+def test_each_bad_collection_key_is_one_sentence_at_its_place(tmp_path: Path) -> None:
+    """Said before any browser: ``unotest check`` lists each at its place, and
+    ``unotest collection`` exits 2 with the one sentence (two of them run: each run
+    reads its file through the same checks)."""
     root = tmp_path / "proj"
     write_project(
         root,
         config_yaml("http://127.0.0.1:9"),
         {"a": scenario_source("a", '  goto("/")\n')},
-        collections={"bad": text},
+        collections={f"bad{i}": text for i, (text, _) in enumerate(BAD_COLLECTIONS)},
     )
-    done = subprocess.run(
-        [UNOTEST, "collection", "bad"],
-        cwd=root,
-        env=unotest_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    said = [line for line in done.stderr.splitlines() if line.strip()]
-    assert said == [f"unotest: {COLLECTION}/bad.yaml:{message}"], done.stderr
     checked = subprocess.run(
         [UNOTEST, "check", "--json"], cwd=root, env=unotest_env(), capture_output=True, text=True
     )
     problems = json.loads(checked.stdout)["errors"]
-    line, col = (int(n) for n in message.split(":")[:2])
-    assert [(p["path"], p["line"], p["col"]) for p in problems] == [
-        (f"{COLLECTION}/bad.yaml", line, col)
-    ]
+    wanted = []
+    for i, (_, message) in enumerate(BAD_COLLECTIONS):
+        line, col = (int(n) for n in message.split(":")[:2])
+        wanted.append((f"{COLLECTION}/bad{i}.yaml", line, col))
+    assert sorted((p["path"], p["line"], p["col"]) for p in problems) == sorted(wanted)
+    for i in (0, len(BAD_COLLECTIONS) - 1):
+        done = subprocess.run(
+            [UNOTEST, "collection", f"bad{i}"],
+            cwd=root,
+            env=unotest_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stdout + done.stderr
+        said = [line for line in done.stderr.splitlines() if line.strip()]
+        message = BAD_COLLECTIONS[i][1]
+        assert said == [f"unotest: {COLLECTION}/bad{i}.yaml:{message}"], done.stderr
 
 
 def test_a_setup_scenario_that_does_not_exist_fails_and_skips_the_rest(
