@@ -47,6 +47,7 @@ from runner.browser import node_cache
 from runner.browser.early_driver import EarlyDriver
 from runner.browser.launch import launch_browser, started_driver
 from runner.errors import ConfigError
+from runner.events import RunError
 from runner.project.config import CollectionUse, Config, load_config, with_collection
 from runner.project.emulation import read_storage_state
 from runner.project.index import Project, ProjectIndex
@@ -368,13 +369,22 @@ class _Worker:
                 return
         if result.outcome != "completed":
             error = masker.mask(result.error["error"] if result.error else result.outcome)
+            where = _place(result.error)
             self._teardown_failed(
-                f"{worker}: {TEARDOWN_NAME} {result.outcome}: {error} (its run: {result.run_dir})"
+                f"{worker}: {TEARDOWN_NAME} {result.outcome}: {where}{error} "
+                f"(its run: {result.run_dir})"
             )
 
     def _teardown_failed(self, sentence: str) -> None:
         print(f"unotest: {sentence}", file=sys.stderr, flush=True)
         self.send(messages.teardown_report(sentence))
+
+
+def _place(error: RunError | None) -> str:
+    """``file:line:col: `` of a run's error, when it has one."""
+    if error is None or not error.get("file"):
+        return ""
+    return f"{error.get('file')}:{error.get('line')}:{error.get('col')}: "
 
 
 def run_config(config: Config, order: JSONObject, root: Path) -> Config:

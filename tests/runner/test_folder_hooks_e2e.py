@@ -373,7 +373,10 @@ def test_a_failing_after_all_fails_the_collection(tmp_path: Path, site: tuple[st
     done = collection(project, "c", "--workers", "1")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED  c: 1 passed in" in done.stdout, done.stdout
-    said = "worker 0: after_all failed: cleanup broke (its run: unotest/.runs/after_all-"
+    said = (
+        f"worker 0: after_all failed: {E2E}/g/_hooks.js:2:2: cleanup broke "
+        "(its run: unotest/.runs/after_all-"
+    )
     assert said in done.stderr, done.stderr
     assert f"  ✗ {said}" in done.stdout, done.stdout
     assert hits.count()[("g-a-test", "0")] == 1
