@@ -35,8 +35,12 @@ TIMEOUT_S = 30
 # A run's use of the server: start (or share) it, say so, wait for "stop" on stdin,
 # stop (or leave) it, then what the CLI does last.
 HOLDER = """\
+import signal
 import sys
 from runner.webserver.server import WebServer, stop_lingering
+# Ctrl-C as the CLI takes it, even when this suite runs with SIGINT ignored (a shell's
+# background job): Python then installs no KeyboardInterrupt of its own.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 command, url, cwd = sys.argv[1:4]
 server = WebServer.start(command, url, cwd=cwd, timeout_ms=20000, reuse_existing_server=False)
 print("up", "shared" if server.reused else "started", flush=True)
