@@ -130,6 +130,26 @@ def test_the_token_in_the_url_becomes_a_strict_httponly_cookie(viewer: Viewer) -
         assert browser.get("/api/scenarios").status_code == 200  # the cookie alone
 
 
+def test_no_page_may_frame_the_viewer_and_no_request_sends_its_address(viewer: Viewer) -> None:
+    """Every answer, a refusal included: a page of another local server (cookies ignore
+    ports) must not show the logged-in viewer in a frame, and the first load's address
+    holds the token."""
+    with httpx.Client(base_url=viewer.base, timeout=20) as browser:
+        answers = [
+            browser.get("/api/project", params={"token": viewer.ctx.token}),
+            browser.get("/api/scenarios"),
+            browser.get("/nowhere"),
+            httpx.get(viewer.base + "/api/project", timeout=20),  # no token: 401
+        ]
+    assert [a.status_code for a in answers] == [200, 200, 404, 401]
+    for answer in answers:
+        assert answer.headers["x-frame-options"] == "DENY"
+        assert answer.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert len(answer.headers.get_list("x-frame-options")) == 1
+
+
 @pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:1", "localhost", ""])
 def test_a_foreign_host_header_is_refused(viewer: Viewer, host: str) -> None:
     headers = {"Host": host.format(port=viewer.ctx.port)}

@@ -11,7 +11,12 @@ Eval and terminals are code execution, so (Jupyter's model):
 - an ``Origin``, when sent (browsers always send one on a WebSocket), is the viewer's
   own origin (403 otherwise);
 - bodies are bounded: ``PUT /api/files/…`` a source file and some JSON around it,
-  every other body 1 MB (413).
+  every other body 1 MB (413);
+- no page may frame the viewer (``X-Frame-Options: DENY``, CSP ``frame-ancestors
+  'none'``): cookies ignore ports, so a page another local server serves (the app
+  under test) would otherwise show the logged-in viewer in a frame and click its Run
+  or terminal buttons for the user; and no request the page makes carries its
+  address, whose first load holds the token (``Referrer-Policy: no-referrer``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,13 @@ OTHER_BODY_LIMIT = 1024 * 1024
 FILE_BODY_LIMIT = MAX_SOURCE_BYTES + 64 * 1024
 """A source file of the largest size, with room for its JSON quoting and key."""
 _LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
+_GUARD_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-content-type-options", b"nosniff"),
+)
+"""On every HTTP answer, a refusal included."""
 
 
 def new_token() -> str:
@@ -94,6 +106,8 @@ class SecurityMiddleware:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        if scope["type"] == "http":
+            send = _guarded(send)
         refusal = self._refusal(scope, headers)
         if refusal is not None:
             await self._refuse(scope, receive, send, *refusal)
@@ -155,6 +169,20 @@ class SecurityMiddleware:
             await send({"type": "websocket.close", "code": 1008, "reason": text})
             return
         await error_response(status, text)(scope, receive, send)
+
+
+def _guarded(send: Send) -> Send:
+    """``send`` adding the guard headers to the answer's start (once each)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            given = list(message.get("headers", []))
+            names = {name.lower() for name, _ in given}
+            given += [(name, value) for name, value in _GUARD_HEADERS if name not in names]
+            message = {**message, "headers": given}
+        await send(message)
+
+    return sending
 
 
 def _limit(scope: Scope) -> int:
