@@ -195,7 +195,8 @@ def test_stop_ends_the_viewer_the_lock_names(project: Path, served: Callable[[],
 def test_detach_serves_in_the_background(project: Path) -> None:
     started = view(project, "--detach")
     assert started.returncode == 0, started.stderr
-    url = started.stdout.splitlines()[0]
+    (url,) = started.stdout.splitlines()  # the URL alone, for URL=$(unotest view --detach)
+    assert "viewer running in the background (pid " in started.stderr
     lock = read_lock(project)
     try:
         assert lock["url"] == url

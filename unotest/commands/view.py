@@ -143,8 +143,13 @@ def _detach(root: Path, args: argparse.Namespace) -> int:
     while time.monotonic() < deadline:
         lock = read_lock(root)
         if lock is not None and lock["pid"] == child.pid:
+            # stdout is the URL alone (URL=$(unotest view --detach)); the rest is said
+            # on stderr, for a person.
             print(lock["url"], flush=True)
-            print(f"viewer running in the background (pid {child.pid}); log: {log_path}")
+            print(
+                f"viewer running in the background (pid {child.pid}); log: {log_path}",
+                file=sys.stderr,
+            )
             _open(lock["url"], args.no_open, wait=True)
             return EXIT_OK
         if child.poll() is not None:
