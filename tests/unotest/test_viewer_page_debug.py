@@ -134,10 +134,16 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
         "version": 1,
         "scenarios": {"smoke": [{"line": 6, "col": 2}, {"line": 9, "col": 2}]},
     }
+    expect(variables.get_by_role("note")).to_have_count(0)  # live: the values are now's
     page.get_by_role("button", name="Continue").click()
     expect(status).to_contain_text("completed", timeout=WAIT_MS)
     for name in ("Continue", "Step", "Pause", "Abort"):
         expect(page.get_by_role("button", name=name, exact=True)).to_be_disabled()
+    # Ended: the last pause's values stay, said to be from then (issue 32, defect 5).
+    expect(variables.get_by_role("note")).to_have_text(
+        "The run has ended: values as at its last pause, line 9:2."
+    )
+    expect(variables).to_contain_text(re.compile(r"n\s*2"))
     # Nothing left to evaluate in: an eval sent now was refused (409, a console error).
     expect(evaluate).to_be_disabled()
     expect(evaluate).to_have_attribute("placeholder", "The run has ended")

@@ -368,7 +368,7 @@ export function RunView({ tab, active }) {
         <${Output} lines=${logs} count=${logs.length} />
       </div>
       <div class="run-right">
-        <${Variables} vars=${vars} />
+        <${Variables} vars=${vars} stale=${model.live ? null : model.snapshotAt || {}} />
         <${CallStack} runtime=${model.live ? runtime : null} model=${model} scenarioFile=${scenarioFile}
           onPick=${(frame) => setReveal({ file: frame.file || scenarioFile, line: frame.line })} />
         <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval}

@@ -34,6 +34,7 @@ export class RunModel {
     this.answers = new Map();
     this.rejections = [];
     this.snapshot = null;
+    this.snapshotAt = null; // where the run paused when it took the snapshot
     /** Reloads applied (id → when) and restarts applied (their command:result follows). */
     this.reloads = new Map();
     this.restarts = new Set();
@@ -176,7 +177,10 @@ const HANDLERS = {
     m.turn++;
     m.followRuntime = false;
     m.pause = { reason: e.reason, line: e.line, col: e.col };
-    if (e.snapshot) m.snapshot = e.snapshot;
+    if (e.snapshot) {
+      m.snapshot = e.snapshot;
+      m.snapshotAt = { line: e.line, col: e.col };
+    }
     // A failure pause: a runner that closes the failed step first (step:fail, then
     // paused) shows it failed already. One that pauses with the step still open (a
     // retry runs it again, its step:fail follows the resume) would show it running: it

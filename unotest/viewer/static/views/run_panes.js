@@ -37,10 +37,16 @@ export function StatusBanner({ model, runtime, scenarioFile }) {
   </div>`;
 }
 
-export function Variables({ vars }) {
+/**
+ * The variables of the current frame. `stale` (where the run last paused) once the run
+ * has ended: the values are kept for reading, greyed and said to be from then.
+ */
+export function Variables({ vars, stale = null }) {
   const names = Object.keys(vars || {});
-  return html`<section class="pane vars" role="region" aria-label="Variables">
+  return html`<section class=${`pane vars${stale ? " stale" : ""}`} role="region" aria-label="Variables">
     <div class="pane-title">Variables</div>
+    ${stale && names.length > 0 && html`<p class="muted stale-note" role="note">The run has ended: values as at
+      its last pause${stale.line ? `, line ${stale.line}:${stale.col ?? 0}` : ""}.</p>`}
     ${names.length === 0
       ? html`<p class="muted">none</p>`
       : html`<table><tbody>${names.map((n) => html`<tr key=${n}>
