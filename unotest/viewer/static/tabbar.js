@@ -1,6 +1,6 @@
 // The tab bar: one tab per open TabKind (and the shell's pages), the scenario's colour as
 // a thin strip, a close button on each. Labels and colours come from the project.
-import { html } from "./lib.js";
+import { html, useEffect, useRef } from "./lib.js";
 import { useProject } from "./store.js";
 import { closeTab, openTab, tabKey, useTabs } from "./tabs.js";
 import { scenarioName } from "./views/breakpoints.js";
@@ -58,8 +58,14 @@ function onTabKey(event, tabs, activeKey) {
 export function TabBar() {
   const { tabs, activeKey } = useTabs();
   const project = useProject();
+  const bar = useRef(null);
+  // The active tab in view, however many are open (a click in the tree, Run, a key).
+  useEffect(() => {
+    const active = bar.current && bar.current.querySelector(".tab.active");
+    if (active) active.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [activeKey, tabs.length]);
   if (!tabs.length) return html`<div class="tabbar empty" role="tablist" aria-label="Open tabs"></div>`;
-  return html`<div class="tabbar" role="tablist" aria-label="Open tabs"
+  return html`<div class="tabbar" role="tablist" aria-label="Open tabs" ref=${bar}
       onKeyDown=${(e) => onTabKey(e, tabs, activeKey)}>
     ${tabs.map((tab) => {
       const key = tabKey(tab);

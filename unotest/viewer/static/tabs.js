@@ -55,6 +55,20 @@ export function openTab(tab) {
   changed();
 }
 
+// `tab` in `old`'s place (a scenario's next run in its last run's tab), active; where
+// `old` is not open, `tab` opens as openTab would.
+export function replaceTab(old, tab) {
+  const oldKey = tabKey(old);
+  const key = tabKey(tab);
+  if (!tabs.some((t) => tabKey(t) === oldKey) || tabs.some((t) => tabKey(t) === key)) {
+    openTab(tab);
+    return;
+  }
+  tabs = tabs.map((t) => (tabKey(t) === oldKey ? tab : t));
+  activeKey = key;
+  changed();
+}
+
 export function closeTab(tab) {
   const key = tabKey(tab);
   const index = tabs.findIndex((t) => tabKey(t) === key);

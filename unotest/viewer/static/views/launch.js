@@ -4,19 +4,36 @@
 // paused run uses offers to reload that run from here too (edits.js).
 import { html, useEffect, useState } from "../lib.js";
 import { api } from "../api.js";
-import { openTab } from "../tabs.js";
-import { useProject } from "../store.js";
+import { currentTabs, openTab, replaceTab } from "../tabs.js";
+import { projectState, useProject } from "../store.js";
 import { SourceView } from "./source.js";
 import { scenarioName } from "./breakpoints.js";
 import { onSave, sendReload, useEdits, usedBy } from "./edits.js";
 
-/** POST /api/runs, then open the run's tab; a refusal is `setError`'s sentence. */
+/**
+ * The run tab a scenario's next run may take: one of its runs that has ended (a live
+ * one stays in its own tab), the last opened.
+ */
+function endedRunTab(request, runs) {
+  if (request.kind !== "scenario") return null;
+  const ended = new Set(runs.filter((r) => r.ref === request.scenario && r.status !== "running")
+    .map((r) => r.runId));
+  const open = currentTabs().tabs.filter((t) => t.kind === "scenario-run" && ended.has(t.runId));
+  return open.length ? open[open.length - 1] : null;
+}
+
+/**
+ * POST /api/runs, then open the run's tab (a scenario's ended run's tab is reused, not
+ * one more tab labelled the same); a refusal is `setError`'s sentence.
+ */
 export async function startRun(request, tabKind, setError, setBusy) {
   setBusy(true);
   setError(null);
   try {
+    const reusable = endedRunTab(request, projectState().runs || []);
     const { runId } = await api("/api/runs", { method: "POST", body: request });
-    openTab({ kind: tabKind, runId });
+    if (reusable) replaceTab(reusable, { kind: tabKind, runId });
+    else openTab({ kind: tabKind, runId });
   } catch (err) {
     setError(err.message);
   } finally {
