@@ -44,6 +44,7 @@ from runner.errors import (
     DriverStartError,
     UnotestError,
 )
+from runner.project.display import headed_without_display
 from runner.protocol import JSONObject
 
 if TYPE_CHECKING:
@@ -446,31 +447,6 @@ def _first_line(exc: BaseException) -> str:
 
 def _is_missing_executable(exc: BaseException) -> bool:
     return "Executable doesn't exist" in str(exc)
-
-
-def _has_display() -> bool:
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-_HEADED_BY = {
-    "config": ("'headless: false' in unotest.config.yaml", "set 'headless: true' there"),
-    "UNOTEST_HEADED": ("UNOTEST_HEADED", "unset it"),
-    "--headed": ("--headed", "leave it out"),
-}
-
-
-def headed_without_display(headed_by: str | None) -> str | None:
-    """Why a headed run cannot start here (Linux without a display), naming what made
-    it headed (:data:`runner.project.config.HeadedBy`) and how to run headless; None if it can."""
-    if not sys.platform.startswith("linux") or _has_display():
-        return None
-    cause, undo = _HEADED_BY.get(headed_by or "", ("", ""))
-    because = f" (headed because of {cause})" if cause else ""
-    fix = f"{undo} to run headless" if undo else "run it headless"
-    return (
-        "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
-        f"{because}: {fix}, or run under a virtual display (xvfb-run unotest ...)"
-    )
 
 
 def ws_endpoint_unreachable(ws_endpoint: str, timeout_s: float = 2.0) -> str | None:

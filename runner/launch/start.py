@@ -6,15 +6,32 @@ The viewer's ``POST /api/runs`` and the MCP server's run tools both come here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+from runner.errors import ConfigError, UsageError
 from runner.launch.adapter import RunnerAdapter
 from runner.launch.launcher import START_TIMEOUT_S, LaunchedRun, OutputLine, launch_run
 from runner.launch.request import LaunchRequest
+from runner.project.config import load_config
+from runner.project.display import headed_without_display
 from runner.store.detail import record_request
 
 __all__ = ["start_run"]
+
+
+def _headed_without_display(root: Path, request: LaunchRequest) -> str | None:
+    """Why the run ``request`` asks for would be headed here without a display; None
+    when it runs headless, in a remote browser, or a display is there (a config that
+    does not load is left to the run to say)."""
+    try:
+        config = load_config(root, os.environ)
+    except ConfigError:
+        return None
+    if (config.headless and not request.headed) or config.ws_endpoint:
+        return None
+    return headed_without_display("request" if request.headed else config.headed_by)
 
 
 async def start_run(
@@ -29,7 +46,12 @@ async def start_run(
     """Start ``request`` in the project at ``root``. ``owner_pid``: the run ends when
     that process does (an MCP session's runs, unless detached); ``on_line`` follows its
     output; ``mask`` masks what the child printed before its run started (the error of
-    a run that never starts). ``UsageError`` for a run that exits before it starts."""
+    a run that never starts). ``UsageError`` for a run that exits before it starts, or
+    a headed one this machine cannot show (no display): refused before it exists, so
+    no failed run is recorded for a scenario that never ran."""
+    no_display = _headed_without_display(root, request)
+    if no_display is not None:
+        raise UsageError(no_display)
     adapter = RunnerAdapter()
     run = await launch_run(
         root,

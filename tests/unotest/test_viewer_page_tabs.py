@@ -81,3 +81,38 @@ def test_the_active_tab_stays_in_view_and_a_rerun_reuses_its_tab(
     expect(run_tabs).to_have_count(1)
     assert page.url != first_run  # the tab shows the new run
     expect(run_tabs).to_be_in_viewport()
+
+
+def test_a_headed_run_without_a_display_is_refused_before_it_exists(
+    page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32, defect 7: it ended "Run failed" with 0 steps, its reason cut off, and
+    the scenario counted as failed though it never ran."""
+    monkeypatch.delenv("DISPLAY", raising=False)  # the viewer inherits this environment
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    expect.set_options(timeout=WAIT_MS)
+    guard = guard_page(page)
+    guard.allow("status of 400 (Bad Request)")  # the refused run, provoked on purpose
+    with served_site(tmp_path / "site") as url:
+        root = page_project(tmp_path / "proj", url)
+        with running_viewer(root) as viewer:
+            page.goto(viewer.url)
+            page.get_by_role("tree", name="Scenarios").get_by_role("treeitem", name="smoke").click()
+            view = page.get_by_role("region", name="Scenario smoke")
+            view.get_by_role("checkbox", name="headed").check()
+            view.get_by_role("button", name="Run", exact=True).click()
+            expect(view.get_by_role("alert")).to_have_text(
+                "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set "
+                "(headed because of the run's 'headed' option): start it without 'headed' "
+                "to run headless, or run under a virtual display (xvfb-run unotest ...)"
+            )
+            expect(page.get_by_role("tab", name="run smoke")).to_have_count(0)
+            assert viewer.api("GET", "/api/runs") == []
+            assert not (root / "unotest" / ".runs").exists() or not any(
+                (root / "unotest" / ".runs").iterdir()
+            )
+            # Headless, it runs as before.
+            view.get_by_role("checkbox", name="headed").uncheck()
+            view.get_by_role("button", name="Run", exact=True).click()
+            expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
+    guard.check()
