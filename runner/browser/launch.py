@@ -44,7 +44,7 @@ from runner.errors import (
     DriverStartError,
     UnotestError,
 )
-from runner.project.display import headed_without_display
+from runner.project.config import headed_without_display
 from runner.protocol import JSONObject
 
 if TYPE_CHECKING:

@@ -14,8 +14,7 @@ from runner.errors import ConfigError, UsageError
 from runner.launch.adapter import RunnerAdapter
 from runner.launch.launcher import START_TIMEOUT_S, LaunchedRun, OutputLine, launch_run
 from runner.launch.request import LaunchRequest
-from runner.project.config import load_config
-from runner.project.display import headed_without_display
+from runner.project.config import headed_without_display, load_config
 from runner.store.detail import record_request
 
 __all__ = ["start_run"]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -65,6 +66,7 @@ __all__ = [
     "StorageState",
     "Timeouts",
     "WebServerConfig",
+    "headed_without_display",
     "load_config",
     "with_collection",
 ]
@@ -112,6 +114,35 @@ BASE_URL_ENV = "UNOTEST_BASE_URL"
 HEADED_BY_ENV = "UNOTEST_HEADED_BY"
 """Set with ``UNOTEST_HEADED=1`` by a collection run with ``--headed`` for its workers,
 so that a message about the headed run names the option the user gave."""
+
+
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+_HEADED_BY = {
+    "config": ("'headless: false' in unotest.config.yaml", "set 'headless: true' there"),
+    "UNOTEST_HEADED": ("UNOTEST_HEADED", "unset it"),
+    "--headed": ("--headed", "leave it out"),
+    "request": ("the run's 'headed' option", "start it without 'headed'"),
+}
+
+
+def headed_without_display(headed_by: str | None) -> str | None:
+    """Why a headed run cannot start here (Linux needs ``DISPLAY`` or
+    ``WAYLAND_DISPLAY``), naming what made it headed (:data:`HeadedBy`, or ``request``:
+    a front end's run) and how to run headless; None if it can. Asked before a browser
+    launches, by ``doctor``, and by ``runner.launch.start`` before a front end's run
+    exists, so a run that could never show its browser is not recorded as failed."""
+    if not sys.platform.startswith("linux") or _has_display():
+        return None
+    cause, undo = _HEADED_BY.get(headed_by or "", ("", ""))
+    because = f" (headed because of {cause})" if cause else ""
+    fix = f"{undo} to run headless" if undo else "run it headless"
+    return (
+        "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set"
+        f"{because}: {fix}, or run under a virtual display (xvfb-run unotest ...)"
+    )
 
 
 @dataclass(frozen=True)
