@@ -305,10 +305,11 @@ def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     started = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})
     run_id = started["runId"]
     smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
-    expect(smoke.locator(".run-badge")).to_have_text("completed", timeout=60_000)
+    # The Runs list's words (issue 32, defect 10: "completed" here, "passed" there).
+    expect(smoke.locator(".run-badge")).to_have_text("passed", timeout=60_000)
     other = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "auth/signin"})
     signin = tree(page).get_by_role("treeitem", name="auth/signin", exact=True)
-    expect(signin.locator(".run-badge")).to_have_text("completed", timeout=60_000)
+    expect(signin.locator(".run-badge")).to_have_text("passed", timeout=60_000)
 
     page.get_by_role("button", name="Runs", exact=True).click()
     runs = page.get_by_role("region", name="Runs")
@@ -378,8 +379,12 @@ def test_the_env_editor_masks_reveals_switches_and_saves(
     editor = page.get_by_role("region", name="Env")
     secret = editor.get_by_label("API_TOKEN", exact=True)
     expect(secret).to_have_attribute("type", "password")
-    editor.get_by_role("button", name="Reveal API_TOKEN").click()
+    reveal = editor.get_by_role("button", name="Reveal API_TOKEN")
+    reveal.click()
     expect(secret).to_have_attribute("type", "text")
+    # A toggle: its words stay, its state says it (it read "Hide" under "Reveal ...").
+    expect(reveal).to_have_attribute("aria-pressed", "true")
+    expect(reveal).to_have_text("Reveal")
     expect(secret).to_have_value("s3cret-value")
     assert secret.evaluate("(el) => el.spellcheck") is False  # a secret is not prose
     switch = editor.get_by_role("switch", name="HEADLESS")

@@ -107,6 +107,10 @@ def test_a_folder_s_hooks_open_take_a_breakpoint_and_pause_a_debug_run(
 ) -> None:
     page.goto(viewer.url)
     helpers = page.get_by_role("region", name="Helpers")
+    # A filter that hides every helper says so, not that there are none.
+    page.get_by_role("searchbox", name="Filter").fill("nothing-is-named-so")
+    expect(helpers).to_contain_text("No helper matches.")
+    page.get_by_role("searchbox", name="Filter").fill("")
     helpers.get_by_role("button", name="shop/_hooks", exact=True).click()
     expect(page.get_by_role("tab", name="helper shop/_hooks", exact=True)).to_be_visible()
     marker = page.get_by_role("button", name="Breakpoint at line 4")

@@ -17,7 +17,7 @@ function Value({ v, value, onChange }) {
     <input type=${v.secret && !revealed ? "password" : "text"} aria-label=${v.key} value=${value}
       autocomplete="off" spellcheck=${false} onInput=${(e) => onChange(e.currentTarget.value)} />
     ${v.secret && html`<button aria-pressed=${revealed ? "true" : "false"} aria-label=${`Reveal ${v.key}`}
-      onClick=${() => setRevealed(!revealed)}>${revealed ? "Hide" : "Reveal"}</button>`}
+      onClick=${() => setRevealed(!revealed)}>Reveal</button>`}
   </span>`;
 }
 

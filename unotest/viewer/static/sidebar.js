@@ -20,9 +20,10 @@ function ProblemMark({ list }) {
     aria-label=${`${n} problem${n > 1 ? "s" : ""}`}>⚠ ${n}</span>`;
 }
 
+// The latest run's status in the Runs list's words (passed, failed, running, ...).
 function RunBadge({ run }) {
   if (!run) return null;
-  const label = run.outcome ?? run.status;
+  const label = run.status;
   return html`<span class=${`run-badge status-${run.status}`} title=${`latest run: ${label}`}>${label}</span>`;
 }
 
@@ -103,7 +104,7 @@ function Helpers({ project, ctx }) {
       <button class="link" onClick=${() => openTab({ kind: "helper", path: h.path })}>${h.name}</button>
       <${ProblemMark} list=${ctx.problems.get(h.path)} />
     </li>`)}</ul>
-    ${!helpers.length && html`<p class="empty">No helpers.</p>`}
+    ${!helpers.length && html`<p class="empty">${project.helpers.length ? "No helper matches." : "No helpers."}</p>`}
   </section>`;
 }
 
@@ -123,7 +124,7 @@ function Collections({ project, ctx }) {
         : html`<li key=${name} class="orphan" title="file not found">${name} <span class="orphan-note">file not found</span></li>`)}
       </ul>
     </li>`)}</ul>
-    ${!collections.length && html`<p class="empty">No collections.</p>`}
+    ${!collections.length && html`<p class="empty">${project.collections.length ? "No collection matches." : "No collections."}</p>`}
   </section>`;
 }
 
