@@ -247,7 +247,8 @@ class ProjectIndex:
     def _load_project_helpers(self) -> None:
         helpers = self.project.helpers_dir
         paths: list[tuple[Path, str]] = []
-        for path in _walk(helpers, ".js"):
+        links_out: list[Path] = []
+        for path in _walk(helpers, ".js", within=self.project.e2e_dir, links_out=links_out):
             if path.name != HOOKS_FILE:
                 paths.append((path, path.relative_to(helpers).as_posix()[: -len(".js")]))
                 continue
@@ -266,7 +267,15 @@ class ProjectIndex:
                     f"folder's in that folder's {HOOKS_FILE}",
                 )
             )
+        self._warn_links_out(links_out)
         self._load_helpers(paths)
+
+    def _warn_links_out(self, links: list[Path]) -> None:
+        for path in links:
+            self.warnings.append(
+                f"{self.project.relative(path)}: ignored: a symbolic link that leads out of "
+                f"{protocol.UNOTEST_DIR}/{protocol.E2E_SUBDIR}/ (copy the file here instead)"
+            )
 
     def _scenario_paths(self) -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]:
         """Every scenario file under ``e2e/`` with its name, and every ``_hooks.js``
@@ -275,7 +284,8 @@ class ProjectIndex:
         skip = (protocol.HELPERS_SUBDIR, protocol.COLLECTIONS_SUBDIR)
         found: list[tuple[Path, str]] = []
         hooks: list[tuple[Path, str]] = []
-        for path in _walk(e2e, ".js", skip=skip):
+        links_out: list[Path] = []
+        for path in _walk(e2e, ".js", skip=skip, within=e2e, links_out=links_out):
             inner = path.relative_to(e2e).as_posix()
             if path.name.endswith(SCENARIO_SUFFIX):
                 found.append((path, inner[: -len(SCENARIO_SUFFIX)]))
@@ -290,6 +300,7 @@ class ProjectIndex:
                     f"'{SCENARIO_SUFFIX}' and helper files live in "
                     f"{protocol.E2E_SUBDIR}/{protocol.HELPERS_SUBDIR}/{hint}"
                 )
+        self._warn_links_out(links_out)
         return found, hooks
 
     def _hooks_paths_over(self, name: str) -> list[tuple[Path, str]]:
@@ -598,17 +609,38 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
         )
 
 
-def _walk(base: Path, suffix: str, skip: tuple[str, ...] = ()) -> list[Path]:
-    """Files under ``base`` ending in ``suffix``, sorted, never following symlinked dirs."""
+def _walk(
+    base: Path,
+    suffix: str,
+    skip: tuple[str, ...] = (),
+    within: Path | None = None,
+    links_out: list[Path] | None = None,
+) -> list[Path]:
+    """Files under ``base`` ending in ``suffix``, sorted, never following symlinked dirs.
+    Hidden files (``.name``) are not project files (an editor's, a tool's). A symbolic
+    link that leads out of ``within`` (``unotest/e2e/``) is not read either: the viewer
+    and MCP refuse to open or write it, so it must not be a scenario that runs code
+    from elsewhere; it goes to ``links_out`` (a warning says so)."""
     if not base.is_dir():
         return []
+    inside = os.path.realpath(within) if within is not None else None
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(base):
         here = Path(dirpath)
         dirnames[:] = sorted(
             d for d in dirnames if not (here == base and d in skip) and not d.startswith(".")
         )
-        found.extend(here / f for f in sorted(filenames) if f.endswith(suffix))
+        for name in sorted(filenames):
+            path = here / name
+            if name.startswith(".") or not name.endswith(suffix):
+                continue
+            if inside is not None and path.is_symlink():
+                target = os.path.realpath(path)
+                if os.path.commonpath([target, inside]) != inside:
+                    if links_out is not None:
+                        links_out.append(path)
+                    continue
+            found.append(path)
     return found
 
 

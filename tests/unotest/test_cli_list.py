@@ -251,3 +251,36 @@ def test_list_usage_errors(tmp_path: Path, args: list[str]) -> None:
     assert r.out == ""
     assert r.err.count("\n") == 1
     assert "unotest list --help" in r.err
+
+
+def test_hidden_files_and_links_out_of_e2e_are_no_project_files(tmp_path: Path) -> None:
+    """Issue 32, defect 8: they were listed with a problem and offered Run, though the
+    viewer and MCP refuse to open them, and the index parsed a link's target from outside
+    the project."""
+    project = tmp_path / "proj"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "far.test.js").write_text(scenario("far", "From elsewhere"), encoding="utf-8")
+    (outside / "far.js").write_text("function far_helper() {\n  log(1)\n}\n", encoding="utf-8")
+    write(
+        project,
+        {
+            f"{E2E}/smoke.test.js": scenario("smoke", "Smoke"),
+            f"{E2E}/.hidden.test.js": scenario("hidden", "Hidden"),
+            f"{E2E}/inside.test.js": scenario("inside", "Inside"),
+        },
+    )
+    (project / E2E / "far.test.js").symlink_to(outside / "far.test.js")
+    (project / E2E / "_helpers").mkdir()
+    (project / E2E / "_helpers" / "far.js").symlink_to(outside / "far.js")
+    r = run(project, "list", "--json")
+    data = json.loads(r.out)
+    names = sorted(s["name"] for s in data["scenarios"])
+    assert "hidden" not in names and "far" not in names and names[-1] == "smoke", names
+    assert data["helpers"] == [] and data["errors"] == [], data
+    warned = " ".join(data["warnings"])
+    for rel in (f"{E2E}/far.test.js", f"{E2E}/_helpers/far.js"):
+        assert f"{rel}: ignored: a symbolic link that leads out of unotest/e2e/" in warned
+    assert ".hidden" not in warned
+    text = run(project, "list")
+    assert f"warning: {E2E}/far.test.js: ignored: a symbolic link" in text.err

@@ -328,13 +328,12 @@ def test_a_symlink_out_of_e2e_is_left_out_of_the_listings(project: Path) -> None
         names = {m["name"] for m in listing["scenarios"]}
         assert "smoke-welcome" in names and not {"pw", "linked/x"} & names, names
         assert listing["errors"] == [], listing["errors"]
-        notes = [w for w in listing["warnings"] if "left out" in w]
-        # (a folder symlink is not followed by the discovery: nothing to leave out)
+        # The index reads no such link (issue 32, defect 8) and says so; a folder
+        # symlink is not followed by the discovery: nothing to say of it.
+        notes = [w for w in listing["warnings"] if "symbolic link that leads out" in w]
         assert [n.split(":")[0] for n in notes] == ["unotest/e2e/pw.test.js"], notes
-        assert "read_scenario" in notes[0]
         whole = await agent.ok("check")
         assert whole["ok"] is True and whole["errors"] == [], whole
-        assert whole["notes"] == notes, whole
         assert "root:x" not in str(listing) + str(whole)
         for name in ("pw", "linked/x"):
             await agent.error("read_scenario", name=name)
