@@ -401,7 +401,7 @@ class ProjectIndex:
 
     def _load_collections(self) -> None:
         base = self.project.collections_dir
-        for path in _walk(base, ""):
+        for path in _walk(base, "", keep_hidden=True):
             rel = self.project.relative(path)
             if path.name.endswith(".yml"):
                 self.warnings.append(
@@ -615,12 +615,14 @@ def _walk(
     skip: tuple[str, ...] = (),
     within: Path | None = None,
     links_out: list[Path] | None = None,
+    keep_hidden: bool = False,
 ) -> list[Path]:
     """Files under ``base`` ending in ``suffix``, sorted, never following symlinked dirs.
     Hidden files (``.name``) are not project files (an editor's, a tool's). A symbolic
     link that leads out of ``within`` (``unotest/e2e/``) is not read either: the viewer
     and MCP refuse to open or write it, so it must not be a scenario that runs code
-    from elsewhere; it goes to ``links_out`` (a warning says so)."""
+    from elsewhere; it goes to ``links_out`` (a warning says so). ``keep_hidden``: a
+    hidden collection file is kept, for its name's own problem to be said."""
     if not base.is_dir():
         return []
     inside = os.path.realpath(within) if within is not None else None
@@ -632,7 +634,7 @@ def _walk(
         )
         for name in sorted(filenames):
             path = here / name
-            if name.startswith(".") or not name.endswith(suffix):
+            if (name.startswith(".") and not keep_hidden) or not name.endswith(suffix):
                 continue
             if inside is not None and path.is_symlink():
                 target = os.path.realpath(path)

@@ -172,13 +172,15 @@ def test_evaluate_refuses_a_result_that_contains_itself(live: Live) -> None:
 
 def test_evaluate_errors_say_what_the_script_threw(live: Live) -> None:
     live.show("<p>x</p>")
-    assert live.error("evaluate", "() => null.x") == (
+    # Scripts that throw end at once: the long action timeout only keeps a busy machine
+    # from turning their error into a timeout.
+    assert live.error("evaluate", "() => null.x", action=LONG) == (
         "Error: evaluate: TypeError: Cannot read properties of null (reading 'x')"
     )
-    assert live.error("evaluate", "() => { throw new Error('no cart') }") == (
+    assert live.error("evaluate", "() => { throw new Error('no cart') }", action=LONG) == (
         "Error: evaluate: Error: no cart"
     )
-    assert live.error("evaluate", "1 +").startswith("Error: evaluate: SyntaxError: ")
+    assert live.error("evaluate", "1 +", action=LONG).startswith("Error: evaluate: SyntaxError: ")
     # Playwright's evaluate has no timeout; a step must end: the action timeout.
     assert live.error("evaluate", "() => new Promise(() => {})") == (
         f"TimeoutError: evaluate: the script did not finish within {SHORT} ms"
