@@ -32,8 +32,6 @@ __all__ = [
     "LocatorValue",
     "SmartTarget",
     "TextMatcher",
-    "class_matcher",
-    "class_pattern",
     "contains_pattern",
     "element_ref",
     "matcher_arg",
@@ -85,34 +83,6 @@ def matcher_arg(fn: str, value: Value) -> TextMatcher:
     if isinstance(value, RegexValue):
         return to_pattern(value)
     raise BuiltinError("TypeError", f"{fn}() needs a string or a regex, got {type_name(value)}")
-
-
-def class_matcher(fn: str, value: Value) -> TextMatcher:
-    """``expect_class``'s matcher: class names (normalised: one space between them) or a
-    regex. An array is read item by item by the caller."""
-    if isinstance(value, str):
-        names = value.split()
-        if not names:
-            raise BuiltinError("TypeError", f"{fn}() needs a class name, got an empty string")
-        return " ".join(names)
-    if isinstance(value, RegexValue):
-        return to_pattern(value)
-    raise BuiltinError(
-        "TypeError",
-        f"{fn}() needs a class name, a regex or an array of them, got {type_name(value)}",
-    )
-
-
-def class_pattern(names: str) -> re.Pattern[str]:
-    """A regex that finds every class of ``names`` in a class attribute, in any order
-    (what Playwright's ``to_contain_class`` checks), for a list mixing names and regexes.
-
-    Playwright sends the source to the browser: ``re.escape`` writes only escapes that
-    JavaScript reads the same way outside its ``u`` mode, which Playwright never sets.
-    """
-    return re.compile(
-        "^" + "".join(rf"(?=[\s\S]*(?:^|\s){re.escape(name)}(?:\s|$))" for name in names.split())
-    )
 
 
 def contains_pattern(text: str) -> re.Pattern[str]:

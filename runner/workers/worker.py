@@ -47,14 +47,13 @@ from runner.browser import node_cache
 from runner.browser.early_driver import EarlyDriver
 from runner.browser.launch import launch_browser, started_driver
 from runner.errors import ConfigError
-from runner.events import RunError
 from runner.project.config import CollectionUse, Config, load_config, with_collection
 from runner.project.emulation import read_storage_state
 from runner.project.index import Project, ProjectIndex
 from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
 from runner.run.options import RunOptions, ScenarioInputs
-from runner.run.result import RunResult
+from runner.run.result import RunResult, error_location
 from runner.run.scenario_thread import TEARDOWN_NAME, hook_scopes, keep_scopes_per_worker
 from runner.run.session import ScenarioRun, quiet_driver_loss
 from runner.store.event_log import line_stream
@@ -369,7 +368,8 @@ class _Worker:
                 return
         if result.outcome != "completed":
             error = masker.mask(result.error["error"] if result.error else result.outcome)
-            where = _place(result.error)
+            place = error_location(result.error) if result.error else None
+            where = f"{place}: " if place else ""
             self._teardown_failed(
                 f"{worker}: {TEARDOWN_NAME} {result.outcome}: {where}{error} "
                 f"(its run: {result.run_dir})"
@@ -378,13 +378,6 @@ class _Worker:
     def _teardown_failed(self, sentence: str) -> None:
         print(f"unotest: {sentence}", file=sys.stderr, flush=True)
         self.send(messages.teardown_report(sentence))
-
-
-def _place(error: RunError | None) -> str:
-    """``file:line:col: `` of a run's error, when it has one."""
-    if error is None or not error.get("file"):
-        return ""
-    return f"{error.get('file')}:{error.get('line')}:{error.get('col')}: "
 
 
 def run_config(config: Config, order: JSONObject, root: Path) -> Config:
