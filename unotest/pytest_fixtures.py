@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from runner.errors import ConfigError
-from runner.project.emulation import read_storage_state
+from runner.project.emulation import read_storage_state, storage_secrets
 from unotest.pytest_state import plugin_state
 
 
@@ -74,7 +74,9 @@ def browser_context_args(
     storage = state.config.storage_state
     if storage is not None:
         try:
-            ours["storage_state"] = read_storage_state(state.project.root, storage)
+            seeded = read_storage_state(state.project.root, storage)
+            ours["storage_state"] = seeded
+            state.seeded_secrets = storage_secrets(seeded)
         except ConfigError as err:
             pytest.fail(f"unotest: {err}", pytrace=False)
     return {**ours, **browser_context_args}

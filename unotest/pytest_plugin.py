@@ -25,7 +25,6 @@ the failure bundle.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -425,8 +424,6 @@ def run_scenario(page: SyncPage, base_url: str | None, request: pytest.FixtureRe
 def _run(state: PluginState, name: str, page: SyncPage, base_url: str | None) -> RunResult:
     from runner.browser.bundle import MAX_ERROR_CHARS
     from runner.browser.sync_adapter import async_page, run_on_page_loop
-    from runner.errors import ConfigError
-    from runner.project.emulation import read_storage_state, storage_secrets
     from runner.project.secrets import RunEnvironment, SecretMasker, cut_masked
     from runner.run.options import RunOptions, ScenarioInputs
     from runner.run.session import ScenarioRun
@@ -434,11 +431,8 @@ def _run(state: PluginState, name: str, page: SyncPage, base_url: str | None) ->
 
     config = replace(state.config, base_url=base_url or state.config.base_url, web_server=None)
     masker = SecretMasker()
-    if config.storage_state is not None:  # the page's context was seeded from it
-        with contextlib.suppress(ConfigError):
-            seeded = read_storage_state(state.project.root, config.storage_state)
-            for value in storage_secrets(seeded):
-                masker.add(value)
+    for value in state.seeded_secrets:  # the page's context was seeded with them
+        masker.add(value)
     environment = RunEnvironment.of_project(state.project.root, masker)
     run = ScenarioRun(
         ScenarioInputs(

@@ -32,6 +32,9 @@ class PluginState:
     e2e_dir: Path
     web_server: WebServer | None = None
     warnings: list[str] = field(default_factory=list)
+    seeded_secrets: list[str] = field(default_factory=list)
+    """The values of the storage state every context was seeded from (read once, by
+    ``browser_context_args``): each scenario's run masks them."""
 
 
 STATE = pytest.StashKey[PluginState]()
