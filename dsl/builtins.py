@@ -16,6 +16,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from dsl.errors import BuiltinError, ScriptError, arity_text
 from dsl.interpreter import Builtin
@@ -381,7 +382,7 @@ def _type_of(value: Value) -> Value:
 # --- matchers: Playwright's (Jest's) toContain, toBeGreaterThan, ... as values -----------
 
 
-def _is_number(value: Value) -> bool:
+def _is_number(value: Value) -> TypeGuard[float | int]:
     return isinstance(value, float | int) and not isinstance(value, bool)
 
 
@@ -410,7 +411,7 @@ def _comparison(
         return MatcherValue(
             name,
             (bound,),
-            lambda v: _is_number(v) and compare(float(v), n),  # type: ignore[arg-type]
+            lambda v: _is_number(v) and compare(float(v), n),
             f"a value {words} {format_number(n)}",
         )
 
@@ -429,7 +430,7 @@ def _close_to(expected: Value, digits: Value = None) -> Value:
     margin: float = 10.0**-places / 2
 
     def test(value: Value) -> bool:
-        if not isinstance(value, float | int) or isinstance(value, bool):
+        if not _is_number(value):
             return False
         v = float(value)
         if math.isinf(n) or math.isinf(v):

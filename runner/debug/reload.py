@@ -11,7 +11,6 @@ breakpoints, moved with their statements, and the one-line summary a person read
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from runner.project.index import (
     Project,
     arity_table,
     read_source,
+    walk_files,
 )
 from runner.project.root import HOOKS_FILE, split_case_name
 
@@ -63,18 +63,6 @@ def _rejected(problem: Diagnostic) -> CommandError:
     return CommandError(problem.head)
 
 
-def _helper_paths(base: Path) -> list[Path]:
-    """Helper files as the project index finds them: sorted, no hidden folders, no
-    symlinked folders followed."""
-    if not base.is_dir():
-        return []
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        found.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(".js"))
-    return found
-
-
 def _read(path: Path, rel: str, kind: str) -> str:
     source, problem = read_source(path, rel, kind)
     if problem is not None:
@@ -90,7 +78,9 @@ def read_sources(root: Path, scenario: str, scenario_file: str) -> Sources:
     helpers: list[HelperFile] = []
     names = set(ALL_BUILTIN_SIGNATURES)
     try:
-        for path in _helper_paths(project.helpers_dir):
+        # Found as the index finds them (no hidden file, no link out of unotest/e2e/):
+        # a reload reads what the run read, nothing more.
+        for path in walk_files(project.helpers_dir, ".js", within=project.e2e_dir):
             rel = project.relative(path)
             name = path.relative_to(project.helpers_dir).as_posix()[: -len(".js")]
             helpers.append(load_helper(_read(path, rel, "helper"), rel, name, names))

@@ -63,6 +63,7 @@ __all__ = [
     "problem_order",
     "read_source",
     "scenario_name_problem",
+    "walk_files",
     "yaml_flow_too_deep",
 ]
 
@@ -200,9 +201,7 @@ class ProjectIndex:
     def _attach(self, scenario: ScenarioFile) -> tuple[ScenarioFile, ...]:
         """The scenarios a parsed file makes, each with the ``_hooks.js`` files over it
         (outer first): itself, or one per case (its case names kept in ``cases``)."""
-        over = [h for h in self.hooks_files.values() if h.covers(scenario.name)]
-        folders = tuple(sorted(over, key=lambda hooks: len(hooks.folder)))
-        made = replace(scenario, folders=folders).each_case()
+        made = replace(scenario, folders=self._attach_folders(scenario.name)).each_case()
         if scenario.cases:
             self.cases[scenario.name] = [case.name for case in scenario.cases]
         for one in made:
@@ -248,7 +247,7 @@ class ProjectIndex:
         helpers = self.project.helpers_dir
         paths: list[tuple[Path, str]] = []
         links_out: list[Path] = []
-        for path in _walk(helpers, ".js", within=self.project.e2e_dir, links_out=links_out):
+        for path in walk_files(helpers, ".js", within=self.project.e2e_dir, links_out=links_out):
             if path.name != HOOKS_FILE:
                 paths.append((path, path.relative_to(helpers).as_posix()[: -len(".js")]))
                 continue
@@ -285,7 +284,7 @@ class ProjectIndex:
         found: list[tuple[Path, str]] = []
         hooks: list[tuple[Path, str]] = []
         links_out: list[Path] = []
-        for path in _walk(e2e, ".js", skip=skip, within=e2e, links_out=links_out):
+        for path in walk_files(e2e, ".js", skip=skip, within=e2e, links_out=links_out):
             inner = path.relative_to(e2e).as_posix()
             if path.name.endswith(SCENARIO_SUFFIX):
                 found.append((path, inner[: -len(SCENARIO_SUFFIX)]))
@@ -401,7 +400,7 @@ class ProjectIndex:
 
     def _load_collections(self) -> None:
         base = self.project.collections_dir
-        for path in _walk(base, "", keep_hidden=True):
+        for path in walk_files(base, "", keep_hidden=True):
             rel = self.project.relative(path)
             if path.name.endswith(".yml"):
                 self.warnings.append(
@@ -491,6 +490,7 @@ class ProjectIndex:
         return found
 
     def _attach_folders(self, name: str) -> tuple[HooksFile, ...]:
+        """The ``_hooks.js`` files over scenario ``name``, outer first."""
         over = [h for h in self.hooks_files.values() if h.covers(name)]
         return tuple(sorted(over, key=lambda hooks: len(hooks.folder)))
 
@@ -609,7 +609,7 @@ def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic
         )
 
 
-def _walk(
+def walk_files(
     base: Path,
     suffix: str,
     skip: tuple[str, ...] = (),

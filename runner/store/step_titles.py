@@ -10,11 +10,11 @@ its end (``steps.jsonl`` says ``step:ok``): Playwright's reports mark such a ste
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal, NotRequired, TypedDict
 
 from runner import protocol
+from runner.store.runs import events_of
 
 __all__ = ["TitledStep", "read_titled_steps", "titled_steps"]
 
@@ -91,20 +91,9 @@ def _error_of(line: protocol.JSONObject) -> str:
 
 def read_titled_steps(run_dir: Path) -> list[TitledStep]:
     """The titled steps of the run in ``run_dir`` (none when it has no readable
-    ``steps.jsonl``: a report never fails for want of them). Lines that are not
-    JSON objects (a torn last line) are passed over."""
+    ``steps.jsonl``: a report never fails for want of them), read as every reader of
+    the run's events reads them (:func:`runner.store.runs.events_of`)."""
     try:
-        text = (run_dir / protocol.STEPS_FILE).read_text(encoding="utf-8", errors="replace")
+        return titled_steps(events_of(run_dir))
     except OSError:
         return []
-    if '"title"' not in text:
-        return []  # no titled step: nothing to parse
-    lines: list[protocol.JSONObject] = []
-    for raw in text.splitlines():
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            lines.append(value)
-    return titled_steps(lines)
