@@ -333,10 +333,12 @@ class Step:
         """Every active function, outermost first, with the line each is executing."""
         return self._interp._call_chain()
 
-    def variables(self) -> dict[str, Value]:
-        """Every variable visible here; inner declarations shadow outer ones."""
+    def variables(self, frame: int | None = None) -> dict[str, Value]:
+        """Every variable visible here; inner declarations shadow outer ones. With
+        ``frame`` (an index of :meth:`frames`, outermost 0), those visible where that
+        caller stands: a debugger's selected frame shows its own locals."""
         chain: list[_Scope] = []
-        scope: _Scope | None = self._scope
+        scope: _Scope | None = self._frame_scope(frame)
         # The helpers' consts are left out: the same for every step, read in their files.
         while scope is not None and scope is not self._interp._globals:
             chain.append(scope)
@@ -357,9 +359,22 @@ class Step:
             or any(fn.name == name for fn in self.program.functions)
         )
 
-    def evaluate(self, source: str) -> Value:
-        """The debugger's ``eval``: an expression's value, or run statements here."""
-        return self._interp._evaluate_here(source, self._scope)
+    def evaluate(self, source: str, frame: int | None = None) -> Value:
+        """The debugger's ``eval``: an expression's value, or run statements here (or,
+        with ``frame``, in the scope where that caller stands)."""
+        return self._interp._evaluate_here(source, self._frame_scope(frame))
+
+    def _frame_scope(self, frame: int | None) -> _Scope:
+        """The scope of one frame of the call chain; the innermost is this step's own.
+        An index out of range is a ``ValueError`` (the debugger rejects it first)."""
+        frames = self._interp._frames
+        if frame is None or frame == len(frames) - 1:
+            return self._scope
+        if not 0 <= frame < len(frames) - 1:
+            raise ValueError(f"no frame {frame}: the call stack has {len(frames)}")
+        scope = frames[frame].scope
+        assert scope is not None  # a caller stands at the statement that called
+        return scope
 
     def reload(
         self,

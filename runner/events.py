@@ -326,8 +326,11 @@ def runtime_state(
     failure: protocol.LastFailure | None,
     breakpoints: dict[str, list[str]] | None = None,
     page: protocol.PageInfo | None = None,
+    frame_vars: list[dict[str, str]] | None = None,
 ) -> protocol.RuntimeStateFile:
-    """``current`` is ``(file, line, col)`` of the statement, or ``None`` between steps."""
+    """``current`` is ``(file, line, col)`` of the statement, or ``None`` between steps;
+    ``frame_vars`` (ours, at a pause inside a call) the variables where each frame
+    stands, outermost (the test function) first, the last one ``vars``."""
     data: protocol.RuntimeStateFile = {
         "runId": run_id,
         "scenario": scenario,
@@ -345,6 +348,8 @@ def runtime_state(
         data["breakpoints"] = breakpoints
     if page is not None:
         data["page"] = page
+    if frame_vars is not None:
+        data["frameVars"] = frame_vars
     return data
 
 

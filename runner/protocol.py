@@ -545,7 +545,7 @@ class PageInfo(TypedDict):
 
 
 class RuntimeStateFile(TypedDict):
-    """``runtime.json``; ``file``/``page``/``breakpoints`` are ours.
+    """``runtime.json``; ``file``/``page``/``breakpoints``/``frameVars`` are ours.
 
     ``current`` alone is ambiguous once helpers run, hence ``file``;
     ``breakpoints`` maps a project-relative file to its active ``"line:col"``
@@ -564,6 +564,10 @@ class RuntimeStateFile(TypedDict):
     file: NotRequired[str]
     page: NotRequired[PageInfo]
     breakpoints: NotRequired[dict[str, list[str]]]
+    frameVars: NotRequired[list[dict[str, str]]]
+    """At a pause inside a call: the variables where each frame stands, the test
+    function first, then one per ``callStack`` entry (the last one is ``vars``), so
+    a debugger's selected caller shows its own locals."""
 
 
 # ---------------------------------------------------------------------------
@@ -595,6 +599,10 @@ class DbgCommand(TypedDict):
     col: NotRequired[int]
     file: NotRequired[str]
     expr: NotRequired[str]
+    frame: NotRequired[int]
+    """Ours, with ``eval``: the call-stack frame whose scope evaluates ``expr``
+    (an index of ``runtime.json``'s ``frameVars``: 0 the test function, ``i`` the
+    ``callStack[i - 1]`` helper call); the innermost when left out."""
 
 
 # ---------------------------------------------------------------------------

@@ -52,3 +52,5 @@ RUNTIME_KEYS = frozenset(
     }
 )
 RUNTIME_ADDITIVE_KEYS = frozenset({"file", "page", "breakpoints"})
+RUNTIME_IN_A_CALL_KEYS = frozenset({"frameVars"})
+"""Ours too, only at a pause inside a helper call."""

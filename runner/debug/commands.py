@@ -138,6 +138,8 @@ class Command:
     file: str | None = None
     expr: str | None = None
     source: str = "file"
+    frame: int | None = None
+    """``eval``'s frame: an index of the call stack, outermost 0 (None: the innermost)."""
 
 
 def parse_command(data: Mapping[str, object], ident: str, source: str = "file") -> Command:
@@ -156,6 +158,9 @@ def parse_command(data: Mapping[str, object], ident: str, source: str = "file") 
             raise CommandError(f"{cmd}: file must be a string")
     if spec.argument == "expr" and (not isinstance(expr, str) or not expr.strip()):
         raise CommandError("eval needs an expr: a DSL expression or statement")
+    frame = data.get("frame")
+    if frame is not None and (spec.argument != "expr" or not is_col(frame)):
+        raise CommandError("frame goes with eval: a call-stack index, 0 the test function")
     return Command(
         spec.name,
         ident,
@@ -164,6 +169,7 @@ def parse_command(data: Mapping[str, object], ident: str, source: str = "file") 
         file if isinstance(file, str) else None,
         expr if isinstance(expr, str) else None,
         source,
+        frame if isinstance(frame, int) else None,
     )
 
 

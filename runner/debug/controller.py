@@ -309,7 +309,7 @@ class DebugController:
         pause = self._here()
         assert command.expr is not None
         self._applied(command)
-        event = self._evaluate(command.id, pause.step, command.expr)
+        event = self._evaluate(command.id, pause.step, command.expr, command.frame)
         # runtime.json before the answer, so a reader of the result sees what it did.
         self.write_state(STATE_OF_REASON[pause.reason], pause.step)
         self.emit(event)
@@ -388,9 +388,16 @@ class DebugController:
             listener.evaluated(command, event)
         return None
 
-    def _evaluate(self, ident: str, step: Step, expr: str) -> protocol.CommandResultEvent:
+    def _evaluate(
+        self, ident: str, step: Step, expr: str, frame: int | None = None
+    ) -> protocol.CommandResultEvent:
+        depth = len(step.frames())
+        if frame is not None and frame >= depth:
+            return events.command_result(
+                ident, False, error=f"no frame {frame}: the call stack has {depth}"
+            )
         try:
-            value = step.evaluate(expr)
+            value = step.evaluate(expr, frame)
         except ScenarioSyntaxError as err:
             message = f"SyntaxError: {err.message} (col {err.col})"
         except ScriptError as err:

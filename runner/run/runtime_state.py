@@ -142,7 +142,20 @@ class RuntimeState(StepListener):
             failure=self.last_failure(),
             breakpoints=self.breakpoints() if self.breakpoints is not None else None,
             page=page,
+            frame_vars=self._frame_vars(step) if state.startswith("paused") and step else None,
         )
+
+    def _frame_vars(self, step: Step) -> list[dict[str, str]] | None:
+        """At a pause inside a call, each caller's own variables (the innermost frame's
+        are ``vars``); rendered only at pauses, where a person picks a frame."""
+        frames = len(step.frames())
+        if frames < 2:
+            return None
+        shown = [
+            {name: render_var(value, self.mask) for name, value in step.variables(i).items()}
+            for i in range(frames - 1)
+        ]
+        return [*shown, self._shown_vars(step, reuse=True)]
 
     def _shown_vars(self, step: Step, reuse: bool) -> dict[str, str]:
         """The variables. A progress state is built around every step (the timer may

@@ -96,6 +96,31 @@ def test_hook_sees_variables_and_call_stack_inside_a_helper() -> None:
     assert recorder.snapshots[loop_body] == {"total": 0.0, "n": 1.0}
 
 
+def test_a_callers_frame_has_its_own_variables_and_evaluates_in_its_scope() -> None:
+    program = parse_program(SCENARIO, "e2e/main.test.js")
+    seen: list[tuple[dict[str, object], dict[str, object], object, object]] = []
+
+    class AtReturnY(Recorder):
+        def before_statement(self, step: Step) -> Directive:
+            if step.text == "return y" and not seen:
+                seen.append(
+                    (
+                        dict(step.variables(0)),
+                        dict(step.variables(1)),
+                        step.evaluate("total + n", 0),
+                        step.evaluate("x + y", 1),
+                    )
+                )
+                with pytest.raises(ScriptError, match="x"):
+                    step.evaluate("x", 0)  # the callee's local is not the caller's
+                with pytest.raises(ValueError, match="no frame 2"):
+                    step.variables(2)
+            return super().before_statement(step)
+
+    _interp(AtReturnY()).run(program, "test_main")
+    assert seen == [({"total": 0.0, "n": 1.0}, {"x": 1.0, "y": 2.0}, 1.0, 3.0)]
+
+
 def test_skip_and_retry_directives() -> None:
     source = 'function test_main() {\n  let n = 0\n  fail("boom")\n  n += 1\n  return n\n}\n'
     program = parse_program(source, "f.js")

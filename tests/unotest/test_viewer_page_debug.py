@@ -606,8 +606,8 @@ def test_restart_from_the_page_opens_the_new_run(page: Page, viewer: Viewer) -> 
 
 
 HELPER = 'function greet(who) {\n  let text = "hi " + who\n  log(text)\n}\n'
-CALLER = '  goto("/")\n  greet("you")\n  let after = 1\n'
-# Scenario: line 5 goto, 6 greet(...), 7 let after. Helper: line 2 let text, 3 log.
+CALLER = '  let who = "you"\n  goto("/")\n  greet(who)\n  let after = 1\n'
+# Scenario: line 5 let who, 6 goto, 7 greet(...), 8 let after. Helper: line 2 let text, 3 log.
 
 
 def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page) -> None:
@@ -636,14 +636,29 @@ def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page)
             expect(page.locator(".code-row.current")).to_have_attribute("data-line", "3")
             inner = page.get_by_role("region", name="Steps").locator(".step", has_text="let text")
             expect(inner).to_have_css("padding-left", "24px")
-            expect(page.get_by_role("region", name="Variables")).to_contain_text("hi you")
+            variables = page.get_by_role("region", name="Variables")
+            expect(variables).to_contain_text("hi you")
             stack = page.get_by_role("region", name="Call stack")
             expect(stack).to_contain_text("greet")
-            stack.get_by_role("button", name=re.compile("test_it")).click()
+            caller = stack.get_by_role("button", name=re.compile("test_it"))
+            caller.click()
             expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
-            expect(page.locator(".code-row.revealed")).to_have_attribute("data-line", "6")
+            expect(page.locator(".code-row.revealed")).to_have_attribute("data-line", "7")
+            # The caller's frame: its own variables, and Evaluate in its scope.
+            expect(caller).to_have_attribute("aria-current", "true")
+            expect(variables.get_by_role("rowheader", name="who")).to_be_visible()
+            expect(variables.get_by_role("rowheader", name="text")).to_have_count(0)
+            evaluate = page.get_by_role("textbox", name="Evaluate")
+            evaluate.fill('who + "!"')
+            evaluate.press("Enter")
+            expect(page.locator(".eval-answer.ok")).to_have_text('"you!"', timeout=WAIT_MS)
+            evaluate.fill("text")
+            evaluate.press("Enter")
+            expect(page.locator(".eval-answer.error")).to_contain_text("text", timeout=WAIT_MS)
+            stack.get_by_role("button", name=re.compile("greet")).click()
+            expect(variables.get_by_role("rowheader", name="text")).to_be_visible()
             page.keyboard.press("Shift+F11")  # step out
-            expect(status).to_contain_text("Paused at line 7:2", timeout=WAIT_MS)
+            expect(status).to_contain_text("Paused at line 8:2", timeout=WAIT_MS)
             expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
             page.keyboard.press("F8")
             expect(status).to_contain_text("completed", timeout=WAIT_MS)

@@ -199,7 +199,7 @@ def _has_result(answers: list[JSONObject]) -> bool:
 
 
 def debugger_command(
-    cmd: str, line: int | None, col: int | None, file: str, expr: str
+    cmd: str, line: int | None, col: int | None, file: str, expr: str, frame: int | None = None
 ) -> dict[str, str | int]:
     """The ``debug`` tool's arguments as a command for the run; an unknown ``cmd`` is a
     tool error."""
@@ -208,7 +208,8 @@ def debugger_command(
     command: dict[str, str | int] = {"cmd": cmd}
     if cmd in ("set-bp", "clear-bp") and line is not None and col is None:
         col = 0  # the line's first statement; the protocol's set-bp needs a col
-    for key, value in (("line", line), ("col", col), ("file", file), ("expr", expr)):
+    fields = (("line", line), ("col", col), ("file", file), ("expr", expr), ("frame", frame))
+    for key, value in fields:
         if value is not None and value != "":
             command[key] = value
     return command
@@ -247,17 +248,25 @@ def add_debug_tools(server: MCPServer, tools: DebugTools) -> None:
         expr: Annotated[
             OptionalText, Field(description="eval: a DSL expression or statement")
         ] = "",
+        frame: Annotated[
+            int | None,
+            Field(
+                description="eval: the call-stack frame whose scope evaluates `expr` "
+                "(an index of runtime.json's frameVars, which holds each frame's "
+                "variables: 0 the test function, i callStack[i-1]); null: the innermost"
+            ),
+        ] = None,
     ) -> JSONObject:
         """Send a debugger command (step, step-over, step-out, continue, pause, abort, retry,
-        skip, eval with `expr`, set-bp/clear-bp with `line` (1-based), `col` (0-based), `file`,
-        reload, restart);
+        skip, eval with `expr` (and `frame`), set-bp/clear-bp with `line` (1-based), `col`
+        (0-based), `file`, reload, restart);
         returns the runner's command:applied / command:rejected / command:result.
         `reload` (at a pause) continues on the files as they are now (write them with
         write_file); `restart` ends the run (aborted) and starts the scenario again in the
         same browser as a new run: the answer's `newRunId` is the run to follow. A
         collection run takes `abort` only: it stops the whole collection (its answer is
         the collection-run:finished event); drive its scenarios through their own runs."""
-        return await tools.debug(run_id, debugger_command(cmd, line, col, file, expr))
+        return await tools.debug(run_id, debugger_command(cmd, line, col, file, expr, frame))
 
     @server.tool(structured_output=False)
     def get_failure(run_id: RunIdArg) -> list[str | Image]:

@@ -255,6 +255,7 @@ export function RunView({ tab, active }) {
   const [, setSentCount] = useState(0);
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
+  const [frameSel, setFrameSel] = useState(null); // a call-stack frame picked (outermost 0)
   const [again, setAgain] = useState(false);
   // The button that started this run (Debug, Run) went with the view it was in: focus
   // left on the page's body is brought here, to the run's own view, for a keyboard user.
@@ -300,13 +301,13 @@ export function RunView({ tab, active }) {
   const onEval = async (expr) => {
     const entry = { expr, id: null, failed: null };
     setSent((old) => [...old, entry]);
-    const id = await send({ cmd: "eval", expr });
+    const id = await send(frameSel === null ? { cmd: "eval", expr } : { cmd: "eval", expr, frame: frameSel });
     setSent((old) => old.map((e) => (e === entry ? { ...e, id, failed: id ? null : "not sent" } : e)));
   };
 
   // A new pause or a new step follows the run again (a frame or step click pins a place).
   const pauseKey = model.pause ? `${model.pause.reason}:${model.pause.line}:${model.pause.col}` : "";
-  useEffect(() => setReveal(null), [pauseKey, model.steps.length]);
+  useEffect(() => { setReveal(null); setFrameSel(null); }, [pauseKey, model.steps.length]);
 
   // The file already says so for the next run; a live run is told at once.
   const onBreakpoint = (path, line, col, set) => {
@@ -326,7 +327,11 @@ export function RunView({ tab, active }) {
     ? (paused ? paused.line : model.current && model.current.line) : null;
   // At the end runtime.json holds no variables: the last pause's stay visible.
   const runtimeVars = runtime && runtime.vars && Object.keys(runtime.vars).length ? runtime.vars : null;
-  const vars = runtimeVars || (model.snapshot && model.snapshot.vars) || {};
+  // A caller's frame picked in Call stack shows that frame's own variables (frameVars).
+  const frameVars = frameSel !== null && runtimeVars && runtime.frameVars ? runtime.frameVars[frameSel] : null;
+  const vars = frameVars || runtimeVars || (model.snapshot && model.snapshot.vars) || {};
+  const frameName = frameVars && frameSel !== null
+    ? (frameSel === 0 ? runtime.testFn || "test" : runtime.callStack[frameSel - 1].fn) : null;
   // Rejections of this pause (or run stretch) of commands this page sent (another page
   // driving the run shows its own), but not those the console or the reload offer already
   // show next to what was sent. Once the run has ended, that is the reason to give (the
@@ -368,11 +373,15 @@ export function RunView({ tab, active }) {
         <${Output} lines=${logs} count=${logs.length} />
       </div>
       <div class="run-right">
-        <${Variables} vars=${vars} stale=${model.live ? null : model.snapshotAt || {}} />
+        <${Variables} vars=${vars} stale=${model.live ? null : model.snapshotAt || {}} frame=${frameName} />
         <${CallStack} runtime=${model.live ? runtime : null} model=${model} scenarioFile=${scenarioFile}
-          onPick=${(frame) => setReveal({ file: frame.file || scenarioFile, line: frame.line })} />
+          selected=${frameSel}
+          onPick=${(frame) => {
+            setReveal({ file: frame.file || scenarioFile, line: frame.line });
+            setFrameSel(frame.innermost ? null : frame.index);
+          }} />
         <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval}
-          ended=${model.outcome !== null} />
+          ended=${model.outcome !== null} frame=${frameName} />
       </div>
     </div>
   </section>`;

@@ -41,10 +41,10 @@ export function StatusBanner({ model, runtime, scenarioFile }) {
  * The variables of the current frame. `stale` (where the run last paused) once the run
  * has ended: the values are kept for reading, greyed and said to be from then.
  */
-export function Variables({ vars, stale = null }) {
+export function Variables({ vars, stale = null, frame = null }) {
   const names = Object.keys(vars || {});
   return html`<section class=${`pane vars${stale ? " stale" : ""}`} role="region" aria-label="Variables">
-    <div class="pane-title">Variables</div>
+    <div class="pane-title">Variables${frame && html` <span class="muted">in ${frame}</span>`}</div>
     ${stale && names.length > 0 && html`<p class="muted stale-note" role="note">The run has ended: values as at
       its last pause${stale.line ? `, line ${stale.line}:${stale.col ?? 0}` : ""}.</p>`}
     ${names.length === 0
@@ -59,7 +59,7 @@ export function Variables({ vars, stale = null }) {
  * helper frames (file and current line); the test function's own line is the current
  * line when no helper runs, else that of its open step (the helper call).
  */
-export function CallStack({ runtime, model, scenarioFile, onPick }) {
+export function CallStack({ runtime, model, scenarioFile, onPick, selected = null }) {
   const helpers = (runtime && runtime.callStack) || [];
   const current = runtime && runtime.current;
   let testLine = null;
@@ -74,20 +74,25 @@ export function CallStack({ runtime, model, scenarioFile, onPick }) {
     frames.push({ fn: runtime.testFn || "test", file: scenarioFile, line: testLine });
     frames.push(...helpers);
   }
+  // index: the frame's place outermost first (eval's and frameVars' index)
+  frames.forEach((f, i) => { frames[i] = { ...f, index: i, innermost: i === frames.length - 1 }; });
   frames.reverse();
+  const shown = selected === null ? frames.length - 1 : selected;
   return html`<section class="pane stack" role="region" aria-label="Call stack">
     <div class="pane-title">Call stack</div>
     ${frames.length === 0 ? html`<p class="muted">empty</p>` : html`<ol>${frames.map(
-      (f, i) => html`<li key=${i}><button type="button" class="linkish" disabled=${!f.line}
-        onClick=${() => onPick({ file: f.file, line: f.line })}>
-        ${f.fn}${f.line ? ` — ${f.file ? f.file.split("/").pop() + ":" : "line "}${f.line}` : ""}
+      (f, i) => html`<li key=${i}><button type="button" class="linkish frame" disabled=${!f.line}
+        aria-current=${f.index === shown ? "true" : null}
+        onClick=${() => onPick(f)}>
+        <span class="frame-fn">${f.fn}</span>${f.line && html` <span class="frame-at">${f.file
+          ? f.file.split("/").pop() + ":" : "line "}${f.line}</span>`}
       </button></li>`)}</ol>`}
   </section>`;
 }
 
 /** The Evaluate console: an input with history (Up/Down), the answers below; the list
  *  scrolls to its end at each new entry and answer, so the newest is always in view. */
-export function EvalConsole({ entries, onEval, ended = false }) {
+export function EvalConsole({ entries, onEval, ended = false, frame = null }) {
   const [value, setValue] = useState("");
   const history = useRef([]);
   const at = useRef(0);
@@ -120,7 +125,8 @@ export function EvalConsole({ entries, onEval, ended = false }) {
       <div class="eval-expr">› ${e.expr}</div>
       <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
     <input type="text" class="eval-input" aria-label="Evaluate"
-      placeholder=${ended ? "The run has ended" : "Evaluate at the pause (Enter)"} disabled=${ended}
+      placeholder=${ended ? "The run has ended" : frame ? `Evaluate in ${frame} (Enter)` : "Evaluate at the pause (Enter)"}
+      disabled=${ended}
       value=${value} onInput=${(e) => setValue(e.currentTarget.value)} onKeyDown=${onKeyDown} />
   </section>`;
 }
