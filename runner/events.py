@@ -142,6 +142,35 @@ def step_skipped(line: int, col: int, text: str | None = None) -> protocol.StepS
     return event
 
 
+def page_image(
+    path: str,
+    after: protocol.PageImageAfter,
+    where: tuple[str, int, int],
+    viewport: tuple[int, int],
+    *,
+    step: int | None = None,
+    aria: str | None = None,
+) -> protocol.PageImageEvent:
+    """Ours: the page as an image (``where`` is the statement's ``(file, line, col)``,
+    ``viewport`` the page's CSS size; ``step`` for an image after a step, ``aria``
+    the aria snapshot beside a pause's image)."""
+    event: protocol.PageImageEvent = {
+        "kind": "page:image",
+        "path": path,
+        "after": after,
+        "file": where[0],
+        "line": where[1],
+        "col": where[2],
+        "viewport": {"width": viewport[0], "height": viewport[1]},
+        "t": now_ms(),
+    }
+    if step is not None:
+        event["step"] = step
+    if aria is not None:
+        event["aria"] = aria
+    return event
+
+
 def screenshot(path: str) -> protocol.ScreenshotEvent:
     return {"kind": "screenshot", "path": path, "t": now_ms()}
 

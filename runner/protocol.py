@@ -15,7 +15,7 @@ they do not know but reject what they misread:
   ``StepStartedEvent.file``/``depth``, ``ResumedEvent.cmd``,
   ``RuntimeStateFile.file``/``page``/``breakpoints``, ``DbgCommand.file``/``expr``);
 * new event kinds that 0.5.0 does not list (``command:applied``,
-  ``command:rejected``, ``command:result``, ``step:skipped``);
+  ``command:rejected``, ``command:result``, ``step:skipped``, ``page:image``);
 * Python conveniences that 0.5.0 only states in prose (``ADAPTER_NAME``,
   ``HEARTBEAT_STALE_SECONDS``) or in another place of the spec (secret names), the
   runner's narrower outcomes (``FinishedOutcome``, ``ScenarioOutcomeKind``), and
@@ -81,10 +81,13 @@ __all__ = [
     "FailureError",
     "FinishedOutcome",
     "HelperMeta",
+    "ImageViewport",
     "JSONObject",
     "LastFailure",
     "LockFile",
     "Matcher",
+    "PageImageAfter",
+    "PageImageEvent",
     "PageInfo",
     "PauseSnapshot",
     "PausedEvent",
@@ -435,8 +438,39 @@ class StepSkippedEvent(RunArtifactBase):
     """The statement, when it never started (its ``step:started`` would have said it)."""
 
 
+PageImageAfter = Literal["step", "pause", "eval"]
+
+
+class ImageViewport(TypedDict):
+    width: int
+    height: int
+
+
+class PageImageEvent(RunArtifactBase):
+    """The page as an image in the run directory (``pages/…``), taken after a step
+    (``step``: that step's index, in ``step:started`` order), at a pause or after an
+    ``eval`` there, at the statement ``file:line:col``; ``viewport`` is the page's
+    size in CSS pixels (the image may be scaled), ``aria`` (at a pause) its aria
+    snapshot beside it."""
+
+    kind: Literal["page:image"]
+    path: str
+    after: PageImageAfter
+    file: str
+    line: int
+    col: int
+    viewport: ImageViewport
+    step: NotRequired[int]
+    aria: NotRequired[str]
+
+
 RunEvent: TypeAlias = (
-    RunArtifact | CommandAppliedEvent | CommandRejectedEvent | CommandResultEvent | StepSkippedEvent
+    RunArtifact
+    | CommandAppliedEvent
+    | CommandRejectedEvent
+    | CommandResultEvent
+    | StepSkippedEvent
+    | PageImageEvent
 )
 """Every line this runner may write to a scenario's ``steps.jsonl``."""
 
@@ -599,6 +633,12 @@ class DbgCommand(TypedDict):
     col: NotRequired[int]
     file: NotRequired[str]
     expr: NotRequired[str]
+    x: NotRequired[float]
+    """Ours, with ``pick``: a point of the page (CSS pixels from the viewport's top
+    left, ``y`` too), or ``name`` (and ``role``): an element's accessible name or text."""
+    y: NotRequired[float]
+    name: NotRequired[str]
+    role: NotRequired[str]
     frame: NotRequired[int]
     """Ours, with ``eval``: the call-stack frame whose scope evaluates ``expr``
     (an index of ``runtime.json``'s ``frameVars``: 0 the test function, ``i`` the

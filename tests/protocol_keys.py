@@ -30,7 +30,13 @@ COLLECTION_KINDS = (
 )
 
 # The steps.jsonl kinds that are ours: 0.5.0 does not know them (no schema).
-ADDITIVE_KINDS = ("command:applied", "command:rejected", "command:result", "step:skipped")
+ADDITIVE_KINDS = (
+    "command:applied",
+    "command:rejected",
+    "command:result",
+    "step:skipped",
+    "page:image",
+)
 
 # manifest.json: what 0.5.0 requires, what it allows, what we add.
 MANIFEST_KEYS = frozenset({"schemaVersion", "kind", "ref", "adapter", "startedAt"})

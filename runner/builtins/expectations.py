@@ -168,7 +168,7 @@ class Expectations:
         the elements it matches (a string: every visible match), not on exactly one."""
         target = target_of(fn, value, for_input)
         calls = self.calls
-        calls.touched_page = True
+        calls.touch()
 
         async def run() -> None:
             locator = calls.counted(target) if every else await self._expected(target, wanted)
@@ -406,7 +406,7 @@ class Expectations:
         """A retrying assertion on the page itself, not on an element: Playwright's
         ``expect(page).method`` (or its ``not_`` twin when ``negated``)."""
         calls = self.calls
-        calls.touched_page = True
+        calls.touch()
         name = ("not_" if negated else "") + method
 
         async def run() -> None:

@@ -285,7 +285,8 @@ class PageCalls:
     """The page of one run, its base URL and timeouts, and the calls made on it.
 
     ``touched_page`` is set by every call that may have changed the page, so the run
-    knows when the title it shows must be read again.
+    knows when the title it shows must be read again; ``touches`` counts those calls
+    (a step that made none leaves the page image of the step before valid).
     """
 
     def __init__(
@@ -300,13 +301,19 @@ class PageCalls:
         self.timeouts = timeouts
         self.base_url = base_url
         self.touched_page = False
+        self.touches = 0
+
+    def touch(self) -> None:
+        """A call that may change the page is made."""
+        self.touched_page = True
+        self.touches += 1
 
     @property
     def page(self) -> Page:
         return self._page()
 
     def run(self, what: str, awaitable: Awaitable[T]) -> T:
-        self.touched_page = True
+        self.touch()
 
         async def guarded() -> T:
             try:
@@ -419,7 +426,7 @@ class PageCalls:
     ) -> Value:
         """One call on the element a target names, waiting for it; errors in its words."""
         target = target_of(fn, value, for_input)
-        self.touched_page = True
+        self.touch()
 
         async def run() -> Value:
             if isinstance(target, SmartTarget):

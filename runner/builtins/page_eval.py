@@ -70,7 +70,7 @@ def evaluate(calls: PageCalls, *args: Value) -> Value:
         )
     script = string_arg("evaluate", args[0], "the JavaScript to run (or a Locator, then it)")
     arg = page_arg("evaluate", args[1] if len(args) > 1 else None)
-    calls.touched_page = True
+    calls.touch()
 
     async def run() -> Value:
         return await _script(calls, "evaluate", calls.page.evaluate_handle(script, arg), ())

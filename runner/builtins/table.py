@@ -168,6 +168,11 @@ class BrowserBuiltins:
     def touched_page(self, touched: bool) -> None:
         self.calls.touched_page = touched
 
+    @property
+    def page_touches(self) -> int:
+        """How many calls that may change the page were made so far."""
+        return self.calls.touches
+
     def builtins(self) -> dict[str, Builtin]:
         impls: dict[str, Callable[..., Value]] = {
             **self._actions_and_queries(),
@@ -251,7 +256,7 @@ class BrowserBuiltins:
         self, fn: str, go: Callable[[Page], Awaitable[object]], timed_out: str | None = None
     ) -> Value:
         """``timed_out``: what a timeout says (else Playwright's first line)."""
-        self.calls.touched_page = True
+        self.calls.touch()
 
         async def run() -> None:
             try:
@@ -554,7 +559,7 @@ class BrowserBuiltins:
     def screenshot(self, name: Value = None) -> Value:
         if name is not None and not isinstance(name, str):
             raise BuiltinError("TypeError", f"screenshot() needs a name, got {type_name(name)}")
-        self.calls.touched_page = True
+        self.calls.touch()
         self.bridge.call(self._take_screenshot(name))
         return None
 

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 By = Literal["step", "continue"]
-Argument = Literal["position", "expr"]
+Argument = Literal["position", "expr", "target"]
 POSITION_USAGE = "LINE[:COL] or FILE:LINE[:COL]"
 
 
@@ -79,6 +79,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # A loop typed at a pause runs up to dsl.interpreter.EVAL_LIMIT_S before its answer.
     CommandSpec("eval", (), "eval EXPR", argument="expr", result=True, result_within=15.0),
     CommandSpec("reload", ("e",), "e / reload", result=True),
+    # The live page at a pause: the best target for the element at a point (CSS pixels
+    # of the viewport) or named by its accessible name (and role).
+    CommandSpec(
+        "pick", (), "pick X Y | pick NAME", argument="target", result=True, result_within=15.0
+    ),
     CommandSpec("pause", (), "pause", anytime=True),
     CommandSpec(
         "set-bp",
@@ -140,6 +145,11 @@ class Command:
     source: str = "file"
     frame: int | None = None
     """``eval``'s frame: an index of the call stack, outermost 0 (None: the innermost)."""
+    point: tuple[float, float] | None = None
+    """``pick``'s point, CSS pixels of the viewport from its top left."""
+    name: str | None = None
+    """``pick``'s accessible name (with ``role``, or a smart target's text)."""
+    role: str | None = None
 
 
 def parse_command(data: Mapping[str, object], ident: str, source: str = "file") -> Command:
@@ -161,6 +171,7 @@ def parse_command(data: Mapping[str, object], ident: str, source: str = "file") 
     frame = data.get("frame")
     if frame is not None and (spec.argument != "expr" or not is_col(frame)):
         raise CommandError("frame goes with eval: a call-stack index, 0 the test function")
+    point, name, role = _pick_fields(data) if spec.argument == "target" else (None, None, None)
     return Command(
         spec.name,
         ident,
@@ -170,10 +181,34 @@ def parse_command(data: Mapping[str, object], ident: str, source: str = "file") 
         expr if isinstance(expr, str) else None,
         source,
         frame if isinstance(frame, int) else None,
+        point,
+        name,
+        role,
     )
 
 
-def parse_words(words: Sequence[str]) -> dict[str, str | int]:
+def _pick_fields(
+    data: Mapping[str, object],
+) -> tuple[tuple[float, float] | None, str | None, str | None]:
+    """``pick``'s ``x`` and ``y``, or its ``name`` (and ``role``)."""
+    x, y, name, role = (data.get(key) for key in ("x", "y", "name", "role"))
+    if x is not None or y is not None:
+        if not (_coordinate(x) and _coordinate(y)):
+            raise CommandError("pick needs x and y: CSS pixels from the page's top left, 0 or more")
+        assert isinstance(x, int | float) and isinstance(y, int | float)
+        return (float(x), float(y)), None, None
+    if not isinstance(name, str) or not name.strip():
+        raise CommandError("pick needs x and y, or a name (an element's text or accessible name)")
+    if role is not None and (not isinstance(role, str) or not role.strip()):
+        raise CommandError("pick's role must be an ARIA role such as button, or left out")
+    return None, name, role if isinstance(role, str) else None
+
+
+def _coordinate(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e6
+
+
+def parse_words(words: Sequence[str]) -> dict[str, str | int | float]:
     """``step``, ``n``, ``break 12:4``, ``cl _helpers/auth:3``, ``eval x + 1`` → the
     fields of a ``DbgCommand`` (the sender adds the id)."""
     if not words:
@@ -189,7 +224,11 @@ def parse_words(words: Sequence[str]) -> dict[str, str | int]:
         # A line alone is column 0, which lands on the line's first statement: the
         # protocol's set-bp / clear-bp require a col.
         col = position.col if position.col is not None else 0
-        command: dict[str, str | int] = {"cmd": spec.name, "line": position.line, "col": col}
+        command: dict[str, str | int | float] = {
+            "cmd": spec.name,
+            "line": position.line,
+            "col": col,
+        }
         if position.file is not None:
             command["file"] = position.file
         return command
@@ -197,4 +236,11 @@ def parse_words(words: Sequence[str]) -> dict[str, str | int]:
         if not rest:
             raise UsageError(f"{head} needs an expression, e.g. {head} x + 1")
         return {"cmd": spec.name, "expr": rest}
+    if spec.argument == "target":
+        numbers = rest.split()
+        if len(numbers) == 2 and all(n.replace(".", "", 1).isdigit() for n in numbers):
+            return {"cmd": spec.name, "x": float(numbers[0]), "y": float(numbers[1])}
+        if not rest:
+            raise UsageError(f"{head} needs a point or a name, e.g. {head} 120 48 or {head} Save")
+        return {"cmd": spec.name, "name": rest}
     return {"cmd": spec.name}

@@ -143,6 +143,10 @@ class DebugController:
     reloader: Callable[[Step], str] | None = None
     """``reload`` at the pause of the given step: its summary, or ``CommandError`` with
     why not (:class:`runner.debug.reload.Reloader`); None: this run cannot reload."""
+    picker: Callable[[Command], str] | None = None
+    """``pick`` on the live page: the answer's value (JSON text: the target and the
+    others that also find the element), or ``CommandError`` with why none; None: the
+    run has no page to pick from."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -383,6 +387,23 @@ class DebugController:
         # runtime.json before the answer: whoever reads the result sees the new position.
         self.write_state(STATE_OF_REASON[pause.reason], pause.step)
         event = events.command_result(command.id, True, value=summary)
+        self.emit(event)
+        for listener in self.listeners:
+            listener.evaluated(command, event)
+        return None
+
+    def do_pick(self, command: Command) -> StopInfo | None:
+        """the best target for the element at a point of the live page, or named by its
+        text or accessible name: role(...), testid(...), label(...), text(...), css(...)"""
+        self._here()  # a pause is needed: the page stands still
+        self._applied(command)
+        if self.picker is None:
+            event = events.command_result(command.id, False, error="this run has no page")
+        else:
+            try:
+                event = events.command_result(command.id, True, value=self.picker(command))
+            except CommandError as err:
+                event = events.command_result(command.id, False, error=str(err))
         self.emit(event)
         for listener in self.listeners:
             listener.evaluated(command, event)

@@ -279,7 +279,7 @@ class TerminalPrompt(DebugListener):
             return
         self._send(command)
 
-    def _send(self, command: dict[str, str | int]) -> None:
+    def _send(self, command: dict[str, str | int | float]) -> None:
         data = {"id": f"terminal-{next(self._ids)}", **command}
         self.controller.submit_data(data, source="terminal")
 

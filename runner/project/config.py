@@ -63,6 +63,7 @@ __all__ = [
     "Geolocation",
     "HeadedBy",
     "HistoryConfig",
+    "PageImagesConfig",
     "StorageState",
     "Timeouts",
     "WebServerConfig",
@@ -79,6 +80,8 @@ or the command line (a collection's workers learn it through ``UNOTEST_HEADED_BY
 
 BROWSERS: tuple[Browser, ...] = ("chromium", "firefox", "webkit")
 TRACES: tuple[Trace, ...] = ("on-failure", "on", "off")
+StepImages = Literal["on-debug", "on", "off"]
+STEP_IMAGES: tuple[StepImages, ...] = ("on-debug", "on", "off")
 
 # Node's timers (and so Playwright's) treat a delay above 2^31 - 1 ms as 1 ms.
 MAX_TIMEOUT_MS = 2**31 - 1
@@ -98,12 +101,14 @@ _TOP_KEYS = (
     "retries",
     "history",
     "storageState",
+    "pageImages",
     *EMULATION_KEYS,
 )
 _TIMEOUT_KEYS = ("action", "expect", "navigation", "scenario")
 _WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd", "env")
 _DEBUG_KEYS = ("idleTimeout",)
 _HISTORY_KEYS = ("maxAgeDays", "maxBytes")
+_PAGE_IMAGES_KEYS = ("steps", "width")
 # Retrying more than this many times hides a broken scenario rather than a flaky one.
 MAX_RETRIES = 10
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -181,6 +186,17 @@ class DebugConfig:
 
 
 @dataclass(frozen=True)
+class PageImagesConfig:
+    """The ``pageImages:`` section: the page as a JPEG after each step, for the viewer's
+    Steps (``steps``: ``on-debug`` only in a run under the debugger, ``on`` in every
+    run, ``off``), ``width`` pixels wide. A pause always keeps its image: a person
+    looks at it."""
+
+    steps: StepImages = "on-debug"
+    width: int = 800
+
+
+@dataclass(frozen=True)
 class HistoryConfig:
     """The ``history:`` section: how long and how much ``unotest/.history/`` keeps.
 
@@ -211,6 +227,7 @@ class Config:
     debug: DebugConfig = DebugConfig()
     retries: int = 0
     history: HistoryConfig = HistoryConfig()
+    page_images: PageImagesConfig = PageImagesConfig()
     emulation: Emulation = field(default_factory=Emulation)
     storage_state: StorageState | None = None
     """``storageState``: the file seeding every new context's cookies and local storage."""
@@ -411,6 +428,11 @@ class _Validator(SettingChecks):
             debug=self.debug(top["debug"]) if "debug" in top else default.debug,
             retries=self.count("retries", top["retries"], MAX_RETRIES) if given("retries") else 0,
             history=self.history(top["history"]) if "history" in top else default.history,
+            page_images=(
+                self.page_images(top["pageImages"])
+                if "pageImages" in top
+                else default.page_images
+            ),
             emulation=self.emulation(top),
             storage_state=(
                 self.storage_state(top["storageState"]) if given("storageState") else None
@@ -476,6 +498,22 @@ class _Validator(SettingChecks):
                 else default.max_bytes
             ),
         )
+
+    def page_images(self, value: object) -> PageImagesConfig:
+        section = self.mapping(
+            value,
+            "pageImages",
+            _PAGE_IMAGES_KEYS,
+            "a mapping with 'steps' (on-debug, on or off) and/or 'width' in pixels",
+        )
+        default = PageImagesConfig()
+        steps = section.get("steps", default.steps)
+        if isinstance(steps, bool):  # YAML 1.1's unquoted on/off
+            steps = "on" if steps else "off"
+        width = section.get("width", default.width)
+        if isinstance(width, bool) or not isinstance(width, int) or not 200 <= width <= 4000:
+            self.error("pageImages.width", "a whole number of pixels from 200 to 4000", width)
+        return PageImagesConfig(self.choice("pageImages.steps", steps, STEP_IMAGES), width)
 
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))

@@ -14,7 +14,7 @@ skipped past: the scenario goes on, and fails at its end (:meth:`StepRecord.soft
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from dsl.errors import Interrupt, ScriptError
 from dsl.interpreter import Directive, Step
@@ -22,7 +22,7 @@ from runner.browser.bridge import LoopBridge
 from runner.debug.controller import DebugController
 from runner.run.console import ConsoleOutput, ConsoleSteps
 from runner.run.runtime_state import RuntimeState
-from runner.run.steps import FailurePoint, StepRecord
+from runner.run.steps import FailurePoint, StepListener, StepRecord
 from runner.run.steps_writer import StepsWriter
 from runner.store.rundir import RunDirectory
 from runner.store.runtime_file import RuntimeFile
@@ -44,10 +44,11 @@ def record_steps(
     secrets_count: Callable[[], int] = lambda: 0,
     paused_for: Callable[[], float] = lambda: 0.0,
     runtime_file: RuntimeFile | None = None,
+    more: Sequence[StepListener] = (),
 ) -> tuple[StepRecord, RuntimeState]:
     """A run's steps with their three listeners, in the order they are told: the
     steps writer (``steps.jsonl``), the console, and ``runtime.json`` (its writer, for
-    the debugger's pauses, is the second value)."""
+    the debugger's pauses, is the second value); then ``more`` (the page's images)."""
     steps: StepRecord | None = None
     runtime = RuntimeState(
         runtime_file or RuntimeFile(rundir.write_runtime),
@@ -60,7 +61,7 @@ def record_steps(
         page_info=page_info,
         secrets_count=secrets_count,
     )
-    listeners = (StepsWriter(rundir), ConsoleSteps(console, scenario), runtime)
+    listeners = (StepsWriter(rundir), ConsoleSteps(console, scenario), runtime, *more)
     steps = StepRecord(test_fn, console.mask, listeners, paused_for=paused_for)
     return steps, runtime
 

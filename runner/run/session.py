@@ -33,6 +33,7 @@ from runner.browser import contexts_ahead
 from runner.browser.bridge import LoopBridge
 from runner.browser.early_driver import EarlyDriver
 from runner.browser.lifecycle import BrowserLifecycle, Driven
+from runner.builtins.pick import PagePicker
 from runner.debug.breakpoints import Breakpoints
 from runner.debug.command_feed import CommandFeed
 from runner.debug.controller import DebugController
@@ -45,6 +46,7 @@ from runner.protocol import FinishedOutcome
 from runner.run.console import ConsoleOutput
 from runner.run.hook_chain import HookChain, record_steps
 from runner.run.options import RunOptions, ScenarioInputs
+from runner.run.page_images import PageImages
 from runner.run.result import RunResult, script_error_info, summary_lines
 from runner.run.runtime_state import RuntimeState
 from runner.run.scenario_thread import ABORTED_STEP, Execution, ScenarioThread
@@ -275,6 +277,7 @@ class ScenarioRun:
         listeners (steps.jsonl, the console, runtime.json). The debugger's command
         feed is running: the run stops it when it ends."""
         mask = self.masker.mask
+        images = self._page_images(rundir, bridge)
         steps, runtime = record_steps(
             rundir,
             self.scenario.name,
@@ -284,6 +287,7 @@ class ScenarioRun:
             page_info=self.services.page_info,
             secrets_count=lambda: len(self.masker),
             paused_for=self._paused_for,
+            more=(images,),
         )
         debugger, feed = start_debugger(
             self._debug_options(),
@@ -298,10 +302,36 @@ class ScenarioRun:
             warn=self.services.warn,
             idle_timeout_ms=self.config.debug.idle_timeout,
         )
+        debugger.listeners.append(images)  # after the prompt: the pause is said first
+        picker = PagePicker(bridge, lambda: self.services.browser.page, mask)
+        debugger.picker = lambda command: picker(command.point, command.name, command.role)
         self.steps, self.runtime, self.debugger = steps, runtime, debugger
         self.hook = HookChain(steps, bridge, debugger, on_soft_failure=self._bundle_soft_failure)
         self.restarts.attach(debugger, bridge.loop, debugging=self.options.debug is not None)
         return feed
+
+    def _page_images(self, rundir: RunDirectory, bridge: LoopBridge) -> PageImages:
+        """The page's images: at every pause; after each step as ``pageImages.steps``
+        says (``on-debug``: in a run under the debugger)."""
+        setting = self.config.page_images
+        services = self.services
+
+        def touches() -> int:
+            builtins = services.browser_builtins
+            return builtins.page_touches if builtins is not None else 0
+
+        return PageImages(
+            rundir,
+            bridge,
+            lambda: services.browser.page,
+            touches,
+            self.masker.mask,
+            self.project.relative,
+            step_images=setting.steps == "on"
+            or (setting.steps == "on-debug" and self.options.debug is not None),
+            width=setting.width,
+            loop_thread=services.loop_thread,
+        )
 
     def _steps(self) -> StepRecord:
         assert self.steps is not None, "the run has not begun"

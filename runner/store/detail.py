@@ -55,6 +55,8 @@ __all__ = [
 REQUEST_FILE = "request.json"
 """In a run directory a front end started: the request it was started with (ours)."""
 SCREENSHOTS = "screenshot"
+PAGES = "pages"
+"""The page's images at pauses and after steps (``runner.run.page_images``)."""
 """The one folder of a run directory whose files are served: a scenario's screenshots."""
 _RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -92,11 +94,12 @@ def bundle_dir(root: Path, events: list[JSONObject]) -> Path | None:
 
 def run_file(root: Path, run_dir: Path, name: str) -> Path:
     """``name`` in the run directory, else in its failure bundle, or
-    ``screenshot/<name>`` (a scenario's ``screenshot()``); ``FileMissing`` for anything
-    else (another path, a hidden or temporary file, a symlink out, a folder)."""
+    ``screenshot/<name>`` (a scenario's ``screenshot()``) or ``pages/<name>`` (the
+    page's images); ``FileMissing`` for anything else (another path, a hidden or
+    temporary file, a symlink out, a folder)."""
     missing = FileMissing(f"run {run_dir.name} has no file {name!r}")
     folder_name, _, base = name.rpartition("/")
-    if folder_name not in ("", SCREENSHOTS) or base.startswith(".") or name[:1] == "/":
+    if folder_name not in ("", SCREENSHOTS, PAGES) or base.startswith(".") or name[:1] == "/":
         raise missing
     if "\\" in base or "\0" in base:
         raise missing

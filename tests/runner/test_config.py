@@ -147,6 +147,16 @@ def test_trace_values(tmp_path: Path, written: str, trace: str) -> None:
     assert load(tmp_path, f"trace: {written}\n").trace == trace
 
 
+def test_page_images(tmp_path: Path) -> None:
+    default = load(tmp_path, "trace: on\n").page_images
+    assert (default.steps, default.width) == ("on-debug", 800)
+    given = load(tmp_path, "pageImages:\n  steps: on\n  width: 640\n").page_images
+    assert (given.steps, given.width) == ("on", 640)
+    assert load(tmp_path, "pageImages: {steps: off}\n").page_images.steps == "off"
+    warned = load(tmp_path, "pageImages: {size: 3}\n").warnings
+    assert any("unknown key 'pageImages.size'" in w for w in warned), warned
+
+
 def test_https_and_wss_urls(tmp_path: Path) -> None:
     config = load(tmp_path, "baseURL: https://shop.example\nwsEndpoint: wss://grid.example/pw\n")
     assert config.base_url == "https://shop.example"
@@ -314,6 +324,8 @@ BAD_VALUES = [
         "webServer: {command: serve, url: 'http://a', cwd: missing}",
         "'webServer.cwd' must name an existing directory",
     ),
+    ("pageImages: {steps: always}", "'pageImages.steps' must be one of on-debug, on, off"),
+    ("pageImages: {width: 100}", "'pageImages.width' must be a whole number of pixels"),
 ]
 
 

@@ -55,6 +55,7 @@ def test_the_protocols_commands_are_all_there_and_ours_are_additive() -> None:
         "eval",
         "reload",
         "restart",
+        "pick",
     }
     assert len(NAMES) == len(set(NAMES))
 
@@ -71,8 +72,8 @@ def test_which_commands_are_answered_by_a_result_and_how_long_senders_wait() -> 
     ``eval``'s may come as late as its time limit (a loop typed at a pause)."""
     from dsl.interpreter import EVAL_LIMIT_S
 
-    assert set(WITH_RESULT) == {"eval", "reload", "restart"}
-    assert dict(RESULT_WITHIN) == {"restart": 60.0, "eval": 15.0}
+    assert set(WITH_RESULT) == {"eval", "reload", "restart", "pick"}
+    assert dict(RESULT_WITHIN) == {"restart": 60.0, "eval": 15.0, "pick": 15.0}
     assert RESULT_WITHIN["eval"] > EVAL_LIMIT_S
     assert set(RESULT_WITHIN) <= set(WITH_RESULT)
 
@@ -170,6 +171,9 @@ def test_lookup_unknown(word: str) -> None:
         (["b", "0"], {"cmd": "set-bp", "line": 0, "col": 0}),  # the runner answers why not
         (["eval", "x", "+", "1"], {"cmd": "eval", "expr": "x + 1"}),
         (["eval", 'click("Save")'], {"cmd": "eval", "expr": 'click("Save")'}),
+        (["pick", "120", "48.5"], {"cmd": "pick", "x": 120.0, "y": 48.5}),
+        (["pick", "Add", "to", "cart"], {"cmd": "pick", "name": "Add to cart"}),
+        (["pick", "12"], {"cmd": "pick", "name": "12"}),
     ],
 )
 def test_parse_words(words: list[str], command: dict[str, Any]) -> None:
@@ -191,6 +195,7 @@ def test_parse_words(words: list[str], command: dict[str, Any]) -> None:
         (["b", "1", "2"], "b needs a position"),
         (["eval"], "eval needs an expression"),
         (["eval", " "], "eval needs an expression"),
+        (["pick"], "pick needs a point or a name"),
     ],
 )
 def test_parse_words_errors(words: list[str], message: str) -> None:
@@ -216,6 +221,11 @@ def test_parse_command_keeps_the_fields_of_its_command() -> None:
     assert parse_command(eval_data, "i2", "terminal") == Command(
         "eval", "i2", expr="x", source="terminal"
     )
+    assert parse_command({"cmd": "eval", "expr": "x", "frame": 0}, "i3").frame == 0
+    at = parse_command({"cmd": "pick", "x": 10, "y": 2.5}, "i4")
+    assert (at.point, at.name, at.role) == ((10.0, 2.5), None, None)
+    named = parse_command({"cmd": "pick", "name": "Save", "role": "button"}, "i5")
+    assert (named.point, named.name, named.role) == (None, "Save", "button")
 
 
 @pytest.mark.parametrize(
@@ -229,6 +239,13 @@ def test_parse_command_keeps_the_fields_of_its_command() -> None:
         ({"cmd": "set-bp", "line": 2, "col": False}, "needs a column (0-based) or none"),
         ({"cmd": "set-bp", "line": 2, "file": ["x"]}, "set-bp: file must be a string"),
         ({"cmd": "eval", "expr": ""}, "eval needs an expr"),
+        ({"cmd": "eval", "expr": "x", "frame": -1}, "frame goes with eval"),
+        ({"cmd": "step", "frame": 0}, "frame goes with eval"),
+        ({"cmd": "pick"}, "pick needs x and y, or a name"),
+        ({"cmd": "pick", "x": 3}, "pick needs x and y"),
+        ({"cmd": "pick", "x": True, "y": 2}, "pick needs x and y"),
+        ({"cmd": "pick", "x": -1, "y": 2}, "pick needs x and y"),
+        ({"cmd": "pick", "name": "Save", "role": 3}, "pick's role must be an ARIA role"),
     ],
 )
 def test_parse_command_errors(data: dict[str, Any], reason: str) -> None:
