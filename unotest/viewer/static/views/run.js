@@ -18,6 +18,7 @@ import { startRun } from "./launch.js";
 import {
   Toolbar, StatusBanner, Variables, CallStack, EvalConsole, ScreenshotStrip, Output,
 } from "./run_panes.js";
+import { PagePane } from "./page_view.js";
 
 /** The ids of the commands this page sent (any run tab): a rejection is shown only in
  *  the page that sent the command, as every page hears every run's events. */
@@ -256,6 +257,7 @@ export function RunView({ tab, active }) {
   const [sent, setSent] = useState([]);
   const [reveal, setReveal] = useState(null);
   const [frameSel, setFrameSel] = useState(null); // a call-stack frame picked (outermost 0)
+  const [inject, setInject] = useState(null); // a picked target put into Evaluate: {text, n}
   const [again, setAgain] = useState(false);
   // The button that started this run (Debug, Run) went with the view it was in: focus
   // left on the page's body is brought here, to the run's own view, for a keyboard user.
@@ -363,9 +365,11 @@ export function RunView({ tab, active }) {
     <div class="run-grid">
       <div class="run-left">
         <${StepsList} steps=${model.steps} version=${model.version} scenarioFile=${scenarioFile}
-          onPick=${(step) => setReveal({ file: step.file, line: step.line })} />
+          onPick=${(step) => setReveal({ file: step.file, line: step.line, step: step.n })} />
       </div>
       <div class="run-main">
+        <${PagePane} runId=${runId} model=${model} pickedStep=${reveal ? reveal.step : null} send=${send}
+          onUseTarget=${(text) => setInject((old) => ({ text, n: old ? old.n + 1 : 1 }))} />
         ${shownFile && html`<${SourceView} path=${shownFile} current=${currentLine} reveal=${reveal}
           active=${active} onBreakpoint=${onBreakpoint} />`}
         <${FailurePanel} runId=${runId} bundle=${detail.bundle} />
@@ -381,7 +385,7 @@ export function RunView({ tab, active }) {
             setFrameSel(frame.innermost ? null : frame.index);
           }} />
         <${EvalConsole} entries=${evalEntries(sent, model)} onEval=${onEval}
-          ended=${model.outcome !== null} frame=${frameName} />
+          ended=${model.outcome !== null} frame=${frameName} inject=${inject} />
       </div>
     </div>
   </section>`;

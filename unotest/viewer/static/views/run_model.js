@@ -31,6 +31,9 @@ export class RunModel {
     this.started = false;
     this.current = null;
     this.screenshots = [];
+    this.pauseImage = null; // the page at this pause (or after an eval there): {…, turn}
+    this.lastStepImage = null; // the newest image taken after a step
+    this.lastClosed = null; // the step closed last (an image after a step follows its end)
     this.answers = new Map();
     this.rejections = [];
     this.snapshot = null;
@@ -113,7 +116,9 @@ export class RunModel {
   closeTop(status, fields) {
     const index = this.open.pop();
     if (index === undefined) return null;
-    Object.assign(this.steps[index], { status }, fields);
+    // The page after a step that touched nothing is the page after the one before.
+    Object.assign(this.steps[index], { status, image: this.lastStepImage }, fields);
+    this.lastClosed = index;
     return this.steps[index];
   }
 }
@@ -216,6 +221,21 @@ const HANDLERS = {
   },
   screenshot: (m, e) => {
     m.screenshots.push(e.path);
+  },
+  // Ours: the page as an image, after the step that just ended or at this pause.
+  "page:image": (m, e) => {
+    if (typeof e.path !== "string") return;
+    const image = {
+      path: e.path, after: e.after, line: e.line, col: e.col, file: e.file || null,
+      viewport: e.viewport || null, aria: e.aria || null, turn: m.turn,
+    };
+    if (e.after === "step") {
+      m.lastStepImage = image;
+      const step = m.steps[m.lastClosed];
+      if (step) step.image = image;
+    } else {
+      m.pauseImage = image;
+    }
   },
   "command:applied": (m, e) => {
     if (!e.id) return;

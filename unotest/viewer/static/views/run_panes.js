@@ -1,6 +1,6 @@
 // The smaller panes of a run tab: the toolbar, the status banner, Variables, Call stack,
 // the Evaluate console, the screenshot strip and the output.
-import { html, useLayoutEffect, useRef, useState } from "../lib.js";
+import { html, useEffect, useLayoutEffect, useRef, useState } from "../lib.js";
 import { runFileUrl } from "../api.js";
 import { COMMANDS, runRelative } from "./run_model.js";
 import { useFollowTail } from "./follow.js";
@@ -92,11 +92,18 @@ export function CallStack({ runtime, model, scenarioFile, onPick, selected = nul
 
 /** The Evaluate console: an input with history (Up/Down), the answers below; the list
  *  scrolls to its end at each new entry and answer, so the newest is always in view. */
-export function EvalConsole({ entries, onEval, ended = false, frame = null }) {
+export function EvalConsole({ entries, onEval, ended = false, frame = null, inject = null }) {
   const [value, setValue] = useState("");
   const history = useRef([]);
   const at = useRef(0);
   const log = useRef(null);
+  const input = useRef(null);
+  // A target picked on the page image, put in the input to be completed (click(…)).
+  useEffect(() => {
+    if (!inject) return;
+    setValue(inject.text);
+    if (input.current) input.current.focus();
+  }, [inject && inject.n]);
   const last = entries[entries.length - 1];
   useLayoutEffect(() => {
     if (log.current) log.current.scrollTop = log.current.scrollHeight;
@@ -124,7 +131,7 @@ export function EvalConsole({ entries, onEval, ended = false, frame = null }) {
     <ol class="eval-log" aria-live="polite" ref=${log}>${entries.map((e, i) => html`<li key=${i}>
       <div class="eval-expr">› ${e.expr}</div>
       <div class=${"eval-answer " + e.state}>${e.answer}</div></li>`)}</ol>
-    <input type="text" class="eval-input" aria-label="Evaluate"
+    <input type="text" class="eval-input" aria-label="Evaluate" ref=${input}
       placeholder=${ended ? "The run has ended" : frame ? `Evaluate in ${frame} (Enter)` : "Evaluate at the pause (Enter)"}
       disabled=${ended}
       value=${value} onInput=${(e) => setValue(e.currentTarget.value)} onKeyDown=${onKeyDown} />
