@@ -6,7 +6,11 @@ Playwright Python script (a subprocess too, same browser, same launch flags), a 
 times each, against a page served on 127.0.0.1 by this script, and prints the
 median wall time of each and their ratio.
 
-    .venv/bin/python bench/overhead.py [--repeat 5]
+    .venv/bin/python bench/overhead.py [--repeat 5] [--page-images]
+
+``--page-images`` times a third way in the same rounds: ``unotest e2e`` with
+``pageImages.steps: on`` (an image after each step that touched the page), against
+the default (``on-debug``: no step images in a run without the debugger).
 """
 
 from __future__ import annotations
@@ -104,6 +108,7 @@ def _timed(command: list[str], cwd: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--page-images", action="store_true", help="also time pageImages on")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base_dir = Path(tmp)
@@ -115,6 +120,11 @@ def main() -> None:
         (project / "unotest" / "e2e").mkdir(parents=True)
         (project / "unotest" / "e2e" / "overhead.test.js").write_text(SCENARIO)
         (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+        imaging = base_dir / "imaging"
+        (imaging / "unotest" / "e2e").mkdir(parents=True)
+        (imaging / "unotest" / "e2e" / "overhead.test.js").write_text(SCENARIO)
+        config = f"baseURL: {base_url}\ntrace: off\npageImages:\n  steps: on\n"
+        (imaging / "unotest.config.yaml").write_text(config)
         script = base_dir / "plain.py"
         script.write_text(SCRIPT.format(args=list(CHROMIUM_ARGS)))
         executable = resolve_executable("chromium", None) or ""
@@ -123,10 +133,12 @@ def main() -> None:
         unotest_cmd = [str(Path(sys.executable).with_name("unotest")), "e2e", "overhead"]
         plain_cmd = [sys.executable, str(script), base_url, executable]
         _timed(plain_cmd, base_dir)  # warm the file cache for both
-        unotest_times, plain_times = [], []
+        unotest_times, plain_times, imaging_times = [], [], []
         for _ in range(args.repeat):
             plain_times.append(_timed(plain_cmd, base_dir))
             unotest_times.append(_timed(unotest_cmd, project))
+            if args.page_images:
+                imaging_times.append(_timed(unotest_cmd, imaging))
         server.shutdown()
     plain = statistics.median(plain_times)
     ours = statistics.median(unotest_times)
@@ -135,6 +147,11 @@ def main() -> None:
     print(f"unotest e2e:             {ours:.3f} s")
     per_step = (ours - plain) * 1000 / 30
     print(f"ratio unotest / plain:   {ours / plain:.2f}x  (+{per_step:.1f} ms per step)")
+    if imaging_times:
+        imaged = statistics.median(imaging_times)
+        extra = (imaged - ours) * 1000 / 30
+        print(f"unotest, pageImages on:  {imaged:.3f} s")
+        print(f"ratio images on / off:   {imaged / ours:.2f}x  (+{extra:.1f} ms per step)")
 
 
 if __name__ == "__main__":

@@ -103,6 +103,30 @@ def shot_debug(page: Page, url: str) -> None:
     page.get_by_role("button", name="Breakpoint at line 7").click()  # leave none behind
 
 
+def shot_page(page: Page, url: str) -> None:
+    """A pause in shop/add-to-cart: the page as it is, a target picked on it."""
+    open_scenario(page, "shop/add-to-cart")
+    page.get_by_role("button", name="Breakpoint at line 10").click()
+    page.get_by_role("button", name="Debug").click()
+    status = page.get_by_role("status").filter(has_text="Paused at line 10")
+    expect(status).to_be_visible(timeout=WAIT_MS)
+    pane = page.get_by_role("region", name="Page")
+    image = pane.get_by_role("img", name="Page at line 10:4", exact=True)
+    expect(image).to_be_visible(timeout=WAIT_MS)
+    pane.get_by_role("button", name="Pick target").click()
+    box = image.bounding_box()
+    assert box is not None
+    # The catalog's heading, at about (40, 40) of its 1280×720 page.
+    page.mouse.click(box["x"] + 40 / 1280 * box["width"], box["y"] + 40 / 720 * box["height"])
+    expect(pane.get_by_role("textbox", name="Picked target")).not_to_have_value("", timeout=WAIT_MS)
+    page.wait_for_timeout(300)
+    page.screenshot(path=OUT / "tour-page.png")
+    page.get_by_role("button", name="Abort").click()
+    expect(page.get_by_role("status").filter(has_text="aborted")).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("tab", name="shop/add-to-cart").first.click()
+    page.get_by_role("button", name="Breakpoint at line 10").click()  # leave none behind
+
+
 def shot_failure(page: Page, url: str) -> None:
     open_scenario(page, "shop/known-bug")
     page.get_by_role("button", name="Run", exact=True).click()
@@ -135,6 +159,7 @@ def shot_terminal(page: Page, url: str) -> None:
 SHOTS: dict[str, Callable[[Page, str], None]] = {
     "scenario": shot_sidebar,
     "debug": shot_debug,
+    "page": shot_page,
     "failure": shot_failure,
     "runs": shot_runs,
     "env": shot_env,
@@ -153,7 +178,8 @@ def main(names: list[str]) -> int:
     with example_copy() as root, viewer(root) as url, sync_playwright() as pw:
         path = resolve_executable("chromium", None, headless=True)
         browser = pw.chromium.launch(executable_path=path, args=list(CHROMIUM_ARGS) if path else [])
-        context = browser.new_context(viewport={"width": 1400, "height": 820})
+        size = os.environ.get("TOUR_SIZE", "1400x820").split("x")
+        context = browser.new_context(viewport={"width": int(size[0]), "height": int(size[1])})
         for name in chosen:
             page = context.new_page()
             page.goto(url)

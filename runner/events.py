@@ -471,3 +471,51 @@ def run_error(
         error["callStack"] = at_step["callStack"]
         error["vars"] = at_step["vars"]
     return error
+
+
+# --- a run's page log: network.jsonl, console.jsonl (ours) ------------------------------
+
+
+def network_line(
+    method: str,
+    url: str | None,
+    *,
+    status: int | None,
+    duration_ms: float | None,
+    size: int | None,
+    failure: str | None,
+    routed: protocol.PageRouted | None = None,
+) -> protocol.NetworkLine:
+    """A request that finished or failed, stamped now (when it ended)."""
+    line: protocol.NetworkLine = {
+        "method": method,
+        "url": url,
+        "durationMs": duration_ms,
+        "status": status,
+        "failure": failure,
+        "size": size,
+        "t": now_ms(),
+    }
+    if routed is not None:
+        line["routed"] = routed
+    return line
+
+
+def console_line(
+    kind: str, text: str | None, at: tuple[str | None, int | None] | None = None
+) -> protocol.ConsoleLine:
+    """A console message (``kind`` as the browser says), stamped now; ``at``, its
+    ``(url, line)`` (either may be unknown), for a console message only: a page error
+    and a dialog have no place."""
+    entry: protocol.ConsoleLine = {"type": kind, "text": text, "t": now_ms()}
+    if at is not None:
+        entry["url"], entry["line"] = at
+    return entry
+
+
+def page_log_capped(limit: Literal["lines", "bytes"], kept: int) -> protocol.PageLogCapped:
+    """The last line of a page log that reached its bound after ``kept`` lines."""
+    return {"capped": True, "limit": limit, "kept": kept, "t": now_ms()}
+
+
+__all__ += ["console_line", "network_line", "page_log_capped"]

@@ -838,3 +838,69 @@ class CollectionRunRequest(TypedDict):
 RunRequest: TypeAlias = ScenarioRunRequest | CollectionRunRequest
 
 __all__ += ["CollectionRunRequest", "RunRequest", "ScenarioRunRequest"]
+
+
+# ---------------------------------------------------------------------------
+# A run's page log: network.jsonl and console.jsonl (ours, additive; not part of 0.5.0)
+# ---------------------------------------------------------------------------
+# Every scenario run appends its page's requests and console messages to these two
+# files of its run directory as they happen (runner/browser/page_log.py), one JSON
+# object a line, masked and bounded; the last 200 of each also go to a failure bundle's
+# network.json / console.json, in the same shapes.
+
+NETWORK_LOG_FILE = "network.jsonl"
+CONSOLE_LOG_FILE = "console.jsonl"
+
+PageRouted: TypeAlias = Literal["fulfilled", "aborted", "recorded"]
+"""How a scenario's ``route()`` answered a request: mocked, aborted or let through and
+recorded."""
+
+
+class NetworkLine(TypedDict):
+    """One request that finished or failed (a line of ``network.jsonl``, an entry of a
+    bundle's ``network.json``). ``durationMs``: from the request's start to the end of
+    its response, by the browser's own timing; ``size``: the response's
+    ``Content-Length``, ``None`` when it sent none; ``failure``: why it failed
+    (``net::ERR_…``), ``None`` when answered (a 4xx/5xx is answered); ``t``: when it
+    ended; ``routed`` only when a scenario's route answered it."""
+
+    method: str
+    url: str | None
+    durationMs: float | None
+    status: int | None
+    failure: str | None
+    size: int | None
+    t: int
+    routed: NotRequired[PageRouted]
+
+
+class ConsoleLine(TypedDict):
+    """One console message (``type`` as the browser says: ``log``, ``error``,
+    ``warning``, …), page error (``pageerror``, no place) or dialog the run answered
+    (``dialog``); a line of ``console.jsonl``, an entry of a bundle's ``console.json``."""
+
+    type: str
+    text: str | None
+    url: NotRequired[str | None]
+    line: NotRequired[int | None]
+    t: int
+
+
+class PageLogCapped(TypedDict):
+    """The last line of a page log that reached its bound: ``kept`` lines were written
+    before it, and nothing after (``limit``: which bound, ``lines`` or ``bytes``)."""
+
+    capped: Literal[True]
+    limit: Literal["lines", "bytes"]
+    kept: int
+    t: int
+
+
+__all__ += [
+    "CONSOLE_LOG_FILE",
+    "NETWORK_LOG_FILE",
+    "ConsoleLine",
+    "NetworkLine",
+    "PageLogCapped",
+    "PageRouted",
+]

@@ -13,6 +13,11 @@ page that logs megabytes, or loads ``data:`` URLs, keeps at most
 masked, then cut to :data:`MAX_VALUE_CHARS` (in that order, so a cut never leaves the
 start of a secret).
 
+While a run goes, the recorder also hands every entry, as it comes, to the run's page
+log (:attr:`PageRecorder.live`, a :class:`runner.browser.page_log.PageLog`:
+``network.jsonl`` and ``console.jsonl`` in the run directory, passing runs too), in the
+same shapes (:class:`runner.protocol.NetworkLine`, :class:`runner.protocol.ConsoleLine`).
+
 A request a scenario's route answered (``route()`` in :mod:`runner.builtins.network`)
 has ``routed`` in ``network.json``: ``fulfilled`` (mocked), ``aborted`` or
 ``recorded`` (let through and kept for ``wait_for_response``), so a failure after a
@@ -26,23 +31,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, NotRequired, TypedDict
 from weakref import WeakKeyDictionary
 
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
+from runner import events
+from runner.browser.page_log import (
+    MAX_VALUE_CHARS,
+    RECORD_CHARS,
+    PageLog,
+    keep,
+    masked_entry,
+)
 from runner.events import RunError
-from runner.project.secrets import MASK_MARGIN, cut_masked
-from runner.protocol import JSONObject
+from runner.project.secrets import cut_masked
+from runner.protocol import ConsoleLine, JSONObject, NetworkLine, PageRouted
 
 __all__ = [
+    "MAX_VALUE_CHARS",
+    "RECORD_CHARS",
     "BundleResult",
+    "ConsoleEntry",
+    "NetworkEntry",
     "PageRecorder",
     "Routed",
     "bundle_dir_name",
@@ -52,12 +67,10 @@ __all__ = [
 RECENT = 200
 MAX_UNFINISHED = 1000
 """Responses kept for their status until their request finishes (a stream may never)."""
-MAX_VALUE_CHARS = 4096
 MAX_ERROR_CHARS = 65_536
 """error.json keeps the whole message up to this: a failed ``expect_equal`` on a 1 MB
 value must not make a 1 MB bundle file (nor a 1 MB ``get_failure`` answer); the
 variables are there, cut to 4 KB each."""
-RECORD_CHARS = MAX_VALUE_CHARS + MASK_MARGIN
 TIER_TIMEOUT_S = {"screenshot": 5.0, "aria": 5.0, "trace": 15.0}
 
 
@@ -67,30 +80,16 @@ def bundle_dir_name(scenario: str, step_index: int, now: datetime | None = None)
     return f"{scenario.replace('/', '-')}__{moment}__{step_index}"
 
 
-class ConsoleEntry(TypedDict):
-    """One line of ``console.json``: a console message, or a page error (no url/line)."""
+ConsoleEntry = ConsoleLine
+"""One entry of ``console.json`` (a line of ``console.jsonl``): a console message, or a
+page error or dialog (no url/line)."""
 
-    type: str
-    text: str | None
-    url: NotRequired[str | None]
-    line: NotRequired[int | None]
-    t: int
-
-
-Routed = Literal["fulfilled", "aborted", "recorded"]
+Routed = PageRouted
 """How a scenario's route answered a request (``network.json``'s ``routed``)."""
 
-
-class NetworkEntry(TypedDict):
-    """One line of ``network.json``: a finished or failed request; ``routed`` only when
-    a scenario's route answered it."""
-
-    method: str
-    url: str | None
-    durationMs: float | None
-    status: int | None
-    failure: str | None
-    routed: NotRequired[Routed]
+NetworkEntry = NetworkLine
+"""One entry of ``network.json`` (a line of ``network.jsonl``): a finished or failed
+request; ``routed`` only when a scenario's route answered it."""
 
 
 class PageRecorder:
@@ -101,14 +100,17 @@ class PageRecorder:
     so recording costs no call to the driver: asking each finished request for its
     response (``request.response()``) was a round trip per request, tens of them on
     each page load of a real application, on the connection the scenario's own steps
-    wait on.
+    wait on. Its size is the response's ``Content-Length`` header, which the
+    ``response`` event brings along (``request.sizes()`` would be a round trip too).
     """
 
     def __init__(self) -> None:
         self.console: deque[ConsoleEntry] = deque(maxlen=RECENT)
         self.network: deque[NetworkEntry] = deque(maxlen=RECENT)
-        self._status: dict[Request, int] = {}
-        """Statuses of the responses whose requests have not finished yet."""
+        self.live: PageLog | None = None
+        """The run's page log while it runs: each entry is written there as it comes."""
+        self._status: dict[Request, tuple[int, int | None]] = {}
+        """Status and size of the responses whose requests have not finished yet."""
         self._routed: WeakKeyDictionary[Request, Routed] = WeakKeyDictionary()
         """How a scenario's route answered a request (held as long as the request)."""
 
@@ -116,6 +118,21 @@ class PageRecorder:
         """``request`` was answered by a scenario's route (the last route to answer it
         says how): its ``network.json`` entry has ``routed``."""
         self._routed[request] = how
+
+    def start_live(self, log: PageLog) -> None:
+        """Hand every entry from now on to ``log`` as well (the run's page log)."""
+        self.live = log
+
+    def end_live(self) -> None:
+        """The run has ended: the requests answered but not finished yet (a body still
+        coming, or a request the page never read to the end) go to the page log with
+        their status and no duration, and the log is closed (the page may talk on)."""
+        log, self.live = self.live, None
+        if log is None:
+            return
+        for request in list(self._status):
+            log.network(self._entry(request, None))
+        log.close()
 
     def attach(self, page: Page) -> None:
         page.on("console", self._on_console)
@@ -126,70 +143,61 @@ class PageRecorder:
 
     def _on_console(self, message: ConsoleMessage) -> None:
         location = message.location
-        self.console.append(
-            {
-                "type": message.type,
-                "text": _keep(message.text),
-                "url": _keep(location.get("url")) if location else None,
-                "line": location.get("lineNumber") if location else None,
-                "t": int(time.time() * 1000),
-            }
+        place = (
+            (keep(location.get("url")), location.get("lineNumber")) if location else (None, None)
         )
+        self._console(events.console_line(message.type, keep(message.text), place))
 
     def note_dialog(self, text: str) -> None:
         """A dialog the run answered (:mod:`runner.browser.dialogs`), among the messages."""
-        self.console.append({"type": "dialog", "text": _keep(text), "t": int(time.time() * 1000)})
+        self._console(events.console_line("dialog", keep(text)))
 
     def _on_page_error(self, error: PlaywrightError) -> None:
-        self.console.append(
-            {"type": "pageerror", "text": _keep(str(error)), "t": int(time.time() * 1000)}
-        )
+        self._console(events.console_line("pageerror", keep(str(error))))
+
+    def _console(self, entry: ConsoleEntry) -> None:
+        self.console.append(entry)
+        if self.live is not None:
+            self.live.console(entry)
 
     def _on_response(self, response: Response) -> None:
         if len(self._status) >= MAX_UNFINISHED:  # responses whose bodies never end
             del self._status[next(iter(self._status))]
-        self._status[response.request] = response.status
+        length = response.headers.get("content-length")
+        size = int(length) if length is not None and length.isdigit() else None
+        self._status[response.request] = (response.status, size)
 
     def _entry(self, request: Request, failure: str | None) -> NetworkEntry:
         end = request.timing.get("responseEnd", -1)
-        entry: NetworkEntry = {
-            "method": request.method,
-            "url": _keep(request.url),
+        status, size = self._status.pop(request, (None, None))
+        return events.network_line(
+            request.method,
+            keep(request.url),
+            status=status,
             # A whole number of ms comes as an int in the driver's JSON: a float always.
-            "durationMs": round(float(end), 1) if end >= 0 else None,
-            "status": self._status.pop(request, None),
-            "failure": _keep(failure),
-        }
-        routed = self._routed.get(request)
-        if routed is not None:
-            entry["routed"] = routed
-        return entry
+            duration_ms=round(float(end), 1) if end >= 0 else None,
+            size=size,
+            failure=keep(failure),
+            routed=self._routed.get(request),
+        )
+
+    def _network(self, entry: NetworkEntry) -> None:
+        self.network.append(entry)
+        if self.live is not None:
+            self.live.network(entry)
 
     def _on_finished(self, request: Request) -> None:
-        self.network.append(self._entry(request, None))
+        self._network(self._entry(request, None))
 
     def _on_failed(self, request: Request) -> None:
-        self.network.append(self._entry(request, request.failure))
-
-
-def _keep(text: str | None) -> str | None:
-    """What the recorder keeps of a string: enough to mask it and cut it later."""
-    return text[:RECORD_CHARS] if isinstance(text, str) else text
+        self._network(self._entry(request, request.failure))
 
 
 def _bounded(
     entries: Sequence[Mapping[str, object]], mask: Callable[[str], str]
 ) -> list[JSONObject]:
     """Recorded entries with every string masked, then cut to :data:`MAX_VALUE_CHARS`."""
-    return [
-        {
-            key: cut_masked(value, MAX_VALUE_CHARS, mask, truncated=len(value) >= RECORD_CHARS)
-            if isinstance(value, str)
-            else value
-            for key, value in entry.items()
-        }
-        for entry in entries
-    ]
+    return [masked_entry(entry, mask) for entry in entries]
 
 
 class BundleResult:

@@ -26,6 +26,7 @@ from runner.browser.bundle import PageRecorder, write_failure_bundle
 from runner.browser.contexts_ahead import ContextsAhead, close_later
 from runner.browser.dialogs import DialogPolicy
 from runner.browser.launch import launch_browser, started_driver
+from runner.browser.page_log import PageLog
 from runner.errors import PlaywrightInternalsChanged
 from runner.events import RunError
 from runner.project.config import Config
@@ -404,8 +405,22 @@ class BrowserLifecycle:
         page: Page,
         tracing: bool,
     ) -> Driven:
-        """The scenario on ``page``, then its failure bundle when it failed."""
+        """The scenario on ``page``, then its failure bundle when it failed; its page log
+        (``network.jsonl``, ``console.jsonl``) written meanwhile, and closed at the end."""
         self.context = page.context
+        self.recorder.start_live(PageLog(rundir.path, self.masker.mask))
+        try:
+            return await self._recorded(rundir, execute, page, tracing)
+        finally:
+            self.recorder.end_live()
+
+    async def _recorded(
+        self,
+        rundir: RunDirectory,
+        execute: Callable[[], Awaitable[Execution]],
+        page: Page,
+        tracing: bool,
+    ) -> Driven:
         self.use_page(page)
         self.tracing = tracing
         outcome, error_info, failure = await execute()

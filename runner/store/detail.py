@@ -37,12 +37,14 @@ from runner.store.runs import (
 __all__ = [
     "REQUEST_FILE",
     "FailureBundle",
+    "PageImage",
     "Stream",
     "bundle_dir",
     "collection_failures",
     "exact_run_dir",
     "is_paused",
     "output_tail",
+    "pause_image",
     "read_bundle",
     "record_request",
     "recorded_request",
@@ -50,14 +52,15 @@ __all__ = [
     "run_file",
     "runtime_of",
     "stale_sources",
+    "step_image",
 ]
 
 REQUEST_FILE = "request.json"
 """In a run directory a front end started: the request it was started with (ours)."""
 SCREENSHOTS = "screenshot"
+"""A folder of a run directory whose files are served: a scenario's screenshots."""
 PAGES = "pages"
-"""The page's images at pauses and after steps (``runner.run.page_images``)."""
-"""The one folder of a run directory whose files are served: a scenario's screenshots."""
+"""The other: the page's images at pauses and after steps (``runner.run.page_images``)."""
 _RUN_ID_RE = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -116,6 +119,70 @@ def run_file(root: Path, run_dir: Path, name: str) -> Path:
 
 
 # --- what a run wrote -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """One image of the page (a ``page:image`` line), its JPEG and, at a pause, the text
+    of its aria snapshot (masked when written)."""
+
+    event: JSONObject
+    jpeg: Path
+    aria: str | None
+
+
+def pause_image(root: Path, run_dir: Path) -> PageImage | None:
+    """The page as it is at the run's pause now: the newest image taken since the last
+    ``paused`` line, when nothing has resumed the run since; ``None`` otherwise."""
+    events = read_events(run_dir / protocol.STEPS_FILE)
+    newest: JSONObject | None = None
+    for event in events:
+        kind = event.get("kind")
+        if kind in ("paused", "resumed", "run:finished"):
+            newest = None
+        elif kind == "page:image" and event.get("after") in ("pause", "eval"):
+            newest = event
+    return _page_image(root, run_dir, newest)
+
+
+def step_image(root: Path, run_dir: Path, step: int) -> PageImage | None:
+    """The page after step ``step`` (0-based, in ``step:started`` order, as the image
+    lines number them): its own image, else the newest taken before it ended (a step
+    that touched nothing of the page left the page as it was)."""
+    open_steps: list[int] = []
+    started = 0
+    newest: JSONObject | None = None
+    after: JSONObject | None = None
+    for event in read_events(run_dir / protocol.STEPS_FILE):
+        kind = event.get("kind")
+        if kind == "step:started":
+            open_steps.append(started)
+            started += 1
+        elif kind in ("step:ok", "step:fail") and open_steps:
+            if open_steps.pop() == step:
+                after = newest
+        elif kind == "page:image" and event.get("after") == "step":
+            newest = event
+            if event.get("step") == step:
+                after = event
+    return _page_image(root, run_dir, after)
+
+
+def _page_image(root: Path, run_dir: Path, event: JSONObject | None) -> PageImage | None:
+    """The files an image line names, when they are the run's own ``pages/`` files."""
+    if event is None:
+        return None
+    try:
+        jpeg = run_file(root, run_dir, f"{PAGES}/{Path(str(event.get('path'))).name}")
+    except FileMissing:
+        return None
+    aria: str | None = None
+    if isinstance(event.get("aria"), str):
+        with contextlib.suppress(FileMissing, OSError, UnicodeDecodeError):
+            aria_file = run_file(root, run_dir, f"{PAGES}/{Path(str(event['aria'])).name}")
+            aria = aria_file.read_text(encoding="utf-8")
+    return PageImage(event, jpeg, aria)
+
 
 
 def runtime_of(run_dir: Path) -> JSONObject | None:

@@ -298,6 +298,7 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
             "debug",
             "set_breakpoints",
             "get_failure",
+            "pick_target",
         } <= tools
 
         # discover
@@ -340,6 +341,21 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
         assert runtime["callStack"] == []
         assert runtime["page"]["url"].endswith("/catalog.html")
         assert runtime["breakpoints"] == {"unotest/e2e/shop/add-to-cart.test.js": ["10:4"]}
+
+        # the page at the pause: its image and aria snapshot, and a target picked on it
+        seen = await agent.call("inspect_runtime", run_id=run_id)
+        assert [c.type for c in seen.content] == ["text", "image"], seen.content
+        assert seen.content[1].mime_type == "image/jpeg"
+        assert base64.b64decode(seen.content[1].data)[:3] == b"\xff\xd8\xff"
+        shown = json.loads(seen.content[0].text)
+        assert shown["pageImage"]["after"] == "pause"
+        assert 'button "Add Teapot"' in shown["ariaSnapshot"]
+        picked = await agent.ok("pick_target", run_id=run_id, name="Add Kettle", role="button")
+        assert picked["target"] == 'role("button", "Add Kettle")', picked
+        picked = await agent.ok("pick_target", run_id=run_id, name="Discount code")
+        assert picked["target"] == 'label("Discount code")', picked
+        missing = await agent.error("pick_target", run_id=run_id, name="Nothing like it")
+        assert 'no visible element named "Nothing like it"' in missing
 
         # a live REPL in the paused scope
         answer = await agent.ok("debug", run_id=run_id, cmd="eval", expr="expected + 1")
@@ -391,6 +407,10 @@ def test_agent_loop_debug_fail_fix_green(project: Path) -> None:
             "breakpoint",
         ]
         assert run["eventsOmitted"] == 0
+        # the page after a step (images were kept: the run was under the debugger)
+        after = await agent.call("get_run", run_id=run_id, step=0)
+        assert [c.type for c in after.content] == ["text", "image"], after.content
+        assert json.loads(after.content[0].text)["pageAfterStep"]["step"] == 0
 
         # the deliberate failure
         started = await agent.start("run_scenario", name="shop/known-bug")
@@ -855,7 +875,7 @@ def test_docs_name_every_advertised_tool(name: str, tmp_path: Path) -> None:
         return
     # what the server advertises (the loop test checks the same list over stdio)
     tools = anyio.run(build_server(copy_examples(tmp_path)).list_tools)
-    assert len(tools) == 14
+    assert len(tools) == 15
     for tool in tools:
         heading = re.search(rf"^### `{re.escape(tool.name)}`", text, re.MULTILINE)
         assert heading, f"docs/mcp.md has no section for {tool.name}"
@@ -917,7 +937,9 @@ def test_runs_end_with_the_session_unless_started_detached(project: Path) -> Non
         detached_dir = project / started["detached"]["runDir"]
         await anyio.sleep(1.0)  # past the server's end and a few of the run's own checks
         detached = _events_of(detached_dir)
-        assert detached[-1]["kind"] == "paused", detached
+        # Still paused: nothing after the pause but the page's image at it.
+        last = [e for e in detached if e["kind"] != "page:image"][-1]
+        assert last["kind"] == "paused", detached
         assert started["detached"]["pid"] in marked_processes(marker)
         runtime = json.loads((detached_dir / "runtime.json").read_text())
         assert runtime["state"] == "paused-breakpoint"

@@ -106,7 +106,7 @@ def test_debug_a_scenario_from_the_page(page: Page, viewer: Viewer) -> None:
     evaluate = page.get_by_role("textbox", name="Evaluate")
     evaluate.fill("n * 21")
     evaluate.press("Enter")
-    console = page.get_by_role("region", name="Console")
+    console = page.get_by_role("region", name="Console", exact=True)
     expect(console).to_contain_text("42", timeout=WAIT_MS)
     evaluate.fill("nope_nothing")
     evaluate.press("Enter")
@@ -167,7 +167,7 @@ def test_the_console_scrolls_to_the_newest_answer(page: Page, viewer: Viewer) ->
     guard = guard_page(page)
     _debug_at_6(page, viewer)
     evaluate = page.get_by_role("textbox", name="Evaluate")
-    answers = page.get_by_role("region", name="Console").locator(".eval-answer")
+    answers = page.get_by_role("region", name="Console", exact=True).locator(".eval-answer")
     for n in range(1, 16):  # far more than the list's height holds
         evaluate.fill(f"{n} * 1000")
         evaluate.press("Enter")

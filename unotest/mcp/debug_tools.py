@@ -1,4 +1,5 @@
-"""The MCP tools on a run under way or over: inspect_runtime, debug, get_failure.
+"""The MCP tools on a run under way or over: inspect_runtime, debug, pick_target,
+get_failure.
 
 What an agent does with a run it follows: read its ``runtime.json``, drive its
 debugger (a command through :mod:`runner.debug.client`, waited for until the run has
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
@@ -30,7 +32,14 @@ from runner.debug.commands import NAMES, RESUMING, unknown_command
 from runner.errors import UnotestError
 from runner.protocol import JSONObject
 from runner.run.result import error_location
-from runner.store.detail import FailureBundle, collection_failures, read_bundle, runtime_of
+from runner.store.detail import (
+    FailureBundle,
+    PageImage,
+    collection_failures,
+    pause_image,
+    read_bundle,
+    runtime_of,
+)
 from runner.store.restart_links import latest_restart
 from runner.store.runs import events_of, is_collection_run
 from unotest.mcp.answers import cut, for_agent
@@ -49,6 +58,8 @@ RELOAD_RESULT_S = 2.0
 MAX_LISTED = 30
 """At most this many console errors, dialogs and failed requests in a failure."""
 MAX_ARIA = 12_000
+PAUSE_IMAGE_WAIT_S = 3.0
+"""How long inspect_runtime waits for the image of a pause that has none yet."""
 
 
 class DebugTools:
@@ -56,7 +67,64 @@ class DebugTools:
         self.state = state
         self.runs = runs
 
-    def inspect_runtime(self, run_id: str) -> JSONObject:
+    async def inspect_runtime(self, run_id: str) -> list[str | Image]:
+        """runtime.json, and at a pause the page as it is: its image and aria snapshot
+        (an agent reads the snapshot where a person looks at the image). The image is
+        taken just after the pause is announced: a pause without one yet is given
+        ``PAUSE_IMAGE_WAIT_S`` for it."""
+        runtime = self._runtime(run_id)
+        root, run_dir = self.state.project.root, self.state.run_dir(run_id)
+        image = pause_image(root, run_dir)
+        paused = str(runtime.get("state", "")).startswith("paused")
+        deadline = time.monotonic() + PAUSE_IMAGE_WAIT_S
+        while image is None and paused and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            image = pause_image(root, run_dir)
+        if image is None:
+            return [json.dumps(runtime, indent=2, ensure_ascii=False)]
+        return self._with_image(runtime, "pageImage", image)
+
+    def _with_image(self, data: JSONObject, key: str, image: PageImage) -> list[str | Image]:
+        """``data`` with the image's line under ``key`` and its aria snapshot, masked and
+        cut, then the image itself."""
+        masker = self.state.masker()
+        shown = dict(data)
+        shown[key] = {k: v for k, v in image.event.items() if k != "kind"}
+        if image.aria is not None:
+            shown["ariaSnapshot"] = cut(masker.mask(image.aria), MAX_ARIA)
+        text = json.dumps(self.state.safe(shown), indent=2, ensure_ascii=False)
+        return [text, Image(data=image.jpeg.read_bytes(), format="jpeg")]
+
+    async def pick_target(
+        self, run_id: str, name: str, role: str, point: tuple[float, float] | None
+    ) -> JSONObject:
+        """``pick`` on the paused run's live page: the target, its alternatives, what
+        the element is; a tool error with the runner's reason otherwise."""
+        command: dict[str, object] = {"cmd": "pick"}
+        if point is not None:
+            command.update(x=point[0], y=point[1])
+        elif name.strip():
+            command["name"] = name
+            if role.strip():
+                command["role"] = role
+        else:
+            raise ToolError(
+                "pick_target needs a name (an element's text or accessible name) or x and y"
+            )
+        answer = await self.debug(run_id, command)
+        answers = answer.get("answers")
+        results = [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
+        for result in results:
+            if result.get("kind") == "command:rejected":
+                raise ToolError(for_agent(str(result.get("reason"))))
+            if result.get("kind") == "command:result":
+                if result.get("ok") is not True:
+                    raise ToolError(for_agent(str(result.get("error"))))
+                picked = json.loads(str(result.get("value")))
+                return picked if isinstance(picked, dict) else {"target": picked}
+        raise ToolError(f"no answer to pick from run {run_id}")
+
+    def _runtime(self, run_id: str) -> JSONObject:
         run_dir = self.state.run_dir(run_id)
         runtime = runtime_of(run_dir)
         if runtime is None and is_collection_run(run_dir):
@@ -220,9 +288,38 @@ def debugger_command(
 
 def add_debug_tools(server: MCPServer, tools: DebugTools) -> None:
     @server.tool(structured_output=False)
-    def inspect_runtime(run_id: RunIdArg) -> JSONObject:
-        """runtime.json: state, current statement, variables, call stack, page, breakpoints."""
-        return tools.inspect_runtime(run_id)
+    async def inspect_runtime(run_id: RunIdArg) -> list[str | Image]:
+        """runtime.json: state, current statement, variables, call stack, page, breakpoints;
+        at a pause also the page as it is now: `pageImage` (where it was taken),
+        `ariaSnapshot` (the page's accessibility tree, YAML) and the image itself."""
+        return await tools.inspect_runtime(run_id)
+
+    @server.tool(structured_output=False)
+    async def pick_target(
+        run_id: RunIdArg,
+        name: Annotated[
+            OptionalText,
+            Field(
+                description="the element's accessible name or text, as the aria snapshot "
+                'shows it (e.g. "Add to cart")'
+            ),
+        ] = "",
+        role: Annotated[
+            OptionalText,
+            Field(description='with name: its role as the aria snapshot shows it, e.g. "button"'),
+        ] = "",
+        x: Annotated[
+            float | None, Field(description="instead of a name: CSS pixels from the left")
+        ] = None,
+        y: Annotated[float | None, Field(description="with x: CSS pixels from the top")] = None,
+    ) -> JSONObject:
+        """At a pause: the best target for an element of the live page, in the scenario
+        language's forms (role(...), testid(...), label(...), placeholder(...),
+        text(...), css(...)), checked to find that element alone; `alternatives` that
+        find it too, `element` what it is. Name it by its text or accessible name (and
+        role) from inspect_runtime's ariaSnapshot, or by a point of its pageImage."""
+        point = (x, y) if x is not None and y is not None else None
+        return await tools.pick_target(run_id, name, role, point)
 
     @server.tool(structured_output=False)
     async def debug(

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -42,9 +42,10 @@ from runner.launch.request import LaunchRequest
 from runner.launch.start import start_run
 from runner.project.positions import parse_position
 from runner.protocol import JSONObject
-from runner.store.detail import is_paused, output_tail, runtime_of
+from runner.store.detail import is_paused, output_tail, runtime_of, step_image
 from runner.store.history import history_report
 from runner.store.links import run_links
+from runner.store.page_log import page_log_summary
 from runner.store.restart_links import latest_restart
 from runner.store.runs import events_of, list_runs, run_meta
 from unotest.mcp.answers import MAX_TEXT, StartedRun, cut, for_agent
@@ -55,6 +56,8 @@ __all__ = ["OwnedRun", "RunTools", "add_run_tools"]
 
 MAX_EVENTS = 200
 MAX_TAIL = 4_000
+MAX_PAGE_PROBLEMS = 10
+"""``get_run``'s ``pageLog``: the last this many failed requests and console errors."""
 MAX_LAST = 200
 """``get_history``'s ``last``: at most this many outcomes per scenario."""
 MAX_RUNS_LISTED = 200
@@ -227,6 +230,8 @@ class RunTools:
                 "events": shown,
                 "eventsOmitted": len(events) - len(shown),
                 "output": output,
+                # requests and console messages: counts, the failed and the errors, short
+                "pageLog": page_log_summary(run_dir, MAX_PAGE_PROBLEMS),
                 **run_links(run_dir),
             }
         )
@@ -348,12 +353,37 @@ def _add_starting_tools(server: MCPServer, tools: RunTools) -> None:
 
 def _add_following_tools(server: MCPServer, tools: RunTools) -> None:
     @server.tool(structured_output=False)
-    def get_run(run_id: RunIdArg) -> JSONObject:
+    def get_run(
+        run_id: RunIdArg,
+        step: Annotated[
+            int | None,
+            Field(
+                description="a step's index (0-based, in step:started order): also answer "
+                "the page as it was after that step (`pageAfterStep` and the image), when "
+                "the run kept step images (pageImages.steps)",
+                json_schema_extra={"minimum": 0},
+            ),
+        ] = None,
+    ) -> list[str | Image]:
         """RunMeta plus the run's events so far (newest last, bounded in size), the end
         of its captured stdout (the scenario's log() lines) and stderr (runner warnings),
         its retries' `attemptChain` and its restarts (`restartOf`, `restartedAs`,
-        `latestRestart`: the run to follow now)."""
-        return tools.get_run(run_id)
+        `latestRestart`: the run to follow now), and `pageLog`: how many requests and
+        console messages the page had, with its failed requests and errors (the last
+        10 of each, short)."""
+        answer = tools.get_run(run_id)
+        if step is None:
+            return [json.dumps(answer, indent=2, ensure_ascii=False)]
+        image = step_image(tools.state.project.root, tools.state.run_dir(run_id), step)
+        if image is None:
+            raise ToolError(
+                f"run {run_id} kept no image of the page after step {step} "
+                "(pageImages.steps in unotest.config.yaml: on-debug keeps them under the "
+                "debugger, on in every run)"
+            )
+        answer["pageAfterStep"] = {k: v for k, v in image.event.items() if k != "kind"}
+        text = json.dumps(answer, indent=2, ensure_ascii=False)
+        return [text, Image(data=image.jpeg.read_bytes(), format="jpeg")]
 
     @server.tool(structured_output=False)
     def get_history(
