@@ -13,7 +13,12 @@ one browser (the Chromium a run resolves, with the runner's own flags):
 
 2. The same flow as a plain Playwright script (Python, sync API), run as a whole
    process each time: what a save costs without a daemon (Python, Playwright, a
-   browser launch, the flow). Target: (1) at most 0.5 times (2).
+   browser launch, the flow), on the same browser binary with the same flags.
+   Target: (1) at most 0.5 times (2).
+
+The two are interleaved, round by round (a save, then a plain run, while the daemon
+waits idle), so that both are timed under the same load; the machine's load average
+is printed before and after: a figure taken under load is not a figure.
 
     .venv/bin/python bench/watch_rerun.py [--rounds 10] [--idle-ms 100]
 """
@@ -32,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +119,11 @@ class Events:
                 return event, time.perf_counter()
 
 
-def daemon_rounds(root: Path, rounds: int, idle_ms: int) -> tuple[list[float], list[float]]:
-    """(save → batch.started, save → run.finished) per round, in seconds."""
+def daemon_rounds(
+    root: Path, rounds: int, idle_ms: int, between: Callable[[], None]
+) -> tuple[list[float], list[float]]:
+    """(save → batch.started, save → run.finished) per round, in seconds; ``between``
+    runs after each round (the plain script's run, interleaved)."""
     proc = subprocess.Popen(
         [*UNOTEST, "watch", "--json", "--idle-ms", str(idle_ms), "--max-ms", "2000"],
         cwd=root,
@@ -142,24 +151,28 @@ def daemon_rounds(root: Path, rounds: int, idle_ms: int) -> tuple[list[float], l
             if number == 1:
                 reason = next(iter(batch["plan"][0]["reasons"].values()))[0]
                 print(f"reason: {reason['kind']} via {' → '.join(reason['via'])}")
+            between()
         return to_batch, to_finish
     finally:
         proc.send_signal(2)
         proc.wait(60)
 
 
-def plain_rounds(base_url: str, rounds: int, workdir: Path) -> list[float]:
+def plain_runner(base_url: str, workdir: Path, times: list[float]) -> Callable[[], None]:
+    """One run of the plain script per call, its wall time appended to ``times``; the
+    browser is the one a headless unotest run resolves, with the runner's flags."""
     script = workdir / "plain_flow.py"
     script.write_text(PLAIN, encoding="utf-8")
     executable = resolve_executable("chromium", None, headless=True) or ""
-    times = []
-    for _ in range(rounds):
+
+    def run() -> None:
         t0 = time.perf_counter()
         subprocess.run(
             [sys.executable, str(script), base_url, executable, *CHROMIUM_ARGS], check=True
         )
         times.append(time.perf_counter() - t0)
-    return times
+
+    return run
 
 
 def ms(values: list[float]) -> str:
@@ -172,14 +185,20 @@ def main() -> int:
     parser.add_argument("--idle-ms", type=int, default=100)
     args = parser.parse_args()
     server, base_url = serve(SITE)
+    load_before = os.getloadavg()[0]
+    plain: list[float] = []
     try:
         with tempfile.TemporaryDirectory(prefix="unotest-watch-bench-") as tmp:
             root = Path(tmp) / "proj"
             make_project(root, base_url)
-            to_batch, to_finish = daemon_rounds(root, args.rounds, args.idle_ms)
-            plain = plain_rounds(base_url, args.rounds, Path(tmp))
+            between = plain_runner(base_url, Path(tmp), plain)
+            between()  # the file cache warmed for both
+            plain.clear()
+            to_batch, to_finish = daemon_rounds(root, args.rounds, args.idle_ms, between)
     finally:
         server.shutdown()
+    print(f"load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"browser: {resolve_executable('chromium', None, headless=True) or 'Playwright default'}")
     after_idle = [t - args.idle_ms / 1000 for t in to_batch]
     ratio = statistics.median(to_finish) / statistics.median(plain)
     print(f"save → batch.started:         {ms(to_batch)}")
