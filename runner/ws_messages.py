@@ -8,6 +8,8 @@ messages carry only their kind, as 0.5.0 types them: a client refetches over RES
 ``watch:event`` and ``watch:status`` are ours (additive; a client ignores unknown kinds):
 the viewer's link to the project's watch daemon (``unotest watch``) forwards each
 daemon event as it came off the daemon's socket, and says when the daemon comes or goes.
+``fs:env-changed`` is ours too: ``unotest/.env`` was created, written or removed, and
+carries only its kind, as the other ``fs:*-changed`` do.
 
 ``fs:run-step`` and ``fs:collection-run-step`` carry a ``steps.jsonl`` line *as read
 back*: a ``RunArtifact`` (or ``CollectionRunArtifact``) or one of our additive kinds
@@ -30,6 +32,7 @@ __all__ = [
     "FsBreakpointsChangedMessage",
     "FsCollectionRunStepMessage",
     "FsCollectionsChangedMessage",
+    "FsEnvChangedMessage",
     "FsHelpersChangedMessage",
     "FsRunFinishedMessage",
     "FsRunStartedMessage",
@@ -44,6 +47,7 @@ __all__ = [
     "bp_changed",
     "collection_run_step",
     "collections_changed",
+    "env_changed",
     "error",
     "helpers_changed",
     "log_line",
@@ -73,6 +77,12 @@ class FsCollectionsChangedMessage(TypedDict):
 
 class FsBreakpointsChangedMessage(TypedDict):
     kind: Literal["fs:bp-changed"]
+
+
+class FsEnvChangedMessage(TypedDict):
+    """Ours: ``unotest/.env`` was created, written or removed; ``GET /api/env`` has it."""
+
+    kind: Literal["fs:env-changed"]
 
 
 class FsRunStartedMessage(TypedDict):
@@ -137,6 +147,7 @@ WsMessage: TypeAlias = (
     | FsHelpersChangedMessage
     | FsCollectionsChangedMessage
     | FsBreakpointsChangedMessage
+    | FsEnvChangedMessage
     | FsRunStartedMessage
     | FsRunStepMessage
     | FsCollectionRunStepMessage
@@ -163,6 +174,10 @@ def collections_changed() -> FsCollectionsChangedMessage:
 
 def bp_changed() -> FsBreakpointsChangedMessage:
     return {"kind": "fs:bp-changed"}
+
+
+def env_changed() -> FsEnvChangedMessage:
+    return {"kind": "fs:env-changed"}
 
 
 def run_started(run_id: RunId, scenario: str) -> FsRunStartedMessage:

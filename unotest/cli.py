@@ -90,6 +90,25 @@ def _add_grep_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_durations_argument(parser: argparse.ArgumentParser) -> None:
+    """``--durations``: what ``--shard`` balances by instead of this machine's history."""
+    parser.add_argument(
+        "--durations",
+        type=Path,
+        metavar="PATH",
+        help="balance --shard by this file ('unotest history --export PATH') not by history",
+    )
+
+
+def _add_trace_argument(parser: _Parser) -> None:
+    """``--trace``: the config's ``trace`` for this run only."""
+    parser.add_argument(
+        "--trace",
+        choices=("on", "off", "on-failure"),
+        help="record a Playwright trace: on (every run), off, on-failure (default: the config)",
+    )
+
+
 def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
     """Commands that run scenarios (or serve an agent that does)."""
     e2e = sub.add_parser("e2e", help="run one scenario in a real browser")
@@ -113,6 +132,7 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
         "--retries", type=int, metavar="N", help="run a failed scenario up to N more times"
     )
     e2e.add_argument("--reporter", metavar="LIST", help="list, json=PATH, ndjson (comma-separated)")
+    _add_trace_argument(e2e)
 
     coll = sub.add_parser("collection", help="run a collection with parallel workers")
     coll.add_argument("name", help="collection name (a file under unotest/e2e/_collections/)")
@@ -129,6 +149,7 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
     )
     coll.add_argument("--headed", action="store_true", help="show the browsers")
     coll.add_argument("--root", type=Path, help="project root")
+    _add_trace_argument(coll)
     _add_grep_arguments(coll)
 
     mcp = sub.add_parser("mcp", help="an MCP server on stdio for agents")
@@ -182,7 +203,12 @@ def _add_viewer_commands(sub: _Subparsers[_Parser]) -> None:
     view.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
-    view.add_argument("--port", type=int, default=0, help="port (default 0: any free one)")
+    view.add_argument(
+        "--port", type=int, default=0, help="port (default 0: the last one if free, else any)"
+    )
+    view.add_argument(
+        "--new-token", action="store_true", help="a new token: the old URL stops working"
+    )
     view.add_argument("--no-open", action="store_true", help="do not open a browser")
     view.add_argument(
         "--detach", action="store_true", help="serve in the background (log: unotest/.viewer.log)"

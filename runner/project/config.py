@@ -21,6 +21,10 @@ storage, Playwright's ``use: {storageState}``) is checked to stay inside the pro
 here, and read when each context is made (``runner.project.emulation``). A
 collection may set the context's keys again for its scenarios (:func:`with_collection`).
 
+``wsEndpoint`` is one Playwright server's URL, or a list of them (each a URL or
+``{url, capacity, headers}``: :class:`BrowserEndpoint`), the browser pool a
+collection's workers are spread over (``runner.workers.pool``).
+
 Two YAML 1.1 surprises are handled on purpose: unquoted ``on``/``off`` are booleans,
 so ``trace: off`` means ``"off"``; and an empty value
 (``baseURL:``) means "not set" for the keys whose default is "not set", and is an error
@@ -45,6 +49,7 @@ from runner.project.config_file import Places, read_yaml, show
 from runner.project.emulation import (
     DEFAULT_VIEWPORT,
     EMULATION_KEYS,
+    HEADER_NAME,
     MAX_VIEWPORT_PX,
     Emulation,
     Geolocation,
@@ -55,7 +60,9 @@ from runner.project.root import CONFIG_FILE, misnamed_config_warnings
 
 __all__ = [
     "CONFIG_FILE",
+    "MAX_ENDPOINTS",
     "MAX_VIEWPORT_PX",
+    "BrowserEndpoint",
     "CollectionUse",
     "Config",
     "DebugConfig",
@@ -109,6 +116,10 @@ _WEB_SERVER_KEYS = ("command", "url", "timeout", "reuseExistingServer", "cwd", "
 _DEBUG_KEYS = ("idleTimeout",)
 _HISTORY_KEYS = ("maxAgeDays", "maxBytes")
 _PAGE_IMAGES_KEYS = ("steps", "width")
+_ENDPOINT_KEYS = ("url", "capacity", "headers")
+MAX_ENDPOINTS = 64
+"""The most endpoints ``wsEndpoint`` lists, and the most browsers one of them holds."""
+_LAUNCH_OPTIONS_HEADER = "x-playwright-launch-options"
 # Retrying more than this many times hides a broken scenario rather than a flaky one.
 MAX_RETRIES = 10
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -116,6 +127,9 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HEADED_ON = ("1", "true", "yes", "on")
 _HEADED_OFF = ("", "0", "false", "no", "off")
 BASE_URL_ENV = "UNOTEST_BASE_URL"
+TRACE_ENV = "UNOTEST_TRACE"
+"""``on``, ``off`` or ``on-failure``: replaces the config's ``trace`` (``--trace`` of
+``unotest e2e`` and ``unotest collection``; a collection's workers learn it so)."""
 HEADED_BY_ENV = "UNOTEST_HEADED_BY"
 """Set with ``UNOTEST_HEADED=1`` by a collection run with ``--headed`` for its workers,
 so that a message about the headed run names the option the user gave."""
@@ -209,6 +223,28 @@ class HistoryConfig:
 
 
 @dataclass(frozen=True)
+class BrowserEndpoint:
+    """One Playwright server (``playwright run-server``, a browser grid's endpoint) of
+    ``wsEndpoint``: its ``url``, how many workers' browsers it holds at once
+    (``capacity``; None: as many as the collection has workers), and ``headers`` sent
+    when connecting (a token, say; never shown anywhere)."""
+
+    url: str
+    capacity: int | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """The URL as manifests, reports and the console show it: without a user and
+        password, a query or a fragment, where credentials usually travel."""
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host
+        port = f":{parts.port}" if parts.port is not None else ""
+        return f"{parts.scheme}://{host}{port}{parts.path or '/'}"
+
+
+@dataclass(frozen=True)
 class Config:
     """The validated configuration; ``warnings`` holds what was ignored (unknown keys, a
     misnamed file). ``headed_by``: why ``headless`` is false, when it is."""
@@ -223,6 +259,10 @@ class Config:
     trace: Trace = "on-failure"
     executable_path: str | None = None
     ws_endpoint: str | None = None
+    """``wsEndpoint``'s URL; with a list, its first endpoint's (what a single run uses)."""
+    ws_pool: tuple[BrowserEndpoint, ...] = ()
+    """``wsEndpoint`` written as a list (or one ``{url, ...}`` mapping): every endpoint
+    of the pool; empty for a plain URL (:attr:`endpoints` has it then)."""
     web_server: WebServerConfig | None = None
     debug: DebugConfig = DebugConfig()
     retries: int = 0
@@ -234,13 +274,22 @@ class Config:
     warnings: tuple[str, ...] = ()
     headed_by: HeadedBy | None = None
 
+    @property
+    def endpoints(self) -> tuple[BrowserEndpoint, ...]:
+        """The browser pool: every endpoint of ``wsEndpoint`` (one for a plain URL), or
+        none when browsers are launched here."""
+        if self.ws_pool:
+            return self.ws_pool
+        return (BrowserEndpoint(self.ws_endpoint),) if self.ws_endpoint else ()
+
 
 def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool = True) -> Config:
     """The configuration of the project at ``root``; defaults when there is no file.
 
     Raises :class:`ConfigError` (one sentence) for anything that cannot be used.
     ``UNOTEST_HEADED=1`` in ``environ`` runs headed whatever the file says, and
-    ``UNOTEST_BASE_URL`` replaces its ``baseURL`` (validated the same way). Without
+    ``UNOTEST_BASE_URL`` replaces its ``baseURL`` (validated the same way), and
+    ``UNOTEST_TRACE`` its ``trace`` (``on``, ``off``, ``on-failure``). Without
     ``on_this_machine`` (``unotest check``, a lint job without the browser or the built
     site) the paths it names are not asked to exist here.
     """
@@ -255,6 +304,10 @@ def load_config(root: Path, environ: Mapping[str, str], *, on_this_machine: bool
     if base_url is not None and base_url.strip():
         url = _EnvironmentValidator(root, warnings).url(BASE_URL_ENV, base_url, ("http", "https"))
         config = replace(config, base_url=url)
+    trace = environ.get(TRACE_ENV)
+    if trace is not None and trace.strip():
+        chosen = _EnvironmentValidator(root, warnings).choice(TRACE_ENV, trace.strip(), TRACES)
+        config = replace(config, trace=chosen)
     headed = environ.get("UNOTEST_HEADED")
     if headed is not None:
         flag = headed.strip().lower()
@@ -400,6 +453,9 @@ class _Validator(SettingChecks):
         headless = (
             self.boolean("headless", top["headless"]) if "headless" in top else default.headless
         )
+        ws_endpoint, ws_pool = (
+            self.ws_endpoints(top["wsEndpoint"]) if given("wsEndpoint") else (None, ())
+        )
         return Config(
             root=self.root,
             runner=self.string("runner", top["runner"]) if given("runner") else None,
@@ -419,11 +475,8 @@ class _Validator(SettingChecks):
             executable_path=(
                 self.executable(top["executablePath"]) if given("executablePath") else None
             ),
-            ws_endpoint=(
-                self.url("wsEndpoint", top["wsEndpoint"], ("ws", "wss"))
-                if given("wsEndpoint")
-                else None
-            ),
+            ws_endpoint=ws_endpoint,
+            ws_pool=ws_pool,
             web_server=self.web_server(top["webServer"]) if given("webServer") else None,
             debug=self.debug(top["debug"]) if "debug" in top else default.debug,
             retries=self.count("retries", top["retries"], MAX_RETRIES) if given("retries") else 0,
@@ -514,6 +567,104 @@ class _Validator(SettingChecks):
         if isinstance(width, bool) or not isinstance(width, int) or not 200 <= width <= 4000:
             self.error("pageImages.width", "a whole number of pixels from 200 to 4000", width)
         return PageImagesConfig(self.choice("pageImages.steps", steps, STEP_IMAGES), width)
+
+    def ws_endpoints(self, value: object) -> tuple[str, tuple[BrowserEndpoint, ...]]:
+        """``wsEndpoint``: a URL (no pool of its own), or a list of endpoints (or one
+        ``{url, capacity, headers}``): the first endpoint's URL and the pool."""
+        if isinstance(value, str):
+            return self.url("wsEndpoint", value, ("ws", "wss")), ()
+        if isinstance(value, dict):
+            endpoint = self.endpoint("wsEndpoint", value)
+            return endpoint.url, (endpoint,)
+        if value == []:
+            self.fail(
+                "wsEndpoint",
+                "'wsEndpoint' is an empty list: list at least one endpoint, or leave it out "
+                "to launch browsers on this machine",
+            )
+        if not isinstance(value, list):
+            self.error(
+                "wsEndpoint",
+                "a ws:// or wss:// URL, or a list of endpoints (each a URL or "
+                "{url, capacity, headers})",
+                value,
+            )
+        if len(value) > MAX_ENDPOINTS:
+            self.fail("wsEndpoint", f"'wsEndpoint' lists at most {MAX_ENDPOINTS} endpoints")
+        pool: list[BrowserEndpoint] = []
+        for position, item in enumerate(value):
+            key = f"wsEndpoint[{position}]"
+            endpoint = self.endpoint(key, item)
+            first = next((i for i, e in enumerate(pool) if e.url == endpoint.url), None)
+            if first is not None:
+                self.fail(
+                    key,
+                    f"'{key}' repeats wsEndpoint[{first}] ({endpoint.shown}): list each "
+                    "server once and give it a capacity instead",
+                )
+            pool.append(endpoint)
+        return pool[0].url, tuple(pool)
+
+    def endpoint(self, key: str, value: object) -> BrowserEndpoint:
+        """One endpoint of the pool: a URL, or ``{url, capacity, headers}``."""
+        if isinstance(value, str):
+            return BrowserEndpoint(self.url(key, value, ("ws", "wss")))
+        section = self.mapping(
+            value,
+            key,
+            _ENDPOINT_KEYS,
+            "a ws:// URL or a mapping with 'url' (and optional 'capacity', 'headers')",
+        )
+        if section.get("url") is None:
+            self.fail(key, f"'{key}.url' is missing: each endpoint needs its ws:// URL")
+        url = self.url(f"{key}.url", section["url"], ("ws", "wss"))
+        capacity = section.get("capacity")
+        if capacity is not None and (
+            isinstance(capacity, bool)
+            or not isinstance(capacity, int)
+            or not 1 <= capacity <= MAX_ENDPOINTS
+        ):
+            self.error(
+                f"{key}.capacity", f"a whole number of browsers from 1 to {MAX_ENDPOINTS}", capacity
+            )
+        headers = section.get("headers")
+        return BrowserEndpoint(
+            url, capacity, self.connect_headers(f"{key}.headers", headers) if headers else ()
+        )
+
+    def connect_headers(self, key: str, value: object) -> tuple[tuple[str, str], ...]:
+        """Headers sent when connecting to an endpoint; their values are never shown (a
+        token is the usual one), nor may they replace the launch options unotest sends."""
+        if not isinstance(value, dict):
+            self.error(key, "a mapping of header names to values (Name: value)", value)
+        pairs: list[tuple[str, str]] = []
+        for name, item in value.items():
+            if not isinstance(name, str) or not HEADER_NAME.fullmatch(name):
+                self.fail(
+                    f"{key}.{name}" if isinstance(name, str) else key,
+                    f"'{key}' names must be HTTP header names (letters, digits and "
+                    f"!#$%&'*+.^_`|~-), got {show(name)}",
+                )
+            setting = f"{key}.{name}"
+            if name.lower() == _LAUNCH_OPTIONS_HEADER:
+                self.fail(
+                    setting,
+                    f"'{setting}' cannot be set: unotest sends the browser's launch options "
+                    "in that header itself",
+                )
+            if isinstance(item, bool) or not isinstance(item, str | int):
+                self.fail(setting, f"'{setting}' must be a string")
+            text = str(item)
+            if not text.strip() or any(
+                (ord(ch) < 0x20 and ch != "\t") or ord(ch) == 0x7F for ch in text
+            ):
+                # Its value is not shown: it is likely a secret.
+                self.fail(
+                    setting,
+                    f"'{setting}' must be one line of text without control characters",
+                )
+            pairs.append((name, text))
+        return tuple(pairs)
 
     def executable(self, value: object) -> str:
         path = self.path(self.string("executablePath", value))

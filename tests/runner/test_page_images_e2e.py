@@ -126,7 +126,10 @@ def test_a_pause_and_an_eval_leave_the_page_with_its_aria_snapshot_and_pick_answ
 
     def picked(**fields: object) -> str:
         event = answer("pick", **fields)
-        assert event["kind"] == "command:result" and event["ok"] is True, (fields, event.get("error"))
+        assert event["kind"] == "command:result" and event["ok"] is True, (
+            fields,
+            event.get("error"),
+        )
         return json.loads(str(event["value"]))["target"]
 
     assert picked(x=100, y=60) == 'role("button", "Press")'

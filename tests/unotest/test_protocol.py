@@ -153,7 +153,17 @@ def test_additive_fields_are_optional() -> None:
     assert {"cmd"} == protocol.ResumedEvent.__optional_keys__
     assert {"file", "page", "breakpoints", "frameVars"} == RuntimeStateFile.__optional_keys__
     assert {"id", "cmd"} == DbgCommand.__required_keys__
-    assert {"line", "col", "file", "expr", "frame", "x", "y", "name", "role"} == DbgCommand.__optional_keys__
+    assert {
+        "line",
+        "col",
+        "file",
+        "expr",
+        "frame",
+        "x",
+        "y",
+        "name",
+        "role",
+    } == DbgCommand.__optional_keys__
     assert {"t", "kind", "id", "cmd"} == CommandAppliedEvent.__required_keys__
     assert {"t", "kind", "reason"} == CommandRejectedEvent.__required_keys__
     assert {"id", "cmd"} == CommandRejectedEvent.__optional_keys__

@@ -15,6 +15,7 @@ from sites import write_project
 
 from runner.files import atomic_write
 from runner.processes import process_start_time
+from runner.project.secrets import MASK
 from runner.ws_messages import WsMessage
 from unotest.viewer.file_events import FileEventBatch, FileEvents, Target, classify
 from unotest.viewer.hub import Closed, Hub, Subscription
@@ -43,7 +44,10 @@ def test_classify_names_what_counts_and_ignores_the_rest(tmp_path: Path) -> None
         "e2e/smoke.test.js~": None,
         "e2e/notes.md": None,
         "e2e/node_modules/x/index.js": None,
-        ".env": None,
+        ".env": Target("env"),
+        "..env.1234.5678.tmp": None,  # a save's temporary file
+        ".runs/r1/stdout.log": Target("run", "r1"),
+        ".runs/r1/stderr.log": Target("run", "r1"),
     }
     assert {rel: classify(u, str(u / rel)) for rel in cases} == cases
     assert classify(u, str(tmp_path / ".git" / "HEAD")) is None
@@ -110,6 +114,11 @@ def test_files_saved_become_their_messages(tmp_path: Path) -> None:
         (e2e / "_collections" / "all.yaml").write_text("scenarios: [smoke]\n")
         seen = await _until(sub, kind_is("fs:collections-changed"))
         assert "fs:helpers-changed" not in [m["kind"] for m in seen]
+        env = root / "unotest" / ".env"
+        atomic_write(env, b"GREETING=hello\n")  # created
+        await _until(sub, kind_is("fs:env-changed"))
+        env.unlink()  # removed
+        await _until(sub, kind_is("fs:env-changed"))
 
     _with_watcher(root, body)
 
@@ -214,3 +223,51 @@ def test_a_file_event_and_the_ticker_at_once_publish_a_run_s_lines_in_order(
         return numbers
 
     assert asyncio.run(scenario()) == list(range(6000))
+
+
+def test_a_live_run_s_output_comes_as_log_lines_once_masked_whoever_started_it(
+    tmp_path: Path,
+) -> None:
+    """The logs of every run followed become ``log:line`` (issue 32, defect 2: a viewer
+    restarted while a run goes on follows its output again): a run live when the watch
+    starts from its logs' current ends (the page read the rest over REST), a run found
+    later from their starts; each line once however many events and ticks read the run;
+    secrets of ``unotest/.env`` masked."""
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    (root / "unotest" / ".env").write_text("API_TOKEN=s3cret-value\n", encoding="utf-8")
+    runs = root / "unotest" / ".runs"
+    before = runs / "r0"
+    before.mkdir(parents=True)
+    atomic_write(before / "manifest.json", _manifest(before, os.getpid()))
+    _append(before / "stdout.log", b"written before the viewer started\n")
+
+    async def scenario() -> list[tuple[str, str, str]]:
+        hub = Hub(queue_size=10_000)
+        sub = hub.subscribe()
+        watcher = FileEvents(root, hub)
+        watcher.prime()
+        _append(before / "stdout.log", b"the token is s3cret-value\n")
+        later = runs / "r1"
+        later.mkdir()
+        atomic_write(later / "manifest.json", _manifest(later, os.getpid()))
+        _append(later / "stdout.log", b"first\nsecond")
+        _append(later / "stderr.log", b"oops\n")
+        await watcher.changed(FileEventBatch(runs={"r0", "r1"}))
+        await watcher.tick()
+        _append(later / "stdout.log", b" half\n")
+        await asyncio.gather(watcher.changed(FileEventBatch(runs={"r1"})), watcher.tick())
+        await watcher.tick()
+        lines = []
+        while not sub.queue.empty():
+            message = sub.queue.get_nowait()
+            assert not isinstance(message, Closed)
+            if message["kind"] == "log:line":
+                lines.append((message["runId"], message["stream"], message["line"]))
+        return lines
+
+    assert asyncio.run(scenario()) == [
+        ("r0", "stdout", f"the token is {MASK}"),
+        ("r1", "stdout", "first"),
+        ("r1", "stderr", "oops"),
+        ("r1", "stdout", "second half"),
+    ]

@@ -517,7 +517,7 @@ def test_after_the_viewer_restarts_the_page_stops_retrying_and_says_to_open_the_
     viewer.proc.wait(15)
     expect(page.get_by_role("alert").filter(has_text="Reconnecting")).to_be_visible()
     # The same port, a new token: the page's cookie is refused (the socket's 403, REST's 401).
-    with running_viewer(project, "--port", port) as again:
+    with running_viewer(project, "--port", port, "--new-token") as again:
         assert again.base == viewer.base and again.token != viewer.token
         refused = page.get_by_role("alert").filter(has_text="The viewer was restarted")
         expect(refused).to_be_visible()

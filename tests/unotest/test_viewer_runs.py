@@ -28,6 +28,7 @@ from runner.project.secrets import MASK
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.hub import Closed
 from unotest.viewer.routes_runs import routes
+from unotest.viewer.routes_ws import startup as watch_project
 
 SECRET = "sup3r-s3cret-v4lue"
 Client = httpx.AsyncClient
@@ -401,6 +402,7 @@ def _state(detail: dict[str, Any]) -> str | None:
 def test_a_debug_run_started_paused_stepped_and_continued(site_project: Path) -> None:
     async def body(client: Client, ctx: ViewerContext) -> None:
         subscription = ctx.hub.subscribe()
+        await watch_project(ctx)  # log:line comes from the run's logs, as file events
         request = {
             "kind": "scenario",
             "scenario": "debug-me",

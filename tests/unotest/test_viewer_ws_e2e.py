@@ -129,6 +129,8 @@ async def _follow_run(
     seen: list[Message] = []
     started = await receive_until(client, seen, lambda m: m["kind"] == "fs:run-started", WAIT_S)
     await receive_until(client, seen, step_kind("paused"), WAIT_S)
+    # the page's image at the pause is written just after it: settled before the flood
+    await receive_until(client, seen, step_kind("page:image"), WAIT_S)
     await _flood_until_idle_is_dropped(client, ctx, started["runId"])
     # what was already on its way comes first, then the close with its reason
     backlog = 0

@@ -7,6 +7,7 @@ With ``--retries N`` (or ``retries:`` in the config) a failed scenario runs agai
 its start, each attempt a new run with a fresh browser, up to N more times; a debug run
 never retries. The run's version-1 envelopes go where ``--reporter`` says (``json=PATH``,
 ``ndjson`` on stdout), to the first attempt's ``events.ndjson`` and to history.
+``--trace on|off|on-failure`` replaces the config's ``trace`` for this run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from runner.browser import early_driver
 from runner.errors import UsageError
-from runner.project.config import Config, load_config
+from runner.project.config import Config, Trace, load_config
 from runner.project.index import (
     SCENARIO_SUFFIX,
     Project,
@@ -170,8 +171,10 @@ def _debug_options(args: argparse.Namespace) -> DebugOptions | None:
     return DebugOptions.given(args.breaks, args.step, prompt=_stdin_is_tty() and not args.json)
 
 
-def _run_config(root: Path, summary: IndexSummary, name: str, *, headed: bool) -> Config:
-    """The config scenario ``name`` runs with alone."""
+def _run_config(
+    root: Path, summary: IndexSummary, name: str, *, headed: bool, trace: Trace | None = None
+) -> Config:
+    """The config scenario ``name`` runs with alone (``trace``: ``--trace``, over the file's)."""
     config = load_config(root, os.environ)
     if config.storage_state is not None and any(
         name in use["setup"] for use in summary.collection_use.values()
@@ -181,6 +184,8 @@ def _run_config(root: Path, summary: IndexSummary, name: str, *, headed: bool) -
         config = replace(config, storage_state=None)
     if headed:
         config = replace(config, headless=False, headed_by="--headed")
+    if trace is not None:
+        config = replace(config, trace=trace)
     return config
 
 
@@ -196,7 +201,8 @@ def e2e_command(args: argparse.Namespace) -> int:
     reporters = parse_reporters(getattr(args, "reporter", None), junit_allowed=False)
     if reporters.ndjson and args.json:
         raise UsageError("--json and --reporter ndjson both print on stdout: choose one")
-    config = _run_config(root, summary, name, headed=args.headed)
+    trace = getattr(args, "trace", None)
+    config = _run_config(root, summary, name, headed=args.headed, trace=trace)
     print_warnings(config.warnings)
     masker = SecretMasker()
     environment = RunEnvironment.of_project(root, masker)

@@ -3,7 +3,9 @@
 One viewer per project: a live ``unotest/.viewer.lock`` means one already serves it,
 so its URL is printed (and opened) instead of starting a second. ``--detach`` serves
 from a background process writing ``unotest/.viewer.log``; ``--stop`` ends the viewer
-the lock names.
+the lock names. A viewer started again takes the last one's port when it is free (unless
+``--port`` says another) and, on that port, its token, so the pages left open simply
+reconnect; ``--new-token`` makes a new one (the old URL stops working).
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from unotest.console import print_warnings
 from unotest.exit_codes import EXIT_ABORTED, EXIT_OK
 from unotest.viewer.context import ViewerContext
 from unotest.viewer.lockfile import (
+    LastViewer,
     ViewerLock,
     is_live,
+    last_viewer,
     live_lock,
     lock_path,
     read_lock,
+    remember_viewer,
     remove_lock,
     write_lock,
 )
@@ -58,7 +63,7 @@ def view_command(args: argparse.Namespace) -> int:
 
 def _serve(root: Path, args: argparse.Namespace) -> int:
     from unotest.viewer.security import new_token
-    from unotest.viewer.server import bind, serve, viewer_url
+    from unotest.viewer.server import bind_preferring, serve, viewer_url
 
     if args.host in ("0.0.0.0", "::"):
         print_warnings(
@@ -67,13 +72,17 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
                 "the token is all that protects code execution (eval, terminals)"
             ]
         )
-    ctx = ViewerContext(root=root, token=new_token(), host=args.host)
-    sock = bind(args.host, args.port)
-    ctx.port = sock.getsockname()[1]
+    last = last_viewer(root, args.host)
+    sock = bind_preferring(args.host, args.port, last.port if last else None)
+    port = sock.getsockname()[1]
+    kept = last is not None and last.port == port and not args.new_token
+    token = last.token if last is not None and kept else new_token()
+    ctx = ViewerContext(root=root, token=token, host=args.host, port=port)
     url = viewer_url(ctx)
 
     def ready() -> None:
         write_lock(root, url)
+        remember_viewer(root, LastViewer(args.host, port, token))
         print(url, flush=True)
         print(f"serving {root} (Ctrl-C stops it)", file=sys.stderr, flush=True)
         _open(url, args.no_open)
@@ -123,6 +132,7 @@ def _detach(root: Path, args: argparse.Namespace) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "unotest", "view", "--root", str(root)]
     command += ["--host", args.host, "--port", str(args.port), "--no-open"]
+    command += ["--new-token"] if args.new_token else []
     env = dict(os.environ, PYTHONSAFEPATH="1")  # a project's unotest/ is not our package
     package_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)

@@ -24,6 +24,7 @@ from unotest.viewer import (
     routes_runs,
     routes_static,
     routes_terminal,
+    routes_trace,
     routes_ws,
 )
 from unotest.viewer.answers import error_handlers
@@ -39,6 +40,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     routes_daemon,
     routes_terminal,
     routes_events,
+    routes_trace,
     routes_static,
 )
 

@@ -4,9 +4,12 @@ One ``watchfiles.awatch`` (inotify on Linux) over ``unotest/``, debounced; the p
 ``.git``, ``node_modules`` and virtualenvs sit outside it and any inside it are ignored
 too. What a change means is decided by :func:`classify`: a scenario, helper or
 collection file → ``fs:*-changed``; ``unotest/.debugger.json`` → ``fs:bp-changed``;
-under ``.runs/`` only a new run directory, its ``manifest.json`` and its ``steps.jsonl``
-count (heartbeats, bundles, logs and traces are ignored) and go to
-:class:`runner.store.tail.RunsTailer`, which tails each ``steps.jsonl`` by offset. A ticker
+``unotest/.env`` → ``fs:env-changed`` (ours: the Env page follows the file);
+under ``.runs/`` only a new run directory, its ``manifest.json``, its ``steps.jsonl`` and
+its ``stdout.log``/``stderr.log`` count (heartbeats, bundles and traces are ignored) and
+go to :class:`runner.store.tail.RunsTailer`, which tails each ``steps.jsonl`` by offset,
+and to :class:`unotest.viewer.run_logs.RunLogs`, which tails the logs of the runs it
+follows (``log:line``, whoever started the run, this viewer or one before it). A ticker
 asks every followed run whether its runner still lives (``interrupted`` otherwise) and
 catches anything a missed event left behind.
 """
@@ -27,6 +30,7 @@ from runner.project.root import HOOKS_FILE
 from runner.store.tail import RunsTailer
 from runner.ws_messages import WsMessage
 from unotest.viewer.hub import Hub
+from unotest.viewer.run_logs import RunLogs
 
 __all__ = ["IGNORED_DIRS", "FileEventBatch", "FileEvents", "Target", "classify"]
 
@@ -44,7 +48,13 @@ YIELD_EVERY = 200
 
 _TOP_RUNS = protocol.RUNS_SUBDIR
 _DEBUGGER = PurePath(protocol.DEBUGGER_FILE).name
-_RUN_FILES = (protocol.RUN_MANIFEST_FILE, protocol.STEPS_FILE)
+_ENV = PurePath(protocol.ENV_FILE).name
+_RUN_FILES = (
+    protocol.RUN_MANIFEST_FILE,
+    protocol.STEPS_FILE,
+    protocol.STDOUT_FILE,
+    protocol.STDERR_FILE,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class Target:
     """What one changed path is: a kind of project file, or a run (``run`` set)."""
 
     kind: str
-    """``scenarios``, ``helpers``, ``collections``, ``bp`` or ``run``."""
+    """``scenarios``, ``helpers``, ``collections``, ``bp``, ``env`` or ``run``."""
     run: str = ""
 
 
@@ -70,6 +80,8 @@ def classify(unotest_dir: Path, path: str) -> Target | None:
         return None
     if parts == (_DEBUGGER,):
         return Target("bp")
+    if parts == (_ENV,):
+        return Target("env")
     if parts[0] != protocol.E2E_SUBDIR or len(parts) < 2:
         return None
     return _e2e_target(parts[1:])
@@ -113,6 +125,7 @@ class FileEventBatch:
         made: dict[str, WsMessage] = {
             "bp": ws_messages.bp_changed(),
             "collections": ws_messages.collections_changed(),
+            "env": ws_messages.env_changed(),
             "helpers": ws_messages.helpers_changed(),
             "scenarios": ws_messages.scenarios_changed(),
         }
@@ -126,14 +139,20 @@ class FileEvents:
         self.project = Project(root)
         self.hub = hub
         self.runs = RunsTailer(self.project.runs_dir)
+        self.logs = RunLogs(root)
         self._stop = asyncio.Event()
         self._publishing = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = asyncio.Event()
         """Set once the file watch is in place (changes before it may be missed)."""
 
-    def start(self) -> None:
+    def prime(self) -> None:
+        """Take the runs already there (a live one followed from its files' current ends)."""
         self.runs.prime()
+        self.logs.prime(self.runs.live)
+
+    def start(self) -> None:
+        self.prime()
         self._tasks = [
             asyncio.create_task(self._watch(), name="viewer-watch"),
             asyncio.create_task(self._tick(), name="viewer-runs-tick"),
@@ -196,6 +215,8 @@ class FileEvents:
         await self._publish(batch.file_messages())
         for run_id in sorted(batch.runs):
             await self._publish(self.runs.poll(run_id))
+            self.logs.sync(self.runs.live)
+            await self._publish(self.logs.poll(run_id))
 
     async def _tick(self) -> None:
         while not self._stop.is_set():
@@ -208,6 +229,8 @@ class FileEvents:
         await self._publish(self.runs.scan())
         await self._publish(self.runs.poll_all())
         await self._publish(self.runs.check_alive())
+        self.logs.sync(self.runs.live)
+        await self._publish(self.logs.tick())
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):

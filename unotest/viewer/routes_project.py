@@ -29,7 +29,7 @@ from runner.project.editing import (
     source_view,
     write_collection,
 )
-from runner.project.envfile import parse_env_file, update_env_file
+from runner.project.envfile import read_env_view, save_env_file
 from runner.project.index import ProjectIndex
 from runner.project.root import hooks_key
 from runner.protocol import HelperMeta
@@ -66,6 +66,24 @@ def _conflict(err: FileConflict) -> Response:
     """409 with the sentence and what is on disk now, so the client can merge or choose."""
     body = {"error": str(err), "text": err.text, "version": err.version}
     return json_response(body, status=409)
+
+
+_UPDATE_KEYS = ("version", "values")
+
+
+def _added(data: object) -> list[tuple[str, str]]:
+    """``added`` of an env save: ``[{"key": NAME, "value": TEXT}, ...]``."""
+    if not isinstance(data, list):
+        raise UsageError('"added" must be a list of {"key", "value"} objects')
+    added = []
+    for item in data:
+        if not isinstance(item, dict) or set(item) != {"key", "value"}:
+            raise UsageError('each of "added" is {"key": NAME, "value": TEXT}')
+        key, value = item["key"], item["value"]
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise UsageError("a new variable's key and value are strings")
+        added.append((key, value))
+    return added
 
 
 def _object(data: object) -> dict[str, object]:
@@ -159,14 +177,24 @@ class ProjectRoutes:
         return json_response(meta)
 
     def get_env(self, request: Request) -> Response:
-        return json_response(parse_env_file(self.ctx.root / protocol.ENV_FILE))
+        """The ``EnvFile`` with, ours, ``exists`` and ``fileVersion`` (null when missing)."""
+        return json_response(read_env_view(self.ctx.root / protocol.ENV_FILE))
 
     async def put_env(self, request: Request) -> Response:
-        update = cast(protocol.EnvUpdate, _object(await json_body(request)))
+        """An ``EnvUpdate`` with, ours, ``added`` (``[{key, value}]``, appended; a missing
+        file is created) and ``baseVersion`` (the ``fileVersion`` read, null when it did
+        not exist; absent: no check). 409 ``{error, fileVersion}`` when the file on disk
+        is at another version."""
+        body = _object(await json_body(request))
+        added = _added(body.get("added", []))
+        base = _base_version(body)
+        update = cast(protocol.EnvUpdate, {k: v for k, v in body.items() if k in _UPDATE_KEYS})
         path = self.ctx.root / protocol.ENV_FILE
-        if not path.is_file():
-            raise UsageError(f"there is no {protocol.ENV_FILE} to change")
-        return json_response(await run_in_threadpool(update_env_file, path, update))
+        try:
+            saved = await run_in_threadpool(save_env_file, path, update, added, base)
+        except FileConflict as err:
+            return json_response({"error": str(err), "fileVersion": err.version}, status=409)
+        return json_response(saved)
 
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:

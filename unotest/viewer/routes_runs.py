@@ -9,12 +9,18 @@
   scenario run uses that changed on disk since it read them; ``request``, what this
   viewer started the run with, or null: see below);
 * ``GET /api/runs/<runId>/files/<name>`` → a file of the run directory (or its
-  ``screenshot/`` folder) or of its failure bundle, nothing else;
+  ``screenshot/`` and ``pages/`` folders) or of its failure bundle, nothing else;
+* ``GET /api/runs/<runId>/page-log?network=<offset>&console=<offset>`` → ``{network,
+  console}``, each the entries of the run's ``network.jsonl`` / ``console.jsonl`` from
+  that byte offset (default 0) and where to ask from next
+  (:func:`runner.store.page_log.read_page_log`): the page follows a run's requests and
+  console messages with it, live or over;
 * ``POST /api/runs`` with a ``RunRequest`` → ``201 {runId}`` (a
   :class:`runner.launch.request.LaunchRequest` started by
   :func:`runner.launch.start.start_run`; the run's output lines go to ``/ws`` as
-  ``log:line``). Besides the protocol's fields a request may carry ``retries``
-  (``--retries N``, the CLI's option) and ``step``. What the run was started with is
+  ``log:line``, read from its logs by :mod:`unotest.viewer.run_logs`). Besides the
+  protocol's fields a request may carry ``retries`` (``--retries N``, the CLI's option)
+  and ``step``. What the run was started with is
   kept in its directory as ``request.json`` (ours: the runner records none of its
   options), so "Run again" repeats it;
 * ``POST /api/runs/<runId>/commands`` with a ``DbgCommand`` without an ``id`` →
@@ -31,7 +37,6 @@ nothing of the application around them.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -42,15 +47,15 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from runner import protocol, ws_messages
+from runner import protocol
 from runner.debug.client import append_command, send_command
 from runner.errors import UnotestError, UsageError
-from runner.launch.launcher import Stream
 from runner.launch.request import LaunchRequest
 from runner.launch.start import start_run
 from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
 from runner.store.detail import exact_run_dir, run_detail, run_file
+from runner.store.page_log import read_page_log
 from runner.store.runs import list_runs, run_meta
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
@@ -111,8 +116,6 @@ class RunRoutes:
 
     def __init__(self, ctx: ViewerContext) -> None:
         self.ctx = ctx
-        self.followers: set[asyncio.Task[None]] = set()
-        ctx.hub.on_stop(self.stop_following)
 
     # --- shared -------------------------------------------------------------------
 
@@ -124,11 +127,6 @@ class RunRoutes:
     def run_dir(self, run_id: str) -> Path:
         """The directory of an exact run id; 404 for anything else."""
         return exact_run_dir(self.ctx.project, run_id)
-
-    async def stop_following(self) -> None:
-        for task in list(self.followers):
-            task.cancel()
-        await asyncio.gather(*self.followers, return_exceptions=True)
 
     # --- reading --------------------------------------------------------------------
 
@@ -163,6 +161,23 @@ class RunRoutes:
         text = await run_in_threadpool(path.read_text, "utf-8", "replace")
         return Response(self.masker().mask(text), media_type=media)
 
+    async def page_log(self, request: Request) -> Response:
+        run_dir = self.run_dir(request.path_params["run_id"])
+        starts: dict[str, int] = {}
+        for kind in ("network", "console"):
+            text = request.query_params.get(kind, "0")
+            if not (text.isascii() and text.isdigit()):
+                raise _Refused(400, f"{kind} must be a byte offset (a whole number from 0)")
+            starts[kind] = int(text)
+        return json_response(await run_in_threadpool(self._page_log, run_dir, starts))
+
+    def _page_log(self, run_dir: Path, starts: dict[str, int]) -> JSONObject:
+        answer = {
+            "network": read_page_log(run_dir, "network", starts["network"]),
+            "console": read_page_log(run_dir, "console", starts["console"]),
+        }
+        return cast(JSONObject, self.masker().mask_data(answer))
+
     # --- starting and driving -----------------------------------------------------------
 
     async def start(self, request: Request) -> Response:
@@ -170,16 +185,9 @@ class RunRoutes:
         run = await start_run(
             self.ctx.root,
             LaunchRequest.from_json(body),
-            on_line=self._publish_line,
             mask=self.masker().mask,
         )
-        if run.follower is not None:
-            self.followers.add(run.follower)
-            run.follower.add_done_callback(self.followers.discard)
         return json_response({"runId": run.run_id}, 201)
-
-    def _publish_line(self, run_id: str, stream: Stream, line: str) -> None:
-        self.ctx.hub.publish(ws_messages.log_line(run_id, stream, line))
 
     async def command(self, request: Request) -> Response:
         run_dir = self.run_dir(request.path_params["run_id"])
@@ -227,5 +235,6 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
         Route("/api/runs", _answering(runs.start), methods=["POST"]),
         Route("/api/runs/{run_id}", _answering(runs.detail), methods=["GET"]),
         Route("/api/runs/{run_id}/files/{name:path}", _answering(runs.file), methods=["GET"]),
+        Route("/api/runs/{run_id}/page-log", _answering(runs.page_log), methods=["GET"]),
         Route("/api/runs/{run_id}/commands", _answering(runs.command), methods=["POST"]),
     ]

@@ -13,6 +13,7 @@ cookie that the page's later requests and WebSockets carry.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from starlette.requests import Request
@@ -41,9 +42,12 @@ CONTENT_TYPES = {
 _HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 
 
-def resolve_static(relative: str, root: Path = STATIC_ROOT) -> Path | None:
+def resolve_static(
+    relative: str, root: Path = STATIC_ROOT, types: Mapping[str, str] = CONTENT_TYPES
+) -> Path | None:
     """The file ``relative`` names under ``root``, or None: an empty, hidden, ``..`` or
-    backslashed part, a symlink leading out, a folder or an unknown type is not served."""
+    backslashed part, a symlink leading out, a folder or a type not in ``types`` is not
+    served (``routes_trace`` serves Playwright's trace viewer with this rule too)."""
     parts = relative.split("/")
     if not relative or any(p in ("", ".", "..") or p.startswith(".") or "\\" in p for p in parts):
         return None
@@ -56,7 +60,7 @@ def resolve_static(relative: str, root: Path = STATIC_ROOT) -> Path | None:
         return None
     if not resolved.is_relative_to(root.resolve()) or not resolved.is_file():
         return None
-    return resolved if resolved.suffix in CONTENT_TYPES else None
+    return resolved if resolved.suffix in types else None
 
 
 def _file(path: Path) -> Response:

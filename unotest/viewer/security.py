@@ -16,7 +16,15 @@ Eval and terminals are code execution, so (Jupyter's model):
   'none'``): cookies ignore ports, so a page another local server serves (the app
   under test) would otherwise show the logged-in viewer in a frame and click its Run
   or terminal buttons for the user; and no request the page makes carries its
-  address, whose first load holds the token (``Referrer-Policy: no-referrer``).
+  address, whose first load holds the token (``Referrer-Policy: no-referrer``);
+- Playwright's trace viewer (``/trace/``, :mod:`unotest.viewer.routes_trace`) runs
+  under a policy of its own, on that path only (:func:`trace_policy`): everything from
+  this origin and nothing from anywhere else (no network), styles inline (React's),
+  images and media from ``data:``/``blob:`` (screenshots), its service worker and its
+  snapshot frames from ``/trace/`` (a blank snapshot is a ``data:`` frame, which has
+  no origin); ``frame-ancestors 'none'`` and the other guards stay. Its service
+  worker (scope ``/trace/``: it sees no other path's requests) fetches the run's
+  ``trace.zip`` same-origin, so with the cookie, as the page's own requests are.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
+from collections.abc import Iterable
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.datastructures import Headers
@@ -37,9 +46,11 @@ from unotest.viewer.context import ViewerContext
 __all__ = [
     "FILE_BODY_LIMIT",
     "OTHER_BODY_LIMIT",
+    "TRACE_PREFIX",
     "SecurityMiddleware",
     "cookie_name",
     "new_token",
+    "trace_policy",
 ]
 
 OTHER_BODY_LIMIT = 1024 * 1024
@@ -53,6 +64,45 @@ _GUARD_HEADERS = (
     (b"x-content-type-options", b"nosniff"),
 )
 """On every HTTP answer, a refusal included."""
+TRACE_PREFIX = "/trace/"
+"""Where Playwright's trace viewer is served: the one path with a policy of its own."""
+
+
+def trace_policy(script_hashes: Iterable[str] = ()) -> str:
+    """The Content-Security-Policy of the trace viewer's path: what Playwright's static
+    trace viewer needs from this origin and nothing from another; ``script_hashes``
+    (base64 SHA-256 digests) allow the inline scripts of the page that carries them
+    (its ``index.html``), instead of ``'unsafe-inline'``."""
+    scripts = " ".join(["'self'", *(f"'sha256-{digest}'" for digest in script_hashes)])
+    return "; ".join(
+        (
+            "default-src 'self'",
+            f"script-src {scripts}",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",
+            "media-src 'self' data: blob:",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "worker-src 'self'",
+            "frame-src 'self' data:",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'none'",
+            "frame-ancestors 'none'",
+        )
+    )
+
+
+_TRACE_GUARD_HEADERS = tuple(
+    (name, trace_policy().encode() if name == b"content-security-policy" else value)
+    for name, value in _GUARD_HEADERS
+)
+
+
+def _guard_headers(path: str) -> tuple[tuple[bytes, bytes], ...]:
+    """The guard headers of an answer at ``path``: the trace viewer's path has its own
+    policy (which keeps ``frame-ancestors 'none'``); every other path the plain one."""
+    return _TRACE_GUARD_HEADERS if path.startswith(TRACE_PREFIX) else _GUARD_HEADERS
 
 
 def new_token() -> str:
@@ -107,7 +157,7 @@ class SecurityMiddleware:
             return
         headers = Headers(scope=scope)
         if scope["type"] == "http":
-            send = _guarded(send)
+            send = _guarded(send, _guard_headers(str(scope.get("path", ""))))
         refusal = self._refusal(scope, headers)
         if refusal is not None:
             await self._refuse(scope, receive, send, *refusal)
@@ -171,14 +221,16 @@ class SecurityMiddleware:
         await error_response(status, text)(scope, receive, send)
 
 
-def _guarded(send: Send) -> Send:
-    """``send`` adding the guard headers to the answer's start (once each)."""
+def _guarded(send: Send, guards: tuple[tuple[bytes, bytes], ...]) -> Send:
+    """``send`` adding the guard headers to the answer's start (once each: a route's own
+    policy is kept, as the trace viewer's ``index.html`` adds its script's hash to
+    :func:`trace_policy`)."""
 
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
             given = list(message.get("headers", []))
             names = {name.lower() for name, _ in given}
-            given += [(name, value) for name, value in _GUARD_HEADERS if name not in names]
+            given += [(name, value) for name, value in guards if name not in names]
             message = {**message, "headers": given}
         await send(message)
 

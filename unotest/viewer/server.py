@@ -1,9 +1,11 @@
 """Serving the viewer: uvicorn in this process on a socket bound beforehand.
 
 Binding first (port 0 lets the OS choose) means the URL is known before the server
-runs; ``serve`` calls ``on_ready`` once uvicorn listens (the lock file is written
-then) and returns after a graceful stop on SIGINT or SIGTERM, with the signal that
-stopped it, so the caller can clean up and choose the exit code.
+runs; ``bind_preferring`` takes the last viewer's port when it is free and no port was
+asked for (so pages left open on that viewer reconnect to this one). ``serve`` calls
+``on_ready`` once uvicorn listens (the lock file is written then) and returns after a
+graceful stop on SIGINT or SIGTERM, with the signal that stopped it, so the caller can
+clean up and choose the exit code.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from runner.errors import UsageError
 from unotest.viewer.app import ROUTE_MODULES, build_app
 from unotest.viewer.context import ViewerContext
 
-__all__ = ["bind", "serve", "viewer_url"]
+__all__ = ["bind", "bind_preferring", "serve", "viewer_url"]
 
 _NOT_STARTED = "the viewer did not start (its startup failed; see the messages above)"
 
@@ -42,6 +44,18 @@ def bind(host: str, port: int) -> socket.socket:
         raise UsageError(f"cannot listen on {host}:{port}: {reason}") from None
     sock.set_inheritable(False)
     return sock
+
+
+def bind_preferring(host: str, port: int, preferred: int | None) -> socket.socket:
+    """:func:`bind`, except that ``port`` 0 (any free one) tries ``preferred`` first and
+    falls back to any free port when it is taken; an explicit ``port`` is taken or
+    refused as it is."""
+    if port == 0 and preferred is not None:
+        try:
+            return bind(host, preferred)
+        except UsageError:
+            pass  # in use by another program: any free port, as without a preference
+    return bind(host, port)
 
 
 def viewer_url(ctx: ViewerContext, *, with_token: bool = True) -> str:

@@ -3,7 +3,10 @@
 // server, so views refetch their state over REST then). When the viewer refuses the
 // page (401/403: it was restarted with a new token, or the token is no longer valid),
 // retrying cannot help: the page stops and says so (`isRefused`); api.js tells it so
-// through onRefused, registered below.
+// through onRefused, registered below. When the viewer cannot be reached at all for
+// GONE_AFTER tries in a row (stopped, or restarted on another port: a restarted
+// `unotest view` takes its last port again when it is free, so usually it comes back
+// here), the page says so (`isGone`) and goes on trying every 5 s.
 import { onRefused, viewerStatus } from "./api.js";
 
 const messageListeners = new Set();
@@ -17,7 +20,9 @@ let delay = 250;
 let timer = null;
 let steady = null;
 let refused = false;
+let failures = 0; // tries in a row that found no viewer at all
 const STEADY_MS = 2000; // a connection this old resets the backoff
+const GONE_AFTER = 6; // 250 ms + 0.5 + 1 + 2 + 4 + 5 s: about 13 s without a viewer
 
 function call(listeners, arg) {
   for (const fn of [...listeners]) {
@@ -47,6 +52,7 @@ function connect() {
     steady = setTimeout(() => { delay = 250; }, STEADY_MS);
     const reconnect = everConnected;
     everConnected = true;
+    failures = 0;
     setConnected(true);
     if (reconnect) call(resyncListeners, undefined);
     else {
@@ -71,8 +77,15 @@ function connect() {
     setConnected(false);
     // A browser does not tell why a handshake failed: ask the REST side, which does.
     viewerStatus().then((status) => {
-      if (status === 401 || status === 403) markRefused();
-      else schedule(); // 0: down or moved to another port, it may come back
+      if (status === 401 || status === 403) {
+        markRefused();
+        return;
+      }
+      // 0: down or moved to another port, it may come back. Anything else answered: the
+      // viewer is there (its socket was closed for falling behind, or it is stopping).
+      failures = status === 0 ? failures + 1 : 0;
+      if (failures === GONE_AFTER) call(stateListeners, false); // the banner's words change
+      schedule();
     });
   };
   ws.onerror = () => {}; // onclose follows and reconnects
@@ -95,6 +108,11 @@ onRefused(markRefused);
 
 export function isRefused() {
   return refused;
+}
+
+/** No viewer answered the last GONE_AFTER tries: stopped, or moved to another port. */
+export function isGone() {
+  return !refused && failures >= GONE_AFTER;
 }
 
 function schedule() {

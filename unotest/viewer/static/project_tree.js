@@ -1,5 +1,6 @@
 // Pure helpers of the sidebar: scenario names as a folder tree, the filter (text and
-// @tags), each scenario's latest run, problems by file. No DOM here.
+// @tags), the Status filter, each scenario's latest run and those that failed, problems
+// by file. No DOM here.
 
 // [{name, ...}] → {folders: Map(name → node), items: [...]}, names split on "/".
 export function buildTree(scenarios) {
@@ -55,6 +56,22 @@ export function latestRuns(runs) {
     if (run.kind === "scenario" && !latest.has(run.ref)) latest.set(run.ref, run);
   }
   return latest;
+}
+
+// The Status combobox: [value, label]; each keeps the scenarios whose latest run (or its
+// absence) `statusMatches`. A run still going is kept by All only.
+export const STATUS_FILTERS = [["all", "All"], ["failed", "Failed"], ["passed", "Passed"], ["not-run", "Not run"]];
+
+export function statusMatches(status, run) {
+  if (status === "all") return true;
+  if (status === "not-run") return !run;
+  return Boolean(run) && run.status === status;
+}
+
+// The names of the scenarios (of those listed) whose latest run failed, by name.
+export function failedScenarios(scenarios, latest) {
+  return scenarios.filter((s) => latest.get(s.name)?.status === "failed").map((s) => s.name)
+    .sort((a, b) => a.localeCompare(b));
 }
 
 export function problemsByPath(problems) {

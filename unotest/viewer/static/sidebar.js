@@ -1,5 +1,6 @@
-// The sidebar: a filter, the scenarios as a folder tree (each with its latest run's
-// outcome and its problems), helpers, collections (orphan entries red), and the shell's
+// The sidebar: a filter (text and @tags) and a Status combobox, the scenarios as a
+// folder tree (each with its colour as a strip, its latest run's status in words and its
+// problems) with Run failed, helpers, collections (orphan entries red), and the shell's
 // own pages (Runs, Env, terminals); when `unotest watch` runs, a line saying so and, per
 // scenario of its batches, the last status with why it was chosen (read-only).
 // Everything comes from store.js, live.
@@ -7,10 +8,11 @@ import { html, useState } from "./lib.js";
 import { useProject } from "./store.js";
 import { openTab, tabKey, useTabs } from "./tabs.js";
 import {
-  buildTree, latestRuns, matches, problemsByPath, problemTitle, reasonText, scenariosWithProblems, watchEntry,
-  watchSummary,
+  buildTree, failedScenarios, latestRuns, matches, problemsByPath, problemTitle, reasonText, scenariosWithProblems,
+  STATUS_FILTERS, statusMatches, watchEntry, watchSummary,
 } from "./project_tree.js";
 import { onTreeKey } from "./tree_keys.js";
+import { runEach } from "./run_failed.js";
 import { openTerminal } from "./terminals.js";
 
 function ProblemMark({ list }) {
@@ -48,7 +50,8 @@ function ScenarioItem({ scenario, ctx }) {
       aria-selected=${selected ? "true" : "false"}
       class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
       onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path, case: scenario.name }); }}>
-    <span class="color-dot" style=${{ background: scenario.color }}></span>
+    <span class="color-swatch" style=${{ background: scenario.color }} title=${`scenario colour ${scenario.color}`}
+      aria-hidden="true"></span>
     <span class="leaf-name" title=${scenario.title}>${scenario.name.split("/").pop()}</span>
     <${ProblemMark} list=${problems} />
     <${RunBadge} run=${ctx.latest.get(scenario.name)} />
@@ -61,7 +64,7 @@ function ScenarioItem({ scenario, ctx }) {
 
 function Folder({ node, ctx }) {
   const [open, setOpen] = useState(true);
-  const expanded = open || Boolean(ctx.filter.trim());
+  const expanded = open || filtering(ctx);
   return html`<li role="treeitem" aria-label=${node.name} aria-expanded=${expanded ? "true" : "false"}
       tabindex="-1" class="tree-folder" onClick=${(e) => { e.stopPropagation(); setOpen(!expanded); }}>
     <span class="folder-name">${expanded ? "▾" : "▸"} ${node.name}/</span>
@@ -69,16 +72,25 @@ function Folder({ node, ctx }) {
   </li>`;
 }
 
+// A filter or a status is set: folders open to show what they keep.
+function filtering(ctx) {
+  return Boolean(ctx.filter.trim()) || ctx.status !== "all";
+}
+
+// A scenario the filter (its text and @tags) and the Status combobox both keep.
+function shown(scenario, ctx) {
+  return matches(ctx.filter, scenario.name, scenario.title) && statusMatches(ctx.status, ctx.latest.get(scenario.name));
+}
+
 function visible(node, ctx) {
-  return node.items.some((s) => matches(ctx.filter, s.name, s.title))
-    || [...node.folders.values()].some((f) => visible(f, ctx));
+  return node.items.some((s) => shown(s, ctx)) || [...node.folders.values()].some((f) => visible(f, ctx));
 }
 
 function renderNode(node, ctx) {
   const folders = [...node.folders.values()].filter((f) => visible(f, ctx))
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((f) => html`<${Folder} key=${`d:${f.path}`} node=${f} ctx=${ctx} />`);
-  const items = node.items.filter((s) => matches(ctx.filter, s.name, s.title))
+  const items = node.items.filter((s) => shown(s, ctx))
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((s) => html`<${ScenarioItem} key=${s.name} scenario=${s} ctx=${ctx} />`);
   return [...folders, ...items];
@@ -89,11 +101,34 @@ function ScenarioTree({ project, ctx }) {
   const nodes = renderNode(root, ctx);
   const first = (el) => { if (el && !el.querySelector('[tabindex="0"]')) el.querySelector('[role="treeitem"]')?.setAttribute("tabindex", "0"); };
   return html`<section class="side-section" aria-label="Scenarios">
-    <h2>Scenarios</h2>
+    <div class="side-head"><h2>Scenarios</h2><${RunFailed} project=${project} ctx=${ctx} /></div>
     ${nodes.length
       ? html`<ul role="tree" aria-label="Scenarios" class="tree" ref=${first} onKeyDown=${onTreeKey}>${nodes}</ul>`
       : html`<p class="empty">${project.loaded ? "No scenario matches." : "Loading…"}</p>`}
   </section>`;
+}
+
+// Every scenario whose latest run failed, run again (run_failed.js), whatever the
+// filter shows; what it did is said under the button.
+function RunFailed({ project, ctx }) {
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState(null);
+  const names = failedScenarios(project.scenarios, ctx.latest);
+  const start = async () => {
+    setBusy(true);
+    setNote({ text: `Starting ${names.length} failed scenario${names.length > 1 ? "s" : ""}…` });
+    try {
+      await runEach(names, (n) => setNote({ text: `Started ${n} of ${names.length} failed scenario${names.length > 1 ? "s" : ""}.` }));
+    } catch (err) {
+      setNote({ text: `Could not start a run: ${err.message}`, error: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<button type="button" class="run-failed" disabled=${busy || !names.length} onClick=${start}
+      title=${names.length ? `Run again: ${names.join(", ")}` : "No scenario's latest run failed"}>Run failed</button>
+    ${note && html`<p class=${`run-failed-note${note.error ? " side-error" : ""}`} role=${note.error ? "alert" : "status"}
+      aria-label="Run failed progress">${note.text}</p>`}`;
 }
 
 function Helpers({ project, ctx }) {
@@ -150,10 +185,11 @@ function Pages() {
 export function Sidebar() {
   const project = useProject();
   const [filter, setFilter] = useState("");
+  const [status, setStatus] = useState("all");
   const { tabs, activeKey } = useTabs();
   const active = tabs.find((t) => tabKey(t) === activeKey);
   const ctx = {
-    filter, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
+    filter, status, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
     activePath: active?.kind === "scenario" ? active.path : null, watch: project.watch,
     activeCase: active?.kind === "scenario" ? active.case : null,
   };
@@ -162,6 +198,10 @@ export function Sidebar() {
     <${WatchLine} watch=${project.watch} />
     <input type="search" class="filter" placeholder="Filter" aria-label="Filter"
       value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} />
+    <label class="status-filter">Status <select aria-label="Status" value=${status}
+        onChange=${(e) => setStatus(e.currentTarget.value)}>
+      ${STATUS_FILTERS.map(([value, label]) => html`<option key=${value} value=${value}>${label}</option>`)}
+    </select></label>
     ${project.error && html`<p class="side-error" role="alert">${project.error}</p>`}
     <${ScenarioTree} project=${project} ctx=${ctx} />
     <${Helpers} project=${project} ctx=${ctx} />

@@ -14,10 +14,12 @@ import { RunModel, COMMANDS } from "./run_model.js";
 import { StepsList } from "./steps.js";
 import { SourceView } from "./source.js";
 import { FailurePanel } from "./failure.js";
+import { TraceLink } from "./trace_link.js";
 import { startRun } from "./launch.js";
 import {
   Toolbar, StatusBanner, Variables, CallStack, EvalConsole, ScreenshotStrip, Output,
 } from "./run_panes.js";
+import { PageLog } from "./page_log.js";
 import { PagePane } from "./page_view.js";
 
 /** The ids of the commands this page sent (any run tab): a rejection is shown only in
@@ -351,6 +353,7 @@ export function RunView({ tab, active }) {
       <${RestartLinks} detail=${detail} model=${model} />
       <span class="spacer"></span>
       <${Toolbar} accepts=${accepts} send=${sendCommand} />
+      <${TraceLink} runId=${runId} detail=${detail} />
       ${!model.live && scenario && html`<span class="run-again">
         ${[["Run again", false], ["Debug again", true]].map(([label, debug]) => html`<button type="button"
           disabled=${again} onClick=${() => startRun(scenarioAgain(detail, scenario, debug),
@@ -375,6 +378,7 @@ export function RunView({ tab, active }) {
         <${FailurePanel} runId=${runId} bundle=${detail.bundle} />
         <${ScreenshotStrip} runId=${runId} paths=${model.screenshots} />
         <${Output} lines=${logs} count=${logs.length} />
+        <${PageLog} runId=${runId} live=${model.live} />
       </div>
       <div class="run-right">
         <${Variables} vars=${vars} stale=${model.live ? null : model.snapshotAt || {}} frame=${frameName} />
