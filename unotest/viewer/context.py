@@ -20,7 +20,8 @@ class ViewerContext:
     root: Path
     """The project root (absolute)."""
     token: str
-    """The per-launch secret (at least 128 random bits) every request must carry."""
+    """The secret (at least 128 random bits) every request must carry: made at launch, or
+    the last viewer's on the same port (``unotest/.cache/viewer.json``, mode 0600)."""
     host: str = "127.0.0.1"
     port: int = 0
     """The bound port, known once the socket is bound (0 until then)."""

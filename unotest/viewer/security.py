@@ -2,7 +2,8 @@
 
 Eval and terminals are code execution, so (Jupyter's model):
 
-- every HTTP and WebSocket request carries the per-launch token: ``?token=`` (answered
+- every HTTP and WebSocket request carries the viewer's token (made at launch, or kept from
+  the last viewer on the same port: ``unotest/.cache/viewer.json``): ``?token=`` (answered
   with an HttpOnly, SameSite=Strict cookie so the page's later requests need no query),
   the cookie, or ``Authorization: Bearer``; otherwise 401;
 - ``Host`` names the bound host, ``localhost``, ``127.0.0.1`` or ``[::1]`` with the
