@@ -103,15 +103,26 @@ class LoadMemo:
         self._sources: dict[str, tuple[tuple[int, int, int], str]] = {}
         self._parsed: dict[tuple[str, str, str, str], object] = {}
         self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
-        self._used: tuple[set[str], set[tuple[str, str, str, str]], set[int]] = (
-            set(),
-            set(),
-            set(),
-        )
+        self._derived: dict[tuple[int, str], tuple[object, object]] = {}
+        self._changed: set[str] | None = None
+        self._used: tuple[
+            set[str], set[tuple[str, str, str, str]], set[int], set[tuple[int, str]]
+        ] = (set(), set(), set(), set())
+
+    def only_changed(self, rels: Iterable[str] | None) -> None:
+        """The next load takes every file it read before as unchanged but ``rels``
+        (project-relative), without a ``stat``: for a process told of every change by a
+        file watcher (the watch daemon), at 10,000 files a tenth of a second per save.
+        None: every file is looked at (the default)."""
+        self._changed = None if rels is None else set(rels)
 
     def source(self, path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
         """:func:`read_source`, unless the file's ``stat`` is the one last read."""
         key = str(path)
+        changed = self._changed
+        if changed is not None and key in self._sources and rel not in changed:
+            self._used[0].add(key)
+            return self._sources[key][1], None
         try:
             st = os.stat(path)
             stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -154,13 +165,31 @@ class LoadMemo:
         self._checked[key] = (program, against, found)
         return found
 
+    def derived(self, program: ast.Program, what: str, compute: Callable[[], T]) -> T:
+        """``compute()``, something that depends on ``program`` alone (the watch graph's
+        references of its functions), kept while it is the same object."""
+        key = (id(program), what)
+        self._used[3].add(key)
+        kept = self._derived.get(key)
+        if kept is not None and kept[0] is program:
+            return kept[1]  # type: ignore[return-value]
+        value = compute()
+        self._derived[key] = (program, value)
+        return value
+
     def forget_unused(self) -> None:
         """After a load: keep only what it used (deleted and edited files' old entries go)."""
-        sources, parsed, checked = self._used
+        sources, parsed, checked, derived = self._used
         self._sources = {k: v for k, v in self._sources.items() if k in sources}
         self._parsed = {k: v for k, v in self._parsed.items() if k in parsed}
         self._checked = {k: v for k, v in self._checked.items() if k in checked}
-        self._used = (set(), set(), set())
+        # Asked for after the load (the graph is built from the index): those of the
+        # programs the load kept stay.
+        kept = {id(getattr(v, "program", None)) for v in self._parsed.values()}
+        self._derived = {k: v for k, v in self._derived.items() if k[0] in kept}
+        del derived
+        self._used = (set(), set(), set(), set())
+        self._changed = None  # told for one load only
 
 
 @dataclass
@@ -288,7 +317,10 @@ class ProjectIndex:
     def _attach(self, scenario: ScenarioFile) -> tuple[ScenarioFile, ...]:
         """The scenarios a parsed file makes, each with the ``_hooks.js`` files over it
         (outer first): itself, or one per case (its case names kept in ``cases``)."""
-        made = replace(scenario, folders=self._attach_folders(scenario.name)).each_case()
+        folders = self._attach_folders(scenario.name)
+        if folders != scenario.folders:  # most have none: no copy of every scenario
+            scenario = replace(scenario, folders=folders)
+        made = scenario.each_case()
         if scenario.cases:
             self.cases[scenario.name] = [case.name for case in scenario.cases]
         for one in made:
@@ -593,7 +625,8 @@ class ProjectIndex:
         files = {s.file: s for s in [*self.scenarios.values(), *self.unlisted]}
         for scenario in files.values():
             if not scenario.folders:
-                scenario = replace(scenario, folders=self._attach_folders(scenario.name))
+                folders = self._attach_folders(scenario.name)
+                scenario = replace(scenario, folders=folders) if folders else scenario
             programs.append((scenario.program, consts | set(scenario.consts())))
         found: list[Diagnostic] = []
         memo = self.memo

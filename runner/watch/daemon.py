@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from runner.errors import ConfigError, UnotestError, UsageError
 from runner.project.config import Config, load_config
-from runner.project.index import CONFIG_FILE, Project, ProjectIndex
+from runner.project.index import CONFIG_FILE, LoadMemo, Project, ProjectIndex
 from runner.project.secrets import project_masker
 from runner.text import did_you_mean
 from runner.watch.batches import Batch, Debouncer
@@ -96,6 +96,9 @@ class WatchDaemon:
         self.address: tuple[str, int] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
         self.lock = asyncio.Lock()
+        self.memo = LoadMemo()
+        """What the last load read, parsed and checked: a save re-reads and re-parses
+        only the files it changed (10,000 scenarios: seconds saved on every save)."""
         self.claimed = False
         """This daemon holds the project's claim (so its discovery file is its own)."""
         self.announced = False
@@ -103,10 +106,17 @@ class WatchDaemon:
 
     # --- start and stop ------------------------------------------------------------
 
+    def _load(self, changed: list[str] | None = None) -> ProjectIndex:
+        """The project as it is now (in a thread: one load at a time, under the lock or
+        before any save is taken); ``changed``: the files the watcher saw change,
+        project-relative (the others are taken as they were, without a ``stat`` each)."""
+        self.memo.only_changed(changed)
+        return ProjectIndex.load(self.project, memo=self.memo)
+
     async def start(self) -> None:
         """Index, config, webServer, warm workers, socket, discovery file,
         ``daemon.started``; raises (one sentence) when the daemon cannot serve."""
-        index = await asyncio.to_thread(ProjectIndex.load, self.project)
+        index = await asyncio.to_thread(self._load)
         self.graph = DependencyGraph.build(index)
         self._check_collection(index)
         self._use_collection(index)
@@ -261,7 +271,7 @@ class WatchDaemon:
     async def _on_saves(self, changes: list[Change], trigger: Trigger) -> None:
         async with self.lock:
             old = self.graph
-            index = await asyncio.to_thread(ProjectIndex.load, self.project)
+            index = await asyncio.to_thread(self._load, [c.rel for c in changes])
             self.graph = DependencyGraph.build(index)
             self._keep_watched_collection(old, index)
             self._use_collection(index)

@@ -20,6 +20,7 @@ import re
 from collections import deque
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from dsl.checker import function_references
@@ -167,7 +168,13 @@ def _edges(index: ProjectIndex) -> tuple[dict[Node, set[Node]], dict[str, set[st
         declared[helper.file] = names | {c.name for c in helper.consts}
     for program in programs:
         local = {fn.name for fn in program.functions}
-        for refs in function_references(program):
+        memo = index.memo
+        references = (
+            memo.derived(program, "references", partial(function_references, program))
+            if memo is not None
+            else function_references(program)
+        )
+        for refs in references:
             targets: set[Node] = set()
             for name in refs.names:
                 if name in local:
