@@ -165,7 +165,8 @@ def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
         epilog="COMMAND is one of:\n"
         "  step, step-over, step-out, continue, retry, skip, pause,\n"
         "  reload, restart, abort,\n"
-        "  break [FILE:]LINE[:COL], clear [FILE:]LINE[:COL], eval EXPR",
+        "  break [FILE:]LINE[:COL], clear [FILE:]LINE[:COL], eval EXPR,\n"
+        "  pick X Y | pick NAME",
     )
     dbg.add_argument("run_id", metavar="RUN_ID", help="the run (or a unique prefix of its id)")
     dbg.add_argument(

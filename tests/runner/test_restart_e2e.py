@@ -36,6 +36,7 @@ import pytest
 from events import append_command, is_kind, read_events, wait_for_event
 from net import free_port, serve_directory
 from procs import cmdline, descendants, stop_tree, wait_for_run_dir
+from protocol_keys import ADDITIVE_KINDS
 from sites import collection_yaml, config_yaml, unotest_env, write_project
 
 from runner.store.tail import RunsTailer
@@ -195,7 +196,7 @@ def test_restart_at_a_pause_reuses_the_browser_links_the_runs_keeps_breakpoints(
     assert new_manifest["pid"] == runner.proc.pid == manifest(old_dir)["pid"]
     protocol_validate("RunManifest", new_manifest)
     for event in read_events(old_dir, finished=True):
-        if not event["kind"].startswith("command:"):  # our additive kinds: not in 0.5.0
+        if event["kind"] not in ADDITIVE_KINDS:  # our additive kinds: not in 0.5.0
             protocol_validate("RunArtifact", event)
 
     # The new run: same process, same browser, the --break breakpoint first.
