@@ -14,6 +14,7 @@ on stderr and the exit code of ``unotest.exit_codes``; the MCP server turns it i
     │   ├── BrowserLaunchError    found, but it did not start
     │   ├── DriverStartError      Playwright's driver (its Node process) did not start
     │   └── BrowserConnectError   wsEndpoint did not lead to a browser
+    │       └── BrowserPoolDown   every endpoint of a collection's browser pool is down
     ├── WebServerError            the webServer did not start, or its URL is taken
     │   └── WebServerCancelled    the run was aborted while it was starting
     ├── RunnerAdapterNotFoundError  the runner a run would be spawned with is not installed
@@ -39,6 +40,7 @@ __all__ = [
     "BrowserError",
     "BrowserLaunchError",
     "BrowserNotFound",
+    "BrowserPoolDown",
     "CommandError",
     "ConfigError",
     "DriverStartError",
@@ -100,6 +102,11 @@ class DriverStartError(BrowserError):
 
 class BrowserConnectError(BrowserError):
     """``wsEndpoint`` did not lead to a browser."""
+
+
+class BrowserPoolDown(BrowserConnectError):
+    """Every endpoint of ``wsEndpoint``'s list is down at once: the collection stops
+    (its finished runs, reports and history kept), as no browser is left to run on."""
 
 
 class WebServerError(UnotestError):

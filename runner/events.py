@@ -23,6 +23,7 @@ __all__ = [
     "StepsLine",
     "call_stack",
     "chain_frame",
+    "collection_endpoint_down",
     "collection_run_finished",
     "collection_run_started",
     "collection_scenario_finished",
@@ -47,7 +48,7 @@ __all__ = [
     "step_started",
 ]
 
-StepsLine: TypeAlias = protocol.RunEvent | protocol.CollectionRunArtifact
+StepsLine: TypeAlias = protocol.RunEvent | protocol.CollectionRunEvent
 """Every line the runner may append to a ``steps.jsonl`` (scenario or collection run)."""
 
 
@@ -286,10 +287,10 @@ def collection_run_started(
 
 
 def collection_scenario_started(
-    scenario_run_id: str, scenario: str, worker: int | None = None
+    scenario_run_id: str, scenario: str, worker: int | None = None, endpoint: str | None = None
 ) -> protocol.CollectionScenarioStartedEvent:
     """``worker`` (ours, 0-based like the JSON report and the console's ``[w0]``): which
-    worker runs it, so a viewer can show it."""
+    worker runs it, so a viewer can show it; ``endpoint`` (ours): its browser endpoint."""
     event: protocol.CollectionScenarioStartedEvent = {
         "kind": "collection-run:scenario-started",
         "scenarioRunId": scenario_run_id,
@@ -298,17 +299,36 @@ def collection_scenario_started(
     }
     if worker is not None:
         event["worker"] = worker
+    if endpoint is not None:
+        event["endpoint"] = endpoint
     return event
 
 
 def collection_scenario_finished(
-    scenario_run_id: str, scenario: str, outcome: protocol.RunOutcome
+    scenario_run_id: str, scenario: str, outcome: protocol.RunOutcome, *, infra_retry: bool = False
 ) -> protocol.CollectionScenarioFinishedEvent:
-    return {
+    """``infra_retry``: the run was lost with its browser endpoint and runs again (ours)."""
+    event: protocol.CollectionScenarioFinishedEvent = {
         "kind": "collection-run:scenario-finished",
         "scenarioRunId": scenario_run_id,
         "scenario": scenario,
         "outcome": outcome,
+        "t": now_ms(),
+    }
+    if infra_retry:
+        event["infraRetry"] = True
+    return event
+
+
+def collection_endpoint_down(
+    endpoint: str, reason: str, retry_in_ms: int
+) -> protocol.CollectionEndpointDownEvent:
+    """A browser endpoint of the pool went down (ours), said once each time it does."""
+    return {
+        "kind": "collection-run:endpoint-down",
+        "endpoint": endpoint,
+        "reason": reason,
+        "retryInMs": retry_in_ms,
         "t": now_ms(),
     }
 

@@ -62,8 +62,10 @@ __all__ = [
     "BreakpointsFile",
     "CallFrame",
     "ChainFrame",
+    "CollectionEndpointDownEvent",
     "CollectionMeta",
     "CollectionRunArtifact",
+    "CollectionRunEvent",
     "CollectionRunFinishedEvent",
     "CollectionRunStartedEvent",
     "CollectionScenarioFinishedEvent",
@@ -259,6 +261,12 @@ class RunManifest(TypedDict):
     """A retry's attempt number (2, 3, …; ``--retries``)."""
     retryOf: NotRequired[str]
     """A retry's first attempt's run id."""
+    browserEndpoint: NotRequired[str]
+    """Ours: the Playwright server (``wsEndpoint``) the run's browser came from, without
+    credentials or query; absent for a browser launched on the runner's machine."""
+    infraRetryOf: NotRequired[str]
+    """Ours: the run this one runs again because that run's browser endpoint went down
+    mid-scenario (an infrastructure retry: neither a ``--retries`` attempt nor a failure)."""
 
 
 # ---------------------------------------------------------------------------
@@ -487,19 +495,26 @@ class CollectionRunStartedEvent(RunArtifactBase):
 
 
 class CollectionScenarioStartedEvent(RunArtifactBase):
-    """``worker`` is ours: the worker (0-based, as ``UNOTEST_WORKER_INDEX``) running it."""
+    """``worker`` is ours: the worker (0-based, as ``UNOTEST_WORKER_INDEX``) running it;
+    ``endpoint`` (ours) the browser endpoint it runs on (``wsEndpoint``, shown without
+    credentials), absent for a browser launched here."""
 
     kind: Literal["collection-run:scenario-started"]
     scenarioRunId: RunId
     scenario: str
     worker: NotRequired[int]
+    endpoint: NotRequired[str]
 
 
 class CollectionScenarioFinishedEvent(RunArtifactBase):
+    """``infraRetry`` (ours): the run was lost with its browser endpoint and the
+    scenario runs again elsewhere; its ``outcome`` counts for nothing."""
+
     kind: Literal["collection-run:scenario-finished"]
     scenarioRunId: RunId
     scenario: str
     outcome: RunOutcome
+    infraRetry: NotRequired[bool]
 
 
 class CollectionRunFinishedEvent(RunArtifactBase):
@@ -513,6 +528,21 @@ CollectionRunArtifact: TypeAlias = (
     | CollectionScenarioFinishedEvent
     | CollectionRunFinishedEvent
 )
+
+
+class CollectionEndpointDownEvent(RunArtifactBase):
+    """Ours: a browser endpoint of the collection's pool refused a connection or
+    dropped one; said once each time it goes down (``endpoint`` without credentials,
+    ``reason`` one sentence, ``retryInMs`` until it is tried again)."""
+
+    kind: Literal["collection-run:endpoint-down"]
+    endpoint: str
+    reason: str
+    retryInMs: int
+
+
+CollectionRunEvent: TypeAlias = CollectionRunArtifact | CollectionEndpointDownEvent
+"""Every line this runner may write to a collection's ``steps.jsonl``."""
 
 # ---------------------------------------------------------------------------
 # Listing runs

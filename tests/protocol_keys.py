@@ -38,10 +38,15 @@ ADDITIVE_KINDS = (
     "page:image",
 )
 
+# The collection steps.jsonl kinds that are ours: a browser endpoint of the pool went down.
+COLLECTION_ADDITIVE_KINDS = ("collection-run:endpoint-down",)
+
 # manifest.json: what 0.5.0 requires, what it allows, what we add.
 MANIFEST_KEYS = frozenset({"schemaVersion", "kind", "ref", "adapter", "startedAt"})
 MANIFEST_OPTIONAL_KEYS = frozenset({"parentRunId"})
-MANIFEST_ADDITIVE_KEYS = frozenset({"pid", "pidStartTime", "hostname"})
+MANIFEST_ADDITIVE_KEYS = frozenset(
+    {"pid", "pidStartTime", "hostname", "browserEndpoint", "infraRetryOf"}
+)
 
 # runtime.json: what 0.5.0 requires (all of its keys), what we add.
 RUNTIME_KEYS = frozenset(

@@ -69,6 +69,15 @@ def _add_project_commands(sub: _Subparsers[_Parser]) -> None:
     listing.add_argument("--root", type=Path, help="project root")
     listing.add_argument("--json", action="store_true", help="print the protocol shapes as JSON")
     _add_grep_arguments(listing)
+    listing.add_argument(
+        "--collection", metavar="NAME", help="with --shard: the collection to split"
+    )
+    listing.add_argument(
+        "--shard",
+        metavar="i/n",
+        help="the scenarios of shard i of n of --collection and its expected time",
+    )
+    _add_durations_argument(listing)
 
     init = sub.add_parser("init", help="scaffold a project that passes on its first run")
     init.add_argument("directory", nargs="?", default=".", help="where (default: here)")
@@ -138,7 +147,12 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
     coll.add_argument("name", help="collection name (a file under unotest/e2e/_collections/)")
     coll.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes")
     coll.add_argument("--bail", action="store_true", help="stop after the first failure")
-    coll.add_argument("--shard", metavar="i/n", help="run the i-th of n deterministic slices")
+    coll.add_argument(
+        "--shard",
+        metavar="i/n",
+        help="run the i-th of n shards, balanced by history's medians (by count without any)",
+    )
+    _add_durations_argument(coll)
     coll.add_argument(
         "--reporter",
         metavar="LIST",
@@ -195,6 +209,38 @@ def _add_run_reading_commands(sub: _Subparsers[_Parser]) -> None:
     history.add_argument("--root", type=Path, help="project root")
     history.add_argument("--json", action="store_true", help="print the summaries as JSON")
     history.add_argument("--last", type=int, default=10, metavar="N", help="outcomes per strip")
+    history.add_argument(
+        "--export",
+        type=Path,
+        metavar="PATH",
+        help="write each scenario's median as a durations file (for --shard's --durations)",
+    )
+
+    merging = sub.add_parser(
+        "merge-reports",
+        help="merge the JSON reports of a collection's shards into one run's reports",
+        description="Merge the JSON reports (--reporter json=PATH) of every shard i/n of one "
+        "collection run into one run's reports and history. Exit 0 when the merged run "
+        "passed, 1 when a scenario failed, 2 when the input is not every shard of one run "
+        "(a shard missing or twice, another protocol version, a file that is no report). "
+        "See docs/ci.md.",
+    )
+    merging.add_argument(
+        "reports",
+        nargs="+",
+        type=Path,
+        metavar="FILE_OR_DIR",
+        help="the shards' --reporter json= files, or folders holding them",
+    )
+    merging.add_argument(
+        "--reporter",
+        metavar="LIST",
+        help="list (default), junit=PATH, json=PATH, ndjson (comma-separated)",
+    )
+    merging.add_argument("--root", type=Path, help="project root (its history gets the run)")
+    merging.add_argument(
+        "--no-history", action="store_true", help="do not add the merged run to history"
+    )
 
 
 def _add_viewer_commands(sub: _Subparsers[_Parser]) -> None:
@@ -236,7 +282,8 @@ def _add_watch_command(sub: _Subparsers[_Parser]) -> None:
 
 # Each command's module is imported only when that command runs: `unotest dbg` must
 # not pay for Playwright or the MCP SDK (seconds) on every call.
-# The module unotest.commands.<name> defines <name>_command (list → list_command).
+# The module unotest.commands.<name> defines <name>_command (list → list_command; a
+# dash is an underscore: merge-reports → merge_reports_command).
 _COMMANDS = (
     "check",
     "list",
@@ -251,12 +298,14 @@ _COMMANDS = (
     "view",
     "history",
     "watch",
+    "merge-reports",
 )
 
 
 def _command(name: str) -> Callable[[argparse.Namespace], int]:
     import importlib
 
+    name = name.replace("-", "_")  # merge-reports → unotest.commands.merge_reports
     module = importlib.import_module(f"unotest.commands.{name}")
     command: Callable[[argparse.Namespace], int] = getattr(module, f"{name}_command")
     return command

@@ -31,7 +31,7 @@ import re
 import shutil
 import socket
 import sys
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -44,7 +44,7 @@ from runner.errors import (
     DriverStartError,
     UnotestError,
 )
-from runner.project.config import headed_without_display
+from runner.project.config import BrowserEndpoint, headed_without_display
 from runner.protocol import JSONObject
 
 if TYPE_CHECKING:
@@ -411,7 +411,8 @@ def describe_browser(
         return f"browser: unknown browser {browser!r} (expected {', '.join(BROWSERS)})"
     if ws_endpoint:
         where = f" with executablePath {executable_path}" if executable_path else ""
-        return f"browser: {browser} from the Playwright server at {ws_endpoint} (wsEndpoint){where}"
+        shown = BrowserEndpoint(ws_endpoint).shown  # no credentials on the screen
+        return f"browser: {browser} from the Playwright server at {shown} (wsEndpoint){where}"
     try:
         resolved = resolve_executable(browser, executable_path, headless=headless)
     except BrowserNotFound as exc:
@@ -507,12 +508,15 @@ async def launch_browser(
     slow_mo: float = 0,
     timeout_ms: float | None = None,
     headed_by: str | None = None,
+    ws_headers: Sequence[tuple[str, str]] = (),
 ) -> Browser:
-    """Launch ``browser`` locally, or connect to the Playwright server at ``ws_endpoint``.
+    """Launch ``browser`` locally, or connect to the Playwright server at ``ws_endpoint``
+    (with ``ws_headers``, an endpoint's own: a token, say).
 
     Signals are left to the runner (``handle_sig*=False``). Failures are one-sentence
-    :class:`BrowserError` messages, never Playwright's call log. ``headed_by``
-    (``Config.headed_by``) names what made a headed run headed when it cannot start.
+    :class:`BrowserError` messages, never Playwright's call log, naming the endpoint
+    without its credentials. ``headed_by`` (``Config.headed_by``) names what made a
+    headed run headed when it cannot start.
     """
     _check_browser(browser)
     if ws_endpoint:
@@ -522,6 +526,7 @@ async def launch_browser(
             headless=headless,
             executable_path=executable_path,
             ws_endpoint=ws_endpoint,
+            ws_headers=ws_headers,
             slow_mo=slow_mo,
             timeout_ms=DEFAULT_CONNECT_TIMEOUT_MS if timeout_ms is None else timeout_ms,
         )
@@ -562,10 +567,13 @@ async def _connect(
     headless: bool,
     executable_path: str | None,
     ws_endpoint: str,
+    ws_headers: Sequence[tuple[str, str]],
     slow_mo: float,
     timeout_ms: float,
 ) -> Browser:
     from playwright.async_api import Error as PlaywrightError
+
+    shown = BrowserEndpoint(ws_endpoint).shown
 
     async def attempt(executable: str | None) -> Browser:
         options: JSONObject = {"headless": headless}
@@ -575,7 +583,7 @@ async def _connect(
             options["executablePath"] = executable
         return await getattr(playwright, browser).connect(  # type: ignore[no-any-return]
             ws_endpoint,
-            headers={_LAUNCH_OPTIONS_HEADER: json.dumps(options)},
+            headers={**dict(ws_headers), _LAUNCH_OPTIONS_HEADER: json.dumps(options)},
             slow_mo=slow_mo,
             timeout=timeout_ms,
         )
@@ -600,11 +608,11 @@ async def _connect(
                 first = exc
     if _is_missing_executable(first):
         raise BrowserConnectError(
-            f"the Playwright server at {ws_endpoint} has no {browser} to launch: install "
+            f"the Playwright server at {shown} has no {browser} to launch: install "
             f"one there with 'playwright install {browser}', or start the server with "
             "'playwright run-server --unsafe' so that it accepts executablePath"
         ) from None
     raise BrowserConnectError(
-        f"could not connect to the Playwright server at {ws_endpoint} (wsEndpoint): "
-        f"{_first_line(first)}"
+        f"could not connect to the Playwright server at {shown} (wsEndpoint): "
+        f"{_first_line(first).replace(ws_endpoint, shown)}"
     ) from None

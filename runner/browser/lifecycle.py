@@ -197,13 +197,17 @@ class BrowserLifecycle:
             # A device the registry lacks, or a storage state file that is not there,
             # is said before a browser starts (both are read again for each context).
             context_options(config, lambda: playwright.devices)
+            # A run of its own uses the pool's first endpoint (a collection spreads its
+            # workers over all of them: runner.workers.pool).
+            first = config.endpoints[0] if config.endpoints else None
             browser = await launch_browser(
                 playwright,
                 browser=config.browser,
                 headless=config.headless,
                 executable_path=config.executable_path,
-                ws_endpoint=config.ws_endpoint,
+                ws_endpoint=first.url if first is not None else None,
                 headed_by=config.headed_by,
+                ws_headers=first.headers if first is not None else (),
             )
         except BaseException:
             with contextlib.suppress(Exception):

@@ -32,6 +32,18 @@ fails every attempt skips every scenario not run yet, each reported ``skipped`` 
 ``skipped: setup <name> failed``, and the collection fails. The collection's settings
 (its browser context's keys, ``CollectionUseJSON``) go with every run order, and a
 setup scenario's order says it is one (no ``storageState`` applies to it).
+
+With ``wsEndpoint`` the workers' browsers come from Playwright servers, the pool of
+:mod:`runner.workers.pool`: each new worker goes to the endpoint with the most free
+capacity. An endpoint that refuses a worker, or drops a scenario's connection and then
+refuses the worker's, is down: said once (``on_endpoint``, and a
+``collection-run:endpoint-down`` line of ours), its workers' queued runs go back to
+the queue, and a scenario it cost runs again on another endpoint as an
+infrastructure retry (``infraRetryOf`` in the new run's manifest, ``infraRetry`` on the
+lost run's ``scenario-finished``, :class:`InfraRetry` on the outcome): no ``--retries``
+attempt, no failure, no flaky pass. A down endpoint is tried again after a back-off.
+When every endpoint is down the collection stops (:class:`BrowserPoolDown`), keeping
+every finished run, its scenarios not run reported skipped.
 """
 
 from __future__ import annotations
@@ -46,13 +58,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO, cast
 
 from runner import events
 from runner.collection.prelaunch import Prelaunched, shard, worker_env
-from runner.errors import UnotestError, WebServerCancelled, WebServerError
+from runner.errors import BrowserPoolDown, UnotestError, WebServerCancelled, WebServerError
 from runner.events import RunError
 from runner.processes import OWNER_POLL_SECONDS, OwnerWatch, read_proc_stat
 from runner.project.collection_file import CollectionUseJSON
@@ -62,15 +74,39 @@ from runner.project.secrets import project_masker
 from runner.protocol import FinishedOutcome, JSONObject, ScenarioOutcomeKind
 from runner.run.result import RunResult
 from runner.run.signals import RunStopper, install_signal_handlers
-from runner.store.retries import Attempt, mark_attempt, retryable
+from runner.store.retries import Attempt, mark_attempt, mark_infra_retry, retryable
 from runner.store.rundir import RunDirectory, capture_output_into, end_abandoned_run
 from runner.webserver.server import WebServer
 from runner.workers import messages
 from runner.workers.host import REAP_WAIT_S, WorkerHost
+from runner.workers.pool import ENDPOINT_ENV, MAX_INFRA_RETRIES, BrowserPool, short_reason
 
-__all__ = ["CollectionResult", "CollectionRun", "ScenarioOutcome", "setup_failed_note", "shard"]
+__all__ = [
+    "CollectionResult",
+    "CollectionRun",
+    "InfraRetry",
+    "ScenarioOutcome",
+    "setup_failed_note",
+    "shard",
+]
 
 KILLED_WORKER_WAIT_S = 5.0
+POOL_POLL_S = 0.25
+"""How often a worker with no endpoint to go to looks again (a place freed, a down
+endpoint's back-off over)."""
+NO_ENDPOINT_LEFT = "not run: no browser endpoint was left"
+
+
+@dataclass(frozen=True)
+class InfraRetry:
+    """A run lost with its browser endpoint (the scenario ran again elsewhere)."""
+
+    run_id: str | None
+    endpoint: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"run_id": self.run_id, "browser_endpoint": self.endpoint, "reason": self.reason}
 
 
 def setup_failed_note(setup: str) -> str:
@@ -93,6 +129,10 @@ class ScenarioOutcome:
     note: str | None = None
     retries: list[Attempt] = field(default_factory=list)
     """The failed attempts before this one, in order (empty: this was the first)."""
+    endpoint: str | None = None
+    """The browser endpoint it ran on (``wsEndpoint``, shown without credentials)."""
+    infra_retries: list[InfraRetry] = field(default_factory=list)
+    """The runs of it lost with their browser endpoint before this one (not attempts)."""
 
     @property
     def flaky(self) -> bool:
@@ -173,6 +213,10 @@ class _WorkerProcess:
     """A worker's host and what the schedule knows of it."""
 
     host: WorkerHost
+    endpoint: int | None = None
+    """The browser endpoint its browser comes from (None: launched here)."""
+    lost: str | None = None
+    """Why its endpoint went down under it: it ends."""
     current: str | None = None
     run_id: str | None = None
     started_at: float = 0.0
@@ -221,6 +265,9 @@ class CollectionRun:
     run first, in this order, on one worker, before any other scenario is sent."""
     use: CollectionUseJSON | None = None
     """The collection's settings, sent with every run order (None: the config's)."""
+    on_endpoint: Callable[[str, str, str | None], None] | None = None
+    """Told ``("down", endpoint, why)`` once when a browser endpoint goes down, and
+    ``("back", endpoint, None)`` when a worker connects to it again."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
@@ -256,6 +303,14 @@ class CollectionRun:
         self.start_errors_said: set[str] = set()
         """Why workers did not start, each said once: every worker tries twice, and a
         refused NODE_OPTIONS or a broken install says the same thing every time."""
+        self.pool = BrowserPool((), 0)
+        """The browser endpoints (made for the worker count when the run starts)."""
+        self.infra: dict[str, list[InfraRetry]] = {}
+        """Each scenario's runs lost with their browser endpoint, in order."""
+        self.infra_of: dict[str, str] = {}
+        """The run each infrastructure retry queued runs again (its manifest says so)."""
+        self.pool_down: BrowserPoolDown | None = None
+        """Every endpoint went down: the collection stops with it."""
 
     def run(self) -> CollectionResult:
         try:
@@ -293,17 +348,22 @@ class CollectionRun:
         finally:
             if watch is not None:
                 watch.cancel()
+        if error is None and self.pool_down is not None:
+            error = self.pool_down
         for name in [*self.setup_pending, *self.pending]:
             if name in self.awaiting_retry:
                 # It ran and failed; its retry never came: that attempt is its result.
                 self._record(self.awaiting_retry.pop(name))
                 continue
             # Not run because the site never came up: failed with why, as a scenario run
-            # alone is (CI reading the JUnit must not see it as skipped, or green).
+            # alone is (CI reading the JUnit must not see it as skipped, or green). Not
+            # run for want of a browser: skipped (the exit code says the pool was down).
+            if error is None or isinstance(error, BrowserPoolDown):
+                note = "not started" if error is None else NO_ENDPOINT_LEFT
+                self._record(ScenarioOutcome(name, "skipped", note=note))
+                continue
             self._record(
-                ScenarioOutcome(name, "skipped", note="not started")
-                if error is None
-                else ScenarioOutcome(
+                ScenarioOutcome(
                     name, "failed", error=events.run_error(str(error), "WebServerError")
                 )
             )
@@ -328,6 +388,15 @@ class CollectionRun:
         web_server: WebServer | None = None
         # The setup scenarios run on one of them: they do not count.
         count = max(1, min(self.workers, len(self.scenarios) - len(self.setup)))
+        self.pool = BrowserPool(self.config.endpoints, count)
+        if self.pool.remote and self.pool.size < count:
+            print(
+                f"unotest: wsEndpoint's endpoints hold {self.pool.size} browser(s) at once: "
+                f"{self.pool.size} of the {count} workers start",
+                file=sys.stderr,
+                flush=True,
+            )
+            count = self.pool.size
         early = self.prelaunched
         if early is not None and (early.count != count or early.headed != self.headed):
             # Started for another number of workers (a listed scenario is missing or
@@ -476,20 +545,38 @@ class CollectionRun:
 
     @property
     def stopping(self) -> bool:
-        return self.signal_name is not None or self.bailing
+        return self.signal_name is not None or self.bailing or self.pool_down is not None
 
     # --- workers ----------------------------------------------------------------------
 
-    async def _spawn(self, index: int, count: int) -> _WorkerProcess | None:
+    async def _spawn(
+        self, index: int, count: int, endpoint: int | None = None
+    ) -> _WorkerProcess | None:
+        """Worker ``index`` (on browser endpoint ``endpoint``), once it says ``ready``;
+        None when it did not start (an endpoint that refused it is then down)."""
         early = self.prelaunched.take(index, count, self.headed) if self.prelaunched else None
         if early is not None:
             host = await WorkerHost.adopt(index, early)
         else:
             env = worker_env(index, count, self.headed)
+            if endpoint is not None:
+                env[ENDPOINT_ENV] = str(endpoint)
             host = await WorkerHost.spawn(index, self.project.root, env)
-        worker = _WorkerProcess(host)
+        worker = _WorkerProcess(host, endpoint)
         self.processes[index] = worker
         message = await host.first_report()
+        said = (message or {}).get("endpoint")  # the endpoint it went to, or refused it
+        kind = (message or {}).get("type")
+        if kind == "fatal" and isinstance(said, int):
+            await self._reap(worker)
+            self._endpoint_down(said, str((message or {}).get("error")))
+            return None
+        if kind == "ready" and isinstance(said, int):
+            # A worker started early chose its endpoint itself (by the same rule).
+            worker.endpoint = said
+            self.pool.attach(index, said)
+            if self.pool.came_up(said) and self.on_endpoint is not None:
+                self.on_endpoint("back", self.pool.shown(said), None)
         if message is None or message.get("type") != "ready":
             # A worker stopped by Ctrl-C while it starts is no error worth a line.
             if not self.stopping:
@@ -503,7 +590,9 @@ class CollectionRun:
 
     async def _reap(self, worker: _WorkerProcess) -> None:
         await worker.host.reap()
-        self.processes.pop(worker.host.index, None)
+        if self.processes.get(worker.host.index) is worker:
+            self.processes.pop(worker.host.index, None)
+            self.pool.detach(worker.host.index)
 
     async def _worker_loop(self, index: int, count: int) -> None:
         try:
@@ -516,8 +605,17 @@ class CollectionRun:
         failures_to_start = 0
         while (worker is not None and worker.sent) or (self._queued() and not self.stopping):
             if worker is None:
-                worker = await self._spawn(index, count)
+                endpoint = self.pool.choose() if self.pool.remote else None
+                if self.pool.remote:
+                    if endpoint is None:
+                        # Every endpoint full or resting: look again in a moment.
+                        await asyncio.sleep(POOL_POLL_S)
+                        continue
+                    self.pool.attach(index, endpoint)
+                worker = await self._spawn(index, count, endpoint)
                 if worker is None:
+                    if endpoint is not None and self.pool.endpoints[endpoint].down:
+                        continue  # its endpoint refused it: another one, or later
                     failures_to_start += 1
                     if failures_to_start >= 2:
                         self.workers_given_up += 1
@@ -535,6 +633,10 @@ class CollectionRun:
             finished = await self._follow(worker, sent)
             worker.sent.popleft()
             worker.current = None
+            if worker.lost is not None:
+                await self._lose(worker)
+                worker = None
+                continue
             if not finished:
                 # The worker died mid-scenario: it costs that scenario only; the ones
                 # queued behind it never started and go back to the queue.
@@ -642,18 +744,43 @@ class CollectionRun:
             if kind == "started" and isinstance(run_id, str):
                 worker.run_id = run_id
                 self._link_retry(name, run_id)
+                endpoint = self._shown(worker)
                 # The worker as a person counts them (1-based); the index is 0-based.
-                started = events.collection_scenario_started(run_id, name, worker.host.index)
+                started = events.collection_scenario_started(
+                    run_id, name, worker.host.index, endpoint
+                )
                 self._dir.append(started)
                 self.on_event(
-                    "started", ScenarioOutcome(name, "completed", worker.host.index, worker.run_id)
+                    "started",
+                    ScenarioOutcome(
+                        name, "completed", worker.host.index, worker.run_id, endpoint=endpoint
+                    ),
                 )
             elif kind == "finished":
                 if self.stopping and worker.run_id is None and "result" not in message:
                     # Not started: cancelled, or held back by a failure under --bail.
                     self._requeue(name)
+                    return True
+                result = ScenarioOutcome.from_worker(name, worker.host.index, message)
+                result.endpoint = self._shown(worker)
+                lost = message.get("browserLost")
+                if isinstance(lost, str) and worker.endpoint is not None:
+                    worker.lost = lost  # the worker ends after this report
+                    self._endpoint_down(worker.endpoint, lost)
+                    if result.outcome != "completed" and self._infra_retry(result, lost):
+                        return True
+                self._finish(result)
+                return True
+            elif kind == "fatal" and isinstance(message.get("endpoint"), int):
+                # Its browser went between two runs and its endpoint refused it since:
+                # this run never started.
+                worker.lost = str(message.get("error"))
+                if worker.endpoint is not None:
+                    self._endpoint_down(worker.endpoint, worker.lost)
+                if worker.run_id is None:
+                    self._requeue(name)
                 else:
-                    self._finish(ScenarioOutcome.from_worker(name, worker.host.index, message))
+                    self._finish(self._died(worker, name))
                 return True
             elif kind == "output" and self.on_output is not None:
                 text = message.get("text")
@@ -678,8 +805,72 @@ class CollectionRun:
             note="the worker died" if outcome == "interrupted" else None,
         )
 
+    def _shown(self, worker: _WorkerProcess) -> str | None:
+        return self.pool.shown(worker.endpoint) if worker.endpoint is not None else None
+
+    def _infra_retry(self, result: ScenarioOutcome, reason: str) -> bool:
+        """``result``'s run was lost with its browser endpoint: the scenario runs again,
+        first in the queue, neither an attempt nor a failure (True); past
+        :data:`MAX_INFRA_RETRIES`, or while aborting, its outcome stands (False). With no
+        endpoint left it is reported ``interrupted``, as a run that never ended."""
+        name = result.scenario
+        lost = self.infra.setdefault(name, [])
+        if len(lost) >= MAX_INFRA_RETRIES or self.signal_name is not None or self.bailing:
+            return False
+        lost.append(InfraRetry(result.run_id, result.endpoint or "", short_reason(reason)))
+        if result.run_id is not None and result.outcome != "skipped":
+            self._dir.append(
+                events.collection_scenario_finished(
+                    result.run_id, name, result.outcome, infra_retry=True
+                )
+            )
+            self.infra_of[name] = result.run_id
+        # What it is reported as if no endpoint is left to run it again.
+        waiting = replace(
+            result,
+            outcome="interrupted",
+            error=None,
+            note=f"its browser endpoint {result.endpoint} went down",
+            retries=list(self.failed_attempts.get(name, [])),
+            infra_retries=list(lost[:-1]),  # this one is the lost run itself
+        )
+        self.awaiting_retry[name] = waiting
+        self._requeue(name)
+        self.on_event("infra-retry", result)
+        return True
+
+    async def _lose(self, worker: _WorkerProcess) -> None:
+        """``worker``'s endpoint went down under it (said by :meth:`_follow`): the runs
+        queued on the worker go back to the queue, and the worker (ending) is reaped."""
+        for queued in reversed(worker.sent):
+            self._requeue(queued.name)
+        worker.sent.clear()
+        await self._reap(worker)
+
+    def _endpoint_down(self, endpoint: int, reason: str) -> None:
+        """Said once each time it goes down; the collection stops when none is left."""
+        backoff = self.pool.went_down(endpoint, reason)
+        if backoff is not None:
+            shown, reason = self.pool.shown(endpoint), self.pool.endpoints[endpoint].reason
+            self._dir.append(events.collection_endpoint_down(shown, reason, int(backoff * 1000)))
+            if self.on_endpoint is not None:
+                self.on_endpoint("down", shown, reason)
+            else:
+                print(f"unotest: browser endpoint {shown} is down: {reason}", file=sys.stderr)
+        if self.pool.exhausted and self.pool_down is None and not self.stopping:
+            self.pool_down = BrowserPoolDown(
+                f"every browser endpoint of wsEndpoint is down ({self.pool.down_list()}): "
+                "the collection stopped, keeping every run that finished"
+            )
+            for other in self.processes.values():
+                self._cancel_sent(other)
+
     def _link_retry(self, name: str, run_id: str) -> None:
-        """A retry's manifest names its attempt and the first attempt's run."""
+        """A retry's manifest names its attempt and the first attempt's run, and an
+        infrastructure retry's the run it replaces."""
+        again = self.infra_of.pop(name, None)
+        if again is not None:
+            mark_infra_retry(self.project.runs_dir / run_id, again)
         failed = self.failed_attempts.get(name)
         if failed:
             first = next((a.run_id for a in failed if a.run_id is not None), None)
@@ -694,6 +885,7 @@ class CollectionRun:
             )
         failed = self.failed_attempts.setdefault(result.scenario, [])
         result.retries = list(failed)
+        result.infra_retries = list(self.infra.get(result.scenario, []))
         self.awaiting_retry.pop(result.scenario, None)
         if retryable(outcome) and len(failed) < self.retries and not self.stopping:
             # Another attempt, first in the queue: the next worker free runs it again.

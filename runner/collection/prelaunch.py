@@ -11,8 +11,10 @@ for ``unotest e2e``.
 
 How many workers to start is read from the command line and the collection's file
 alone (its ``scenarios:`` list, de-duplicated, sharded as ``--shard`` says, at most
-``--workers``). With ``--grep``/``--grep-invert``, the listed scenarios are first
-matched as the command matches them (``runner.project.index_cache.ScenarioGrep`` on
+``--workers``; with more than one worker a shard's size depends on the durations it is
+balanced by (:mod:`runner.collection.shards`), read from ``--durations`` or history).
+With ``--grep``/``--grep-invert``, the listed scenarios are first matched as the
+command matches them (``runner.project.index_cache.ScenarioGrep`` on
 ``"<name> <title>"``), each title read from its file's header here; a file whose
 header this reading cannot take, a bad pattern, or a grep that keeps none starts
 nothing. Anything unusual (an option this reading does not know, no project, a
@@ -25,9 +27,11 @@ scenario with problems, Ctrl-C), :func:`discard` stops every worker not adopted:
 stdin closes, which ends a worker (it launches no browser after that), and a SIGTERM,
 then a SIGKILL after a grace, for one that does not go.
 
-Only the standard library, PyYAML, :mod:`runner.project.root` and
-:mod:`runner.workers.host` are imported here, and :mod:`runner.project.index_cache`
-(for its ``ScenarioGrep``, a few milliseconds) only when a grep is given.
+Only the standard library, PyYAML, :mod:`runner.project.root`,
+:mod:`runner.collection.shards` and :mod:`runner.workers.host` are imported here,
+:mod:`runner.project.index_cache` (for its ``ScenarioGrep``, a few milliseconds) only
+when a grep is given, and :mod:`runner.store.history` only for a shard of several
+workers without ``--durations`` (the command imports it anyway).
 """
 
 from __future__ import annotations
@@ -38,11 +42,12 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from runner.collection.shards import plan_shard, read_durations
 from runner.project import root as project_root
 from runner.workers.host import worker_argv
 
@@ -177,6 +182,7 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--bail", action="store_true")
     parser.add_argument("--shard")
+    parser.add_argument("--durations", type=Path)
     parser.add_argument("--reporter", action="append")
     parser.add_argument("--retries", type=int)
     parser.add_argument("--headed", action="store_true")
@@ -198,16 +204,33 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
         scenarios = _grepped(root, scenarios, args.grep, args.grep_invert)
     if scenarios is None:
         return None
+    durations: Mapping[str, float] = {}
+    if args.shard is not None and args.workers > 1:
+        # How many scenarios the shard holds depends on the durations it is balanced by.
+        durations = _durations(root, cwd / args.durations if args.durations else None)
     try:
-        count = min(args.workers, len(planned_slice(scenarios, args.shard)))
+        count = min(args.workers, len(planned_slice(scenarios, args.shard, durations)))
     except ValueError:
         return None  # a bad --shard: the command says so
     return (root, count, bool(args.headed)) if count >= 1 else None
 
 
-def shard(names: list[str], index: int, total: int) -> list[str]:
-    """The ``index``-th (1-based) of ``total`` deterministic slices: every name once."""
-    return [name for position, name in enumerate(names) if position % total == index - 1]
+def _durations(root: Path, path: Path | None) -> Mapping[str, float]:
+    """The durations the command will balance its shards by: the file, else history
+    (raises on anything unusual: :func:`start` then starts nothing)."""
+    if path is not None:
+        return read_durations(path)
+    from runner.store.history import medians_ms
+
+    return medians_ms(project_root.Project(root))
+
+
+def shard(
+    names: list[str], index: int, total: int, durations: Mapping[str, float] | None = None
+) -> list[str]:
+    """The ``index``-th (1-based) of ``total`` deterministic slices, balanced by
+    ``durations`` (name → ms; none known: by count): every name once."""
+    return plan_shard(names, durations or {}, index, total).names
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -218,10 +241,12 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def planned_slice(names: list[str], text: str | None) -> list[str]:
+def planned_slice(
+    names: list[str], text: str | None, durations: Mapping[str, float] | None = None
+) -> list[str]:
     """``names`` as ``--shard i/n`` slices them (all of them without one); ValueError
     for what the command refuses."""
-    return names if text is None else shard(names, *parse_shard(text))
+    return names if text is None else shard(names, *parse_shard(text), durations)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -161,6 +161,11 @@ def places_of(node: yaml.Node, prefix: str = "") -> Places:
         found[f"key:{name}"] = (key_node.start_mark.line + 1, key_node.start_mark.column)
         found[name] = (value_node.start_mark.line + 1, value_node.start_mark.column)
         found.update(places_of(value_node, f"{name}."))
+        if isinstance(value_node, yaml.SequenceNode):
+            # A list's items as `name[i]` (and their keys): `wsEndpoint[1].capacity`.
+            for position, item in enumerate(value_node.value):
+                found[f"{name}[{position}]"] = (item.start_mark.line + 1, item.start_mark.column)
+                found.update(places_of(item, f"{name}[{position}]."))
     return found
 
 

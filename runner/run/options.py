@@ -55,6 +55,9 @@ class RunOptions:
     the same scenario started, used as it is; ``keep_web_server``: leave the webServer
     up at the end, in ``ScenarioRun.kept_web_server``, for the next attempt (the site,
     and the state it keeps, stay as they were between attempts, as in a collection).
+    ``browser_endpoint``: the Playwright server a shared browser came from, as the
+    manifest shows it (``browserEndpoint``; a run launching its own browser knows it
+    from its config).
     """
 
     debug: DebugOptions | None = None
@@ -69,6 +72,7 @@ class RunOptions:
     provided_page: Page | None = None
     web_server: WebServer | None = None
     keep_web_server: bool = False
+    browser_endpoint: str | None = None
 
     def restart_refusal(self) -> str | None:
         """Why a run made with these options cannot restart in its process, if it cannot."""

@@ -386,6 +386,7 @@ class ScenarioRun:
                 self.scenario.name,
                 parent_run_id=self.options.parent_run_id,
                 mask=self.masker.mask_data,
+                browser_endpoint=self._browser_endpoint(),
             )
         self.rundir = rundir
         to_run_dir = os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1"
@@ -395,6 +396,17 @@ class ScenarioRun:
         if self.options.on_started is not None:
             self.options.on_started(rundir.run_id)
         return rundir
+
+    def _browser_endpoint(self) -> str | None:
+        """The Playwright server this run's browser comes from (the manifest's
+        ``browserEndpoint``): a worker's, given; else the config's first endpoint when
+        this run launches its own browser; None for a browser launched here."""
+        options = self.options
+        if options.browser_endpoint is not None or options.shared_browser is not None:
+            return options.browser_endpoint
+        if options.provided_page is not None or not self.config.endpoints:
+            return None
+        return self.config.endpoints[0].shown
 
     async def _run_guarded(
         self, bridge: LoopBridge, rundir: RunDirectory, feed: CommandFeed

@@ -26,12 +26,13 @@ from runner.project.root import Project
 from runner.protocol import JSONObject
 from runner.store.links import run_links
 from runner.store.runs import (
+    RunQuery,
     Stream,
-    list_runs,
     output_path,
     read_events,
     read_events_counted,
     run_meta,
+    runs_page,
 )
 
 __all__ = [
@@ -264,7 +265,7 @@ def run_detail(project: Project, run_dir: Path, max_events: int) -> JSONObject:
     bundle = bundle_dir(project.root, events)
     meta = run_meta(run_dir)
     children = (
-        [m for m in list_runs(project.runs_dir) if m.get("parentRunId") == run_dir.name]
+        runs_page(project.runs_dir, RunQuery(parent=run_dir.name)).runs
         if meta is not None and meta["kind"] == "collection"
         else []
     )

@@ -1,7 +1,8 @@
 """How one scenario run links to others, for the readers that show it (MCP ``get_run``,
 the viewer's ``GET /api/runs/<runId>``): the attempts of its ``--retries``
 (:func:`runner.store.retries.attempt_chain`) and the restarts before and after it
-(:mod:`runner.store.restart_links`). One shape, so an agent and the page read the same links.
+(:mod:`runner.store.restart_links`), and the run an infrastructure retry runs again. One
+shape, so an agent and the page read the same links.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class RunLinks(TypedDict):
     """The run that restarted this one."""
     latestRestart: str | None
     """The newest run of the chain of restarts after this one: the run to follow now."""
+    infraRetryOf: str | None
+    """The run this one runs again, lost with its browser endpoint (a collection's)."""
 
 
 def run_links(run_dir: Path) -> RunLinks:
@@ -32,8 +35,15 @@ def run_links(run_dir: Path) -> RunLinks:
     scenarios' runs carry theirs) or a directory without a readable manifest."""
     manifest = read_manifest(run_dir)
     if manifest is None or manifest.get("kind") != "scenario":
-        return RunLinks(attemptChain=None, restartOf=None, restartedAs=None, latestRestart=None)
+        return RunLinks(
+            attemptChain=None,
+            restartOf=None,
+            restartedAs=None,
+            latestRestart=None,
+            infraRetryOf=None,
+        )
     restart_of = manifest.get("restartOf")
+    infra_of = manifest.get("infraRetryOf")
     following = restarted_as(run_dir)
     latest = latest_restart(following) if following is not None else None
     return {
@@ -41,4 +51,5 @@ def run_links(run_dir: Path) -> RunLinks:
         "restartOf": restart_of if isinstance(restart_of, str) else None,
         "restartedAs": following.name if following is not None else None,
         "latestRestart": latest.name if latest is not None else None,
+        "infraRetryOf": infra_of if isinstance(infra_of, str) else None,
     }

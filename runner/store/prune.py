@@ -6,6 +6,10 @@ those would leave ``unotest history`` pointing at nothing, so they stay until hi
 itself lets them go (its own age and size bounds). A run still running is never
 removed. A failure bundle goes with the run whose ``failure-bundle:written`` event
 names it, and only when it lies under ``.unotest/failures/``.
+
+The runs are read through the run index (:mod:`runner.store.run_index`): a finished run
+costs its lines, not its directory. Once runs are removed the index is rewritten
+without their lines (and without those of any other directory that is gone).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from pathlib import Path
 from runner import protocol
 from runner.project.root import Project
 from runner.store.history import referenced_run_ids
-from runner.store.runs import list_runs
+from runner.store.run_index import compact_index
+from runner.store.runs import RunLister, RunQuery
 
 __all__ = ["PruneResult", "prune_runs"]
 
@@ -84,7 +89,10 @@ def prune_runs(
     now_ms = time.time_ns() // 1_000_000 if now_ms is None else now_ms
     needed = referenced_run_ids(project)
     result = PruneResult()
-    for meta in _candidates(list_runs(project.runs_dir), older_than_days, keep, now_ms):
+    lister = RunLister(project.runs_dir)
+    lister.index.read_all()  # every run is asked for: one read of the whole file
+    metas = lister.page(RunQuery()).runs
+    for meta in _candidates(metas, older_than_days, keep, now_ms):
         run_id = meta["runId"]
         if run_id in needed:
             result.kept_for_history.append(run_id)
@@ -97,4 +105,6 @@ def prune_runs(
             shutil.rmtree(run_dir, ignore_errors=True)
         result.removed.append(run_id)
         result.bundles.extend(project.relative(b) for b in bundles)
+    if result.removed and not dry_run:
+        compact_index(project.runs_dir)
     return result

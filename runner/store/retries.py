@@ -11,6 +11,11 @@ as its directory exists. So that a reader finds a chain without opening every ru
 manifest, the first attempt's directory also holds ``attempts.json`` (our file, not the
 protocol's), the run ids of its retries in the order they were marked: an index only,
 each retry's own manifest stays the truth.
+
+An *infrastructure retry* is none of this: a collection scenario whose run was lost
+with its browser endpoint (``runner.workers.pool``) runs again elsewhere, that run's
+manifest naming the lost one in ``infraRetryOf`` (:func:`mark_infra_retry`); it is no
+attempt, fails nothing and makes nothing flaky.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from runner.files import atomic_write
 from runner.project.config import MAX_RETRIES, Config
 from runner.protocol import ScenarioOutcomeKind
 from runner.store.envelope import Status
+from runner.store.run_index import note_linked, shared_index
 from runner.store.runs import run_meta
 from runner.text import one_line
 
@@ -38,6 +44,7 @@ __all__ = [
     "final_status",
     "flaky_line",
     "mark_attempt",
+    "mark_infra_retry",
     "retries_of",
     "retryable",
 ]
@@ -81,7 +88,7 @@ def mark_attempt(run_dir: Path, attempt: int, retry_of: str) -> None:
     The index is written first: a reader checks every run it lists against that run's
     manifest, so a crash between the two writes lists a run that is then left out, as
     if never marked. An index that cannot be written is removed, and readers fall back
-    to scanning the scenario's runs (:func:`attempt_chain`)."""
+    to the run index's link lines (:func:`attempt_chain`), written here after the manifest."""
     path = run_dir / protocol.RUN_MANIFEST_FILE
     try:
         manifest = json.loads(path.read_bytes())
@@ -92,6 +99,21 @@ def mark_attempt(run_dir: Path, attempt: int, retry_of: str) -> None:
     _index_retry(run_dir.parent / retry_of, run_dir.name, attempt)
     manifest.update(attempt=attempt, retryOf=retry_of)
     atomic_write(path, _json_bytes(manifest), fsync=True)
+    note_linked(run_dir.parent, run_dir.name, retry_of, attempt)
+
+
+def mark_infra_retry(run_dir: Path, lost_run_id: str) -> None:
+    """Add ``infraRetryOf`` (the run lost with its browser endpoint, which this one runs
+    again) to this run's manifest, replaced atomically; a manifest that cannot be read
+    is left alone, as :func:`mark_attempt` leaves it."""
+    path = run_dir / protocol.RUN_MANIFEST_FILE
+    try:
+        manifest = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return
+    if isinstance(manifest, dict):
+        manifest["infraRetryOf"] = lost_run_id
+        atomic_write(path, _json_bytes(manifest), fsync=True)
 
 
 def _json_bytes(value: object) -> bytes:
@@ -179,9 +201,10 @@ _RUN_ID_TAIL = re.compile(r"-[0-9a-z]+-[0-9a-f]{6}")
 
 
 def _candidates(runs_dir: Path, first: str) -> list[str]:
-    """The runs that may be retries of ``first`` when it has no index: only runs of the
-    same scenario (the same run id segment) can be, so only their manifests are read.
-    An id not made by ``make_run_id`` gives every run (the scan before the index)."""
+    """The runs that may be retries of ``first`` when neither its ``attempts.json`` nor
+    the run index knows them (a run older than both): only runs of the same scenario
+    (the same run id segment) can be, so only their manifests are read. An id not made
+    by ``make_run_id`` gives every run."""
     tail = _RUN_ID_TAIL.search(first)
     segment = first[: tail.start()] if tail is not None and tail.end() == len(first) else None
     try:
@@ -201,13 +224,18 @@ def attempt_chain(runs_dir: Path, run_id: str) -> AttemptChain:
     manifest names that first one in ``retryOf``), ordered by ``attempt``.
 
     Its cost is the chain's, not the project's: the first attempt is named by
-    ``retryOf``, its retries by its ``attempts.json``; without an index only the runs of
-    the same scenario are read."""
+    ``retryOf``, its retries by its ``attempts.json``, else by their link lines in the
+    run index (read back only as far as the first attempt's own start line); a run
+    older than both reads the runs of the same scenario. Every one is checked against
+    its manifest."""
     first = _manifest(runs_dir / run_id).get("retryOf")
     first = first if isinstance(first, str) else run_id
     linked: list[tuple[int, str]] = [(1, first)]
-    indexed = _indexed(runs_dir / first)
-    names = indexed if indexed is not None else _candidates(runs_dir, first)
+    names = _indexed(runs_dir / first)
+    if names is None:
+        names = shared_index(runs_dir).retries_of(first)
+    if names is None:
+        names = _candidates(runs_dir, first)
     for name in dict.fromkeys(names):
         if name == first:
             continue

@@ -9,7 +9,10 @@ Everything here is about what a reader may see at any instant, crash included:
   a write that fails half-way is cut back off the file (or at least ended);
 * ``runtime.json`` is replaced atomically, never rewritten in place;
 * ``heartbeat`` is touched by a daemon thread, so it keeps beating while the
-  interpreter thread waits at a pause or inside a long browser action.
+  interpreter thread waits at a pause or inside a long browser action;
+* a run's ``run:started`` and ``run:finished`` lines are followed by its lines in the
+  run index (:mod:`runner.store.run_index`), which listings read instead of the
+  directory when they can.
 
 The manifest also records ``pid``, ``pidStartTime`` and ``hostname`` (additive
 fields) so that a reader can tell a dead runner at once instead of waiting for the
@@ -28,6 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -36,6 +40,7 @@ from runner.errors import RunWriteError
 from runner.events import StepsLine
 from runner.files import FILE_MODE, append_line, atomic_write, dumps_line, write_error
 from runner.processes import process_start_time
+from runner.store.run_index import as_outcome, note_finished, note_started
 
 __all__ = ["RunDirectory", "RunWriteError", "capture_output_into", "end_abandoned_run"]
 
@@ -49,6 +54,16 @@ def _now_ms() -> int:
 # ---------------------------------------------------------------------------
 # The run directory
 # ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexedAs:
+    """What a run's start line in the run index says of it, besides its times."""
+
+    kind: Literal["scenario", "collection"]
+    ref: str
+    parent: str | None
+    restart_of: str | None
 
 
 class RunDirectory:
@@ -78,6 +93,7 @@ class RunDirectory:
         self._heartbeat_stop: threading.Event | None = None
         self._heartbeat_thread: threading.Thread | None = None
         self._unterminated = False  # a failed write left a line without its "\n"
+        self._indexed: IndexedAs | None = None  # what the run index says of it
 
     # --- creation -------------------------------------------------------------
 
@@ -92,13 +108,15 @@ class RunDirectory:
         restart_of: str | None = None,
         mask: Callable[[object], object] = lambda d: d,
         now_ms: Callable[[], int] = _now_ms,
+        browser_endpoint: str | None = None,
     ) -> RunDirectory:
         """Make a fresh run directory: manifest first, then the empty files.
 
         ``os.mkdir`` without ``exist_ok`` claims the directory, and a clash (same
         ref, same millisecond, same random suffix) retries with a new id, so two
         runs never share a directory. ``restart_of`` names the run this one restarts
-        (the manifest's additive ``restartOf``).
+        (the manifest's additive ``restartOf``), ``browser_endpoint`` the Playwright
+        server its browser comes from (``browserEndpoint``, shown without credentials).
         """
         runs_dir = Path(runs_dir)
         base = _display_base(runs_dir)
@@ -109,6 +127,8 @@ class RunDirectory:
             manifest = _manifest(kind, ref, parent_run_id, started_at)
             if restart_of is not None:
                 manifest["restartOf"] = restart_of
+            if browser_endpoint is not None:
+                manifest["browserEndpoint"] = browser_endpoint
             atomic_write(
                 path / protocol.RUN_MANIFEST_FILE,
                 json.dumps(manifest, ensure_ascii=True, allow_nan=False, indent=2).encode("ascii")
@@ -127,7 +147,9 @@ class RunDirectory:
             # No half-made directory: readers skip one without a manifest anyway.
             shutil.rmtree(path, ignore_errors=True)
             raise
-        return cls(run_id, path, display, mask, now_ms, steps_fd)
+        made = cls(run_id, path, display, mask, now_ms, steps_fd)
+        made._indexed = IndexedAs(kind, ref, parent_run_id, restart_of)
+        return made
 
     # --- steps.jsonl ----------------------------------------------------------
 
@@ -149,6 +171,28 @@ class RunDirectory:
             if self._unterminated:
                 data = b"\n" + data  # end the broken line so this one parses
             self._write_line(fd, data, where)
+            self._note(record)
+
+    def _note(self, record: dict[str, object]) -> None:
+        """A run's start and end as lines of the run index (:mod:`runner.store.run_index`),
+        each after its line in ``steps.jsonl``: the directory is the truth."""
+        indexed, kind, t = self._indexed, record.get("kind"), record.get("t")
+        if indexed is None or not isinstance(t, int) or isinstance(t, bool):
+            return
+        if kind in ("run:started", "collection-run:started"):
+            note_started(
+                self.path.parent,
+                self.run_id,
+                kind=indexed.kind,
+                ref=indexed.ref,
+                started_at=t,
+                parent=indexed.parent,
+                restart_of=indexed.restart_of,
+            )
+        elif kind in ("run:finished", "collection-run:finished"):
+            outcome = as_outcome(record.get("outcome"))
+            if outcome is not None:
+                note_finished(self.path.parent, self.run_id, t, outcome)
 
     def _write_line(self, fd: int, data: bytes, where: str) -> None:
         view = memoryview(data)
@@ -406,6 +450,7 @@ def end_abandoned_run(run_dir: Path) -> None:
     if unterminated:
         data = b"\n" + data  # end the line the killed worker left half-written
     append_line(steps, data)
+    note_finished(run_dir.parent, run_dir.name, now, "aborted")
     _end_runtime(run_dir, now)
 
 

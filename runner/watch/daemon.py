@@ -54,6 +54,7 @@ from runner.watch.selection import Change, Selection, select, select_manual
 from runner.watch.socket_channel import SocketChannel
 from runner.watch.state import DaemonState
 from runner.webserver.server import WebServer
+from runner.workers.pool import BrowserPool
 
 __all__ = ["DaemonOptions", "ManualKind", "WatchDaemon"]
 
@@ -136,6 +137,7 @@ class WatchDaemon:
                 mask=project_masker(self.root).mask,
                 cancel=threading.Event(),
             )
+        self.pool.browsers = BrowserPool(self.config.endpoints, self.options.workers)
         await self.pool.start()
         started = int(time.time() * 1000)
         if self.address is not None:

@@ -7,6 +7,12 @@ a save the daemon sends every worker ``reload`` (the project read again before i
 next run). A worker whose browser disappears relaunches it and says so
 (``relaunched``); a worker that dies is replaced. Both reach ``on_degraded``, which
 the daemon turns into an ``error`` event with ``degradedTo``.
+
+With ``wsEndpoint`` the workers' browsers come from Playwright servers, spread over
+them by free capacity (``browsers``: :class:`runner.workers.pool.BrowserPool`). A
+server that refuses a worker, or drops a run and refuses the worker again, is down
+(said once, through ``on_degraded``); the worker is replaced on another endpoint, and
+the down one is tried again after its back-off when a worker is next replaced.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from runner.project.collection_file import CollectionUseJSON
 from runner.protocol import JSONObject
 from runner.workers import messages
 from runner.workers.host import WorkerHost
+from runner.workers.pool import ENDPOINT_ENV, BrowserPool
 
 __all__ = ["NO_WORKER", "PoolOutcome", "WarmPool"]
 
@@ -68,6 +75,8 @@ class WarmPool:
         which its scenarios run with, as in the collection."""
         self.closing = False
         self.orders = 0
+        self.browsers = BrowserPool((), 0)
+        """The config's browser endpoints (set by the daemon before :meth:`start`)."""
 
     async def start(self) -> None:
         """Every worker launched and ready (in parallel); the first failure raises."""
@@ -80,19 +89,46 @@ class WarmPool:
         return [m.host.pid for m in self.members.values()]
 
     async def _spawn(self, index: int) -> _Member:
-        env = {**self.env, "UNOTEST_WORKER_INDEX": str(index)}
-        member = _Member(await WorkerHost.spawn(index, self.root, env))
-        self.members[index] = member
-        member.reader = asyncio.ensure_future(self._read(member))
-        try:
-            first = await asyncio.wait_for(member.reports.get(), START_TIMEOUT_S)
-        except TimeoutError:
-            first = None
-        if first is None or first.get("type") != "ready":
+        """Worker ``index``, ready; on the browser endpoint with the most free capacity
+        (another one when an endpoint refuses it)."""
+        while True:
+            endpoint = self.browsers.choose() if self.browsers.remote else None
+            if self.browsers.remote and endpoint is None:
+                raise BrowserLaunchError(
+                    f"worker {index} could not start: no browser endpoint takes a worker now "
+                    f"({self.browsers.down_list() or 'every one is full'})"
+                )
+            env = {**self.env, "UNOTEST_WORKER_INDEX": str(index)}
+            if endpoint is not None:
+                env[ENDPOINT_ENV] = str(endpoint)
+                self.browsers.attach(index, endpoint)
+            member = _Member(await WorkerHost.spawn(index, self.root, env))
+            self.members[index] = member
+            member.reader = asyncio.ensure_future(self._read(member))
+            try:
+                first = await asyncio.wait_for(member.reports.get(), START_TIMEOUT_S)
+            except TimeoutError:
+                first = None
+            if first is not None and first.get("type") == "ready":
+                if endpoint is not None:
+                    self.browsers.came_up(endpoint)
+                return member
             await self._reap(member)
             why = (first or {}).get("error", "it did not start")
+            if endpoint is not None and (first or {}).get("endpoint") == endpoint:
+                self._endpoint_down(endpoint, str(why))
+                continue
             raise BrowserLaunchError(f"worker {index} could not start: {why}")
-        return member
+
+    def _endpoint_down(self, endpoint: int, why: str) -> None:
+        """Said once each time an endpoint goes down."""
+        if self.browsers.went_down(endpoint, why) is not None:
+            self.on_degraded(
+                f"endpoint:{endpoint}",
+                f"browser endpoint {self.browsers.shown(endpoint)} is down",
+                self.browsers.endpoints[endpoint].reason,
+                "its workers run on the other endpoints; it is tried again later",
+            )
 
     async def _read(self, member: _Member) -> None:
         """Every report of one worker: ``relaunched`` at once, the rest to its queue."""
@@ -152,6 +188,14 @@ class WarmPool:
                     run_id = str(report["runId"])
                     on_started(run_id)
                 elif report.get("type") == "finished":
+                    lost = report.get("browserLost")
+                    if isinstance(lost, str):
+                        # Its endpoint went down under it: the worker ends; another
+                        # takes its place elsewhere.
+                        endpoint = self.browsers.endpoint_of(index)
+                        if endpoint is not None:
+                            self._endpoint_down(endpoint, lost)
+                        await self._replace(member)
                     return PoolOutcome(report, run_id, index)
             await self._replace(member)
             return PoolOutcome(None, run_id, index)
@@ -192,6 +236,7 @@ class WarmPool:
             member.reader.cancel()
         if self.members.get(member.host.index) is member:
             del self.members[member.host.index]
+            self.browsers.detach(member.host.index)
 
     async def close(self) -> None:
         """Every worker told to exit (it closes its browser), then reaped."""

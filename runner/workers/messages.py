@@ -126,13 +126,21 @@ def reload_order() -> ReloadOrder:
 
 
 class ReadyReport(TypedDict):
+    """``endpoint``: the browser endpoint (its index in ``wsEndpoint``'s list) the
+    worker's browser came from, when it came from one."""
+
     type: Literal["ready"]
     pid: int
+    endpoint: NotRequired[int]
 
 
 class FatalReport(TypedDict):
+    """The worker ends. ``endpoint``: because that browser endpoint refused it (it is
+    down), not because of the worker itself."""
+
     type: Literal["fatal"]
     error: str
+    endpoint: NotRequired[int]
 
 
 class StartedReport(TypedDict):
@@ -147,6 +155,9 @@ class FinishedReport(TypedDict):
     type: Literal["finished"]
     scenario: str
     result: RunResultJSON
+    browserLost: NotRequired[str]
+    """The run's browser endpoint dropped the connection during it and then refused
+    the worker's: why (the worker ends after this report; the run counts for nothing)."""
 
 
 class UnfinishedReport(TypedDict):
@@ -157,6 +168,8 @@ class UnfinishedReport(TypedDict):
     scenario: str
     runId: str | None
     error: RunError
+    browserLost: NotRequired[str]
+    """As :class:`FinishedReport`'s."""
 
 
 class RelaunchedReport(TypedDict):
@@ -204,16 +217,22 @@ def output_report(scenario: str, text: str) -> OutputReport:
     return {"type": "output", "scenario": scenario, "text": text}
 
 
-def ready_report(pid: int) -> ReadyReport:
-    return {"type": "ready", "pid": pid}
+def ready_report(pid: int, endpoint: int | None = None) -> ReadyReport:
+    report: ReadyReport = {"type": "ready", "pid": pid}
+    if endpoint is not None:
+        report["endpoint"] = endpoint
+    return report
 
 
 def relaunched_report(reason: str) -> RelaunchedReport:
     return {"type": "relaunched", "reason": reason}
 
 
-def fatal_report(error: str) -> FatalReport:
-    return {"type": "fatal", "error": error}
+def fatal_report(error: str, endpoint: int | None = None) -> FatalReport:
+    report: FatalReport = {"type": "fatal", "error": error}
+    if endpoint is not None:
+        report["endpoint"] = endpoint
+    return report
 
 
 def started_report(scenario: str, run_id: str) -> StartedReport:

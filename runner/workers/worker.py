@@ -24,6 +24,16 @@ of a scope whose ``before_all`` failed here is reported failed (``before_all fai
 without running; the ``after_all`` hooks run when the worker ends (``exit``, its stdin
 closed, SIGTERM) or reloads, in a run of their own named ``after_all`` (no report: the
 collection has its results, and may be gone), a failure said on stderr.
+
+With ``wsEndpoint`` the browser comes from a Playwright server of the pool
+(:mod:`runner.workers.pool`: the one ``UNOTEST_BROWSER_ENDPOINT`` names, else its place
+by its index), named in ``ready`` and in each run's manifest (``browserEndpoint``). A
+server that refuses the worker's connection ends it with ``fatal`` naming the endpoint.
+When a run does not pass and the browser's connection is gone (a round trip to the
+server tells), the worker connects again: a server that takes it had only lost its
+browser (the run failed, as with a local browser that crashed); one that refuses it is
+down, and the run's ``finished`` report says so (``browserLost``) before the worker
+ends: the orchestrator runs that scenario again elsewhere.
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ from runner import events
 from runner.browser import node_cache
 from runner.browser.early_driver import EarlyDriver
 from runner.browser.launch import launch_browser, started_driver
-from runner.errors import ConfigError
+from runner.errors import BrowserConnectError, ConfigError
 from runner.project.config import CollectionUse, Config, load_config, with_collection
 from runner.project.emulation import read_storage_state
 from runner.project.index import Project, ProjectIndex
@@ -59,12 +69,15 @@ from runner.run.session import ScenarioRun, quiet_driver_loss
 from runner.store.event_log import line_stream
 from runner.workers import messages
 from runner.workers.orders import OrderPipe
+from runner.workers.pool import worker_endpoint
 
 __all__ = ["finished_report", "main", "run_config", "unfinished_report"]
 
 _BROWSER_LOST = "browser-lost"
 """An order the worker gives itself when its browser disconnects (never sent by a
 reader: a browser that is still connected makes it a no-op)."""
+PROBE_TIMEOUT_S = 10.0
+"""How long the round trip that tells a live server from a dropped one may take."""
 
 
 class _Worker:
@@ -90,6 +103,13 @@ class _Worker:
         self.scopes = keep_scopes_per_worker()
         self.last_run: tuple[Config, str | None] | None = None
         """The config and parent run of the last scenario run: its ``after_all`` hooks'."""
+        self.endpoint: int | None = None
+        """The browser endpoint (its index in ``wsEndpoint``) this worker's browser
+        comes from; None for a browser launched here."""
+        self.lost: str | None = None
+        """Why the endpoint went down under this worker (it ends then)."""
+        self.playwright: Playwright
+        self.browser: Browser
 
     async def _start_driver(self) -> Playwright:
         """The driver started early, else a new one (:class:`DriverStartError` when
@@ -173,39 +193,44 @@ class _Worker:
             self.send(messages.fatal_report(str(err)))
             return 2
         async with _stopped_at_the_end(playwright):
+            self.playwright = playwright
             try:
-                browser = await self._launch(playwright, self.config)
+                self.browser = await self._launch(playwright, self.config)
             except Exception as err:
-                self.send(messages.fatal_report(str(err)))
+                self.send(messages.fatal_report(str(err), self._refused_by(err)))
                 return 2
-            self.send(messages.ready_report(os.getpid()))
+            self.send(messages.ready_report(os.getpid(), self.endpoint))
             try:
                 while True:
                     order = await self.orders.get()
                     kind = None if order is None else order.get("type")
                     if order is None or kind == "exit":
-                        await self._close_scopes(project, browser)
+                        await self._close_scopes(project, self.browser)
                         return 0
                     if kind == "reload":
-                        await self._close_scopes(project, browser)  # entered again, as saved
+                        await self._close_scopes(project, self.browser)  # entered again
                         self._reload(project)
-                    if kind not in ("run", _BROWSER_LOST) or browser.is_connected():
+                    if kind not in ("run", _BROWSER_LOST) or self.browser.is_connected():
                         if kind == "run":
-                            await self._run(project, browser, order)
-                        continue
-                    # The browser crashed (or was killed), during a scenario or between
-                    # two: that scenario paid for it; the next ones get a new browser
-                    # instead of failing one after another on the dead one.
-                    try:
-                        browser = await self._relaunch(playwright)
-                    except Exception as err:
-                        self.send(messages.fatal_report(str(err)))
+                            await self._run(project, self.browser, order)
+                    else:
+                        # The browser crashed (or was killed), during a scenario or
+                        # between two: that scenario paid for it; the next ones get a
+                        # new browser instead of failing one after another on the dead one.
+                        try:
+                            self.browser = await self._relaunch(playwright)
+                        except Exception as err:
+                            self.send(messages.fatal_report(str(err), self._refused_by(err)))
+                            return 2
+                        if kind == "run":
+                            await self._run(project, self.browser, order)
+                    if self.lost is not None:
+                        # Said with the run it cost; the orders queued here never start.
+                        self.send(messages.fatal_report(self.lost, self.endpoint))
                         return 2
-                    if kind == "run":
-                        await self._run(project, browser, order)
             finally:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(browser.close(), 10)
+                    await asyncio.wait_for(self.browser.close(), 10)
 
     def _load(self, project: Project) -> None:
         """The project and its config, read (again: a ``reload`` order) from disk."""
@@ -213,6 +238,9 @@ class _Worker:
         # orchestrator has found and checked them all already).
         self.index = ProjectIndex.load_helpers(project)
         self.config = replace(load_config(self.root, os.environ), web_server=None)
+        endpoints = self.config.endpoints
+        if self.endpoint is None or self.endpoint >= len(endpoints):
+            self.endpoint = worker_endpoint(endpoints, os.environ)
 
     def _reload(self, project: Project) -> None:
         """A project or config that no longer loads keeps the last good one: whoever
@@ -229,16 +257,40 @@ class _Worker:
     async def _launch(self, playwright: Playwright, config: Config) -> Browser:
         """A browser that tells the order loop when it disconnects, so that a browser
         killed between two scenarios is replaced at once (warm for the next one)."""
+        endpoint = config.endpoints[self.endpoint] if self.endpoint is not None else None
         browser = await launch_browser(
             playwright,
             browser=config.browser,
             headless=config.headless,
             executable_path=config.executable_path,
-            ws_endpoint=config.ws_endpoint,
+            ws_endpoint=endpoint.url if endpoint is not None else None,
             headed_by=config.headed_by,
+            ws_headers=endpoint.headers if endpoint is not None else (),
         )
         browser.on("disconnected", lambda _: self.orders.put_nowait({"type": _BROWSER_LOST}))
         return browser
+
+    def _refused_by(self, err: Exception) -> int | None:
+        """The endpoint a launch error says is down (it refused the connection)."""
+        return self.endpoint if isinstance(err, BrowserConnectError) else None
+
+    def _shown_endpoint(self) -> str | None:
+        if self.endpoint is None:
+            return None
+        return self.config.endpoints[self.endpoint].shown
+
+    async def _check_endpoint(self, browser: Browser) -> str | None:
+        """After a run that did not pass on a server's browser: was the connection lost?
+        Then connect again; a server that refuses is down: why (for the run's report's
+        ``browserLost``; the worker ends after it). One that accepts lost only its
+        browser, as a local one that crashed."""
+        if self.endpoint is None or self.stopping or not await _dropped(browser):
+            return None
+        try:
+            self.browser = await self._relaunch(self.playwright)
+        except Exception as err:
+            self.lost = str(err)
+        return self.lost
 
     async def _run(self, project: Project, browser: Browser, order: JSONObject) -> None:
         """One run order: run it, or report that it did not start (aborted while it
@@ -303,6 +355,7 @@ class _Worker:
                     shared_browser=browser,
                     handle_signals=False,
                     on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
+                    browser_endpoint=self._shown_endpoint(),
                 ),
             )
             self.current = run
@@ -313,14 +366,24 @@ class _Worker:
                 # The run may have started (its run directory and "started" report exist):
                 # its id lets the orchestrator close the scenario-started it announced.
                 run_id = run.rundir.run_id if run.rundir is not None else None
-                self.send(
-                    unfinished_report(name, run_id, masker.mask(str(err)), type(err).__name__)
+                unfinished = unfinished_report(
+                    name, run_id, masker.mask(str(err)), type(err).__name__
                 )
+                lost = await self._check_endpoint(browser)
+                if lost is not None:
+                    unfinished["browserLost"] = lost
+                self.send(unfinished)
                 return False
             finally:
                 self.current = None
                 self.current_order = None
-        self.send(finished_report(name, result, masker))
+        finished = finished_report(name, result, masker)
+        # Only a failure can be the connection's: a pass or an abort is what it says.
+        broke = result.outcome in ("failed", "interrupted")
+        lost = await self._check_endpoint(browser) if broke else None
+        if lost is not None:
+            finished["browserLost"] = lost
+        self.send(finished)
         return result.outcome == "completed"
 
     async def _close_scopes(self, project: Project, browser: Browser) -> None:
@@ -378,6 +441,20 @@ class _Worker:
     def _teardown_failed(self, sentence: str) -> None:
         print(f"unotest: {sentence}", file=sys.stderr, flush=True)
         self.send(messages.teardown_report(sentence))
+
+
+async def _dropped(browser: Browser) -> bool:
+    """Whether ``browser``'s connection to its server is gone: a round trip (a context
+    opened and closed) tells, as the disconnect may be told after the run's error."""
+    if not browser.is_connected():
+        return True
+    try:
+        context = await asyncio.wait_for(browser.new_context(), PROBE_TIMEOUT_S)
+    except Exception:
+        return True
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(context.close(), PROBE_TIMEOUT_S)
+    return not browser.is_connected()
 
 
 def run_config(config: Config, order: JSONObject, root: Path) -> Config:

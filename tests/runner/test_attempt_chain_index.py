@@ -125,13 +125,27 @@ def test_the_chain_is_the_same_and_only_its_runs_are_opened(runs: Path, reads: l
         assert chain == reference_chain(runs, run_id)
 
 
-def test_a_run_never_retried_reads_only_its_scenarios_runs(runs: Path, reads: list[Path]) -> None:
+def test_a_run_never_retried_reads_only_its_own_manifest(runs: Path, reads: list[Path]) -> None:
+    """Without ``attempts.json`` the run index's link lines say it has no retries."""
     earlier = finished_run(runs, SCENARIO, "completed")
     alone = finished_run(runs, SCENARIO, "failed")
     reads.clear()
     chain = attempt_chain(runs, alone)
-    # Without an index the scenario's own runs are the candidates, never shop/cart's,
-    # shopping's or login's.
+    assert manifests_read(reads) == {alone}
+    assert chain == AttemptChain((alone,), "failed") == reference_chain(runs, alone)
+    assert earlier != alone
+
+
+def test_without_either_index_only_the_scenarios_runs_are_read(
+    runs: Path, reads: list[Path]
+) -> None:
+    """A run older than the run index (its file deleted here): the scenario's own runs
+    are the candidates, never shop/cart's, shopping's or login's."""
+    earlier = finished_run(runs, SCENARIO, "completed")
+    alone = finished_run(runs, SCENARIO, "failed")
+    (runs.parent / ".cache" / "runs.jsonl").unlink()
+    reads.clear()
+    chain = attempt_chain(runs, alone)
     assert manifests_read(reads) == {alone, earlier}
     assert chain == AttemptChain((alone,), "failed") == reference_chain(runs, alone)
 

@@ -5,15 +5,10 @@ also checks that none of its processes is left behind."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import re
-import signal
 import socket
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +16,7 @@ from pathlib import Path
 import pytest
 from net import free_port
 from playwright.async_api import async_playwright
+from run_servers import RunServer as _RunServer
 
 from runner.browser import launch as rb
 from runner.browser.launch import (
@@ -389,62 +385,6 @@ def test_launch_failure_is_one_sentence(tmp_path: Path) -> None:
 
 
 # --- wsEndpoint through `playwright run-server` -------------------------------------------
-
-
-class _RunServer:
-    def __init__(self, *extra: str) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "playwright",
-                "run-server",
-                "--port",
-                "0",
-                "--host",
-                "127.0.0.1",
-                *extra,
-            ],
-            cwd=REPO,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            text=True,
-        )
-        self.lines: list[str] = []
-        found = threading.Event()
-        self.endpoint = ""
-
-        def read() -> None:
-            assert self.process.stdout is not None
-            for line in self.process.stdout:
-                self.lines.append(line.rstrip())
-                match = re.search(r"Listening on (ws://\S+)", line)
-                if match and not found.is_set():
-                    self.endpoint = match.group(1)
-                    found.set()
-
-        self.reader = threading.Thread(target=read, daemon=True)
-        self.reader.start()
-        if not found.wait(timeout=30):
-            self.stop()
-            pytest.fail(f"playwright run-server did not start: {self.lines}")
-
-    def stop(self) -> None:
-        """Ctrl+C, as a person stops it: once the server has launched a browser,
-        Playwright's SIGTERM handler only closes browsers and the server keeps running."""
-        members = _descendants(self.process.pid) | {self.process.pid}
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGINT)
-        deadline = time.monotonic() + 10
-        while any(_stat(p) for p in members) and time.monotonic() < deadline:
-            self.process.poll()
-            time.sleep(0.05)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.reader.join(timeout=5)
 
 
 @pytest.fixture

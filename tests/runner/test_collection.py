@@ -9,7 +9,8 @@ What is checked (runner.md §6 and §8): the collection run directory (``kind:
 "collection"``, the four ``collection-run:*`` events in order, validated against the
 protocol's JSON Schemas and key by key), each
 scenario's run directory with ``parentRunId``; the list, JUnit and JSON reporters;
-``--bail`` with one and two workers; ``--shard``; ``UNOTEST_WORKER_INDEX`` /
+``--bail`` with one and two workers; ``--shard`` balanced by durations and its
+shards merged (``unotest merge-reports``); ``UNOTEST_WORKER_INDEX`` /
 ``UNOTEST_WORKER_COUNT``; fresh browser contexts (no cookie or localStorage leak);
 a worker killed with SIGKILL, a browser killed with SIGKILL, SIGINT to the
 orchestrator; missing scenarios, bad collection files and bad arguments (exit 2).
@@ -44,7 +45,7 @@ from protocol_schemas import validate
 from recording_site import RecordingSite as Site
 from sites import E2E, collection_yaml, config_yaml, scenario_source, write_files, write_project
 
-from runner.collection.orchestrator import shard
+from runner.collection.shards import plan_shard, read_durations
 
 SITE = Path(__file__).resolve().parent / "site_collection"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
@@ -534,30 +535,80 @@ def test_bail_with_two_workers_aborts_the_scenario_in_flight(project: Project, s
     }
 
 
-def test_shards_cover_every_scenario_once_deterministically(
+def _unotest(project: Project, *args: str) -> Done:
+    """Another ``unotest`` command in the project (``history``, ``list``, ``merge-reports``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+    done = subprocess.run(
+        [UNOTEST, *args], cwd=project.root, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return Done(done.returncode, done.stdout, done.stderr)
+
+
+def test_shards_balanced_by_durations_merge_into_the_unsharded_run(
     project: Project, tmp_path: Path
 ) -> None:
-    names = [f"s{n}" for n in range(7)]
+    """The unsharded run, its history exported as a durations file and read back; then
+    two shards balanced by a durations file where two scenarios are slow (a split by
+    count would put both in shard 1), run side by side and merged: the same scenarios,
+    outcomes and counts as the unsharded run, in valid JUnit."""
+    names = ["a-slow", "b", "c-slow", "d", "e-fail"]
     for name in names:
-        project.scenario(name, visit(name))
-    project.collection("sharded", names)
-    reports = [tmp_path / f"shard{i}.json" for i in (1, 2, 3)]
+        project.scenario(name, visit(name) + (FAIL if name == "e-fail" else PASS))
+    project.collection("sharded", [*names, "gone"])
+    whole = project.run("sharded", "--workers", "2", "--reporter", f"list,json={tmp_path}/w.json")
+    assert whole.code == 1, whole
+
+    exported = _unotest(project, "history", "--export", str(tmp_path / "history.json"))
+    assert exported.code == 0, exported
+    table = json.loads((tmp_path / "history.json").read_text(encoding="utf-8"))
+    assert table["version"] == 1 and sorted(table["durations"]) == names
+    shard_1 = ["--collection", "sharded", "--shard", "1/2"]
+    durations = ["--durations", str(tmp_path / "history.json")]
+    listed = _unotest(project, "list", *shard_1, *durations)
+    assert listed.code == 0 and "expected" in listed.out, listed
+    first = json.loads(_unotest(project, "list", *shard_1, "--json", *durations).out)
+    expected = plan_shard(names, read_durations(tmp_path / "history.json"), 1, 2)
+    assert [row["name"] for row in first["scenarios"]] == expected.names
+    assert first["shard"] == expected.header() and first["balancedBy"] == "file"
+
+    slow = {"version": 1, "durations": {"a-slow": 9000, "c-slow": 9000, "b": 300, "d": 300}}
+    (tmp_path / "slow.json").write_text(json.dumps(slow), encoding="utf-8")
+    reports = [tmp_path / f"shard{i}.json" for i in (1, 2)]
+    balanced = ["--durations", str(tmp_path / "slow.json")]
     procs = [
-        project.start("sharded", "--shard", f"{i}/3", "--reporter", f"list,json={reports[i - 1]}")
-        for i in (1, 2, 3)
+        project.start("sharded", "--shard", f"{i}/2", *balanced, "--reporter", f"list,json={path}")
+        for i, path in enumerate(reports, start=1)
     ]
     dones = [project.finish(p) for p in procs]
-
-    slices = []
+    ran = []
     for i, done in enumerate(dones, start=1):
-        assert done.code == 0, done
-        assert f"shard {i}/3" in done.out
-        ran = [e["data"]["name"] for e in json_report(reports[i - 1]) if e["type"] == "test_end"]
-        assert ran == shard(names, i, 3)  # a fixed function of the collection's order
-        assert project.events(done)[0]["scenarios"] == ran
-        slices.append(ran)
-    assert sorted(name for ran in slices for name in ran) == sorted(names)
-    assert all(slices)
+        assert done.code in (0, 1), done
+        assert f"shard {i}/2 (about " in done.out
+        report = json_report(reports[i - 1])
+        assert report[0]["data"]["shard"]["current"] == i
+        ran.append({e["data"]["name"] for e in report if e["type"] == "test_end"} - {"gone"})
+    assert {"a-slow", "c-slow"} & ran[0] and {"a-slow", "c-slow"} & ran[1]  # one slow each
+    assert sorted(n for shard in ran for n in shard) == names
+
+    merging = f"list,json={tmp_path}/m.json,junit={tmp_path}/m.xml"
+    merged = _unotest(project, "merge-reports", *map(str, reports), "--reporter", merging)
+    assert merged.code == 1, merged
+    assert "2 reports merged" in merged.out
+    one = json_report(tmp_path / "w.json")
+    two = json_report(tmp_path / "m.json")
+    statuses = {n: d["status"] for n, d in ends_by_name(one).items()}
+    assert {n: d["status"] for n, d in ends_by_name(two).items()} == statuses
+    assert statuses["e-fail"] == "failed" and statuses["gone"] == "skipped"
+    assert len([e for e in two if e["type"] == "test_end"]) == len(names) + 1
+    count_keys = ("total", "passed", "flaky", "failed", "skipped")
+    assert {k: two[-1]["data"][k] for k in count_keys} == {
+        k: one[-1]["data"][k] for k in count_keys
+    }
+    assert two[0]["data"]["scenarios"] == one[0]["data"]["scenarios"]
+    suite = ET.parse(tmp_path / "m.xml").getroot().find("./testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("6", "1", "1")
 
 
 # --- dying workers, browsers and orchestrators ----------------------------------------

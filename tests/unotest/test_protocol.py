@@ -19,7 +19,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-from protocol_keys import ADDITIVE_KINDS, COLLECTION_KINDS, RUN_ARTIFACT_KINDS
+from protocol_keys import (
+    ADDITIVE_KINDS,
+    COLLECTION_ADDITIVE_KINDS,
+    COLLECTION_KINDS,
+    RUN_ARTIFACT_KINDS,
+)
 from protocol_schemas import definition
 
 from runner import protocol
@@ -137,6 +142,7 @@ def test_run_artifact_union_kinds() -> None:
     assert tuple(_kinds(RunArtifact)) == RUN_ARTIFACT_KINDS
     assert tuple(_kinds(CollectionRunArtifact)) == COLLECTION_KINDS
     assert tuple(_kinds(RunEvent)[9:]) == ADDITIVE_KINDS
+    assert tuple(_kinds(protocol.CollectionRunEvent)[4:]) == COLLECTION_ADDITIVE_KINDS
 
 
 def test_additive_fields_are_optional() -> None:
@@ -148,6 +154,8 @@ def test_additive_fields_are_optional() -> None:
         "restartOf",
         "attempt",
         "retryOf",
+        "browserEndpoint",
+        "infraRetryOf",
     } == RunManifest.__optional_keys__
     assert {"file", "depth", "title"} == protocol.StepStartedEvent.__optional_keys__
     assert {"cmd"} == protocol.ResumedEvent.__optional_keys__

@@ -37,8 +37,14 @@ def make_run(
     heartbeat_age: float = 0.0,
     tail: bytes = b"",
 ) -> Path:
-    """A run directory written by hand, so every manifest variant can be tested."""
-    run_id = protocol.make_run_id(ref)
+    """A run directory written by hand, so every manifest variant can be tested. Its id
+    holds its start (``run:started``, else the manifest's) as a runner's does: runs are
+    listed newest first by the time in their ids."""
+    kinds = ("run:started", "collection-run:started")
+    starts = [e["t"] for e in events if e.get("kind") in kinds and "t" in e]
+    made = starts[0] if starts else (manifest or {}).get("startedAt", T0)
+    assert isinstance(made, int)
+    run_id = protocol.make_run_id(ref, now_ms=made)
     path = runs_dir / run_id
     path.mkdir(parents=True)
     data: dict[str, object] = {

@@ -273,9 +273,13 @@ def test_scenarios_helpers_collections_in_protocol_shapes(
 
 def test_problems_name_path_line_col_message(viewer: Viewer) -> None:
     assert viewer.client.get("/api/problems").json() == []
+    seen = viewer.ctx.index.generation
     (viewer.root / "unotest/e2e/broken.test.js").write_text(
         scenario_source("broken", "  nope()\n"), encoding="utf-8"
     )
+    deadline = time.monotonic() + 20  # the index is loaded again once the watcher saw it
+    while viewer.ctx.index.generation == seen and time.monotonic() < deadline:
+        time.sleep(0.02)
     problems = viewer.client.get("/api/problems").json()
     assert [(p["path"], p["line"], p["col"]) for p in problems] == [
         ("unotest/e2e/broken.test.js", 5, 2)

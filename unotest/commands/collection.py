@@ -39,11 +39,17 @@ from runner.collection.orchestrator import (
     CollectionRun,
     ScenarioOutcome,
     setup_failed_note,
-    shard,
 )
-from runner.errors import ConfigError, EventProtocolError, UnotestError, UsageError
+from runner.collection.shards import ShardPlan, plan_shard, read_durations
+from runner.errors import (
+    BrowserPoolDown,
+    ConfigError,
+    EventProtocolError,
+    UnotestError,
+    UsageError,
+)
 from runner.events import run_error
-from runner.project.config import CollectionUse, Config, load_config
+from runner.project.config import TRACE_ENV, CollectionUse, Config, load_config
 from runner.project.index_cache import IndexSummary, ScenarioGrep, load_summary
 from runner.project.root import Project, find_project_root
 from runner.protocol import CollectionMeta, JSONObject
@@ -55,6 +61,7 @@ from runner.store.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
 from runner.store.retries import flaky_line, retries_of
 from runner.store.step_titles import read_titled_steps
 from runner.text import did_you_mean, keep_lines, one_line
+from runner.workers.pool import endpoint_label
 from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
 from unotest.exit_codes import EXIT_FAILED, exit_code_for_run
 from unotest.reporters import junit
@@ -65,7 +72,15 @@ from unotest.reporters.sinks import ReportSinks
 if TYPE_CHECKING:
     from dsl.errors import Diagnostic
 
-__all__ = ["CollectionEvents", "collection_command", "json_report", "junit_xml"]
+__all__ = [
+    "CollectionEvents",
+    "collection_command",
+    "find_collection",
+    "json_report",
+    "junit_xml",
+    "parse_shard",
+    "select",
+]
 
 _MARK = {
     "completed": "✓",
@@ -76,7 +91,7 @@ _MARK = {
 }
 
 
-def _parse_shard(text: str | None) -> tuple[int, int] | None:
+def parse_shard(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     try:
@@ -106,6 +121,11 @@ class _Plan:
     missing_setup: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     blocked_by: str | None = None
+    shard: ShardPlan | None = None
+    """``--shard i/n``: the shard this run is, balanced by history (runner.collection.shards)."""
+    whole: list[str] = field(default_factory=list)
+    """With ``--shard``: what an unsharded run would list, in its order (``run_start.
+    shard.scenarios``: ``unotest merge-reports`` lists the merged run in that order)."""
 
     @property
     def listed(self) -> list[str]:
@@ -120,27 +140,46 @@ class _Plan:
 
 
 def collection_command(args: argparse.Namespace) -> int:
+    """The collection, with ``--trace`` over the config's ``trace``: its workers read the
+    config themselves, so it reaches them as ``UNOTEST_TRACE`` in the environment they
+    inherit, put back once the run is over (no worker was started early for such a
+    command line: the prelaunch starts none for an option it does not know)."""
+    trace = getattr(args, "trace", None)
+    if trace is None:
+        return _run_collection(args)
+    before = os.environ.get(TRACE_ENV)
+    os.environ[TRACE_ENV] = trace
+    try:
+        return _run_collection(args)
+    finally:
+        if before is None:
+            os.environ.pop(TRACE_ENV, None)
+        else:
+            os.environ[TRACE_ENV] = before
+
+
+def _run_collection(args: argparse.Namespace) -> int:
     root = find_project_root(Path.cwd(), args.root)
     project = Project(root)
     # The index cache: a project unchanged since the last list, check or collection is
     # not parsed again here (each worker parses the scenarios it runs).
     index = load_summary(project)
-    entry = _find_collection(project, index, args.name)
+    entry = find_collection(project, index, args.name)
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
     reporters = parse_reporters(args.reporter)
     # Every usage error before any warning, so a bad --shard is one sentence on stderr.
-    sharding = _parse_shard(args.shard)
+    sharding = parse_shard(args.shard)
+    durations_file = getattr(args, "durations", None)
+    given = read_durations(durations_file) if durations_file is not None else None
     grep = ScenarioGrep.parse(getattr(args, "grep", None), getattr(args, "grep_invert", None))
     config = load_config(root, os.environ)
     retries = retries_of(getattr(args, "retries", None), config)
     print_warnings(config.warnings)
-    chosen = _grepped(entry, index, grep)
-    if chosen is None:
+    selected = select(project, index, entry, grep, sharding, given)
+    if selected is None:
         return EXIT_FAILED  # said in one sentence: nothing runs, no run directory
-    entry = chosen
-    use = _collection_use(index, entry, root)
-    plan = _plan(project, entry, index, sharding, use)
+    plan, use, durations = selected
     if args.headed:
         config = replace(config, headless=False)
     out = cast(TextIO, ReaderMayLeave(sys.stdout))
@@ -154,8 +193,11 @@ def collection_command(args: argparse.Namespace) -> int:
     tracker = CollectionEvents(
         log, args.name, plan.listed, live, printer, index.titles(), root=project.root
     )
+    if plan.shard is not None:
+        tracker.shard = {**plan.shard.header(), "scenarios": plan.whole}
     console = out if reporters.show_list else sys.stderr
-    run = _collection_run(args, project, config, plan, retries, tracker, console, use)
+    tracker.console = console
+    run = _collection_run(args, project, config, plan, retries, tracker, console, use, durations)
     # Taken only now: until here, an error leaves them to cli.main, which stops them.
     run.prelaunched = worker_prelaunch.take()
     try:
@@ -169,9 +211,30 @@ def collection_command(args: argparse.Namespace) -> int:
         _summary(result, out)
     reports.finish()  # JUnit and JSON, once the collection has ended
     if result.error is not None:
+        if isinstance(result.error, BrowserPoolDown):  # the runs that finished are kept
+            history_quietly(project, result.run_id, log.events, config)
         raise result.error  # its one sentence and exit code, once the reports are there
     history_quietly(project, result.run_id, log.events, config)
     return exit_code_for_run(result.outcome, result.signal)
+
+
+def select(
+    project: Project,
+    index: IndexSummary,
+    entry: CollectionMeta,
+    grep: ScenarioGrep | None,
+    sharding: tuple[int, int] | None,
+    given: Mapping[str, float] | None,
+) -> tuple[_Plan, CollectionUse | None, Mapping[str, float]] | None:
+    """What the collection runs (and ``unotest list --shard`` shows): its plan, its
+    setup and context keys, and the durations it is balanced and ordered by
+    (``given`` by ``--durations``, else history's); None when the grep keeps nothing."""
+    chosen = _grepped(entry, index, grep)
+    if chosen is None:
+        return None
+    use = _collection_use(index, chosen, project.root)
+    durations = given if given is not None else _history_durations(project)
+    return _plan(project, chosen, index, sharding, use, durations), use, durations
 
 
 def _grepped(
@@ -208,7 +271,11 @@ def _plan(
     index: IndexSummary,
     sharding: tuple[int, int] | None,
     use: CollectionUse | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> _Plan:
+    """What this run starts, reports and skips; with ``sharding`` (i, n) only shard i of
+    the runnable scenarios, balanced by ``durations`` (name → ms: history's medians or
+    ``--durations``)."""
     setup = list(dict.fromkeys(use.setup)) if use is not None else []
     others: CollectionMeta = {
         **entry,
@@ -223,9 +290,12 @@ def _plan(
             f"{entry['path']})",
             file=sys.stderr,
         )
+    chosen = None
+    whole = [*setup, *names, *broken, *skipped]
     if sharding is not None:
-        names = shard(names, *sharding)
-    plan = _Plan(names, skipped, broken, none_found)
+        chosen = plan_shard(names, durations or {}, *sharding)
+        names = chosen.names
+    plan = _Plan(names, skipped, broken, none_found, shard=chosen, whole=whole)
     # Setup scenarios only for a run of other scenarios (not for a shard left empty).
     return _with_setup(project, entry, index, plan, setup) if setup and names else plan
 
@@ -275,6 +345,7 @@ def _collection_run(
     tracker: CollectionEvents,
     console: TextIO,
     use: CollectionUse | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> CollectionRun:
     return CollectionRun(
         project,
@@ -290,23 +361,24 @@ def _collection_run(
         none_found=plan.none_found,
         broken=plan.broken,
         retries=retries,
-        order=_schedule(project, plan.names),
+        order=longest_first(plan.names, durations or {}),
         on_start=tracker.started,
         on_web_server=tracker.web_server,
         on_output=tracker.output,
         setup=plan.setup,
         use=use.to_json() if use is not None else None,
+        on_endpoint=tracker.endpoint,
     )
 
 
-def _schedule(project: Project, names: list[str]) -> list[str]:
-    """Longest first by history; a history we cannot read only costs the ordering."""
+def _history_durations(project: Project) -> dict[str, float]:
+    """History's medians, which scenarios start by (longest first) and shards are
+    balanced by; a history we cannot read only costs the ordering."""
     try:
-        medians = medians_ms(project)
+        return medians_ms(project)
     except EventProtocolError as err:
         print(f"warning: {err}; scenarios start in the listed order", file=sys.stderr)
-        medians = {}
-    return longest_first(names, medians)
+        return {}
 
 
 def _header(
@@ -316,6 +388,8 @@ def _header(
     those that cannot run said apart, and the grep that chose them."""
     listed, runnable = len(plan.listed), len(plan.names)
     chosen_text = f", shard {args.shard}" if args.shard else ""
+    if plan.shard is not None and plan.shard.expected_ms is not None:
+        chosen_text += f" (about {_seconds(round(plan.shard.expected_ms))} of scenario time)"
     chosen_text += f", {one_line(str(grep))}" if grep is not None else ""
     unrun = [f"{len(plan.setup)} setup first"] if plan.setup else []
     unrun += [f"{len(plan.skipped)} not found"] if plan.skipped else []
@@ -362,6 +436,12 @@ class CollectionEvents:
         self.begun: set[str] = set()
         self.ended: set[str] = set()
         self.clock = time.monotonic()
+        self.console: TextIO | None = None
+        """Where a browser endpoint's going down is said (None: nowhere)."""
+        self.endpoints_down: list[JSONObject] = []
+        """Each time a browser endpoint went down (``run_end``'s ``browser_endpoints_down``)."""
+        self.shard: JSONObject | None = None
+        """``--shard``: ``{current, total, partition, scenarios}``, on ``run_start``."""
 
     def started(self, run_dir: Path) -> None:
         self.live.open(run_dir)
@@ -369,7 +449,13 @@ class CollectionEvents:
 
     def begin(self, run_id: str) -> None:
         """``run_start`` and ``suite_start`` of the collection run ``run_id``."""
-        extra = {"collection": self.name, "runId": run_id, "scenarios": list(self.listed)}
+        extra: JSONObject = {
+            "collection": self.name,
+            "runId": run_id,
+            "scenarios": list(self.listed),
+        }
+        if self.shard is not None:
+            extra["shard"] = self.shard
         self.log.emit(envelope.run_start(len(self.listed), extra=extra))
         self.log.emit(envelope.suite_start(self.name))
 
@@ -390,6 +476,17 @@ class CollectionEvents:
 
     def output(self, scenario: str, text: str) -> None:
         self.log.emit(envelope.output("stdout", text, scenario))
+
+    def endpoint(self, kind: str, shown: str, reason: str | None) -> None:
+        """A browser endpoint of the pool went down (said once each time) or came back."""
+        if kind == "down":
+            self.endpoints_down.append({"endpoint": shown, "reason": reason})
+            line = f"  ! browser endpoint {shown} is down: {one_line(reason or '')}"
+            line += "; its scenarios run on the other endpoints, and it is tried again later"
+        else:
+            line = f"  + browser endpoint {shown} is back"
+        if self.console is not None:
+            print(line, file=self.console, flush=True)
 
     def on_event(self, kind: str, outcome: ScenarioOutcome) -> None:
         self.printer(kind, outcome)
@@ -424,11 +521,17 @@ class CollectionEvents:
             if scenario.scenario not in self.ended:
                 self._end(scenario)
         self.log.emit(envelope.suite_end(self.name))
-        extra = {"outcome": result.outcome, "collection": self.name, "runId": result.run_id}
+        extra: JSONObject = {
+            "outcome": result.outcome,
+            "collection": self.name,
+            "runId": result.run_id,
+        }
+        if self.endpoints_down:
+            extra["browser_endpoints_down"] = list(self.endpoints_down)
         self.log.run_end(result.duration_ms, extra=extra)
 
 
-def _find_collection(project: Project, index: IndexSummary, name: str) -> CollectionMeta:
+def find_collection(project: Project, index: IndexSummary, name: str) -> CollectionMeta:
     entry = next((meta for meta in index.collections if meta["name"] == name), None)
     if entry is not None:
         return entry
@@ -503,11 +606,16 @@ def _event_printer(out: TextIO, retries: int) -> Callable[[str, ScenarioOutcome]
     and it runs again, one when it ends (flaky: passed after failed attempts)."""
 
     def on_event(kind: str, result: ScenarioOutcome) -> None:
-        worker = f"[w{result.worker}]" if result.worker is not None else "    "
+        on = f" {endpoint_label(result.endpoint)}" if result.endpoint else ""
+        worker = f"[w{result.worker}{on}]" if result.worker is not None else "    "
         if kind == "started":
             print(f"  … {worker} {result.scenario}", file=out, flush=True)
             return
         extra = f"  ({_seconds(result.duration_ms)})" if result.duration_ms else ""
+        if kind == "infra-retry":
+            note = "  its browser endpoint went down: it runs again on another (not an attempt)"
+            print(f"  ⟳ {worker} {result.scenario}{extra}{note}", file=out, flush=True)
+            return
         if kind == "retry":
             attempt = len(result.retries) + 1
             why = one_line(_message(result))
@@ -603,6 +711,14 @@ def _summary(result: CollectionResult, out: TextIO) -> None:
         print(f"  ✗ {one_line(teardown)}", file=out)
     for scenario in (s for s in result.scenarios if s.flaky):
         print(f"  {flaky_line(scenario.scenario, scenario.retries)}", file=out)
+    for scenario in (s for s in result.scenarios if s.infra_retries):
+        lost = ", ".join(dict.fromkeys(r.endpoint for r in scenario.infra_retries))
+        times = len(scenario.infra_retries)
+        print(
+            f"  ⟳ {scenario.scenario}: ran again after losing its browser endpoint ({lost}): "
+            f"{times} infrastructure retr{'y' if times == 1 else 'ies'}, not counted",
+            file=out,
+        )
     print(f"  collection run: {result.run_dir}", file=out)
 
 
@@ -630,7 +746,9 @@ def _extra(scenario: ScenarioOutcome) -> JSONObject:
     """The fields a ``test_end`` carries beyond version 1's table (consumers that do not
     know them ignore them): where it failed (and at which step), its bundle, its run
     directory, its worker, and the ``errorName`` of each failed attempt before it (its
-    ``retry`` events', in order)."""
+    ``retry`` events', in order); the browser endpoint it ran on (``wsEndpoint``) and
+    its runs lost with an endpoint that went down (``infra_retries``: neither attempts
+    nor failures)."""
     error: Mapping[str, object] = scenario.error or {}
     return {
         "error_name": error.get("errorName"),
@@ -641,6 +759,8 @@ def _extra(scenario: ScenarioOutcome) -> JSONObject:
         "run_dir": scenario.run_dir,
         "worker": scenario.worker,
         "retry_error_names": [attempt.error_name for attempt in scenario.retries],
+        "browser_endpoint": scenario.endpoint,
+        "infra_retries": [lost.to_json() for lost in scenario.infra_retries],
     }
 
 

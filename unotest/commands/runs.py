@@ -1,5 +1,9 @@
 """``unotest runs``: past and running runs with their status, newest first.
 
+``--limit N`` reads about N runs, whatever the number of run directories: the names are
+listed, the newest N read from the run index (or their directories) by
+:func:`runner.store.runs.runs_page`.
+
 ``--prune`` with ``--older-than DAYS`` and/or ``--keep N`` removes old run directories
 and their failure bundles, keeping those history points to (:mod:`runner.store.prune`).
 """
@@ -14,8 +18,7 @@ from pathlib import Path
 from runner import protocol
 from runner.errors import UsageError
 from runner.project.root import Project, find_project_root
-from runner.store.prune import prune_runs
-from runner.store.runs import list_runs
+from runner.store.runs import RunQuery, runs_page
 from runner.text import printable
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK
@@ -74,6 +77,9 @@ def _prune(args: argparse.Namespace, project: Project) -> int:
         raise UsageError(f"--older-than {older}: must be 0 or more days")
     if keep is not None and keep < 0:
         raise UsageError(f"--keep {keep}: must be 0 or more")
+    # Here, not at the top: history's and the config's imports cost a listing 40 ms.
+    from runner.store.prune import prune_runs
+
     result = prune_runs(project, older, keep)
     if getattr(args, "json", False):
         print(
@@ -107,10 +113,8 @@ def runs_command(args: argparse.Namespace) -> int:
     project = Project(root)
     if getattr(args, "prune", False):
         return _prune(args, project)
-    metas = list_runs(project.runs_dir)
-    total = len(metas)
-    if limit is not None:
-        metas = metas[:limit]
+    page = runs_page(project.runs_dir, RunQuery(limit=limit))
+    metas = page.runs
     if getattr(args, "json", False):
         print(json_dump(metas))
         return EXIT_OK
@@ -119,7 +123,7 @@ def runs_command(args: argparse.Namespace) -> int:
         print(f"no runs yet in {where} (start one with 'unotest e2e <scenario>')")
         return EXIT_OK
     print(_table(metas))
-    if total > len(metas):
-        print(f"({len(metas)} of {total} runs shown)")
+    if page.more:
+        print(f"({len(metas)} of {page.total} runs shown)")
     sys.stdout.flush()
     return EXIT_OK

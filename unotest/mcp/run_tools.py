@@ -47,7 +47,7 @@ from runner.store.history import history_report
 from runner.store.links import run_links
 from runner.store.page_log import page_log_summary
 from runner.store.restart_links import latest_restart
-from runner.store.runs import events_of, list_runs, run_meta
+from runner.store.runs import RunQuery, events_of, run_meta, runs_page
 from unotest.mcp.answers import MAX_TEXT, StartedRun, cut, for_agent
 from unotest.mcp.arguments import OptionalText, RunIdArg, TimeoutArg, UntilArg
 from unotest.mcp.state import ToolState
@@ -258,9 +258,9 @@ class RunTools:
             raise ToolError(
                 f"limit must be at least 1, not {limit} (at most {MAX_RUNS_LISTED} are listed)"
             )
-        runs = list_runs(self.project.runs_dir)
-        shown = runs[: min(limit, MAX_RUNS_LISTED)]  # a cap on the answer's size
-        return self.state.safe({"runs": shown, "total": len(runs)})
+        # a cap on the answer's size; about that many runs are read, not every one
+        page = runs_page(self.project.runs_dir, RunQuery(limit=min(limit, MAX_RUNS_LISTED)))
+        return self.state.safe({"runs": page.runs, "total": page.total})
 
     async def wait_for_run(self, run_id: str, until: str, timeout_s: float) -> JSONObject:
         if until not in ("paused", "finished"):

@@ -1,4 +1,5 @@
-"""What every route of one viewer process shares: the project, the token, the live hub.
+"""What every route of one viewer process shares: the project and its loaded index, the
+token, the live hub.
 
 One object, made once by ``unotest view`` (or a test) and handed to each route module's
 ``routes(ctx)``, so no route keeps module-level state (two servers in one process, as
@@ -13,6 +14,7 @@ from pathlib import Path
 from runner.project.index import Project
 from unotest.viewer.daemon_link import DaemonLink
 from unotest.viewer.hub import Hub
+from unotest.viewer.project_index import ViewerIndex
 
 
 @dataclass
@@ -33,6 +35,13 @@ class ViewerContext:
     stopped by its ``shutdown``; ``None`` outside the lifespan (an app built without
     one answers ``/api/watch`` from the discovery file alone). Held here, not in a
     module, so two servers in one process never share or swap links."""
+    index: ViewerIndex = field(init=False, repr=False)
+    """The project index ``/api/scenarios``, ``/api/helpers``, ``/api/collections`` and
+    ``/api/problems`` answer from, kept until a project file changes (the file watcher
+    and the viewer's own saves say so), with one ``LoadMemo`` for the process's life."""
+
+    def __post_init__(self) -> None:
+        self.index = ViewerIndex(self.root)
 
     @property
     def project(self) -> Project:

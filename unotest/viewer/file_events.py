@@ -12,6 +12,10 @@ and to :class:`unotest.viewer.run_logs.RunLogs`, which tails the logs of the run
 follows (``log:line``, whoever started the run, this viewer or one before it). A ticker
 asks every followed run whether its runner still lives (``interrupted`` otherwise) and
 catches anything a missed event left behind.
+
+The viewer's loaded project index (:class:`unotest.viewer.project_index.ViewerIndex`),
+when given, is told whether the watch is in place and, before the ``fs:*`` message is
+published, that a scenario, helper, hooks or collection file changed.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from runner.project.root import HOOKS_FILE
 from runner.store.tail import RunsTailer
 from runner.ws_messages import WsMessage
 from unotest.viewer.hub import Hub
+from unotest.viewer.project_index import ViewerIndex
 from unotest.viewer.run_logs import RunLogs
 
 __all__ = ["IGNORED_DIRS", "FileEventBatch", "FileEvents", "Target", "classify"]
@@ -49,6 +54,8 @@ YIELD_EVERY = 200
 _TOP_RUNS = protocol.RUNS_SUBDIR
 _DEBUGGER = PurePath(protocol.DEBUGGER_FILE).name
 _ENV = PurePath(protocol.ENV_FILE).name
+_INDEX_KINDS = frozenset({"scenarios", "helpers", "collections"})
+"""The kinds of change that change the project index (hooks files count as helpers)."""
 _RUN_FILES = (
     protocol.RUN_MANIFEST_FILE,
     protocol.STEPS_FILE,
@@ -135,9 +142,10 @@ class FileEventBatch:
 class FileEvents:
     """Watches one project for one hub, from :meth:`start` to :meth:`stop`."""
 
-    def __init__(self, root: Path, hub: Hub) -> None:
+    def __init__(self, root: Path, hub: Hub, index: ViewerIndex | None = None) -> None:
         self.project = Project(root)
         self.hub = hub
+        self.index = index
         self.runs = RunsTailer(self.project.runs_dir)
         self.logs = RunLogs(root)
         self._stop = asyncio.Event()
@@ -160,6 +168,7 @@ class FileEvents:
 
     async def stop(self) -> None:
         self._stop.set()
+        self._watching(False)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -183,12 +192,14 @@ class FileEvents:
         unotest_dir = self.project.unotest_dir
         while not self._stop.is_set():
             if not unotest_dir.is_dir():
+                self._watching(False)
                 self.hub.publish(ws_messages.error(f"nothing to watch: {unotest_dir} is missing"))
                 await self._sleep(5.0)
                 continue
             try:
                 await self._watch_once(unotest_dir)
             except Exception as exc:  # the watch failed (a limit, a vanished dir): restart it
+                self._watching(False)
                 self.hub.publish(ws_messages.error(f"file watcher restarted: {exc}"))
                 await self._sleep(1.0)
 
@@ -205,18 +216,28 @@ class FileEvents:
             rust_timeout=200,
             yield_on_timeout=True,
         )
+        in_place = False
         async for batch in changes:
             self.ready.set()
+            if not in_place:  # the watch's first answer: it is in place from here on
+                in_place = True
+                self._watching(True)
             if batch:
                 await self.changed(FileEventBatch.of(unotest_dir, (path for _, path in batch)))
 
     async def changed(self, batch: FileEventBatch) -> None:
-        """Publish what one burst of file changes means."""
+        """Publish what one burst of file changes means (the index told first)."""
+        if self.index is not None and batch.kinds & _INDEX_KINDS:
+            self.index.changed()
         await self._publish(batch.file_messages())
         for run_id in sorted(batch.runs):
             await self._publish(self.runs.poll(run_id))
             self.logs.sync(self.runs.live)
             await self._publish(self.logs.poll(run_id))
+
+    def _watching(self, on: bool) -> None:
+        if self.index is not None:
+            self.index.watching(on)
 
     async def _tick(self) -> None:
         while not self._stop.is_set():

@@ -1,14 +1,17 @@
 """The project's REST routes: what it holds, its problems, its files, breakpoints,
 collections, ``unotest/.env``.
 
-Each route checks its input, calls one engine function (``runner.project.index``,
-``runner.project.editing``, ``runner.project.envfile``) and shapes the answer; the
-engine's exceptions become ``{"error": …}`` answers in ``answers``. Disk work runs in the
+Each route checks its input, calls one engine function (``runner.project.editing``,
+``runner.project.envfile``) and shapes the answer; the engine's exceptions become
+``{"error": …}`` answers in ``answers``. Scenarios, helpers, collections and problems
+come from the index the viewer keeps (``ctx.index``, :mod:`unotest.viewer.project_index`)
+until a project file changes; a save through these routes says so at once. Disk work runs in the
 thread pool (sync endpoints do so by themselves), never on the event loop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from starlette.concurrency import run_in_threadpool
@@ -98,30 +101,40 @@ class ProjectRoutes:
     def __init__(self, ctx: ViewerContext) -> None:
         self.ctx = ctx
 
-    def _index(self, check: bool = False) -> ProjectIndex:
-        return ProjectIndex.load(self.ctx.project, check=check)
+    def _answer(self, route: str, make: Callable[[ProjectIndex], object]) -> Response:
+        """``make(index)`` as JSON, from the index (and the bytes) this viewer keeps until
+        a project file changes (:mod:`unotest.viewer.project_index`)."""
+        return Response(self.ctx.index.answer(route, make), media_type="application/json")
 
     def project(self, request: Request) -> Response:
         return json_response(project_summary(self.ctx.project))
 
     def scenarios(self, request: Request) -> Response:
-        return json_response(self._index().scenario_metas)
+        return self._answer("scenarios", lambda index: index.scenario_metas)
 
     def helpers(self, request: Request) -> Response:
         """The helper files, then each folder's ``_hooks.js`` (named ``shop/_hooks``, as
         ``--break`` and ``.debugger.json`` name it): code that scenarios run."""
-        index = self._index()
-        hooks: list[HelperMeta] = [
-            {"name": hooks_key(h.folder), "path": h.file}
-            for h in sorted(index.hooks_files.values(), key=lambda h: h.file)
-        ]
-        return json_response([*index.helper_metas(), *hooks])
+
+        def make(index: ProjectIndex) -> list[HelperMeta]:
+            hooks: list[HelperMeta] = [
+                {"name": hooks_key(h.folder), "path": h.file}
+                for h in sorted(index.hooks_files.values(), key=lambda h: h.file)
+            ]
+            return [*index.helper_metas(), *hooks]
+
+        return self._answer("helpers", make)
 
     def collections(self, request: Request) -> Response:
-        return json_response([entry.meta for entry in self._index().collections.values()])
+        return self._answer(
+            "collections", lambda index: [entry.meta for entry in index.collections.values()]
+        )
 
     def problems(self, request: Request) -> Response:
-        return json_response([diagnostic_json(d) for d in self._index(check=True).errors])
+        return self._answer(
+            "problems",
+            lambda index: [diagnostic_json(d) for d in self.ctx.index.problems(index)],
+        )
 
     def get_file(self, request: Request) -> Response:
         return json_response(_file_json(source_view(self.ctx.project, request.path_params["path"])))
@@ -139,6 +152,8 @@ class ProjectRoutes:
             )
         except FileConflict as err:
             return _conflict(err)
+        finally:
+            self.ctx.index.changed()  # its client reads back what it wrote, at once
         return json_response(_file_json(view))
 
     def get_breakpoints(self, request: Request) -> Response:
@@ -159,6 +174,7 @@ class ProjectRoutes:
             body.get("scenarios"),
             create=True,
         )
+        self.ctx.index.changed()
         return json_response(meta, status=201)
 
     async def put_collection(self, request: Request) -> Response:
@@ -174,6 +190,7 @@ class ProjectRoutes:
             body.get("scenarios"),
             create=False,
         )
+        self.ctx.index.changed()
         return json_response(meta)
 
     def get_env(self, request: Request) -> Response:

@@ -1,6 +1,12 @@
 """The runs REST routes: listing and reading runs, their files, starting runs, driving them.
 
-* ``GET /api/runs?limit=&ref=`` → ``RunMeta[]``, newest first;
+* ``GET /api/runs?limit=&before=&scenario=&status=`` → ``RunMeta[]``, newest first, a
+  page at a time (:class:`runner.store.runs.RunLister`: about a page's reads, whatever
+  the number of runs): ``limit`` runs (default 100, at most 1,000), older than the run
+  ``before``, of one scenario or collection (``scenario``, or ``ref`` as before), with
+  one status; when older runs match too, a ``Link: </api/runs?…&before=<runId>>;
+  rel="next"`` header names the next page. ``?latest=1``: the newest run of each
+  scenario and collection instead (the tree's badges);
 * ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle,
   attemptChain, restartOf, restartedAs, latestRestart, request}`` (``files``: the run directory's
   own files, ours; ``eventsOmitted`` and ``lineCount``, the whole lines of steps.jsonl
@@ -41,8 +47,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
+from urllib.parse import urlencode
 
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -56,11 +64,17 @@ from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
 from runner.store.detail import exact_run_dir, run_detail, run_file
 from runner.store.page_log import read_page_log
-from runner.store.runs import list_runs, run_meta
+from runner.store.run_index import RunIndex, index_path
+from runner.store.runs import STATUSES, RunLister, RunQuery, run_meta
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
 
 __all__ = ["MAX_EVENTS", "routes"]
+
+RUNS_PAGE = 100
+"""``GET /api/runs`` gives this many runs when no ``limit`` is asked for."""
+MAX_RUNS_PAGE = 1_000
+"""... and at most this many (a larger ``limit`` gives this many, and the next page)."""
 
 MAX_EVENTS = 5_000
 """``GET /api/runs/<runId>`` gives the last this many events (``eventsOmitted`` says how
@@ -116,6 +130,11 @@ class RunRoutes:
 
     def __init__(self, ctx: ViewerContext) -> None:
         self.ctx = ctx
+        runs_dir = ctx.project.runs_dir
+        self.lister = RunLister(runs_dir)
+        # Each scenario's newest run: its first answer reads the whole run index (a second
+        # at 100,000 runs); with an index of its own it never holds a page up meanwhile.
+        self.newest = RunLister(runs_dir, RunIndex(index_path(runs_dir)))
 
     # --- shared -------------------------------------------------------------------
 
@@ -131,14 +150,17 @@ class RunRoutes:
     # --- reading --------------------------------------------------------------------
 
     async def list(self, request: Request) -> Response:
-        ref = request.query_params.get("ref")
-        text = request.query_params.get("limit", "")
-        if text and not (text.isdigit() and int(text) >= 1):
-            raise _Refused(400, "limit must be a whole number from 1")
-        runs = await run_in_threadpool(list_runs, self.ctx.project.runs_dir)
-        if ref is not None:
-            runs = [m for m in runs if m["ref"] == ref]
-        return json_response(runs[: int(text)] if text else runs)
+        if request.query_params.get("latest") in ("1", "true"):
+            return json_response(await run_in_threadpool(self.newest.latest))
+        query = _run_query(request.query_params)
+        page = await run_in_threadpool(self.lister.page, query)
+        response = json_response(page.runs)
+        if page.next_before is not None:
+            asked = {"limit": str(query.limit), "scenario": query.ref, "status": query.status}
+            kept = {k: v for k, v in asked.items() if v is not None}
+            following = urlencode({**kept, "before": page.next_before})
+            response.headers["Link"] = f'</api/runs?{following}>; rel="next"'
+        return response
 
     async def detail(self, request: Request) -> Response:
         run_dir = self.run_dir(request.path_params["run_id"])
@@ -226,6 +248,23 @@ class RunRoutes:
             send_command(run_dir, {"cmd": "abort"})
         except UsageError as err:
             raise _Refused(409, str(err)) from None
+
+
+def _run_query(params: QueryParams) -> RunQuery:
+    """``GET /api/runs``'s parameters checked, as a page of runs to read."""
+    text = params.get("limit", "")
+    if text and not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise _Refused(400, "limit must be a whole number from 1")
+    status = params.get("status") or None
+    if status is not None and status not in STATUSES:
+        raise _Refused(400, f"status must be one of {', '.join(STATUSES)}")
+    before = params.get("before") or None
+    return RunQuery(
+        limit=min(int(text), MAX_RUNS_PAGE) if text else RUNS_PAGE,
+        before=before,
+        ref=params.get("scenario") or params.get("ref") or None,
+        status=next((s for s in STATUSES if s == status), None),
+    )
 
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:

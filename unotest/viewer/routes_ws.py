@@ -39,7 +39,7 @@ def routes(ctx: ViewerContext) -> list[BaseRoute]:
 async def startup(ctx: ViewerContext) -> None:
     """Start watching the project for ``ctx.hub`` (back once the watch is in place)."""
     ctx.hub.bind(asyncio.get_running_loop())
-    watcher = FileEvents(ctx.root, ctx.hub)
+    watcher = FileEvents(ctx.root, ctx.hub, ctx.index)
     watcher.start()
     ctx.hub.on_stop(watcher.stop)
     with contextlib.suppress(TimeoutError):

@@ -84,6 +84,31 @@ export async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
+/** A page of runs, newest first: GET /api/runs with `params` ({limit, before, scenario,
+ *  status}; empty ones are left out) → {runs, next}, `next` the `before` of the page
+ *  after it (the answer's Link header names that page), null on the last one. */
+export async function runsPage(params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") query.set(key, String(value));
+  }
+  const response = await send(`/api/runs?${query}`, {
+    headers: { Accept: "application/json" },
+    credentials: "same-origin",
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (response.status === 401 || response.status === 403) refused();
+  if (!response.ok) throw failure(response, data);
+  const link = /<([^>]*)>\s*;\s*rel="next"/.exec(response.headers.get("Link") || "");
+  const next = link ? new URL(link[1], window.location.href).searchParams.get("before") : null;
+  return { runs: data || [], next };
+}
+
 /** PUT `text` at `path` if it is still at `baseVersion` (null: it must not exist yet;
  *  undefined: no check) → the saved file ({path, text, statements, problems, version});
  *  throws FileConflict on 409 with a current version, ApiError otherwise. Not api():

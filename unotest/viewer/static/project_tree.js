@@ -1,8 +1,11 @@
-// Pure helpers of the sidebar: scenario names as a folder tree, the filter (text and
-// @tags), the Status filter, each scenario's latest run and those that failed, problems
-// by file. No DOM here.
+// Pure helpers of the sidebar: scenario names as a folder tree, kept by the filter and
+// flattened into the rows the virtualised tree shows, the filter (text and @tags), the
+// Status filter, each scenario's latest run and those that failed, problems by file.
+// No DOM here.
 
-// [{name, ...}] → {folders: Map(name → node), items: [...]}, names split on "/".
+// [{name, ...}] → {folders: Map(name → node), items: [...]}, names split on "/"; each
+// node's `list` is its folders by name, its `items` are sorted by name (done once here:
+// filtering and flattening keep the order).
 export function buildTree(scenarios) {
   const root = { name: "", path: "", folders: new Map(), items: [] };
   for (const scenario of scenarios) {
@@ -17,7 +20,65 @@ export function buildTree(scenarios) {
     }
     node.items.push(scenario);
   }
+  sortNode(root);
   return root;
+}
+
+function sortNode(node) {
+  node.list = [...node.folders.values()].sort((a, b) => a.name.localeCompare(b.name));
+  node.items.sort((a, b) => a.name.localeCompare(b.name));
+  for (const folder of node.list) sortNode(folder);
+}
+
+// The tree with only the scenarios `keep(scenario)` keeps, and only the folders holding
+// one; null when nothing is kept. Same shape as buildTree's (`list`, `items`).
+export function pruneTree(node, keep) {
+  const list = [];
+  for (const folder of node.list) {
+    const kept = pruneTree(folder, keep);
+    if (kept) list.push(kept);
+  }
+  const items = node.items.filter(keep);
+  if (!list.length && !items.length && node.path) return null;
+  return { name: node.name, path: node.path, list, items };
+}
+
+// Folders collapsed by default beyond a size: in a project of more than BIG_PROJECT
+// scenarios every folder, elsewhere a folder of more than BIG_FOLDER entries.
+export const BIG_PROJECT = 1000;
+export const BIG_FOLDER = 50;
+
+export function openByDefault(node, total) {
+  return total <= BIG_PROJECT && node.list.length + node.items.length <= BIG_FOLDER;
+}
+
+// The rows of the tree as shown, in order: a folder's entries follow it while
+// `isOpen(folder)`. Each row: {key ("d:" + folder path, "s:" + scenario name), kind
+// ("folder" | "scenario"), node or scenario, level (1 at the top), posinset, setsize
+// (among its siblings), parent (its folder's row index, -1 at the top), expanded}.
+export function flattenTree(root, isOpen) {
+  const rows = [];
+  const walk = (node, level, parent) => {
+    const setsize = node.list.length + node.items.length;
+    let pos = 0;
+    for (const folder of node.list) {
+      const expanded = Boolean(isOpen(folder));
+      const index = rows.length;
+      rows.push({ key: `d:${folder.path}`, kind: "folder", node: folder, level, posinset: ++pos, setsize, parent, expanded });
+      if (expanded) walk(folder, level + 1, index);
+    }
+    for (const scenario of node.items) {
+      rows.push({ key: `s:${scenario.name}`, kind: "scenario", scenario, level, posinset: ++pos, setsize, parent, expanded: false });
+    }
+  };
+  if (root) walk(root, 1, -1);
+  return rows;
+}
+
+// The folder paths over scenario `name` ("a/b/c" → ["a", "a/b"]).
+export function foldersOver(name) {
+  const parts = name.split("/").slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
 }
 
 // A tag is a word of a title that starts with "@" (dsl/scenario.py's title_tags, as
@@ -41,12 +102,19 @@ export function parseFilter(filter) {
 // Does an item whose texts are these pass the filter: every @word a tag of the texts,
 // and the rest of the filter within one of them (case aside).
 export function matches(filter, ...texts) {
+  return makeMatcher(filter)(...texts);
+}
+
+// `matches` with the filter read once: (...texts) → boolean, for the many scenarios.
+export function makeMatcher(filter) {
   const { tags, text } = parseFilter(filter);
-  if (tags.length) {
-    const own = tagsOf(...texts);
-    if (!tags.every((tag) => own.some((t) => t.startsWith(tag)))) return false;
-  }
-  return !text || texts.some((t) => (t ?? "").toLowerCase().includes(text));
+  return (...texts) => {
+    if (tags.length) {
+      const own = tagsOf(...texts);
+      if (!tags.every((tag) => own.some((t) => t.startsWith(tag)))) return false;
+    }
+    return !text || texts.some((t) => (t ?? "").toLowerCase().includes(text));
+  };
 }
 
 // Runs come newest first: the first run of each scenario (kind "scenario") is its latest.

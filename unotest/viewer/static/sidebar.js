@@ -1,110 +1,25 @@
 // The sidebar: a filter (text and @tags) and a Status combobox, the scenarios as a
-// folder tree (each with its colour as a strip, its latest run's status in words and its
-// problems) with Run failed, helpers, collections (orphan entries red), and the shell's
-// own pages (Runs, Env, terminals); when `unotest watch` runs, a line saying so and, per
-// scenario of its batches, the last status with why it was chosen (read-only).
+// folder tree (tree_view.js, virtualised: each with its colour as a strip, its latest
+// run's status in words and its problems) with Run failed, helpers, collections (orphan
+// entries red), and the shell's own pages (Runs, Env, terminals); when `unotest watch`
+// runs, a line saying so and, per scenario of its batches, the last status with why it
+// was chosen (read-only).
 // Everything comes from store.js, live.
-import { html, useState } from "./lib.js";
+import { html, useMemo, useState } from "./lib.js";
 import { useProject } from "./store.js";
 import { openTab, tabKey, useTabs } from "./tabs.js";
 import {
-  buildTree, failedScenarios, latestRuns, matches, problemsByPath, problemTitle, reasonText, scenariosWithProblems,
-  STATUS_FILTERS, statusMatches, watchEntry, watchSummary,
+  failedScenarios, latestRuns, matches, problemsByPath, STATUS_FILTERS, watchSummary,
 } from "./project_tree.js";
-import { onTreeKey } from "./tree_keys.js";
+import { ProblemMark, TreeView } from "./tree_view.js";
 import { runEach } from "./run_failed.js";
 import { openTerminal } from "./terminals.js";
 
-function ProblemMark({ list }) {
-  if (!list?.length) return null;
-  const n = list.length;
-  return html`<span class="problem-mark" title=${problemTitle(list)}
-    aria-label=${`${n} problem${n > 1 ? "s" : ""}`}>⚠ ${n}</span>`;
-}
-
-// The latest run's status in the Runs list's words (passed, failed, running, ...).
-function RunBadge({ run }) {
-  if (!run) return null;
-  const label = run.status;
-  return html`<span class=${`run-badge status-${run.status}`} title=${`latest run: ${label}`}>${label}</span>`;
-}
-
-// The daemon's last status for one scenario; its reasons as the tooltip, and as a line
-// under the scenario once the badge is clicked.
-function WatchBadge({ entry, open, setOpen }) {
-  if (!entry) return null;
-  const status = entry.status ?? "queued";
-  return html`<button class=${`watch-badge status-${status}`} aria-label=${`watch: ${status}`}
-      aria-expanded=${open ? "true" : "false"} title=${entry.reasonLines.join("\n")}
-      onClick=${(e) => { e.stopPropagation(); setOpen(!open); }}>↻ ${status}</button>`;
-}
-
-function ScenarioItem({ scenario, ctx }) {
-  const problems = ctx.problems.get(scenario.path);
-  const selected = ctx.activePath === scenario.path
-    && (!ctx.activeCase || ctx.activeCase === scenario.name);
-  const [reasonOpen, setReasonOpen] = useState(false);
-  const found = watchEntry(ctx.watch, scenario.path);
-  const entry = found && { ...found, reasonLines: (found.reasons ?? []).map((r) => reasonText(r, ctx.watch)) };
-  return html`<li role="treeitem" aria-label=${scenario.name} tabindex="-1"
-      aria-selected=${selected ? "true" : "false"}
-      class=${`tree-leaf${problems ? " has-problems" : ""}`} data-path=${scenario.path}
-      onClick=${(e) => { e.stopPropagation(); openTab({ kind: "scenario", path: scenario.path, case: scenario.name }); }}>
-    <span class="color-swatch" style=${{ background: scenario.color }} title=${`scenario colour ${scenario.color}`}
-      aria-hidden="true"></span>
-    <span class="leaf-name" title=${scenario.title}>${scenario.name.split("/").pop()}</span>
-    <${ProblemMark} list=${problems} />
-    <${RunBadge} run=${ctx.latest.get(scenario.name)} />
-    <${WatchBadge} entry=${entry} open=${reasonOpen} setOpen=${setReasonOpen} />
-    ${entry && reasonOpen && html`<div class="watch-reason" aria-label=${`why ${scenario.name} ran`}>
-      ${entry.reasonLines.length ? entry.reasonLines.map((line, i) => html`<div key=${i}>${line}</div>`) : "no reason given"}
-    </div>`}
-  </li>`;
-}
-
-function Folder({ node, ctx }) {
-  const [open, setOpen] = useState(true);
-  const expanded = open || filtering(ctx);
-  return html`<li role="treeitem" aria-label=${node.name} aria-expanded=${expanded ? "true" : "false"}
-      tabindex="-1" class="tree-folder" onClick=${(e) => { e.stopPropagation(); setOpen(!expanded); }}>
-    <span class="folder-name">${expanded ? "▾" : "▸"} ${node.name}/</span>
-    ${expanded && html`<ul role="group">${renderNode(node, ctx)}</ul>`}
-  </li>`;
-}
-
-// A filter or a status is set: folders open to show what they keep.
-function filtering(ctx) {
-  return Boolean(ctx.filter.trim()) || ctx.status !== "all";
-}
-
-// A scenario the filter (its text and @tags) and the Status combobox both keep.
-function shown(scenario, ctx) {
-  return matches(ctx.filter, scenario.name, scenario.title) && statusMatches(ctx.status, ctx.latest.get(scenario.name));
-}
-
-function visible(node, ctx) {
-  return node.items.some((s) => shown(s, ctx)) || [...node.folders.values()].some((f) => visible(f, ctx));
-}
-
-function renderNode(node, ctx) {
-  const folders = [...node.folders.values()].filter((f) => visible(f, ctx))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((f) => html`<${Folder} key=${`d:${f.path}`} node=${f} ctx=${ctx} />`);
-  const items = node.items.filter((s) => shown(s, ctx))
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((s) => html`<${ScenarioItem} key=${s.name} scenario=${s} ctx=${ctx} />`);
-  return [...folders, ...items];
-}
-
 function ScenarioTree({ project, ctx }) {
-  const root = buildTree(scenariosWithProblems(project.scenarios, project.problems));
-  const nodes = renderNode(root, ctx);
-  const first = (el) => { if (el && !el.querySelector('[tabindex="0"]')) el.querySelector('[role="treeitem"]')?.setAttribute("tabindex", "0"); };
+  const empty = html`<p class="empty">${project.loaded ? "No scenario matches." : "Loading…"}</p>`;
   return html`<section class="side-section" aria-label="Scenarios">
     <div class="side-head"><h2>Scenarios</h2><${RunFailed} project=${project} ctx=${ctx} /></div>
-    ${nodes.length
-      ? html`<ul role="tree" aria-label="Scenarios" class="tree" ref=${first} onKeyDown=${onTreeKey}>${nodes}</ul>`
-      : html`<p class="empty">${project.loaded ? "No scenario matches." : "Loading…"}</p>`}
+    <${TreeView} project=${project} ctx=${ctx} empty=${empty} />
   </section>`;
 }
 
@@ -113,7 +28,7 @@ function ScenarioTree({ project, ctx }) {
 function RunFailed({ project, ctx }) {
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState(null);
-  const names = failedScenarios(project.scenarios, ctx.latest);
+  const names = useMemo(() => failedScenarios(project.scenarios, ctx.latest), [project.scenarios, ctx.latest]);
   const start = async () => {
     setBusy(true);
     setNote({ text: `Starting ${names.length} failed scenario${names.length > 1 ? "s" : ""}…` });
@@ -144,7 +59,7 @@ function Helpers({ project, ctx }) {
 }
 
 function Collections({ project, ctx }) {
-  const known = new Map(project.scenarios.map((s) => [s.name, s.path]));
+  const known = useMemo(() => new Map(project.scenarios.map((s) => [s.name, s.path])), [project.scenarios]);
   const collections = project.collections
     .filter((c) => matches(ctx.filter, c.name, c.description, ...c.scenarios));
   return html`<section class="side-section" aria-label="Collections">
@@ -188,8 +103,10 @@ export function Sidebar() {
   const [status, setStatus] = useState("all");
   const { tabs, activeKey } = useTabs();
   const active = tabs.find((t) => tabKey(t) === activeKey);
+  const latest = useMemo(() => latestRuns(project.runs), [project.runs]);
+  const problems = useMemo(() => problemsByPath(project.problems), [project.problems]);
   const ctx = {
-    filter, status, latest: latestRuns(project.runs), problems: problemsByPath(project.problems),
+    filter, status, latest, problems,
     activePath: active?.kind === "scenario" ? active.path : null, watch: project.watch,
     activeCase: active?.kind === "scenario" ? active.case : null,
   };

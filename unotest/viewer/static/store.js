@@ -1,5 +1,6 @@
 // The project as the sidebar and the views see it, kept fresh: fetched once over REST,
-// refetched piecewise on each fs:* message and wholly after a reconnect (resync).
+// refetched piecewise on fs:* messages (a burst's parts once each) and wholly after a
+// reconnect (resync).
 import { useEffect, useState } from "./lib.js";
 import { api } from "./api.js";
 import { onMessage, onResync } from "./live.js";
@@ -10,9 +11,17 @@ const FETCHERS = {
   collections: () => api("/api/collections"),
   problems: () => api("/api/problems"),
   breakpoints: () => api("/api/breakpoints"),
-  runs: () => api("/api/runs"),
+  // Each scenario's newest run (the tree's badges) and the newest runs (open tabs), not
+  // every run: at 100,000 runs /api/runs answers a page at a time.
+  runs: () => Promise.all([api("/api/runs?latest=1"), api("/api/runs")]).then(newestRuns),
   watch: () => api("/api/watch"),
 };
+// One list, newest first, each run once: [latest, page] of FETCHERS.runs.
+function newestRuns([latest, page]) {
+  const byId = new Map([...latest, ...page].map((run) => [run.runId, run]));
+  return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt || (a.runId < b.runId ? 1 : -1));
+}
+
 const EMPTY = {
   scenarios: [], helpers: [], collections: [], problems: [],
   breakpoints: { version: 1, scenarios: {} }, runs: [], watch: null, loaded: false, error: null,
@@ -70,12 +79,28 @@ export function refreshRuns() {
   return refresh("runs");
 }
 
+// Messages come in bursts (a save names scenarios and problems, a checkout hundreds of
+// files, a run starts and ends): the parts they name are gathered for BATCH_MS and each
+// fetched once, rather than a 10,000-scenario list fetched again per message.
+const BATCH_MS = 50;
+let queued = new Set();
+let batchTimer = null;
+
+function refreshSoon(parts) {
+  for (const part of parts) queued.add(part);
+  if (batchTimer !== null || !queued.size) return;
+  batchTimer = setTimeout(() => {
+    const parts = queued;
+    queued = new Set();
+    batchTimer = null;
+    for (const part of parts) refresh(part);
+  }, BATCH_MS);
+}
+
 function start() {
   if (started) return;
   started = true;
-  onMessage((message) => {
-    for (const part of ON_MESSAGE[message.kind] ?? []) refresh(part);
-  });
+  onMessage((message) => refreshSoon(ON_MESSAGE[message.kind] ?? []));
   onResync(() => refreshAll());
   refreshAll();
 }

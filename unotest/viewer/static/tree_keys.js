@@ -1,36 +1,34 @@
-// Keyboard moves in a role=tree (WAI-ARIA tree pattern): Up/Down between visible items,
-// Right/Left open/close a folder or move into/out of it, Home/End, Enter/Space activate.
-export function onTreeKey(event) {
-  const tree = event.currentTarget;
-  const items = [...tree.querySelectorAll('[role="treeitem"]')].filter((el) => el.offsetParent !== null);
-  const current = document.activeElement?.closest('[role="treeitem"]');
-  const index = items.indexOf(current);
-  const focus = (el) => {
-    if (!el) return;
-    for (const item of items) item.tabIndex = -1;
-    el.tabIndex = 0;
-    el.focus();
-  };
-  const expanded = current?.getAttribute("aria-expanded");
-  switch (event.key) {
-    case "ArrowDown": focus(items[index + 1]); break;
-    case "ArrowUp": focus(items[Math.max(index - 1, 0)]); break;
-    case "Home": focus(items[0]); break;
-    case "End": focus(items[items.length - 1]); break;
+// Keyboard moves in a role=tree (WAI-ARIA tree pattern) over the rows of a virtualised
+// tree, not the DOM (most rows are not in it): Up/Down between shown rows, PageUp/
+// PageDown by a screenful, Right/Left open/close a folder or move into/out of it,
+// Home/End, Enter/Space activate. No DOM here: the tree applies the answer.
+//
+// rows: flattenTree's ({kind, expanded, parent}); index: the focused row's (-1: none);
+// page: rows in a screenful. Answers {focus: index} (move there), {click: true} (do what
+// a click on the focused row does: open or close a folder, open a scenario) or null
+// (not a key of the tree's).
+export function treeKeyAction(key, rows, index, page = 10) {
+  if (!rows.length) return null;
+  const row = rows[index];
+  const last = rows.length - 1;
+  const clamp = (i) => ({ focus: Math.min(Math.max(i, 0), last) });
+  switch (key) {
+    case "ArrowDown": return clamp(index + 1);
+    case "ArrowUp": return clamp(index - 1);
+    case "PageDown": return clamp(index + page);
+    case "PageUp": return clamp(index - page);
+    case "Home": return { focus: 0 };
+    case "End": return { focus: last };
     case "ArrowRight":
-      if (expanded === "false") current.click();
-      else if (expanded === "true") focus(items[index + 1]);
-      break;
+      if (row?.kind === "folder") return row.expanded ? clamp(index + 1) : { click: true };
+      return row ? { focus: index } : null;
     case "ArrowLeft":
-      if (expanded === "true") current.click();
-      else focus(current?.parentElement?.closest('[role="treeitem"]'));
-      break;
+      if (row?.kind === "folder" && row.expanded) return { click: true };
+      return row && row.parent >= 0 ? { focus: row.parent } : row ? { focus: index } : null;
     case "Enter":
     case " ":
-      current?.click();
-      break;
+      return row ? { click: true } : null;
     default:
-      return;
+      return null;
   }
-  event.preventDefault();
 }

@@ -6,7 +6,9 @@
 // of collection-run:started), from its events.ndjson (the reporter's test_end and
 // run_end) once it has ended. Stop aborts it (the server stops its process, as `unotest
 // dbg RUN abort` does); Run again starts the collection anew, as the run it repeats was
-// started (againRequest).
+// started (againRequest). With a pool of browser servers (wsEndpoint as a list), the column
+// Browser names each run's endpoint, a region lists the endpoints that went down, and a run
+// lost with its endpoint (run again elsewhere, not counted) says so in its status.
 import { html, useCallback, useEffect, useRef, useState } from "../lib.js";
 import { api, runFileTextOrNull } from "../api.js";
 import { onMessage, onResync } from "../live.js";
@@ -154,9 +156,17 @@ export function CollectionRunView({ tab }) {
   // orchestrator's collection-run:scenario-started (none of 0.5.0's fields carries it;
   // a collection run written before it was added shows "—").
   const workers = new Map();
+  // Ours too: the browser endpoint of each run, the runs lost with theirs, the endpoints down.
+  const endpoints = new Map();
+  const lost = new Set();
+  const down = [];
   for (const e of detail.events || []) {
     if (e.kind === "collection-run:scenario-started" && e.worker != null) workers.set(e.scenarioRunId, e.worker);
+    if (e.kind === "collection-run:scenario-started" && e.endpoint) endpoints.set(e.scenarioRunId, e.endpoint);
+    if (e.kind === "collection-run:scenario-finished" && e.infraRetry) lost.add(e.scenarioRunId);
+    if (e.kind === "collection-run:endpoint-down") down.push(e);
   }
+  const pooled = endpoints.size > 0;
   const finished = meta.status && meta.status !== "running";
   // Listed scenarios without a run: waiting while it goes on, never run once it ended
   // (--bail, Ctrl-C, a webServer that did not start).
@@ -172,7 +182,7 @@ export function CollectionRunView({ tab }) {
   const notFound = neverRan.filter((e) => e.note === "scenario not found").length;
   const withErrors = neverRan.length - notFound;
   const counts = new Map();
-  for (const c of children) counts.set(c.status, (counts.get(c.status) || 0) + 1);
+  for (const c of children) if (!lost.has(c.runId)) counts.set(c.status, (counts.get(c.status) || 0) + 1);
   if (finished && notRun.length) counts.set("not run", notRun.length);
   const totals = ends.length ? cliSummary(ends) : [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
   const unrun = [notFound && `${notFound} not found`, withErrors && `${withErrors} with errors`].filter(Boolean);
@@ -196,20 +206,24 @@ export function CollectionRunView({ tab }) {
       ${meta.durationMs != null ? ` · ${formatDuration(meta.durationMs)}` : ""}
     </div>
     ${notice && html`<p class="run-notice" role="alert">${notice}</p>`}
+    ${down.length > 0 && html`<ul class="endpoints-down" aria-label="Browser endpoints down">
+      ${down.map((e, i) => html`<li key=${i}>Browser endpoint ${e.endpoint} is down: ${e.reason}</li>`)}
+    </ul>`}
     <table class="children" aria-label="Scenario runs">
-      <thead><tr><th>scenario</th><th>worker</th><th>status</th><th>duration</th><th>run</th></tr></thead>
+      <thead><tr><th>scenario</th><th>worker</th>${pooled && html`<th>browser</th>`}<th>status</th><th>duration</th><th>run</th></tr></thead>
       <tbody>${children.map((c) => html`<tr key=${c.runId} class=${"child-" + c.status}>
         <td>${c.ref}</td>
         <td>${workers.has(c.runId) ? workers.get(c.runId) : "—"}</td>
-        <td>${c.status}</td>
+        ${pooled && html`<td>${endpoints.get(c.runId) || "—"}</td>`}
+        <td>${lost.has(c.runId) ? `${c.status} (lost with its browser endpoint: run again, not counted)` : c.status}</td>
         <td>${formatDuration(c.durationMs)}</td>
         <td><button type="button" class="linkish" onClick=${() => openTab({ kind: "scenario-run", runId: c.runId })}>
           ${c.runId}</button></td></tr>`)}
         ${notRun.map((name) => html`<tr key=${"not-run:" + name} class="child-not-run">
-          <td>${name}</td><td>—</td><td>${finished ? "not run" : "waiting"}</td><td>—</td><td>—</td>
+          <td>${name}</td><td>—</td>${pooled && html`<td>—</td>`}<td>${finished ? "not run" : "waiting"}</td><td>—</td><td>—</td>
         </tr>`)}
         ${neverRan.map((e) => html`<tr key=${"never:" + e.name} class=${"child-not-run child-" + e.status}>
-          <td>${e.name}</td><td>—</td><td>${e.status}${e.note ? ` (${e.note})` : ""}</td><td>—</td><td>—</td>
+          <td>${e.name}</td><td>—</td>${pooled && html`<td>—</td>`}<td>${e.status}${e.note ? ` (${e.note})` : ""}</td><td>—</td><td>—</td>
         </tr>`)}</tbody>
     </table>
   </section>`;
