@@ -581,8 +581,9 @@ class RunLister:
                 made = run_time(query.parent)
                 floor = to_base36(max((made or 0) - SLACK_MS, 0)).rjust(8, "0")
                 parent = self.index.lookup(query.parent, made)
-                if below is None and parent is not None and parent.finished_at is not None:
-                    below = (to_base36(parent.finished_at + SLACK_MS).rjust(8, "0"), "")
+                end = None if parent is None else parent.finished_at
+                if below is None and made is not None and end is not None and end >= made:
+                    below = (to_base36(end + SLACK_MS).rjust(8, "0"), "")
             plain = query.ref is None and query.status is None and query.parent is None
             first = self._served == 0
             self._served += 1
