@@ -1,4 +1,4 @@
-"""Starting a run as a child process that outlives its starter, and following its output.
+"""Starting a run as a child process that outlives its starter.
 
 One launcher for every front end that starts runs without a terminal (the MCP server,
 the viewer): the child is ``unotest e2e …`` / ``unotest collection …`` in a session of
@@ -11,10 +11,9 @@ and the run goes on if its starter dies. What the child prints before that (a
 the child exits without starting.
 
 :func:`launch_run` returns once the run has written its first event (``run:started``,
-``collection-run:started``); :func:`follow_output` reads the two logs line by line, for
-a caller that forwards them (the viewer's ``log:line``), from any process: a restarted
-viewer follows a run it did not start the same way. It follows a run through each
-``restart`` too: the new run directory's logs, under the new run id.
+``collection-run:started``). Its output is the run directory's: whoever forwards it
+(the viewer's ``log:line``, :mod:`unotest.viewer.run_logs`) reads the two logs from
+any process, so a restarted viewer follows a run it did not start the same way.
 
 A run started with ``owner_pid`` watches that process and ends with it
 (``UNOTEST_OWNER_PID``, :class:`runner.processes.OwnerWatch`); one started without
@@ -30,7 +29,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -39,15 +38,12 @@ from runner import protocol
 from runner.errors import UsageError
 from runner.files import append_line
 from runner.processes import OWNER_ENV
-from runner.store.restart_links import restarted_as
-from runner.store.runs import Stream, events_of, output_path, read_manifest, steps_path
+from runner.store.runs import Stream, events_of, output_path, read_manifest
 
 __all__ = [
     "START_TIMEOUT_S",
     "LaunchedRun",
-    "OutputLine",
     "Stream",
-    "follow_output",
     "launch_run",
     "stop_group",
 ]
@@ -58,9 +54,6 @@ MAX_LINE_BYTES = 1024 * 1024
 """A longer line is handed over cut, the rest of it up to its newline dropped."""
 _RECENT_RUNS = 50
 
-OutputLine = Callable[[str, Stream, str], None]
-"""``on_line(run_id, stream, text)``: one line of a run's output, without its newline."""
-
 _STREAMS: tuple[Stream, ...] = ("stdout", "stderr")
 
 
@@ -70,8 +63,6 @@ class LaunchedRun:
     run_dir: Path
     kind: protocol.RunKind
     process: subprocess.Popen[bytes]
-    follower: asyncio.Task[None] | None = field(default=None, repr=False)
-    """The task following the output, when ``on_line`` was given."""
     early_output: list[tuple[Stream, str]] = field(default_factory=list)
     """What the child printed before its run directory took its output (a runner
     warning, e.g. a breakpoint that matches no statement), ``mask``-ed, line by line."""
@@ -84,7 +75,7 @@ def _child_env(env: Mapping[str, str | None], owner_pid: int | None) -> dict[str
             merged.pop(key, None)
         else:
             merged[key] = value
-    merged["UNOTEST_OUTPUT_TO_RUN_DIR"] = "1"  # what follow_output reads
+    merged["UNOTEST_OUTPUT_TO_RUN_DIR"] = "1"  # the run's logs, whoever follows them
     merged.pop(OWNER_ENV, None)
     if owner_pid is not None:
         merged[OWNER_ENV] = str(owner_pid)
@@ -98,7 +89,6 @@ async def launch_run(
     *,
     env: Mapping[str, str | None] | None = None,
     owner_pid: int | None = None,
-    on_line: OutputLine | None = None,
     mask: Callable[[str], str] = lambda text: text,
     timeout: float = START_TIMEOUT_S,
 ) -> LaunchedRun:
@@ -108,11 +98,9 @@ async def launch_run(
     run starts raises :class:`UsageError` with what it printed (``mask``-ed), one that
     does not start within ``timeout`` is stopped and raises the same.
 
-    What the child printed before its run directory took its output is kept: handed to
-    ``on_line`` first when given (its follower reads the logs from their start), else
-    appended to the run's ``stdout.log``/``stderr.log``, where a reader of the run
-    directory (``get_run``) finds it; and in :attr:`LaunchedRun.early_output` either
-    way."""
+    What the child printed before its run directory took its output is kept: appended
+    to the run's ``stdout.log``/``stderr.log``, where a reader of the run directory
+    (``get_run``, the viewer) finds it, and in :attr:`LaunchedRun.early_output`."""
     with tempfile.TemporaryFile() as early_out, tempfile.TemporaryFile() as early_err:
         process = subprocess.Popen(
             [*argv, "--root", str(root)],
@@ -135,14 +123,7 @@ async def launch_run(
             handle.seek(0)
             for line in handle.read().decode("utf-8", "replace").splitlines():
                 run.early_output.append((stream, mask(line)))
-        if on_line is None:
-            _keep_early_output(run_dir, run.early_output)
-        else:
-            for stream, line in run.early_output:
-                on_line(run.run_id, stream, line)
-            run.follower = asyncio.ensure_future(
-                follow_output(run_dir, on_line, lambda: process.poll() is not None, mask)
-            )
+        _keep_early_output(run_dir, run.early_output)
     return run
 
 
@@ -195,113 +176,6 @@ def _run_dir_of(runs_dir: Path, pid: int) -> Path | None:
         if manifest is not None and manifest.get("pid") == pid:
             return path
     return None
-
-
-class _LogReader:
-    """Whole lines of one file that grows, read from a byte offset, at most
-    ``MAX_LINE_BYTES`` at a time (memory stays flat however big the file gets)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0
-        self.pending = b""
-        self.discarding = False
-        self.at_end = False
-        """Whether the last :meth:`read` reached the end of the file."""
-
-    def read(self, final: bool = False) -> list[str]:
-        """The lines completed by the next chunk; ``final``: the unended rest too."""
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read(MAX_LINE_BYTES)
-        except OSError:
-            data = b""
-        self.offset += len(data)
-        self.at_end = len(data) < MAX_LINE_BYTES
-        lines: list[str] = []
-        *whole, self.pending = (self.pending + data).split(b"\n")
-        for line in whole:
-            if not self.discarding:
-                lines.append(line.decode("utf-8", "replace"))
-            self.discarding = False
-        last = final and self.at_end
-        if len(self.pending) > MAX_LINE_BYTES or (last and self.pending):
-            if not self.discarding:
-                lines.append(self.pending[:MAX_LINE_BYTES].decode("utf-8", "replace"))
-            self.discarding, self.pending = not last, b""
-        return lines
-
-    def lines(self, final: bool = False) -> Iterator[str]:
-        """Every line there is now, a chunk at a time."""
-        while True:
-            yield from self.read(final)
-            if self.at_end:
-                return
-
-
-class _FollowedRun:
-    """One run directory being followed: its two logs, and whether a ``restart`` has
-    moved the process on to a new run directory (:mod:`runner.store.restart_links`)."""
-
-    def __init__(self, run_dir: Path) -> None:
-        self.run_dir = run_dir
-        self.readers = [(stream, _LogReader(output_path(run_dir, stream))) for stream in _STREAMS]
-        self.steps_offset = 0
-        self.successor: Path | None = None
-
-    def restarted_as(self) -> Path | None:
-        """The run that restarted this one, once its ``command:result`` is written.
-
-        Only new whole lines of steps.jsonl are scanned, and the links are read only
-        when one of them is a ``command:result`` (eval, reload, restart): a long run
-        costs a small read per poll."""
-        if self.successor is not None:
-            return None  # already handed on: a run restarts at most once
-        try:
-            with open(steps_path(self.run_dir), "rb") as handle:
-                handle.seek(self.steps_offset)
-                data = handle.read(MAX_LINE_BYTES)
-        except OSError:
-            return None
-        end = data.rfind(b"\n") + 1  # whole lines only: the last may be being written
-        if end == 0 and len(data) == MAX_LINE_BYTES:
-            end = len(data)  # a line longer than a chunk: no command:result, skip it
-        self.steps_offset += end
-        if b'"command:result"' in data[:end]:
-            self.successor = restarted_as(self.run_dir)
-            return self.successor
-        return None
-
-
-async def follow_output(
-    run_dir: Path,
-    on_line: OutputLine,
-    ended: Callable[[], bool],
-    mask: Callable[[str], str] = lambda text: text,
-    poll: float = POLL_S,
-) -> None:
-    """Hand every line of the run's ``stdout.log``/``stderr.log`` to ``on_line`` until
-    ``ended()`` (then what is left, a last unended line included, and return).
-
-    A ``restart`` goes on in the same process as a new run directory, whose output goes
-    to its own logs: the new run is followed too, its lines under its own run id. The
-    old run's logs are still read until the end (a line written there after the
-    restart's answer still goes out)."""
-    followed = [_FollowedRun(run_dir)]
-    while True:
-        final = ended()
-        for run in followed:
-            for stream, reader in run.readers:
-                for line in reader.lines(final):
-                    on_line(run.run_dir.name, stream, mask(line))
-        successor = followed[-1].restarted_as()
-        if successor is not None:
-            followed.append(_FollowedRun(successor))
-            continue  # read the new run at once (its last lines too, when ended)
-        if final:
-            return
-        await asyncio.sleep(poll)
 
 
 async def stop_group(process: subprocess.Popen[bytes]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from runner.errors import ConfigError, UsageError
 from runner.launch.adapter import RunnerAdapter
-from runner.launch.launcher import START_TIMEOUT_S, LaunchedRun, OutputLine, launch_run
+from runner.launch.launcher import START_TIMEOUT_S, LaunchedRun, launch_run
 from runner.launch.request import LaunchRequest
 from runner.project.config import headed_without_display, load_config
 from runner.store.detail import record_request
@@ -38,16 +38,15 @@ async def start_run(
     request: LaunchRequest,
     *,
     owner_pid: int | None = None,
-    on_line: OutputLine | None = None,
     mask: Callable[[str], str] = lambda text: text,
     timeout: float = START_TIMEOUT_S,
 ) -> LaunchedRun:
     """Start ``request`` in the project at ``root``. ``owner_pid``: the run ends when
-    that process does (an MCP session's runs, unless detached); ``on_line`` follows its
-    output; ``mask`` masks what the child printed before its run started (the error of
-    a run that never starts). ``UsageError`` for a run that exits before it starts, or
-    a headed one this machine cannot show (no display): refused before it exists, so
-    no failed run is recorded for a scenario that never ran."""
+    that process does (an MCP session's runs, unless detached); ``mask`` masks what the
+    child printed before its run started (the error of a run that never starts).
+    ``UsageError`` for a run that exits before it starts, or a headed one this machine
+    cannot show (no display): refused before it exists, so no failed run is recorded
+    for a scenario that never ran."""
     no_display = _headed_without_display(root, request)
     if no_display is not None:
         raise UsageError(no_display)
@@ -58,7 +57,6 @@ async def start_run(
         request.kind,
         env=adapter.build_env(request.protocol_request()),
         owner_pid=owner_pid,
-        on_line=on_line,
         mask=mask,
         timeout=timeout,
     )
