@@ -29,9 +29,8 @@ import yaml
 from dsl.errors import Diagnostic
 from runner import protocol
 from runner.errors import ConfigError
-from runner.project.config_file import Places, places_of, show
+from runner.project.config_file import Places, places_of, show, yaml_flow_too_deep
 from runner.project.emulation import USE_KEYS, Emulation, SettingChecks, StorageState
-from runner.project.yaml_depth import yaml_flow_too_deep
 from runner.text import did_you_mean, has_control_character, show_name
 
 __all__ = [

@@ -4,7 +4,9 @@ The file is plain data: it is read with ``yaml.safe_load`` only, and anchors, al
 and explicit tags (``!!python/...``) are refused before anything is constructed, so a
 "billion laughs" file cannot blow up memory and no tag can run code. Its size, its
 encoding and its nesting are bounded first; every setting's place in the file is kept
-(:data:`Places`) so that a message about it names its line and column.
+(:data:`Places`) so that a message about it names its line and column. The nesting
+guard (:func:`yaml_flow_too_deep`) guards collection files too: standard library only,
+so neither reader imports the parser.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import yaml
 
 from runner.errors import ConfigError
 from runner.project.root import CONFIG_FILE
-from runner.project.yaml_depth import yaml_flow_too_deep
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -27,6 +28,7 @@ __all__ = [
     "places_of",
     "read_yaml",
     "show",
+    "yaml_flow_too_deep",
 ]
 
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -188,3 +190,45 @@ def show(value: object) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return f"a {type(value).__name__} ({str(value)[:40]})"
+
+
+def yaml_flow_too_deep(source: str, limit: int) -> tuple[int, int] | None:
+    """Line (1-based) and column (0-based) of the first ``[``/``{`` nested deeper than
+    ``limit``, or ``None``; one linear pass over the text, before any YAML parsing.
+
+    PyYAML's scanner is cubic in the nesting of flow collections (it keeps a possible
+    simple key per level and looks up to 1,024 characters ahead): 1,000 levels of
+    ``[`` take ten seconds and 10,000 would take hours, before the parser emits the
+    event where a depth check could stop it. Quoted scalars and comments are skipped;
+    a quote opens a scalar only where a token can start, as in YAML.
+    """
+    depth = 0
+    line = 1
+    line_start = 0
+    quote = ""
+    i = 0
+    n = len(source)
+    while i < n:
+        ch = source[i]
+        if ch == "\n":
+            line += 1
+            line_start = i + 1
+        elif quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch == "#" and (i == 0 or source[i - 1] in " \t\n"):
+            end = source.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif ch in "'\"" and (i == 0 or source[i - 1] in " \t\n[{,:-?"):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line, i - line_start
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None

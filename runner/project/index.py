@@ -42,22 +42,25 @@ from dsl.scenario import (
 )
 from runner import protocol
 from runner.project.collection_file import CollectionUse, parse_collection, scenario_name_problem
-from runner.project.problems import SCENARIO_SUFFIX, problem_order
+from runner.project.config_file import yaml_flow_too_deep
 from runner.project.root import (
     CONFIG_FILE,
+    SCENARIO_SUFFIX,
     Project,
     case_problem,
     find_project_root,
+    problem_order,
     split_case_name,
 )
 from runner.project.signatures import BROWSER_OPTIONS, BROWSER_SIGNATURES
-from runner.project.yaml_depth import yaml_flow_too_deep
+from runner.project.sources import MAX_SOURCE_BYTES, LoadMemo, read_source, walk_files
 from runner.text import did_you_mean
 
 __all__ = [
     "ALL_BUILTIN_OPTIONS",
     "ALL_BUILTIN_SIGNATURES",
     "CONFIG_FILE",
+    "MAX_SOURCE_BYTES",
     "SCENARIO_SUFFIX",
     "CollectionEntry",
     "LoadMemo",
@@ -74,7 +77,6 @@ __all__ = [
 ALL_BUILTIN_SIGNATURES: dict[str, Arity] = {**PURE_SIGNATURES, **BROWSER_SIGNATURES}
 ALL_BUILTIN_OPTIONS: dict[str, frozenset[str]] = {**PURE_OPTIONS, **BROWSER_OPTIONS}
 """The keys of each built-in's options object, for ``check``."""
-MAX_SOURCE_BYTES = 5 * 1024 * 1024
 T = TypeVar("T")
 
 
@@ -87,109 +89,6 @@ class CollectionEntry:
     meta: protocol.CollectionMeta
     warnings: tuple[str, ...] = ()
     use: CollectionUse | None = None
-
-
-class LoadMemo:
-    """What one load of a project can hand the next in the same process (the viewer,
-    the watch daemon): each file's source by its ``stat`` (an unchanged file is not read
-    again), each parse by its source (an unchanged file is not parsed again: the trees
-    are frozen, so they are shared), each program's checker problems by what it was
-    checked against. Only what the latest load used is kept, so the memo is as large as
-    the project, however often it is loaded. At 10,000 scenarios a load without one
-    parses for tens of seconds; with one, a load after a save costs a walk, a ``stat``
-    per file and the changed files."""
-
-    def __init__(self) -> None:
-        self._sources: dict[str, tuple[tuple[int, int, int], str]] = {}
-        self._parsed: dict[tuple[str, str, str, str], object] = {}
-        self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
-        self._derived: dict[tuple[int, str], tuple[object, object]] = {}
-        self._changed: set[str] | None = None
-        self._used: tuple[
-            set[str], set[tuple[str, str, str, str]], set[int], set[tuple[int, str]]
-        ] = (set(), set(), set(), set())
-
-    def only_changed(self, rels: Iterable[str] | None) -> None:
-        """The next load takes every file it read before as unchanged but ``rels``
-        (project-relative), without a ``stat``: for a process told of every change by a
-        file watcher (the watch daemon), at 10,000 files a tenth of a second per save.
-        None: every file is looked at (the default)."""
-        self._changed = None if rels is None else set(rels)
-
-    def source(self, path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
-        """:func:`read_source`, unless the file's ``stat`` is the one last read."""
-        key = str(path)
-        changed = self._changed
-        if changed is not None and key in self._sources and rel not in changed:
-            self._used[0].add(key)
-            return self._sources[key][1], None
-        try:
-            st = os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        except OSError:
-            return read_source(path, rel, kind)
-        self._used[0].add(key)
-        kept = self._sources.get(key)
-        if kept is not None and kept[0] == stamp:
-            return kept[1], None
-        source, problem = read_source(path, rel, kind)
-        if source is not None:
-            self._sources[key] = (stamp, source)
-        return source, problem
-
-    def parsed(self, kind: str, rel: str, name: str, source: str, parse: Callable[[], T]) -> T:
-        """``parse()``'s result (or the syntax error it raised) for this very source."""
-        key = (kind, rel, name, source)
-        self._used[1].add(key)
-        if key not in self._parsed:
-            try:
-                self._parsed[key] = parse()
-            except ScenarioSyntaxError as err:
-                self._parsed[key] = err
-        found = self._parsed[key]
-        if isinstance(found, ScenarioSyntaxError):
-            raise found
-        return found  # type: ignore[return-value]
-
-    def checked(
-        self, program: ast.Program, against: object, check: Callable[[], list[Diagnostic]]
-    ) -> list[Diagnostic]:
-        """``check()``'s problems, kept while ``program`` (the same object) is checked
-        against the same helpers, consts and built-ins (``against``, compared equal)."""
-        key = id(program)
-        self._used[2].add(key)
-        kept = self._checked.get(key)
-        if kept is not None and kept[0] is program and kept[1] == against:
-            return kept[2]
-        found = check()
-        self._checked[key] = (program, against, found)
-        return found
-
-    def derived(self, program: ast.Program, what: str, compute: Callable[[], T]) -> T:
-        """``compute()``, something that depends on ``program`` alone (the watch graph's
-        references of its functions), kept while it is the same object."""
-        key = (id(program), what)
-        self._used[3].add(key)
-        kept = self._derived.get(key)
-        if kept is not None and kept[0] is program:
-            return kept[1]  # type: ignore[return-value]
-        value = compute()
-        self._derived[key] = (program, value)
-        return value
-
-    def forget_unused(self) -> None:
-        """After a load: keep only what it used (deleted and edited files' old entries go)."""
-        sources, parsed, checked, derived = self._used
-        self._sources = {k: v for k, v in self._sources.items() if k in sources}
-        self._parsed = {k: v for k, v in self._parsed.items() if k in parsed}
-        self._checked = {k: v for k, v in self._checked.items() if k in checked}
-        # Asked for after the load (the graph is built from the index): those of the
-        # programs the load kept stay.
-        kept = {id(getattr(v, "program", None)) for v in self._parsed.values()}
-        self._derived = {k: v for k, v in self._derived.items() if k[0] in kept}
-        del derived
-        self._used = (set(), set(), set(), set())
-        self._changed = None  # told for one load only
 
 
 @dataclass
@@ -221,6 +120,8 @@ class ProjectIndex:
     """Each parameterised scenario's case names, by its file's scenario name."""
     memo: LoadMemo | None = field(default=None, repr=False)
     """What the previous load in this process read, parsed and checked (see LoadMemo)."""
+    _links: set[str] = field(default_factory=set, repr=False)
+    """The files under ``e2e/`` that are symbolic links (:meth:`_rel` saw them)."""
     _e2e: tuple[str, str] | None = field(default=None, repr=False)
     """``e2e/`` as a path and project-relative, once asked (:meth:`_rel`)."""
 
@@ -363,8 +264,10 @@ class ProjectIndex:
             self._e2e = (str(e2e), self.project.relative(e2e))
         base, rel = self._e2e
         text = str(path)
-        if text.startswith(base + os.sep) and not os.path.islink(text):
-            return rel + text[len(base) :].replace(os.sep, "/")
+        if text.startswith(base + os.sep):
+            if not os.path.islink(text):
+                return rel + text[len(base) :].replace(os.sep, "/")
+            self._links.add(text)  # its target may change unseen: always looked at
         return self.project.relative(path)
 
     def _read(self, path: Path, kind: str, rel: str | None = None) -> str | None:
@@ -372,7 +275,9 @@ class ProjectIndex:
         self.files.append(rel)
         memo = self.memo
         source, problem = (
-            memo.source(path, rel, kind) if memo is not None else read_source(path, rel, kind)
+            memo.source(path, rel, kind, linked=str(path) in self._links)
+            if memo is not None
+            else read_source(path, rel, kind)
         )
         if problem is not None:
             self.errors.append(problem)
@@ -724,82 +629,6 @@ def _scenario_meta(header: ScenarioHeader, name: str, rel: str) -> protocol.Scen
         "name": name,
         "path": rel,
     }
-
-
-def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:
-    """The text of a scenario, helper or collection file, or the one problem that stops it.
-
-    ``kind`` ("scenario", "helper", "collection") only shapes the message.
-    """
-    try:
-        if not path.is_file():
-            if not path.exists():  # deleted (or a dangling link) since it was listed
-                return None, Diagnostic(rel, 1, 0, "the file is gone")
-            # A FIFO or a device (a symlink to /dev/zero) would block or never end.
-            return None, Diagnostic(rel, 1, 0, f"not a regular file, so not a {kind}")
-        size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            return None, Diagnostic(
-                rel, 1, 0, f"the file is {size:,} bytes; a {kind} may be {MAX_SOURCE_BYTES:,}"
-            )
-        data = path.read_bytes()
-    except OSError as err:
-        return None, Diagnostic(rel, 1, 0, f"cannot read the file: {err.strerror or err}")
-    if b"\0" in data:
-        return None, Diagnostic(rel, 1, 0, f"this is a binary file; a {kind} is UTF-8 text")
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        line_start = data.rfind(b"\n", 0, err.start) + 1
-        line_end = data.find(b"\n", err.start)
-        text = data[line_start : line_end if line_end >= 0 else len(data)]
-        col = len(data[line_start : err.start].decode("utf-8", "replace"))
-        return None, Diagnostic(
-            rel,
-            line,
-            col,
-            f"the file is not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start}): "
-            "save it as UTF-8",
-            text.decode("utf-8", "replace").rstrip("\r"),
-        )
-
-
-def walk_files(
-    base: Path,
-    suffix: str,
-    skip: tuple[str, ...] = (),
-    within: Path | None = None,
-    links_out: list[Path] | None = None,
-    keep_hidden: bool = False,
-) -> list[Path]:
-    """Files under ``base`` ending in ``suffix``, sorted, never following symlinked dirs.
-    Hidden files (``.name``) are not project files (an editor's, a tool's). A symbolic
-    link that leads out of ``within`` (``unotest/e2e/``) is not read either: the viewer
-    and MCP refuse to open or write it, so it must not be a scenario that runs code
-    from elsewhere; it goes to ``links_out`` (a warning says so). ``keep_hidden``: a
-    hidden collection file is kept, for its name's own problem to be said."""
-    if not base.is_dir():
-        return []
-    inside = os.path.realpath(within) if within is not None else None
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        here = Path(dirpath)
-        dirnames[:] = sorted(
-            d for d in dirnames if not (here == base and d in skip) and not d.startswith(".")
-        )
-        for name in sorted(filenames):
-            path = here / name
-            if (name.startswith(".") and not keep_hidden) or not name.endswith(suffix):
-                continue
-            if inside is not None and path.is_symlink():
-                target = os.path.realpath(path)
-                if os.path.commonpath([target, inside]) != inside:
-                    if links_out is not None:
-                        links_out.append(path)
-                    continue
-            found.append(path)
-    return found
 
 
 def arity_table(table: Mapping[str, FunctionRef]) -> dict[str, Arity]:

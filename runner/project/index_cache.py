@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 from dsl.errors import Diagnostic
 from runner import protocol
 from runner.errors import UsageError
-from runner.project.problems import problem_order
+from runner.project.root import problem_order
 from runner.text import show_name
 
 if TYPE_CHECKING:

@@ -16,9 +16,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runner import protocol
 from runner.errors import UsageError
+
+if TYPE_CHECKING:
+    from dsl.errors import Diagnostic
 
 __all__ = [
     "CONFIG_FILE",
@@ -29,8 +33,10 @@ __all__ = [
     "collections_dir",
     "find_project_root",
     "hooks_key",
+    "is_helper_file",
     "is_project_dir",
     "misnamed_config_warnings",
+    "problem_order",
     "split_case_name",
 ]
 
@@ -249,3 +255,22 @@ class Project:
             except ValueError:
                 continue
         return path.as_posix()
+
+
+# --- the order problems are listed in ---------------------------------------------------
+# Wherever they are listed (``check``, ``e2e``, ``collection``, the index and its cache,
+# MCP ``check``): helper files' problems first, then by place. A helper file that does
+# not parse leaves its functions out of the helper table, so every scenario calling them
+# fails too ("'note' is not a function, helper or built-in"): the helper's own error is
+# the cause, and is the one to read first. Here, without the parser, so that the index
+# cache sorts the same way.
+
+
+def is_helper_file(file: str) -> bool:
+    """A helper file's path: a ``.js`` file that is not a scenario (``*.test.js``)."""
+    return file.endswith(".js") and not file.endswith(SCENARIO_SUFFIX)
+
+
+def problem_order(d: Diagnostic) -> tuple[bool, str, int, int]:
+    """The sort key: helper files' problems first, then by file, line and column."""
+    return (not is_helper_file(d.file), d.file, d.line, d.col)

@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse
 
 from dsl.checker import Diagnostic
 from runner.project.index import LoadMemo, Project, ProjectIndex
-from runner.project.problems import problem_order
+from runner.project.root import problem_order
 
 __all__ = ["ViewerIndex"]
 
