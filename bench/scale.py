@@ -29,6 +29,11 @@ Chromium page open → first tree item and a filter → the tree updated (the pa
 ``bench/scale_scenarios.py``; its docstring says what each figure is).
 
     .venv/bin/python bench/scale.py scenarios [--count 10000] [--requests 20] [--dir DIR]
+
+``watch``: ``unotest watch`` on such a project: a save of one scenario, and of the
+helper every scenario calls, → ``batch.started`` (``bench/scale_watch.py``).
+
+    .venv/bin/python bench/scale.py watch [--count 10000] [--saves 5] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import scale_scenarios  # noqa: E402  (bench/, this script's folder)
+import scale_watch  # noqa: E402
 
 from runner import protocol  # noqa: E402
 from runner.store.run_index import RunIndex, index_path  # noqa: E402
@@ -326,6 +332,7 @@ def main() -> None:
     runs.add_argument("--reference", action="store_true", help="also read every run_meta")
     runs.set_defaults(run=runs_part)
     scale_scenarios.add_parser(parts)
+    scale_watch.add_parser(parts)
     args = parser.parse_args()
     args.run(args)
 

@@ -255,6 +255,22 @@ class ProjectIndex:
 
     # --- discovery -------------------------------------------------------------
 
+    def _walk(
+        self,
+        base: Path,
+        suffix: str,
+        skip: tuple[str, ...] = (),
+        within: Path | None = None,
+        links_out: list[Path] | None = None,
+    ) -> list[Path]:
+        """:func:`walk_files`, through the memo when there is one."""
+        if self.memo is None:
+            return walk_files(base, suffix, skip, within, links_out)
+        found, links = self.memo.walk(base, suffix, skip, within)
+        if links_out is not None:
+            links_out.extend(links)
+        return found
+
     def _rel(self, path: Path) -> str:
         """``project.relative(path)`` for a file the walk found under ``e2e/``: the walk
         follows no linked folder, so only the file itself may be a link (one ``lstat``
@@ -287,7 +303,7 @@ class ProjectIndex:
         helpers = self.project.helpers_dir
         paths: list[tuple[Path, str]] = []
         links_out: list[Path] = []
-        for path in walk_files(helpers, ".js", within=self.project.e2e_dir, links_out=links_out):
+        for path in self._walk(helpers, ".js", within=self.project.e2e_dir, links_out=links_out):
             if path.name != HOOKS_FILE:
                 paths.append((path, path.relative_to(helpers).as_posix()[: -len(".js")]))
                 continue
@@ -325,7 +341,7 @@ class ProjectIndex:
         hooks: list[tuple[Path, str]] = []
         links_out: list[Path] = []
         prefix = len(str(e2e)) + 1
-        for path in walk_files(e2e, ".js", skip=skip, within=e2e, links_out=links_out):
+        for path in self._walk(e2e, ".js", skip=skip, within=e2e, links_out=links_out):
             inner = str(path)[prefix:].replace(os.sep, "/")
             if path.name.endswith(SCENARIO_SUFFIX):
                 found.append((path, inner[: -len(SCENARIO_SUFFIX)]))

@@ -38,16 +38,47 @@ class LoadMemo:
         self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
         self._derived: dict[tuple[int, str], tuple[object, object]] = {}
         self._changed: set[str] | None = None
+        self._added = True
+        self._walks: dict[
+            tuple[str, str, tuple[str, ...], str, bool], tuple[list[Path], list[Path]]
+        ] = {}
         self._used: tuple[
-            set[str], set[tuple[str, str, str, str]], set[int], set[tuple[int, str]]
-        ] = (set(), set(), set(), set())
+            set[str],
+            set[tuple[str, str, str, str]],
+            set[int],
+            set[tuple[int, str]],
+            set[tuple[str, str, tuple[str, ...], str, bool]],
+        ] = (set(), set(), set(), set(), set())
 
-    def only_changed(self, rels: Iterable[str] | None) -> None:
+    def walk(
+        self,
+        base: Path,
+        suffix: str,
+        skip: tuple[str, ...] = (),
+        within: Path | None = None,
+        keep_hidden: bool = False,
+    ) -> tuple[list[Path], list[Path]]:
+        """:func:`walk_files` (its files and its links out), or, when told that only
+        files' contents changed (:meth:`only_changed` without ``added``), what the same
+        walk found last time: no folder is listed again."""
+        key = (str(base), suffix, skip, str(within), keep_hidden)
+        self._used[4].add(key)
+        kept = self._walks.get(key)
+        if kept is not None and self._changed is not None and not self._added:
+            return kept
+        links: list[Path] = []
+        found = walk_files(base, suffix, skip, within, links, keep_hidden)
+        self._walks[key] = (found, links)
+        return found, links
+
+    def only_changed(self, rels: Iterable[str] | None, added: bool = True) -> None:
         """The next load takes every file it read before as unchanged but ``rels``
         (project-relative), without a ``stat``: for a process told of every change by a
         file watcher (the watch daemon), at 10,000 files a tenth of a second per save.
-        None: every file is looked at (the default)."""
+        None: every file is looked at (the default). ``added``: a file was added,
+        removed or renamed (the folders are listed again), not only changed."""
         self._changed = None if rels is None else set(rels)
+        self._added = added
 
     def source(
         self, path: Path, rel: str, kind: str, linked: bool = False
@@ -117,7 +148,8 @@ class LoadMemo:
 
     def forget_unused(self) -> None:
         """After a load: keep only what it used (deleted and edited files' old entries go)."""
-        sources, parsed, checked, derived = self._used
+        sources, parsed, checked, derived, walks = self._used
+        self._walks = {k: v for k, v in self._walks.items() if k in walks}
         self._sources = {k: v for k, v in self._sources.items() if k in sources}
         self._parsed = {k: v for k, v in self._parsed.items() if k in parsed}
         if checked:  # a load without the checker keeps what the last check found
@@ -127,8 +159,9 @@ class LoadMemo:
         kept = {id(getattr(v, "program", None)) for v in self._parsed.values()}
         self._derived = {k: v for k, v in self._derived.items() if k[0] in kept}
         del derived
-        self._used = (set(), set(), set(), set())
+        self._used = (set(), set(), set(), set(), set())
         self._changed = None  # told for one load only
+        self._added = True
 
 
 def read_source(path: Path, rel: str, kind: str) -> tuple[str | None, Diagnostic | None]:

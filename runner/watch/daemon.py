@@ -107,11 +107,12 @@ class WatchDaemon:
 
     # --- start and stop ------------------------------------------------------------
 
-    def _load(self, changed: list[str] | None = None) -> ProjectIndex:
+    def _load(self, changed: list[str] | None = None, added: bool = True) -> ProjectIndex:
         """The project as it is now (in a thread: one load at a time, under the lock or
         before any save is taken); ``changed``: the files the watcher saw change,
-        project-relative (the others are taken as they were, without a ``stat`` each)."""
-        self.memo.only_changed(changed)
+        project-relative (the others are taken as they were, without a ``stat`` each);
+        ``added``: one was added or removed (else the folders are not listed again)."""
+        self.memo.only_changed(changed, added)
         return ProjectIndex.load(self.project, memo=self.memo)
 
     async def start(self) -> None:
@@ -273,8 +274,9 @@ class WatchDaemon:
     async def _on_saves(self, changes: list[Change], trigger: Trigger) -> None:
         async with self.lock:
             old = self.graph
-            index = await asyncio.to_thread(self._load, [c.rel for c in changes])
-            self.graph = DependencyGraph.build(index)
+            added = any(c.kind != "change" for c in changes)  # a file added or removed
+            index = await asyncio.to_thread(self._load, [c.rel for c in changes], added)
+            self.graph = DependencyGraph.build(index, previous=old)
             self._keep_watched_collection(old, index)
             self._use_collection(index)
             selection = select(

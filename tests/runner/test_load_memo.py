@@ -100,3 +100,37 @@ def test_a_removed_file_is_forgotten(project: Project) -> None:
     after = ProjectIndex.load(project, memo=memo)
     assert [m["name"] for m in after.scenario_metas] == ["s0", "s1"]
     assert [len(memo._sources), len(memo._parsed)] == [s - 1 for s in sizes]
+
+
+def test_the_watch_graph_walks_again_only_what_changed(project: Project) -> None:
+    from runner.watch.graph import DependencyGraph
+
+    memo = LoadMemo()
+    first = DependencyGraph.build(ProjectIndex.load(project, memo=memo))
+    (project.e2e_dir / "s1.test.js").write_text(_scenario(1) + "// saved\n")
+    second = DependencyGraph.build(ProjectIndex.load(project, memo=memo), previous=first)
+    assert second.reach["s0"] is first.reach["s0"]  # the same program: its reach kept
+    assert second.reach["s1"] is not first.reach["s1"]
+    assert second.reach["s1"] == first.reach["s1"]
+    # A helper's body edited without a new call: every path stays, nothing walked again.
+    (project.helpers_dir / "greeting.js").write_text(HELPER.replace("log(who)", "log(who, 1)"))
+    third = DependencyGraph.build(ProjectIndex.load(project, memo=memo), previous=second)
+    assert all(third.reach[n] is second.reach[n] for n in ("s0", "s1", "s2"))
+    # A helper that now calls another function: every scenario walked again.
+    calling = "function shout(x) {\n  log(x)\n}\n" + HELPER.replace("log(who)", "shout(who)")
+    (project.helpers_dir / "greeting.js").write_text(calling)
+    fourth = DependencyGraph.build(ProjectIndex.load(project, memo=memo), previous=third)
+    assert all(fourth.reach[n] is not third.reach[n] for n in ("s0", "s1", "s2"))
+    fresh = DependencyGraph.build(ProjectIndex.load(project))
+    assert fourth.reach == fresh.reach
+    assert ("unotest/e2e/_helpers/greeting.js", "shout") in fourth.reach["s0"]
+
+
+def test_told_only_contents_changed_it_lists_no_folder_again(project: Project) -> None:
+    memo = LoadMemo()
+    ProjectIndex.load(project, memo=memo)
+    (project.e2e_dir / "s3.test.js").write_text(_scenario(3))
+    memo.only_changed(["unotest/e2e/s1.test.js"], added=False)
+    assert len(ProjectIndex.load(project, memo=memo).scenario_metas) == 3  # as listed before
+    memo.only_changed(["unotest/e2e/s3.test.js"], added=True)
+    assert len(ProjectIndex.load(project, memo=memo).scenario_metas) == 4
