@@ -17,6 +17,7 @@ import pytest
 from net import free_port
 from playwright.async_api import async_playwright
 from run_servers import RunServer as _RunServer
+from run_servers import descendants, process_stat
 
 from runner.browser import launch as rb
 from runner.browser.launch import (
@@ -34,31 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 # --- process helpers (Linux /proc) -----------------------------------------------------
 
 
-def _stat(pid: int) -> list[str] | None:
-    """[state, ppid, pgrp, ...] of a live process, None when gone or a zombie."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2 :].split()
-    return None if fields[0] == "Z" else fields
-
-
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            fields = _stat(int(entry.name))
-            if fields:
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+_stat = process_stat
+_descendants = descendants
 
 
 def _cmdline(pid: int) -> list[str]:
