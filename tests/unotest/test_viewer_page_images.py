@@ -68,6 +68,16 @@ def test_the_page_at_a_pause_pick_a_target_and_the_page_after_a_step(
                 source_box["width"] * min(source_box["height"], 900)
             ), (image_box, source_box)
 
+            # Folded away, the source has the room; shown again, the same image.
+            hide = pane.get_by_role("button", name="Hide page")
+            hide.click()
+            expect(hide).to_have_attribute("aria-pressed", "true")
+            expect(live).to_have_count(0)
+            taller = source.bounding_box()
+            assert taller is not None and taller["y"] < source_box["y"], (taller, source_box)
+            hide.click()
+            expect(live).to_be_visible()
+
             pick = pane.get_by_role("button", name="Pick target")
             pick.click()
             expect(pick).to_have_attribute("aria-pressed", "true")

@@ -7,6 +7,9 @@ import { html, useEffect, useRef, useState } from "../lib.js";
 import { runFileUrl } from "../api.js";
 import { runRelative } from "./run_model.js";
 
+/** Whether the page image is folded away, for every run tab of this page. */
+const foldedPages = { value: false };
+
 /** The image to show: {image, label, live} or null (no image of the page yet). */
 export function shownImage(model, pickedStep) {
   if (pickedStep !== null && pickedStep !== undefined) {
@@ -44,6 +47,8 @@ export function PagePane({ runId, model, pickedStep, send, onUseTarget }) {
   const [picking, setPicking] = useState(false);
   const [pickId, setPickId] = useState(null);
   const [chosen, setChosen] = useState(null); // an alternative picked instead of the best
+  // The image folded away leaves the source the room (kept for the page's other run tabs).
+  const [folded, setFolded] = useState(foldedPages.value);
   const dialog = useRef(null);
   const live = shown !== null && shown.live;
   useEffect(() => { if (!live) setPicking(false); }, [live]);
@@ -69,12 +74,15 @@ export function PagePane({ runId, model, pickedStep, send, onUseTarget }) {
     <div class="pane-title page-bar">
       <span>${label}${image && image.file ? html` <span class="muted">${image.file.split("/").pop()}</span>` : ""}</span>
       <span class="spacer"></span>
-      <button type="button" aria-pressed=${picking ? "true" : "false"} disabled=${!live}
+      <button type="button" aria-pressed=${folded ? "true" : "false"}
+        title="Fold the page image away, for the source"
+        onClick=${() => { foldedPages.value = !folded; setFolded(!folded); setPicking(false); }}>Hide page</button>
+      <button type="button" aria-pressed=${picking ? "true" : "false"} disabled=${!live || folded}
         title=${live ? "Click the page to get a target for the element there"
           : "Pick target works on the live page, at a pause"}
         onClick=${() => setPicking(!picking)}>Pick target</button>
     </div>
-    ${image
+    ${folded ? null : image
       ? html`<img class=${`page-image${picking ? " picking" : ""}`} src=${src} alt=${label}
           title=${picking ? "Click an element" : "Open full size"} onClick=${onImageClick} />`
       : html`<p class="muted">No image of the page after this step: <code>pageImages.steps</code> in
