@@ -60,6 +60,7 @@ sys.path.insert(0, str(REPO))
 
 import scale_scenarios  # noqa: E402  (bench/, this script's folder)
 import scale_watch  # noqa: E402
+from scale_scenarios import child_env, load, ms  # noqa: E402
 
 from runner import protocol  # noqa: E402
 from runner.store.run_index import RunIndex, index_path  # noqa: E402
@@ -68,15 +69,6 @@ from runner.store.runs import RunLister, RunQuery, list_runs, run_meta  # noqa: 
 SCENARIOS = [f"area{n % 5}/flow{n}" for n in range(50)]
 DEAD_PID = 4_194_000
 """A pid above any this machine hands out (pid_max is 4,194,304 at most)."""
-
-
-def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:8.1f} ms"
 
 
 # ---------------------------------------------------------------------------
@@ -186,13 +178,6 @@ def _unotest() -> list[str]:
     return [sys.executable, "-m", "unotest"]
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    env["PYTHONSAFEPATH"] = "1"  # not the project's unotest/ folder as a package
-    return env
-
-
 def timed(fn: Callable[[], object]) -> float:
     began = time.perf_counter()
     fn()
@@ -206,7 +191,7 @@ def median_of(repeat: int, fn: Callable[[], object]) -> float:
 def cli(root: Path, *args: str) -> Callable[[], object]:
     def run() -> object:
         done = subprocess.run(
-            [*_unotest(), *args], cwd=root, env=_env(), capture_output=True, check=False
+            [*_unotest(), *args], cwd=root, env=child_env(), capture_output=True, check=False
         )
         if done.returncode != 0:
             raise SystemExit(f"unotest {' '.join(args)} failed: {done.stderr.decode()}")
@@ -244,30 +229,10 @@ def measure_in_process(root: Path, repeat: int, reference: bool) -> None:
 
 @contextmanager
 def viewer(root: Path) -> Iterator[tuple[str, str]]:
-    proc = subprocess.Popen(
-        [*_unotest(), "view", "--no-open", "--port", "0"],
-        cwd=root,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        if not url.startswith("http://"):
-            raise SystemExit(f"unotest view did not start: {url!r}")
+    """A real ``unotest view`` on ``root``: its base URL and token."""
+    with scale_scenarios.running_viewer(root) as (_proc, url, _started):
         base, _, token = url.partition("/?token=")
         yield base, token
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 def measure_viewer(root: Path, repeat: int) -> None:

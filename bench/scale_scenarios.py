@@ -153,7 +153,7 @@ class Viewer:
         return 0
 
 
-def _env() -> dict[str, str]:
+def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONSAFEPATH"] = "1"  # the project's unotest/ folder is not the package
@@ -161,13 +161,14 @@ def _env() -> dict[str, str]:
 
 
 @contextmanager
-def viewer(root: Path, keep_alive: bool) -> Iterator[tuple[Viewer, float]]:
-    """The viewer and how long it took to print its URL (it listens from then on)."""
+def running_viewer(root: Path) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
+    """``unotest view`` on ``root``: its process, its URL and how long it took to print
+    it (it listens from then on); stopped afterwards."""
     began = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "unotest", "view", "--no-open", "--port", "0"],
         cwd=root,
-        env=_env(),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -177,12 +178,7 @@ def viewer(root: Path, keep_alive: bool) -> Iterator[tuple[Viewer, float]]:
         url = proc.stdout.readline().strip()
         if not url.startswith("http://"):
             raise SystemExit(f"unotest view did not start: {url!r}")
-        started = time.perf_counter() - began
-        one = Viewer(proc, url, keep_alive)
-        try:
-            yield one, started
-        finally:
-            one.client.close()
+        yield proc, url, time.perf_counter() - began
     finally:
         proc.terminate()
         try:
@@ -192,6 +188,17 @@ def viewer(root: Path, keep_alive: bool) -> Iterator[tuple[Viewer, float]]:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@contextmanager
+def viewer(root: Path, keep_alive: bool) -> Iterator[tuple[Viewer, float]]:
+    """The viewer and how long it took to print its URL."""
+    with running_viewer(root) as (proc, url, started):
+        one = Viewer(proc, url, keep_alive)
+        try:
+            yield one, started
+        finally:
+            one.client.close()
 
 
 def p50_and_worst(took: list[float]) -> str:
