@@ -316,9 +316,7 @@ class DebugController:
         event = self._evaluate(command.id, pause.step, command.expr, command.frame)
         # runtime.json before the answer, so a reader of the result sees what it did.
         self.write_state(STATE_OF_REASON[pause.reason], pause.step)
-        self.emit(event)
-        for listener in self.listeners:
-            listener.evaluated(command, event)
+        self._answer(command, event)
         return None
 
     def do_pause(self, command: Command) -> StopInfo | None:
@@ -387,9 +385,7 @@ class DebugController:
         # runtime.json before the answer: whoever reads the result sees the new position.
         self.write_state(STATE_OF_REASON[pause.reason], pause.step)
         event = events.command_result(command.id, True, value=summary)
-        self.emit(event)
-        for listener in self.listeners:
-            listener.evaluated(command, event)
+        self._answer(command, event)
         return None
 
     def do_pick(self, command: Command) -> StopInfo | None:
@@ -404,10 +400,14 @@ class DebugController:
                 event = events.command_result(command.id, True, value=self.picker(command))
             except CommandError as err:
                 event = events.command_result(command.id, False, error=str(err))
+        self._answer(command, event)
+        return None
+
+    def _answer(self, command: Command, event: protocol.CommandResultEvent) -> None:
+        """A command's ``command:result`` in steps.jsonl, then told to the listeners."""
         self.emit(event)
         for listener in self.listeners:
             listener.evaluated(command, event)
-        return None
 
     def _evaluate(
         self, ident: str, step: Step, expr: str, frame: int | None = None

@@ -131,23 +131,25 @@ class RuntimeState(StepListener):
         *,
         reuse: bool = False,
     ) -> protocol.RuntimeStateFile:
+        variables = self._shown_vars(step, reuse) if step is not None else {}
+        paused = step is not None and state.startswith("paused")
         return events.runtime_state(
             run_id=self.run_id,
             scenario=self.scenario,
             test_fn=self.test_fn,
             state=state,
             current=None if step is None else (step.file, step.line, step.col),
-            variables=self._shown_vars(step, reuse) if step is not None else {},
+            variables=variables,
             call_stack=events.call_stack(step.frames()) if step is not None else [],
             failure=self.last_failure(),
             breakpoints=self.breakpoints() if self.breakpoints is not None else None,
             page=page,
-            frame_vars=self._frame_vars(step) if state.startswith("paused") and step else None,
+            frame_vars=self._frame_vars(step, variables) if paused and step else None,
         )
 
-    def _frame_vars(self, step: Step) -> list[dict[str, str]] | None:
-        """At a pause inside a call, each caller's own variables (the innermost frame's
-        are ``vars``); rendered only at pauses, where a person picks a frame."""
+    def _frame_vars(self, step: Step, innermost: dict[str, str]) -> list[dict[str, str]] | None:
+        """At a pause inside a call, each caller's own variables, then the innermost
+        frame's (``vars``); rendered only at pauses, where a person picks a frame."""
         frames = len(step.frames())
         if frames < 2:
             return None
@@ -155,7 +157,7 @@ class RuntimeState(StepListener):
             {name: render_var(value, self.mask) for name, value in step.variables(i).items()}
             for i in range(frames - 1)
         ]
-        return [*shown, self._shown_vars(step, reuse=True)]
+        return [*shown, innermost]
 
     def _shown_vars(self, step: Step, reuse: bool) -> dict[str, str]:
         """The variables. A progress state is built around every step (the timer may
