@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from runner import events
-from runner.collection.prelaunch import Prelaunched, shard, worker_env
+from runner.collection.prelaunch import Prelaunched, worker_env
 from runner.errors import BrowserPoolDown, UnotestError, WebServerCancelled, WebServerError
 from runner.events import RunError
 from runner.processes import OWNER_POLL_SECONDS, OwnerWatch, read_proc_stat
@@ -87,7 +87,6 @@ __all__ = [
     "InfraRetry",
     "ScenarioOutcome",
     "setup_failed_note",
-    "shard",
 ]
 
 KILLED_WORKER_WAIT_S = 5.0
@@ -608,8 +607,9 @@ class CollectionRun:
                 endpoint = self.pool.choose() if self.pool.remote else None
                 if self.pool.remote:
                     if endpoint is None:
-                        # Every endpoint full or resting: look again in a moment.
-                        await asyncio.sleep(POOL_POLL_S)
+                        # Every endpoint full or resting: look again in a moment (when a
+                        # resting one's back-off ends sooner, then).
+                        await asyncio.sleep(min(POOL_POLL_S, self.pool.wait_s() or POOL_POLL_S))
                         continue
                     self.pool.attach(index, endpoint)
                 worker = await self._spawn(index, count, endpoint)

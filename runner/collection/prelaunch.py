@@ -57,7 +57,6 @@ __all__ = [
     "parse_shard",
     "plan",
     "planned_slice",
-    "shard",
     "start",
     "take",
     "worker_env",
@@ -225,14 +224,6 @@ def _durations(root: Path, path: Path | None) -> Mapping[str, float]:
     return medians_ms(project_root.Project(root))
 
 
-def shard(
-    names: list[str], index: int, total: int, durations: Mapping[str, float] | None = None
-) -> list[str]:
-    """The ``index``-th (1-based) of ``total`` deterministic slices, balanced by
-    ``durations`` (name → ms; none known: by count): every name once."""
-    return plan_shard(names, durations or {}, index, total).names
-
-
 def parse_shard(text: str) -> tuple[int, int]:
     """``--shard i/n`` as (i, n); ValueError unless 1 <= i <= n."""
     match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
@@ -246,7 +237,9 @@ def planned_slice(
 ) -> list[str]:
     """``names`` as ``--shard i/n`` slices them (all of them without one); ValueError
     for what the command refuses."""
-    return names if text is None else shard(names, *parse_shard(text), durations)
+    if text is None:
+        return names
+    return plan_shard(names, durations or {}, *parse_shard(text)).names
 
 
 class _Parser(argparse.ArgumentParser):

@@ -38,6 +38,8 @@ class LoadMemo:
         self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
         self._derived: dict[tuple[int, str], tuple[object, object]] = {}
         self._changed: set[str] | None = None
+        self._read_rels: set[str] = set()
+        """Every file any load read (project-relative): a change to another is a new file."""
         self._added = True
         self._walks: dict[
             tuple[str, str, tuple[str, ...], str, bool], tuple[list[Path], list[Path]]
@@ -76,9 +78,11 @@ class LoadMemo:
         (project-relative), without a ``stat``: for a process told of every change by a
         file watcher (the watch daemon), at 10,000 files a tenth of a second per save.
         None: every file is looked at (the default). ``added``: a file was added,
-        removed or renamed (the folders are listed again), not only changed."""
+        removed or renamed (the folders are listed again), not only changed; a changed
+        file the last load did not read counts as added too (a watcher may report a
+        new file's creation as its last event, a change)."""
         self._changed = None if rels is None else set(rels)
-        self._added = added
+        self._added = added or any(rel not in self._read_rels for rel in self._changed or ())
 
     def source(
         self, path: Path, rel: str, kind: str, linked: bool = False
@@ -104,6 +108,7 @@ class LoadMemo:
         source, problem = read_source(path, rel, kind)
         if source is not None:
             self._sources[key] = (stamp, source)
+            self._read_rels.add(rel)
         return source, problem
 
     def parsed(self, kind: str, rel: str, name: str, source: str, parse: Callable[[], T]) -> T:
@@ -117,7 +122,9 @@ class LoadMemo:
                 self._parsed[key] = err
         found = self._parsed[key]
         if isinstance(found, ScenarioSyntaxError):
-            raise found
+            # Without its old traceback: each raise would chain the frames (and the
+            # indexes) of every load since, for as long as the file stays broken.
+            raise found.with_traceback(None)
         return found  # type: ignore[return-value]
 
     def checked(

@@ -189,6 +189,8 @@ class BrowserPool:
         state = self.endpoints[endpoint]
         reason = short_reason(reason)
         was_up = not state.down
+        if not was_up and state.retry_at > self.clock():
+            return None  # another worker of the same outage: no try failed, no longer wait
         state.down = True
         state.failures += 1
         backoff: float = min(BACKOFF_MAX_S, BACKOFF_FIRST_S * 2.0 ** (state.failures - 1))

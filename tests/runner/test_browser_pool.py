@@ -155,6 +155,17 @@ def test_an_endpoint_down_is_said_once_and_tried_again_after_its_backoff() -> No
     assert not pool.exhausted
 
 
+def test_workers_losing_one_endpoint_in_one_outage_count_one_failure() -> None:
+    now = [0.0]
+    pool = BrowserPool(
+        [BrowserEndpoint("ws://a/"), BrowserEndpoint("ws://b/")], 4, clock=lambda: now[0]
+    )
+    assert pool.went_down(0, "gone") == BACKOFF_FIRST_S
+    for _ in range(3):  # the other workers of that endpoint report the same outage
+        assert pool.went_down(0, "gone") is None
+    assert pool.wait_s() == BACKOFF_FIRST_S  # not doubled three times over
+
+
 def test_no_endpoints_is_no_pool() -> None:
     pool = BrowserPool((), 3)
     assert not pool.remote and not pool.exhausted and pool.choose() is None

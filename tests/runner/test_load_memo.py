@@ -134,3 +134,12 @@ def test_told_only_contents_changed_it_lists_no_folder_again(project: Project) -
     assert len(ProjectIndex.load(project, memo=memo).scenario_metas) == 3  # as listed before
     memo.only_changed(["unotest/e2e/s3.test.js"], added=True)
     assert len(ProjectIndex.load(project, memo=memo).scenario_metas) == 4
+
+
+def test_a_new_file_reported_as_a_change_is_listed(project: Project) -> None:
+    memo = LoadMemo()
+    ProjectIndex.load(project, memo=memo)
+    (project.e2e_dir / "s3.test.js").write_text(_scenario(3))
+    # A watcher may report a new file's creation as its last event: a change.
+    memo.only_changed(["unotest/e2e/s3.test.js"], added=False)
+    assert len(ProjectIndex.load(project, memo=memo).scenario_metas) == 4
