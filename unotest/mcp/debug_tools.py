@@ -34,7 +34,6 @@ from runner.protocol import JSONObject
 from runner.run.result import error_location
 from runner.store.detail import (
     FailureBundle,
-    PageImage,
     collection_failures,
     pause_image,
     read_bundle,
@@ -44,7 +43,7 @@ from runner.store.restart_links import latest_restart
 from runner.store.runs import events_of, is_collection_run
 from unotest.mcp.answers import cut, for_agent
 from unotest.mcp.arguments import CmdArg, OptionalText, RunIdArg
-from unotest.mcp.run_tools import RunTools
+from unotest.mcp.run_tools import MAX_ARIA, RunTools, image_answer
 from unotest.mcp.state import ToolState
 
 __all__ = ["DebugTools", "add_debug_tools"]
@@ -57,7 +56,6 @@ RELOAD_RESULT_S = 2.0
 """How long ``debug reload`` waits for its ``command:result`` after ``command:applied``."""
 MAX_LISTED = 30
 """At most this many console errors, dialogs and failed requests in a failure."""
-MAX_ARIA = 12_000
 PAUSE_IMAGE_WAIT_S = 3.0
 """How long inspect_runtime waits for the image of a pause that has none yet."""
 
@@ -82,18 +80,7 @@ class DebugTools:
             image = pause_image(root, run_dir)
         if image is None:
             return [json.dumps(runtime, indent=2, ensure_ascii=False)]
-        return self._with_image(runtime, "pageImage", image)
-
-    def _with_image(self, data: JSONObject, key: str, image: PageImage) -> list[str | Image]:
-        """``data`` with the image's line under ``key`` and its aria snapshot, masked and
-        cut, then the image itself."""
-        masker = self.state.masker()
-        shown = dict(data)
-        shown[key] = {k: v for k, v in image.event.items() if k != "kind"}
-        if image.aria is not None:
-            shown["ariaSnapshot"] = cut(masker.mask(image.aria), MAX_ARIA)
-        text = json.dumps(self.state.safe(shown), indent=2, ensure_ascii=False)
-        return [text, Image(data=image.jpeg.read_bytes(), format="jpeg")]
+        return image_answer(self.state, runtime, "pageImage", image)
 
     async def pick_target(
         self, run_id: str, name: str, role: str, point: tuple[float, float] | None

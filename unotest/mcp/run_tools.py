@@ -42,7 +42,7 @@ from runner.launch.request import LaunchRequest
 from runner.launch.start import start_run
 from runner.project.positions import parse_position
 from runner.protocol import JSONObject
-from runner.store.detail import is_paused, output_tail, runtime_of, step_image
+from runner.store.detail import PageImage, is_paused, output_tail, runtime_of, step_image
 from runner.store.history import history_report
 from runner.store.links import run_links
 from runner.store.page_log import page_log_summary
@@ -351,6 +351,24 @@ def _add_starting_tools(server: MCPServer, tools: RunTools) -> None:
         return await tools.run_collection(name, workers, bail, detach)
 
 
+MAX_ARIA = 12_000
+"""At most this many characters of an aria snapshot in an answer."""
+
+
+def image_answer(
+    state: ToolState, data: JSONObject, key: str, image: PageImage
+) -> list[str | Image]:
+    """``data`` with the image's ``page:image`` line under ``key`` and its aria snapshot
+    (at a pause), masked and cut, then the image itself: how a tool answers the page."""
+    masker = state.masker()
+    shown = dict(data)
+    shown[key] = {k: v for k, v in image.event.items() if k != "kind"}
+    if image.aria is not None:
+        shown["ariaSnapshot"] = cut(masker.mask(image.aria), MAX_ARIA)
+    text = json.dumps(state.safe(shown), indent=2, ensure_ascii=False)
+    return [text, Image(data=image.jpeg.read_bytes(), format="jpeg")]
+
+
 def _add_following_tools(server: MCPServer, tools: RunTools) -> None:
     @server.tool(structured_output=False)
     def get_run(
@@ -381,9 +399,7 @@ def _add_following_tools(server: MCPServer, tools: RunTools) -> None:
                 "(pageImages.steps in unotest.config.yaml: on-debug keeps them under the "
                 "debugger, on in every run)"
             )
-        answer["pageAfterStep"] = {k: v for k, v in image.event.items() if k != "kind"}
-        text = json.dumps(answer, indent=2, ensure_ascii=False)
-        return [text, Image(data=image.jpeg.read_bytes(), format="jpeg")]
+        return image_answer(tools.state, answer, "pageAfterStep", image)
 
     @server.tool(structured_output=False)
     def get_history(

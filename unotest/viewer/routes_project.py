@@ -152,8 +152,7 @@ class ProjectRoutes:
             )
         except FileConflict as err:
             return _conflict(err)
-        finally:
-            self.ctx.index.changed()  # its client reads back what it wrote, at once
+        self.ctx.index.changed()  # its client reads back what it wrote, at once
         return json_response(_file_json(view))
 
     def get_breakpoints(self, request: Request) -> Response:

@@ -131,7 +131,7 @@ class RunRoutes:
     def __init__(self, ctx: ViewerContext) -> None:
         self.ctx = ctx
         runs_dir = ctx.project.runs_dir
-        self.lister = RunLister(runs_dir)
+        self.lister = RunLister.of(runs_dir)  # the one run_detail's queries use too
         # Each scenario's newest run: its first answer reads the whole run index (a second
         # at 100,000 runs); with an index of its own it never holds a page up meanwhile.
         self.newest = RunLister(runs_dir, RunIndex(index_path(runs_dir)))

@@ -89,7 +89,10 @@ export function EnvEditor() {
       (disk) => {
         if (ticket !== latest.current) return;
         const shown = state.current.file;
-        if (shown && shown.fileVersion === disk.fileVersion) return; // our own save, or nothing
+        if (shown && shown.fileVersion === disk.fileVersion) {
+          setConflict(null); // our own save, nothing, or a change undone on disk
+          return;
+        }
         if (shown && dirty()) setConflict({ disk, said: changedWords(disk) });
         else {
           setFile(disk);
