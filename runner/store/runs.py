@@ -36,6 +36,7 @@ from runner.store.run_index import (
     SLACK_MS,
     IndexEntry,
     RunIndex,
+    as_outcome,
     finished_line,
     linked_line,
     note_lines,
@@ -69,7 +70,6 @@ Stream = Literal["stdout", "stderr"]
 """A run's captured output stream."""
 _STARTED_KINDS = ("run:started", "collection-run:started")
 FINISHED_KINDS = ("run:finished", "collection-run:finished")
-_OUTCOMES: tuple[protocol.RunOutcome, ...] = ("completed", "failed", "aborted", "interrupted")
 _STATUS_OF: dict[protocol.RunOutcome, protocol.RunStatus] = {
     "completed": "passed",
     "failed": "failed",
@@ -181,10 +181,9 @@ def _lifecycle(steps_path: Path) -> tuple[int | None, int | None, protocol.RunOu
             started = _time(event.get("t"))
         elif kind in FINISHED_KINDS:
             t = _time(event.get("t"))
-            value = event.get("outcome")
-            if t is not None and value in _OUTCOMES:
-                finished = t
-                outcome = next(o for o in _OUTCOMES if o == value)
+            value = as_outcome(event.get("outcome"))
+            if t is not None and value is not None:
+                finished, outcome = t, value
     return started, finished, outcome
 
 
@@ -691,8 +690,9 @@ def runs_page(runs_dir: Path, query: RunQuery) -> RunsPage:
 
 
 def list_runs(runs_dir: Path) -> list[protocol.RunMeta]:
-    """Every readable run under ``runs_dir``, newest first (a prune, MCP's total): the
-    whole index is read, and the directories of the runs it lacks or has not finished."""
+    """Every readable run under ``runs_dir``, newest first: the whole index is read, and
+    the directories of the runs it lacks or has not finished (the product lists a page
+    at a time, :func:`runs_page`; this is for tests and the scale bench)."""
     return runs_page(runs_dir, RunQuery()).runs
 
 
