@@ -484,15 +484,25 @@ def test_a_resync_keeps_each_step_once_when_late_lines_come_inside_the_read(
         def forward(message: str | bytes) -> None:
             if isinstance(message, str) and '"fs:run-step"' in message:
                 seen.append(message)
+            if isinstance(message, str) and '"fs:run-started"' in message:
+                announced.append(message)
             ws.send(message)
 
         server.on_message(forward)
         live.append(ws)
 
+    announced: list[str] = []
     page.route_web_socket(re.compile(r"/ws$"), relay)
     reads = HeldReads(page, "alpha-late")
     page.goto(_tab_url(viewer, "scenario-run:alpha-late"))
     expect(page.get_by_role("status", name="Run status")).to_have_text("Running")
+    # The lines must come over the socket: the server follows the run once its watcher
+    # has seen it (announced to this page, or before the page connected). On a loaded
+    # machine lines appended before that come only through the page's REST read.
+    for _ in range(100):
+        if announced:
+            break
+        page.wait_for_timeout(50)
     steps = page.get_by_role("region", name="Steps")
     title = steps.locator(".pane-title")
     _append_steps(run_dir, 0, 20)
