@@ -9,10 +9,12 @@ newest first by the time in the id, then its random suffix)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,8 @@ from fake_runs import fake_run
 from sites import unotest_env
 from viewer_page import Viewer, page_project, running_viewer
 
-from runner.protocol import RunOutcome
+from runner.protocol import RunOutcome, make_run_id
+from runner.store.run_index import run_time
 from runner.store.runs import run_meta
 
 REFS = ["shop/cart", "shop-cart", "login"]
@@ -116,3 +119,50 @@ def test_unotest_runs_limit_reads_the_newest(viewer: Viewer) -> None:
     lines = table.stdout.splitlines()
     assert [line.split()[0] for line in lines[1:4]] == ids[:3]
     assert lines[4] == f"(3 of {COUNT} runs shown)"
+
+
+def _get(viewer: Viewer, path: str) -> tuple[int, Any]:
+    answer = viewer.client.get(
+        viewer.base + path, headers={"Authorization": f"Bearer {viewer.token}"}
+    )
+    return answer.status_code, answer.json()
+
+
+def test_before_a_run_that_is_gone(viewer: Viewer, tmp_path: Path) -> None:
+    """A ``before`` whose run is gone is placed by the time in its id; a name that has
+    none is refused, unless its directory is there (placed by its manifest)."""
+    ids = [m["runId"] for m in truth(viewer)]
+    made = run_time(ids[21])
+    assert made is not None
+    removed = make_run_id("login", now_ms=made + 500, rand_hex="abcdef")
+    status, older = _get(viewer, f"/api/runs?limit=3&before={removed}")
+    assert status == 200 and [m["runId"] for m in older] == ids[21:24]
+
+    status, said = _get(viewer, "/api/runs?limit=3&before=removed-by-hand")
+    assert status == 400
+    assert said == {
+        "error": "before='removed-by-hand' names no run here, nor a time to page from "
+        "(a run id ends in -<time>-<6 hex digits>)"
+    }
+
+    runs_dir = viewer.root / "unotest" / ".runs"
+    odd = runs_dir / "kept-by-hand"  # a run directory make_run_id did not name
+    written = fake_run(tmp_path, "login", made + 500, indexed=False)
+    shutil.move(tmp_path / written, odd)
+    try:
+        status, placed = _get(viewer, "/api/runs?limit=3&before=kept-by-hand")
+        assert status == 200 and [m["runId"] for m in placed] == ids[21:24]
+    finally:
+        shutil.rmtree(odd)
+
+
+def test_limits_that_are_no_whole_number_from_1_are_refused_and_a_huge_one_is_1000(
+    viewer: Viewer,
+) -> None:
+    for limit in ("0", "-1", "abc", "1.5", "%2B5", "%D9%A3", "000"):
+        status, said = _get(viewer, f"/api/runs?limit={limit}")
+        assert (status, said) == (400, {"error": "limit must be a whole number from 1"}), limit
+    status, every = _get(viewer, f"/api/runs?limit={'9' * 5000}")  # past int()'s 4,300 digits
+    assert status == 200 and len(every) == COUNT
+    status, some = _get(viewer, "/api/runs?limit=0002")
+    assert status == 200 and len(some) == 2

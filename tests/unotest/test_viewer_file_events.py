@@ -25,6 +25,8 @@ WAIT_S = 10
 
 def test_classify_names_what_counts_and_ignores_the_rest(tmp_path: Path) -> None:
     u = tmp_path / "unotest"
+    (u / "e2e").mkdir(parents=True)
+    (u / "e2e" / "notes.md").write_text("notes\n")  # there: a file (gone, maybe a folder)
     cases = {
         "e2e/smoke.test.js": Target("scenarios"),
         "e2e/auth/signin.test.js": Target("scenarios"),
@@ -271,3 +273,42 @@ def test_a_live_run_s_output_comes_as_log_lines_once_masked_whoever_started_it(
         ("r1", "stderr", "oops"),
         ("r1", "stdout", "second half"),
     ]
+
+
+def test_a_folder_counts_by_what_it_is_not_by_a_dot_in_its_name(tmp_path: Path) -> None:
+    """A folder moved or removed is reported alone (its files went with it): ``v1.2``
+    counts as a folder, there or gone; a gone name that ends as no project file does may
+    have been one; a file there is classified by its name alone."""
+    u = tmp_path / "unotest"
+    e2e = u / "e2e"
+    for folder in ("v1.2", "_helpers/lib.v2", "_collections/2024.q1", "legacy.js"):
+        (e2e / folder).mkdir(parents=True)
+    (e2e / "README").write_text("notes\n")
+    (e2e / "_helpers" / "CHANGES").write_text("notes\n")
+    cases = {
+        "e2e/v1.2": Target("scenarios"),  # there, a folder
+        "e2e/v1.3": Target("scenarios"),  # gone: maybe a folder
+        "e2e/legacy.js": Target("scenarios"),  # a folder, whatever its name says
+        "e2e/_helpers/lib.v2": Target("helpers"),
+        "e2e/_helpers/lib.v1": Target("helpers"),
+        "e2e/_collections/2024.q1": Target("collections"),
+        "e2e/_collections/2023.q4": Target("collections"),
+        "e2e/README": None,  # there, a file of no kind
+        "e2e/_helpers/CHANGES": None,
+        "e2e/gone.test.js": Target("scenarios"),  # gone, named as a scenario
+        "e2e/gone.js": None,  # gone, named as a file, of no scenario's kind
+        "e2e/_helpers/gone.yaml": None,
+        "e2e/_collections/gone.js": None,
+        "e2e/v1.2/.smoke.test.js.swp": None,  # editors' files stay ignored, gone or not
+        "e2e/v1.2~": None,
+        "e2e/#smoke.test.js#": None,
+    }
+    assert {rel: classify(u, str(u / rel)) for rel in cases} == cases
+
+    (e2e / "v1.2").rename(e2e / "v1.5")  # a move: the old name gone, the new one there
+    moved = FileEventBatch.of(u, [str(e2e / "v1.2"), str(e2e / "v1.5")])
+    assert moved.kinds == {"scenarios"} and not moved.runs
+    assert [m["kind"] for m in moved.file_messages()] == ["fs:scenarios-changed"]
+    (e2e / "_collections" / "2024.q1").rmdir()
+    removed = FileEventBatch.of(u, [str(e2e / "_collections" / "2024.q1"), str(e2e / "README")])
+    assert removed.kinds == {"collections"}

@@ -16,12 +16,21 @@ catches anything a missed event left behind.
 The viewer's loaded project index (:class:`unotest.viewer.project_index.ViewerIndex`),
 when given, is told whether the watch is in place and, before the ``fs:*`` message is
 published, that a scenario, helper, hooks or collection file changed.
+
+A path under ``e2e/`` counts as a folder when it is one; a path that is gone (removed, or
+the old name of a move) may have been one unless its name ends as a project file does
+(``.js``, ``.yaml``, ``.yml``): a folder moved or removed takes its files with it, and a
+watcher reports the folder alone. So a folder named ``v1.2`` counts, and a removed file
+of another kind (``notes.md``) marks the scenarios as changed too (a needless reload,
+never a stale one).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -56,6 +65,9 @@ _DEBUGGER = PurePath(protocol.DEBUGGER_FILE).name
 _ENV = PurePath(protocol.ENV_FILE).name
 _INDEX_KINDS = frozenset({"scenarios", "helpers", "collections"})
 """The kinds of change that change the project index (hooks files count as helpers)."""
+_FILE_SUFFIXES = (".js", ".yaml", ".yml", SCENARIO_SUFFIX, HOOKS_FILE)
+"""How the names of the project's files under ``e2e/`` end: a gone path named otherwise
+may have been a folder."""
 _RUN_FILES = (
     protocol.RUN_MANIFEST_FILE,
     protocol.STEPS_FILE,
@@ -91,14 +103,14 @@ def classify(unotest_dir: Path, path: str) -> Target | None:
         return Target("env")
     if parts[0] != protocol.E2E_SUBDIR or len(parts) < 2:
         return None
-    return _e2e_target(parts[1:])
+    return _e2e_target(path, parts[1:])
 
 
-def _e2e_target(parts: tuple[str, ...]) -> Target | None:
+def _e2e_target(path: str, parts: tuple[str, ...]) -> Target | None:
     name = parts[-1]
-    if name.startswith(".") or name.endswith("~"):
-        return None  # editors' swap and backup files
-    folder = "." not in name  # a folder moved or removed: its files went with it
+    if name.startswith(".") or name.endswith("~") or (name[0] == "#" and name[-1] == "#"):
+        return None  # editors' swap, backup and auto-save files
+    folder = _folder(path, name)
     if parts[0] == protocol.HELPERS_SUBDIR:
         return Target("helpers") if folder or name.endswith(".js") else None
     if parts[0] == protocol.COLLECTIONS_SUBDIR:
@@ -106,6 +118,16 @@ def _e2e_target(parts: tuple[str, ...]) -> Target | None:
     if name == HOOKS_FILE:
         return Target("helpers")  # a folder's hooks, listed with the helpers
     return Target("scenarios") if folder or name.endswith(SCENARIO_SUFFIX) else None
+
+
+def _folder(path: str, name: str) -> bool:
+    """Whether a changed path is, or may have been, a folder (moved or removed, its files
+    went with it, and the watcher reports the folder alone). Its name cannot say: a
+    folder may be ``v1.2``, a file ``README``."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return not name.endswith(_FILE_SUFFIXES)  # gone: a folder unless named as a file
 
 
 @dataclass

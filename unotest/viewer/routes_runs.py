@@ -5,7 +5,9 @@
   the number of runs): ``limit`` runs (default 100, at most 1,000), older than the run
   ``before``, of one scenario or collection (``scenario``, or ``ref`` as before), with
   one status; when older runs match too, a ``Link: </api/runs?…&before=<runId>>;
-  rel="next"`` header names the next page. ``?latest=1``: the newest run of each
+  rel="next"`` header names the next page. A ``before`` whose run is gone is placed by
+  the time in its id; one that names no run and has no such time is refused (400), as a
+  ``limit`` that is not a whole number from 1. ``?latest=1``: the newest run of each
   scenario and collection instead (the tree's badges);
 * ``GET /api/runs/<runId>`` → ``{meta, manifest, events, runtime, children, files, bundle,
   attemptChain, restartOf, restartedAs, latestRestart, request}`` (``files``: the run directory's
@@ -43,6 +45,7 @@ nothing of the application around them.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -75,6 +78,11 @@ RUNS_PAGE = 100
 """``GET /api/runs`` gives this many runs when no ``limit`` is asked for."""
 MAX_RUNS_PAGE = 1_000
 """... and at most this many (a larger ``limit`` gives this many, and the next page)."""
+
+_ID_TAIL = re.compile(r"-[0-9a-z]{8}-[0-9a-f]{6}\Z")
+"""How the ids :func:`runner.protocol.make_run_id` makes end: the time the run's directory
+was made (8 base-36 digits), 3 random bytes. A ``before`` so named is placed by that time,
+its directory there or gone."""
 
 MAX_EVENTS = 5_000
 """``GET /api/runs/<runId>`` gives the last this many events (``eventsOmitted`` says how
@@ -153,6 +161,8 @@ class RunRoutes:
         if request.query_params.get("latest") in ("1", "true"):
             return json_response(await run_in_threadpool(self.newest.latest))
         query = _run_query(request.query_params)
+        if query.before is not None:
+            await run_in_threadpool(self._placeable, query.before)
         page = await run_in_threadpool(self.lister.page, query)
         response = json_response(page.runs)
         if page.next_before is not None:
@@ -161,6 +171,19 @@ class RunRoutes:
             following = urlencode({**kept, "before": page.next_before})
             response.headers["Link"] = f'</api/runs?{following}>; rel="next"'
         return response
+
+    def _placeable(self, before: str) -> None:
+        """Refuse a ``before`` the lister could only place before every run: one that
+        names no run directory and no time (a run removed by hand from a folder of its
+        own naming, a typo). It answered an empty last page, as if no run were older."""
+        if _ID_TAIL.search(before) or any(c in before for c in "/\\\0") or before in (".", ".."):
+            return  # placed by its id's time; or no run id, which the lister refuses
+        if before.startswith(".") or not (self.ctx.project.runs_dir / before).is_dir():
+            raise _Refused(
+                400,
+                f"before={before!r} names no run here, nor a time to page from "
+                "(a run id ends in -<time>-<6 hex digits>)",
+            )
 
     async def detail(self, request: Request) -> Response:
         run_dir = self.run_dir(request.path_params["run_id"])
@@ -253,14 +276,18 @@ class RunRoutes:
 def _run_query(params: QueryParams) -> RunQuery:
     """``GET /api/runs``'s parameters checked, as a page of runs to read."""
     text = params.get("limit", "")
-    if text and not (text.isascii() and text.isdigit() and int(text) >= 1):
+    digits = text.lstrip("0")
+    if text and not (text.isascii() and text.isdigit() and digits):
         raise _Refused(400, "limit must be a whole number from 1")
+    limit = RUNS_PAGE
+    if text:  # int() refuses past 4,300 digits: so many is more than the most anyway
+        limit = min(int(digits), MAX_RUNS_PAGE) if len(digits) <= 7 else MAX_RUNS_PAGE
     status = params.get("status") or None
     if status is not None and status not in STATUSES:
         raise _Refused(400, f"status must be one of {', '.join(STATUSES)}")
     before = params.get("before") or None
     return RunQuery(
-        limit=min(int(text), MAX_RUNS_PAGE) if text else RUNS_PAGE,
+        limit=limit,
         before=before,
         ref=params.get("scenario") or params.get("ref") or None,
         status=next((s for s in STATUSES if s == status), None),
