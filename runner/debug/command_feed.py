@@ -16,6 +16,12 @@ instead of being taken for a command of its own.
 The same thread watches the run's owner, when it has one
 (:class:`runner.processes.OwnerWatch`: the MCP server that started it), and says once
 when the owner is gone.
+
+:meth:`CommandFeed.stop` does not wait for the thread to end, only for a look in
+progress (after it, no line is handed on): it is called on the run's event loop, and
+joining a thread there waited for that thread to get the interpreter's lock, about 17 ms
+a run in a busy worker (whose other lanes' runs wait on the same loop). The thread ends
+on its own as soon as it wakes, and closes its wake-up pipe itself.
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ class CommandFeed:
         self._thread = threading.Thread(target=self._run, name="unotest-commands", daemon=True)
         self._wake: tuple[int, int] | None = None
         """A pipe :meth:`stop` writes to, so a feed waiting on its watch ends at once."""
+        self._wake_lock = threading.Lock()
+        """Held to write to the pipe or close it (never a write to a closed, reused fd)."""
+        self._looking = threading.Lock()
+        """Held by a look: :meth:`stop` waits for one in progress."""
         self.watching = False
         """Whether the thread waits on a watch of the file (else it polls)."""
 
@@ -86,18 +96,22 @@ class CommandFeed:
         self._thread.start()
 
     def stop(self) -> None:
+        """No line is handed on after this returns; the thread ends on its own."""
         self._stop.set()
-        wake = self._wake
-        if wake is not None:
-            with contextlib.suppress(OSError):
-                os.write(wake[1], b"x")
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout=2)
-        if wake is not None and not self._thread.is_alive():
-            self._wake = None
-            for fd in wake:
+        with self._wake_lock:
+            if self._wake is not None:
                 with contextlib.suppress(OSError):
-                    os.close(fd)
+                    os.write(self._wake[1], b"x")
+        if threading.current_thread() is not self._thread:
+            with self._looking:
+                pass  # a look in progress has ended; the next one sees the stop
+
+    def _close_wake(self) -> None:
+        with self._wake_lock:
+            wake, self._wake = self._wake, None
+        for fd in wake or ():
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def _run(self) -> None:
         changes: FileChanges | None = None
@@ -122,8 +136,14 @@ class CommandFeed:
         finally:
             if changes is not None:
                 changes.close()
+            self._close_wake()
 
     def _look(self) -> None:
+        with self._looking:
+            if not self._stop.is_set():
+                self._look_now()
+
+    def _look_now(self) -> None:
         try:
             self.read_new()
         except OSError:

@@ -243,18 +243,25 @@ def test_an_endless_line_is_handed_over_once_and_its_rest_dropped(
     assert len(lines.items) == 3  # the tail of the long line was not taken for a command
 
 
-def test_stop_joins_the_thread_at_once(path: Path) -> None:
+def test_stop_ends_the_thread_and_hands_on_nothing_after_it(path: Path) -> None:
+    """stop() does not join the thread (it runs on the run's event loop); the thread
+    ends on its own at once, closing its wake-up pipe, and a command written after
+    stop() returned is never handed on."""
     lines = Lines()
     feed = CommandFeed(path, lines, poll=30.0)
     feed.start()
     append(path, b'{"id": "s"}\n')
-    time.sleep(0.05)
-    started = time.monotonic()
+    assert lines.wait(1) == [b'{"id": "s"}']
+    assert feed._wake is not None
     feed.stop()
-    assert time.monotonic() - started < 1.0
+    append(path, b'{"id": "late"}\n')
+    feed._thread.join(timeout=5)
     assert not feed._thread.is_alive()
+    assert feed._wake is None  # its pipe closed by the thread as it ended
+    time.sleep(0.1)
+    assert lines.items == [b'{"id": "s"}']
     feed.stop()  # idempotent
-    CommandFeed(path, lines).stop()  # never started: nothing to join
+    CommandFeed(path, lines).stop()  # never started: nothing to wait for
 
 
 def test_read_new_without_the_thread(path: Path) -> None:
@@ -380,6 +387,7 @@ def test_the_feed_waits_on_a_watch_of_the_file_and_reads_each_write(
     feed.wait_polls(1)  # the fallback look (or a write of this file), not 50 wake-ups
     assert feed.polls - polls < 25
     feed.stop()
+    feed._thread.join(timeout=5)
     assert not feed._thread.is_alive()
 
 
