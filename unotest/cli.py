@@ -145,7 +145,15 @@ def _add_run_commands(sub: _Subparsers[_Parser]) -> None:
 
     coll = sub.add_parser("collection", help="run a collection with parallel workers")
     coll.add_argument("name", help="collection name (a file under unotest/e2e/_collections/)")
-    coll.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes")
+    coll.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="scenarios at once (lanes)"
+    )
+    coll.add_argument(
+        "--lanes",
+        type=int,
+        metavar="L",
+        help="lanes to a worker process, sharing its browser (default 2; 1: a process each)",
+    )
     coll.add_argument("--bail", action="store_true", help="stop after the first failure")
     coll.add_argument(
         "--shard",

@@ -79,6 +79,7 @@ from runner.store.rundir import RunDirectory, capture_output_into, end_abandoned
 from runner.webserver.server import WebServer
 from runner.workers import messages
 from runner.workers.host import REAP_WAIT_S, WorkerHost
+from runner.workers.lanes import LaneHost, SharedWorker, lanes_per_process
 from runner.workers.pool import ENDPOINT_ENV, MAX_INFRA_RETRIES, BrowserPool, short_reason
 
 __all__ = [
@@ -211,7 +212,8 @@ class _Sent:
 class _WorkerProcess:
     """A worker's host and what the schedule knows of it."""
 
-    host: WorkerHost
+    host: LaneHost
+    """Its lane of a worker process (the process may hold other lanes)."""
     endpoint: int | None = None
     """The browser endpoint its browser comes from (None: launched here)."""
     lost: str | None = None
@@ -267,6 +269,9 @@ class CollectionRun:
     on_endpoint: Callable[[str, str, str | None], None] | None = None
     """Told ``("down", endpoint, why)`` once when a browser endpoint goes down, and
     ``("back", endpoint, None)`` when a worker connects to it again."""
+    lanes: int | None = None
+    """Lanes to a worker process (``--lanes``; None: the default,
+    :func:`runner.workers.lanes.lanes_per_process`)."""
 
     def __post_init__(self) -> None:
         self.stopper = RunStopper(self._stop_cleanly, self._force_stop, can_force=True)
@@ -291,6 +296,11 @@ class CollectionRun:
         as when the collection stops (``--bail``, a signal) before the retry runs."""
         self.results: dict[str, ScenarioOutcome] = {}
         self.processes: dict[int, _WorkerProcess] = {}
+        """By lane: the workers of the schedule (a process may hold several)."""
+        self.shared: dict[int, SharedWorker] = {}
+        """The worker processes by their index, each with its lanes."""
+        self.per_process = 1
+        """Lanes to a worker process (set when the run starts)."""
         self.cancel = threading.Event()
         self.web_server: WebServer | None = None
         self.rundir: RunDirectory | None = None
@@ -396,8 +406,9 @@ class CollectionRun:
                 flush=True,
             )
             count = self.pool.size
+        self.per_process = lanes_per_process(self.lanes, self.pool.remote)
         early = self.prelaunched
-        if early is not None and (early.count != count or early.headed != self.headed):
+        if early is not None and not early.wanted(count, self.per_process, self.headed):
             # Started for another number of workers (a listed scenario is missing or
             # broken): out of the way before the webServer and the real ones start.
             self.prelaunched = None
@@ -551,16 +562,21 @@ class CollectionRun:
     async def _spawn(
         self, index: int, count: int, endpoint: int | None = None
     ) -> _WorkerProcess | None:
-        """Worker ``index`` (on browser endpoint ``endpoint``), once it says ``ready``;
-        None when it did not start (an endpoint that refused it is then down)."""
-        early = self.prelaunched.take(index, count, self.headed) if self.prelaunched else None
-        if early is not None:
-            host = await WorkerHost.adopt(index, early)
-        else:
-            env = worker_env(index, count, self.headed)
-            if endpoint is not None:
-                env[ENDPOINT_ENV] = str(endpoint)
-            host = await WorkerHost.spawn(index, self.project.root, env)
+        """Worker ``index`` (a lane, on browser endpoint ``endpoint``), once its process
+        says ``ready``; None when it did not start (an endpoint that refused it is then
+        down). The lanes of one process share it: the first to come starts it."""
+        number = index // self.per_process
+        shared = self.shared.get(number)
+        if shared is None or not shared.open:
+            shared = SharedWorker(number, self._start_process(number, count, endpoint))
+            self.shared[number] = shared
+        try:
+            host = await shared.attach(index)
+        except OSError as err:
+            if not self.stopping and str(err) not in self.start_errors_said:
+                self.start_errors_said.add(str(err))
+                print(f"unotest: worker {index}: {err}", file=sys.stderr, flush=True)
+            return None
         worker = _WorkerProcess(host, endpoint)
         self.processes[index] = worker
         message = await host.first_report()
@@ -586,6 +602,17 @@ class CollectionRun:
             await self._reap(worker)
             return None
         return worker
+
+    async def _start_process(self, number: int, count: int, endpoint: int | None) -> WorkerHost:
+        """Worker process ``number`` (its lanes from ``number`` × lanes on): the one
+        started early for it, else a new one."""
+        early = self.prelaunched.take(number) if self.prelaunched else None
+        if early is not None:
+            return await WorkerHost.adopt(number, early)
+        env = worker_env(number * self.per_process, count, self.headed)
+        if endpoint is not None:
+            env[ENDPOINT_ENV] = str(endpoint)
+        return await WorkerHost.spawn(number, self.project.root, env)
 
     async def _reap(self, worker: _WorkerProcess) -> None:
         await worker.host.reap()

@@ -12,7 +12,8 @@ for ``unotest e2e``.
 How many workers to start is read from the command line and the collection's file
 alone (its ``scenarios:`` list, de-duplicated, sharded as ``--shard`` says, at most
 ``--workers``; with more than one worker a shard's size depends on the durations it is
-balanced by (:mod:`runner.collection.shards`), read from ``--durations`` or history).
+balanced by (:mod:`runner.collection.shards`), read from ``--durations`` or history),
+``--lanes`` of them to a process (:mod:`runner.workers.lanes`).
 With ``--grep``/``--grep-invert``, the listed scenarios are first matched as the
 command matches them (``runner.project.index_cache.ScenarioGrep`` on
 ``"<name> <title>"``), each title read from its file's header here; a file whose
@@ -28,7 +29,8 @@ stdin closes, which ends a worker (it launches no browser after that), and a SIG
 then a SIGKILL after a grace, for one that does not go.
 
 Only the standard library, PyYAML, :mod:`runner.project.root`,
-:mod:`runner.collection.shards` and :mod:`runner.workers.host` are imported here,
+:mod:`runner.collection.shards`, :mod:`runner.workers.host` and
+:mod:`runner.workers.lanes` are imported here,
 :mod:`runner.project.index_cache` (for its ``ScenarioGrep``, a few milliseconds) only
 when a grep is given, and :mod:`runner.store.history` only for a shard of several
 workers without ``--durations`` (the command imports it anyway).
@@ -50,6 +52,7 @@ from typing import NoReturn
 from runner.collection.shards import plan_shard, read_durations
 from runner.project import root as project_root
 from runner.workers.host import worker_argv
+from runner.workers.lanes import lanes_per_process
 
 __all__ = [
     "Prelaunched",
@@ -71,7 +74,8 @@ STOP_GRACE_S = 3.0
 
 
 def worker_env(index: int, count: int, headed: bool) -> dict[str, str]:
-    """A worker's environment: the orchestrator's, with its place among the workers."""
+    """A worker process's environment: the orchestrator's, with its place among the
+    workers (``index``: its first lane's; ``count``: every lane of the collection)."""
     env = {
         **os.environ,
         "UNOTEST_WORKER_INDEX": str(index),
@@ -93,14 +97,20 @@ class Prelaunched:
 
     root: Path
     count: int
+    """Lanes in all (scenarios at once)."""
     headed: bool
+    lanes: int = 1
+    """Lanes to a process."""
     processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
 
-    def take(self, index: int, count: int, headed: bool) -> subprocess.Popen[bytes] | None:
-        """Worker ``index`` of ``count``, if it was started for exactly that and lives."""
-        if count != self.count or headed != self.headed:
-            return None
-        process = self.processes.pop(index, None)
+    def wanted(self, count: int, lanes: int, headed: bool) -> bool:
+        """Whether these are the processes a run of ``count`` lanes, ``lanes`` to a
+        process, wants."""
+        return (count, lanes, headed) == (self.count, self.lanes, self.headed)
+
+    def take(self, number: int) -> subprocess.Popen[bytes] | None:
+        """Worker process ``number``, if it lives."""
+        process = self.processes.pop(number, None)
         if process is not None and process.poll() is not None:
             return None  # it died already: the orchestrator spawns a new one
         return process
@@ -142,16 +152,16 @@ def start(argv: Sequence[str], cwd: Path | None = None) -> None:
         return
     if wanted is None:
         return
-    root, count, headed = wanted
-    started = Prelaunched(root, count, headed)
+    root, count, headed, lanes = wanted
+    started = Prelaunched(root, count, headed, lanes)
     _state.append(started)
     try:
-        for index in range(count):
-            started.processes[index] = subprocess.Popen(
+        for number in range(-(-count // lanes)):
+            started.processes[number] = subprocess.Popen(
                 worker_argv(root),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                env=worker_env(index, count, headed),
+                env=worker_env(number * lanes, count, headed),
                 cwd=str(root),
             )
     except OSError:
@@ -169,9 +179,11 @@ def discard() -> None:
         _state.pop().stop()
 
 
-def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
-    """(project root, workers, headed) for ``unotest collection <argv>`` run in ``cwd``,
-    or None when the command line or the collection's file is anything but plain."""
+def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool, int] | None:
+    """(project root, workers, headed, lanes to a process) for ``unotest collection
+    <argv>`` run in ``cwd``, or None when the command line or the collection's file is
+    anything but plain. The lanes assume local browsers: with ``wsEndpoint`` the
+    orchestrator wants one lane a process and starts its workers again."""
     if os.environ.get("UNOTEST_OUTPUT_TO_RUN_DIR") == "1":
         # The orchestrator sends its output (and its workers', which inherit it) into
         # the collection's run directory, which does not exist yet.
@@ -179,6 +191,7 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
     parser = _Parser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("name")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--lanes", type=int)
     parser.add_argument("--bail", action="store_true")
     parser.add_argument("--shard")
     parser.add_argument("--durations", type=Path)
@@ -192,7 +205,7 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
         args, extra = parser.parse_known_args(argv)
     except (argparse.ArgumentError, ValueError):
         return None
-    if extra or args.workers < 1:
+    if extra or args.workers < 1 or (args.lanes is not None and args.lanes < 1):
         return None
     try:
         root = project_root.find_project_root(cwd, args.root)
@@ -211,7 +224,8 @@ def plan(argv: list[str], cwd: Path) -> tuple[Path, int, bool] | None:
         count = min(args.workers, len(planned_slice(scenarios, args.shard, durations)))
     except ValueError:
         return None  # a bad --shard: the command says so
-    return (root, count, bool(args.headed)) if count >= 1 else None
+    lanes = lanes_per_process(args.lanes, remote=False)
+    return (root, count, bool(args.headed), lanes) if count >= 1 else None
 
 
 def _durations(root: Path, path: Path | None) -> Mapping[str, float]:

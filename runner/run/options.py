@@ -21,6 +21,7 @@ from runner.debug.setup import DebugOptions
 from runner.project.config import Config
 from runner.project.root import Project
 from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.run.scenario_thread import ScopeLedger
 from runner.webserver.server import WebServer
 
 __all__ = ["RunOptions", "ScenarioInputs"]
@@ -57,7 +58,8 @@ class RunOptions:
     and the state it keeps, stay as they were between attempts, as in a collection).
     ``browser_endpoint``: the Playwright server a shared browser came from, as the
     manifest shows it (``browserEndpoint``; a run launching its own browser knows it
-    from its config).
+    from its config). ``scopes``: the hook scopes of a worker's lane, which outlive its
+    runs (None: the run is its own scope, as in ``unotest e2e``).
     """
 
     debug: DebugOptions | None = None
@@ -73,6 +75,7 @@ class RunOptions:
     web_server: WebServer | None = None
     keep_web_server: bool = False
     browser_endpoint: str | None = None
+    scopes: ScopeLedger | None = None
 
     def restart_refusal(self) -> str | None:
         """Why a run made with these options cannot restart in its process, if it cannot."""

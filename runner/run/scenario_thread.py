@@ -19,12 +19,12 @@ them. A failing after hook is a failure of the run, but the run's error stays th
 failure before it. A ``before_all`` that fails skips the ``before_each`` and
 ``after_each`` hooks (the test never began); the ``after_all`` of its scope still runs.
 
-In a collection worker (:data:`WORKER_SCOPES`, set by :mod:`runner.workers.worker`)
-the scopes outlive the run: a scope's ``before_all`` runs in the first scenario of it
-the worker runs, a scope whose ``before_all`` failed fails the worker's later
-scenarios of it without running them (the worker says so), and the ``after_all`` hooks
-wait for the worker's end, where they run in a run of their own
-(:meth:`ScopeLedger.close`).
+In a collection worker's lane (its :class:`ScopeLedger`, given by
+:mod:`runner.workers.worker` through ``RunOptions.scopes``) the scopes outlive the
+run: a scope's ``before_all`` runs in the first scenario of it the lane runs, a scope
+whose ``before_all`` failed fails the lane's later scenarios of it without running them
+(the worker says so), and the ``after_all`` hooks wait for the worker's end, where they
+run in a run of their own (:meth:`ScopeLedger.close`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ __all__ = [
     "ABORTED_STEP",
     "TEARDOWN_NAME",
     "THREAD_STACK_BYTES",
-    "WORKER_SCOPES",
     "Execution",
     "HookScope",
     "Hooks",
@@ -212,9 +211,9 @@ class Hooks:
 class ScopeLedger:
     """The scopes whose ``before_all`` ran (or was tried) and those whose ``before_all``
     failed: one run's own (``unotest e2e``: its ``after_all`` hooks end that run), or a
-    worker's (:data:`WORKER_SCOPES`), kept from its first scenario of a scope to its
-    end, when :meth:`close` gives the run of their ``after_all`` hooks. A worker runs
-    one scenario at a time, so no lock."""
+    worker lane's (``per_worker``), kept from its first scenario of a scope to its
+    end, when :meth:`close` gives the run of their ``after_all`` hooks. A lane runs one
+    scenario at a time (a worker's lanes have a ledger each), so no lock."""
 
     def __init__(self, per_worker: bool = False) -> None:
         self.per_worker = per_worker
@@ -259,19 +258,6 @@ class ScopeLedger:
         return teardown
 
 
-WORKER_SCOPES: ScopeLedger | None = None
-"""A collection worker's scopes (the worker sets it when it starts); None elsewhere,
-where each run is its own scope for ``before_all``/``after_all``."""
-
-
-def keep_scopes_per_worker() -> ScopeLedger:
-    """From now on every run of this process shares one :class:`ScopeLedger`."""
-    global WORKER_SCOPES
-    if WORKER_SCOPES is None:
-        WORKER_SCOPES = ScopeLedger(per_worker=True)
-    return WORKER_SCOPES
-
-
 OnFailure = Callable[[RunError, int], None]
 """Told the run's error and its step index when the test failed and ``after_each``
 hooks are about to run (the failure bundle is taken then, before they change the page)."""
@@ -289,6 +275,7 @@ class ScenarioThread:
         bridge: LoopBridge,
         timeout_ms: int,
         on_failure: OnFailure | None = None,
+        scopes: ScopeLedger | None = None,
     ) -> None:
         self.scenario = scenario
         self.helpers = helpers
@@ -299,7 +286,7 @@ class ScenarioThread:
         self.timeout_ms = timeout_ms
         self.on_failure = on_failure
         self.hooks = Hooks.of(scenario, helpers)
-        self.scopes = WORKER_SCOPES if WORKER_SCOPES is not None else ScopeLedger()
+        self.scopes = scopes if scopes is not None else ScopeLedger()
         closing = self.scopes.closing
         self.teardown = closing[1] if closing is not None and closing[0] is scenario else None
         """A worker's ``after_all`` hooks and their scopes, when this run is only them."""

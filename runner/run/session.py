@@ -584,6 +584,7 @@ class ScenarioRun:
             self.bridge,
             self.config.timeouts.scenario,
             on_failure=self._bundle_before_teardown,
+            scopes=self.options.scopes,
         )
         return await thread.execute(self.services.builtins())
 

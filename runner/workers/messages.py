@@ -3,6 +3,9 @@
 Orders go down a worker's stdin, reports come up its stdout, one JSON object a line.
 Both ends build them here, so mypy checks that what one side sends is what the other
 reads; a scenario's result travels as :meth:`runner.run.result.RunResult.to_json`.
+A run order's ``lane`` comes back in every report on that run (``started``,
+``finished``, ``output``: added by the worker as it sends them), so that a reader of a
+worker with several lanes tells whose report it is; the other reports are the worker's.
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ class RunOrder(TypedDict):
     setup: NotRequired[bool]
     """This run is one of the collection's setup scenarios: no ``storageState`` applies
     to it (it writes the file the others start from)."""
+    lane: NotRequired[int]
+    """The lane (0-based among every lane of the collection, as ``UNOTEST_WORKER_INDEX``)
+    this run is for: a worker with several lanes runs one scenario of each at once, each
+    lane's in the order sent. The reports on the run carry it back. Without it: lane 0."""
 
 
 class AbortOrder(TypedDict):
@@ -94,6 +101,7 @@ def run_order(
     stop_on_failure: bool = False,
     use: CollectionUseJSON | None = None,
     setup: bool = False,
+    lane: int | None = None,
 ) -> RunOrder:
     order: RunOrder = {"type": "run", "scenario": scenario, "parentRunId": parent_run_id}
     if order_id is not None:
@@ -104,6 +112,8 @@ def run_order(
         order["use"] = use
     if setup:
         order["setup"] = True
+    if lane is not None:
+        order["lane"] = lane
     return order
 
 

@@ -10,6 +10,16 @@ was replaced), plain serialisable data both ways; ``finished`` carries the run's
 worker its next run while the current one runs, so that it starts at once; a queued
 run that was aborted (``abort`` with its ``orderId``), or that follows a failed run
 ordered with ``stopOnFailure``, is reported as aborted before it started.
+
+A worker has one or more *lanes* (``UNOTEST_WORKER_LANES``; a run order's ``lane``
+says whose it is): each lane runs its orders one after another, and the lanes run side
+by side, each scenario in its own context of the one browser, driven through the one
+driver, as Playwright Test drives a worker's tests but several at once. That is the
+cost a collection saves per lane: a Python process, a driver and a browser to start,
+and their memory. Everything else is the lane's own, as it would be a worker's: a
+scenario sees its lane as ``UNOTEST_WORKER_INDEX``, and each lane has its hooks' scopes
+(below), so that what a ``before_all`` set up serves one scenario at a time, as in
+Playwright.
 It ignores SIGINT and SIGHUP (the orchestrator decides what a Ctrl-C or a closed
 terminal means, and tells it; both reach every process of the group), aborts its
 current scenario on SIGTERM or an ``abort`` order, and exits when its stdin closes, so a
@@ -18,12 +28,13 @@ leaves each worker an end-of-file, and the worker aborts its scenario (whose run
 directory still ends with ``run:finished``), closes its browser and exits, quietly
 (a report to a reader that is gone is dropped, not a ``BrokenPipeError`` traceback).
 
-The hooks' scopes live as long as the worker (:data:`runner.run.scenario_thread.WORKER_SCOPES`):
-a scope's ``before_all`` runs in the first of its scenarios the worker runs; a scenario
-of a scope whose ``before_all`` failed here is reported failed (``before_all failed: …``)
-without running; the ``after_all`` hooks run when the worker ends (``exit``, its stdin
-closed, SIGTERM) or reloads, in a run of their own named ``after_all`` (no report: the
-collection has its results, and may be gone), a failure said on stderr.
+The hooks' scopes live as long as the lane (its :class:`runner.run.scenario_thread.ScopeLedger`):
+a scope's ``before_all`` runs in the first of its scenarios the lane runs; a scenario
+of a scope whose ``before_all`` failed in the lane is reported failed (``before_all
+failed: …``) without running; each lane's ``after_all`` hooks run when the worker ends
+(``exit``, its stdin closed, SIGTERM) or reloads, in a run of their own named
+``after_all`` (no report: the collection has its results, and may be gone), a failure
+said on stderr.
 
 With ``wsEndpoint`` the browser comes from a Playwright server of the pool
 (:mod:`runner.workers.pool`: the one ``UNOTEST_BROWSER_ENDPOINT`` names, else its place
@@ -45,13 +56,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import replace
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from dsl.scenario import ScenarioFile
 from runner import events
 from runner.browser import node_cache
 from runner.browser.early_driver import EarlyDriver
@@ -64,7 +76,7 @@ from runner.project.secrets import RunEnvironment, SecretMasker
 from runner.protocol import JSONObject
 from runner.run.options import RunOptions, ScenarioInputs
 from runner.run.result import RunResult, error_location
-from runner.run.scenario_thread import TEARDOWN_NAME, hook_scopes, keep_scopes_per_worker
+from runner.run.scenario_thread import TEARDOWN_NAME, ScopeLedger, hook_scopes
 from runner.run.session import ScenarioRun, quiet_driver_loss
 from runner.store.event_log import line_stream
 from runner.workers import messages
@@ -80,15 +92,32 @@ PROBE_TIMEOUT_S = 10.0
 """How long the round trip that tells a live server from a dropped one may take."""
 
 
+@dataclass
+class _Lane:
+    """One lane's orders, run one after another by its task."""
+
+    index: int
+    orders: asyncio.Queue[JSONObject | None] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+    run: ScenarioRun | None = None
+    """Its run going on now."""
+    order_id: str | None = None
+    """The order of that run."""
+    busy: bool = False
+    """Between taking an order and its report."""
+    scopes: ScopeLedger = field(default_factory=lambda: ScopeLedger(per_worker=True))
+    last_run: tuple[Config, str | None] | None = None
+    """The config and parent run of its last scenario run: its ``after_all`` hooks'."""
+
+
 class _Worker:
     def __init__(self, root: Path, out: TextIO) -> None:
         self.root = root
         self.out = out
-        self.current: ScenarioRun | None = None
+        self.lanes: dict[int, _Lane] = {}
         self.orders: asyncio.Queue[JSONObject | None] = asyncio.Queue()
         self.write_lock = threading.Lock()
         self.orphaned = False  # the orchestrator is gone: reports go nowhere
-        self.current_order: str | None = None
         self.cancelled_orders: set[str] = set()
         self.stopping = False
         """SIGTERM, or the orchestrator gone: nothing more starts."""
@@ -100,9 +129,6 @@ class _Worker:
         self.early: asyncio.Task[Playwright] | BaseException | None = None
         """The driver's start begun before the imports (:mod:`runner.workers.main`), or
         why it could not begin."""
-        self.scopes = keep_scopes_per_worker()
-        self.last_run: tuple[Config, str | None] | None = None
-        """The config and parent run of the last scenario run: its ``after_all`` hooks'."""
         self.endpoint: int | None = None
         """The browser endpoint (its index in ``wsEndpoint``) this worker's browser
         comes from; None for a browser launched here."""
@@ -110,6 +136,11 @@ class _Worker:
         """Why the endpoint went down under this worker (it ends then)."""
         self.playwright: Playwright
         self.browser: Browser
+        self.browser_lock = asyncio.Lock()
+        """Held while the browser is replaced: the lanes wait for the new one."""
+        self.exit_code: int | None = None
+        """Set by a lane when the worker must end (its browser cannot be replaced, its
+        endpoint went down)."""
 
     async def _start_driver(self) -> Playwright:
         """The driver started early, else a new one (:class:`DriverStartError` when
@@ -128,12 +159,14 @@ class _Worker:
             with contextlib.suppress(BaseException):
                 await (await early).stop()
 
-    def send(self, message: messages.Report) -> None:
+    def send(self, message: messages.Report, lane: int | None = None) -> None:
+        """One report; one on a run of a lane (``lane``) says whose run it is."""
+        data: Mapping[str, object] = message if lane is None else {**message, "lane": lane}
         with self.write_lock:
             if self.orphaned:
                 return
             try:
-                self.out.write(json.dumps(message, ensure_ascii=True) + "\n")
+                self.out.write(json.dumps(data, ensure_ascii=True) + "\n")
                 self.out.flush()
             except (OSError, ValueError):
                 # The orchestrator died (kill -9): its end of the pipe is closed. Its
@@ -152,21 +185,25 @@ class _Worker:
             self._abort_order(str(order["orderId"]))
             return
         aborting = order is None or order.get("type") == "abort"
-        if aborting and self.current is not None:
-            self.current.abort("abort")
+        if aborting:
+            for lane in self.lanes.values():
+                if lane.run is not None:
+                    lane.run.abort("abort")
         if order is None:
             # Stopping (SIGTERM, or the orchestrator gone): the runs ordered ahead of
             # time never start; whoever sent them sees this worker end without them.
             self.stopping = True
-            while not self.orders.empty():
-                self.orders.get_nowait()
+            for queue in [self.orders, *(lane.orders for lane in self.lanes.values())]:
+                while not queue.empty():
+                    queue.get_nowait()
         self.orders.put_nowait(order)
 
     def _abort_order(self, order_id: str) -> None:
-        """Abort the run of one order: the current one, or one still queued (the
+        """Abort the run of one order: a running one, or one still queued (the
         reader that sent both may not know whether it started; ids are never reused)."""
-        if self.current is not None and self.current_order == order_id:
-            self.current.abort("abort")
+        running = [lane.run for lane in self.lanes.values() if lane.order_id == order_id]
+        if running and running[0] is not None:
+            running[0].abort("abort")
         else:
             self.cancelled_orders.add(order_id)
 
@@ -201,36 +238,102 @@ class _Worker:
                 return 2
             self.send(messages.ready_report(os.getpid(), self.endpoint))
             try:
-                while True:
-                    order = await self.orders.get()
-                    kind = None if order is None else order.get("type")
-                    if order is None or kind == "exit":
-                        await self._close_scopes(project, self.browser)
-                        return 0
-                    if kind == "reload":
-                        await self._close_scopes(project, self.browser)  # entered again
-                        self._reload(project)
-                    if kind not in ("run", _BROWSER_LOST) or self.browser.is_connected():
-                        if kind == "run":
-                            await self._run(project, self.browser, order)
-                    else:
-                        # The browser crashed (or was killed), during a scenario or
-                        # between two: that scenario paid for it; the next ones get a
-                        # new browser instead of failing one after another on the dead one.
-                        try:
-                            self.browser = await self._relaunch(playwright)
-                        except Exception as err:
-                            self.send(messages.fatal_report(str(err), self._refused_by(err)))
-                            return 2
-                        if kind == "run":
-                            await self._run(project, self.browser, order)
-                    if self.lost is not None:
-                        # Said with the run it cost; the orders queued here never start.
-                        self.send(messages.fatal_report(self.lost, self.endpoint))
-                        return 2
+                return await self._take_orders(project)
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.browser.close(), 10)
+
+    async def _take_orders(self, project: Project) -> int:
+        """Hand each run order to its lane, until ``exit``, the end of the orders, or a
+        lane that says the worker must end: the exit code."""
+        while True:
+            order = await self.orders.get()
+            kind = None if order is None else order.get("type")
+            if self.exit_code is not None:
+                await self._stop_lanes()
+                return self.exit_code
+            if order is None or kind == "exit":
+                await self._stop_lanes()
+                if self.exit_code is not None:
+                    return self.exit_code
+                await self._close_scopes(project, self.browser)
+                return 0
+            if kind == "reload":
+                await self._lanes_idle()
+                await self._close_scopes(project, self.browser)  # entered again
+                self._reload(project)
+            elif kind == _BROWSER_LOST and not any(lane.busy for lane in self.lanes.values()):
+                # Warm for the next run. A lane's run in flight on it reports its end
+                # first (a browser that cannot come back ends the worker after that).
+                await self._live_browser()
+            elif kind == "run":
+                self._lane(order, project).orders.put_nowait(order)
+
+    def _lane(self, order: JSONObject, project: Project) -> _Lane:
+        """The lane of a run order (its task started with its first order)."""
+        index = order.get("lane")
+        index = index if isinstance(index, int) else 0
+        lane = self.lanes.get(index)
+        if lane is None:
+            lane = self.lanes[index] = _Lane(index)
+            lane.task = asyncio.ensure_future(self._drive_lane(lane, project))
+        return lane
+
+    async def _drive_lane(self, lane: _Lane, project: Project) -> None:
+        while (order := await lane.orders.get()) is not None:
+            lane.busy = True
+            browser = await self._live_browser()
+            if browser is None:
+                return
+            try:
+                await self._run(project, browser, order, lane)
+            finally:
+                lane.busy = False
+                lane.orders.task_done()
+            if self.lost is not None:
+                # Said with the run it cost; the orders queued here never start.
+                self._end(messages.fatal_report(self.lost, self.endpoint))
+                return
+
+    def _end(self, fatal: messages.FatalReport) -> None:
+        """A lane found the worker must end: said once, and the order loop stops."""
+        if self.exit_code is None:
+            self.exit_code = 2
+            self.stopping = True
+            self.send(fatal)
+            self.orders.put_nowait({"type": "exit"})
+
+    async def _lanes_idle(self) -> None:
+        """Every lane's orders so far run (a reload must not change what a run reads)."""
+        for lane in list(self.lanes.values()):
+            if lane.task is not None and not lane.task.done():
+                # A lane that ended (the worker must end) never empties its queue.
+                joined = asyncio.ensure_future(lane.orders.join())
+                await asyncio.wait([joined, lane.task], return_when=asyncio.FIRST_COMPLETED)
+                joined.cancel()
+
+    async def _stop_lanes(self) -> None:
+        """Each lane's runs ordered so far end (or never start, when stopping)."""
+        for lane in self.lanes.values():
+            lane.orders.put_nowait(None)
+        tasks = [lane.task for lane in self.lanes.values() if lane.task is not None]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _live_browser(self) -> Browser | None:
+        """The browser, or a new one when it crashed (or was killed), during a scenario
+        or between two: that scenario paid for it; the next ones get a new browser
+        instead of failing one after another on the dead one. None when none could be
+        launched: the worker ends."""
+        async with self.browser_lock:
+            if self.exit_code is not None:
+                return None
+            if not self.browser.is_connected():
+                try:
+                    self.browser = await self._relaunch(self.playwright)
+                except Exception as err:
+                    self._end(messages.fatal_report(str(err), self._refused_by(err)))
+                    return None
+            return self.browser
 
     def _load(self, project: Project) -> None:
         """The project and its config, read (again: a ``reload`` order) from disk."""
@@ -292,7 +395,9 @@ class _Worker:
             self.lost = str(err)
         return self.lost
 
-    async def _run(self, project: Project, browser: Browser, order: JSONObject) -> None:
+    async def _run(
+        self, project: Project, browser: Browser, order: JSONObject, lane: _Lane
+    ) -> None:
         """One run order: run it, or report that it did not start (aborted while it
         waited in the queue, or held back by an earlier run's failure under --bail)."""
         name = str(order.get("scenario"))
@@ -303,29 +408,28 @@ class _Worker:
         cancelled = isinstance(order_id, str) and order_id in self.cancelled_orders
         if self.held or self.stopping or cancelled:
             self.cancelled_orders.discard(str(order_id))
-            self.send(unfinished_report(name, None, "aborted before it started", "AbortError"))
+            aborted = unfinished_report(name, None, "aborted before it started", "AbortError")
+            self.send(aborted, lane.index)
             return
         try:
             config = run_config(self.config, order, self.root)
         except ConfigError as err:  # the orchestrator checked the same: hardly ever
-            self.send(unfinished_report(name, None, str(err), "ConfigError"))
+            self.send(unfinished_report(name, None, str(err), "ConfigError"), lane.index)
             completed = False
         else:
-            completed = await self._run_one(project, browser, order, config)
+            completed = await self._run_one(project, browser, order, config, lane)
         if not completed and order.get("stopOnFailure") is True:
             # Held before its report is even read: the orders queued behind this one
             # must not start (``--bail`` with one worker starts nothing after a failure).
             self.held = True
 
     async def _run_one(
-        self, project: Project, browser: Browser, order: JSONObject, config: Config
+        self, project: Project, browser: Browser, order: JSONObject, config: Config, lane: _Lane
     ) -> bool:
         """True when the scenario completed (with the index last loaded, and ``config``:
         the one last loaded with the order's collection settings, :func:`run_config`)."""
         index = self.index
         name = str(order.get("scenario"))
-        order_id = order.get("orderId")
-        parent_run_id = order.get("parentRunId")
         problems = len(index.errors)
         scenario = index.load_scenario(name)
         if scenario is None:
@@ -333,13 +437,29 @@ class _Worker:
             if len(index.errors) > problems:  # its syntax error, where it is
                 problem = index.errors[-1]
                 message += f": {problem.file}:{problem.line}:{problem.col}: {problem.message}"
-            self.send(unfinished_report(name, None, message, "Error"))
+            self.send(unfinished_report(name, None, message, "Error"), lane.index)
             return False
-        failed = self.scopes.failure_for(hook_scopes(scenario, index.helper_table))
+        return await self._run_scenario(project, browser, order, config, lane, scenario)
+
+    async def _run_scenario(
+        self,
+        project: Project,
+        browser: Browser,
+        order: JSONObject,
+        config: Config,
+        lane: _Lane,
+        scenario: ScenarioFile,
+    ) -> bool:
+        name = str(order.get("scenario"))
+        order_id = order.get("orderId")
+        parent_run_id = order.get("parentRunId")
+        index = self.index
+        failed = lane.scopes.failure_for(hook_scopes(scenario, index.helper_table))
         if failed is not None:  # said once, in the run where it failed; not tried again
-            self.send(unfinished_report(name, None, f"before_all failed: {failed[0]}", failed[1]))
+            error = f"before_all failed: {failed[0]}"
+            self.send(unfinished_report(name, None, error, failed[1]), lane.index)
             return False
-        self.last_run = (config, parent_run_id if isinstance(parent_run_id, str) else None)
+        lane.last_run = (config, parent_run_id if isinstance(parent_run_id, str) else None)
         masker = SecretMasker()
         environment = RunEnvironment.of_project(self.root, masker)
         with open(os.devnull, "w") as devnull:
@@ -349,17 +469,22 @@ class _Worker:
                     out=devnull,
                     quiet=True,
                     log_stream=line_stream(
-                        lambda line: self.send(messages.output_report(name, line))
+                        lambda line: self.send(messages.output_report(name, line), lane.index)
                     ),
                     parent_run_id=parent_run_id if isinstance(parent_run_id, str) else None,
                     shared_browser=browser,
                     handle_signals=False,
-                    on_started=lambda run_id: self.send(messages.started_report(name, run_id)),
+                    on_started=lambda run_id: self.send(
+                        messages.started_report(name, run_id), lane.index
+                    ),
                     browser_endpoint=self._shown_endpoint(),
+                    # The scenario sees its lane as the worker it runs on.
+                    extra_env={"UNOTEST_WORKER_INDEX": str(lane.index)},
+                    scopes=lane.scopes,
                 ),
             )
-            self.current = run
-            self.current_order = order_id if isinstance(order_id, str) else None
+            lane.run = run
+            lane.order_id = order_id if isinstance(order_id, str) else None
             try:
                 result = await run.run_async()
             except Exception as err:
@@ -372,31 +497,36 @@ class _Worker:
                 lost = await self._check_endpoint(browser)
                 if lost is not None:
                     unfinished["browserLost"] = lost
-                self.send(unfinished)
+                self.send(unfinished, lane.index)
                 return False
             finally:
-                self.current = None
-                self.current_order = None
+                lane.run = None
+                lane.order_id = None
         finished = finished_report(name, result, masker)
         # Only a failure can be the connection's: a pass or an abort is what it says.
         broke = result.outcome in ("failed", "interrupted")
         lost = await self._check_endpoint(browser) if broke else None
         if lost is not None:
             finished["browserLost"] = lost
-        self.send(finished)
+        self.send(finished, lane.index)
         return result.outcome == "completed"
 
     async def _close_scopes(self, project: Project, browser: Browser) -> None:
-        """The ``after_all`` hooks of every scope this worker entered, inner first, in a
-        run of their own on this browser (with the last scenario's config and parent);
-        a failure is one line on stderr and a ``teardown`` report (the collection, if it
-        still reads, fails on it; the watch pool ignores it). Only when the browser is
-        still there (a lost one took the scopes' state along)."""
-        worker = f"worker {os.environ.get('UNOTEST_WORKER_INDEX', os.getpid())}"
-        teardown = self.scopes.close(worker)
-        if teardown is None or self.last_run is None or not browser.is_connected():
+        """Each lane's scopes left (:meth:`_close_lane_scopes`), lane after lane."""
+        for lane in sorted(self.lanes.values(), key=lambda lane: lane.index):
+            await self._close_lane_scopes(project, browser, lane)
+
+    async def _close_lane_scopes(self, project: Project, browser: Browser, lane: _Lane) -> None:
+        """The ``after_all`` hooks of every scope ``lane`` entered, inner first, in a
+        run of their own on this browser (with the lane's last scenario's config and
+        parent); a failure is one line on stderr and a ``teardown`` report (the
+        collection, if it still reads, fails on it; the watch pool ignores it). Only when
+        the browser is still there (a lost one took the scopes' state along)."""
+        worker = f"worker {lane.index}"
+        teardown = lane.scopes.close(worker)
+        if teardown is None or lane.last_run is None or not browser.is_connected():
             return
-        config, parent_run_id = self.last_run
+        config, parent_run_id = lane.last_run
         if config.storage_state is not None:
             try:
                 read_storage_state(self.root, config.storage_state)
@@ -419,6 +549,8 @@ class _Worker:
                     parent_run_id=parent_run_id,
                     shared_browser=browser,
                     handle_signals=False,
+                    extra_env={"UNOTEST_WORKER_INDEX": str(lane.index)},
+                    scopes=lane.scopes,
                 ),
             )
             # Not the current run: the end of the orders (the orchestrator closes them

@@ -658,7 +658,7 @@ def test_killed_worker_while_the_other_drains_the_queue(project: Project, site: 
     project.scenario("quick-0", visit("quick-0"))
     project.scenario("quick-1", visit("quick-1"))
     project.collection("drain", ["victim", "quick-0", "quick-1"])
-    proc = project.start("drain", "--workers", "2")
+    proc = project.start("drain", "--workers", "2", "--lanes", "1")
     try:
         site.wait_for("quick-0")  # on the other worker; "quick-1" is still queued
         os.kill(worker_running(project.root, proc.pid, "victim"), signal.SIGKILL)
@@ -703,7 +703,7 @@ def test_sigint_aborts_everything_and_leaves_no_process(project: Project, site: 
         site.wait_for("slow-0")
         site.wait_for("slow-1")
         family = set(descendants(proc.pid))
-        assert len(workers_of(proc.pid)) == 2
+        assert len(workers_of(proc.pid)) == 1  # two lanes of one process (the default)
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
     finally:
@@ -829,6 +829,7 @@ USAGE_ERRORS = [
     (["itemtyped"], r"unotest/e2e/_collections/itemtyped\.yaml:3:4: 'scenarios' item 2 must"),
     (["nighty"], r"no collection named 'nighty' \(did you mean 'nightly'\?\)"),
     (["nightly", "--workers", "0"], r"--workers"),
+    (["nightly", "--lanes", "0"], r"^unotest: --lanes needs at least 1$"),
     (["nightly", "--shard", "4/3"], r"--shard 4/3"),
     (["orphaned", "--shard", "4/3"], r"--shard 4/3"),  # before any orphan warning
     (["nightly", "--shard", "0/3"], r"--shard 0/3"),
@@ -901,7 +902,7 @@ def test_workers_start_before_the_project_loads_and_are_the_ones_that_run(
     for name in ("one", "two", "three"):
         project.scenario(name, visit(name) + PASS)
     project.collection("trio", ["one", "two", "three", "one"])  # listed twice: once
-    proc = project.start("trio", "--workers", "2")
+    proc = project.start("trio", "--workers", "2", "--lanes", "1")
     seen = _watch_workers(proc)
     done = project.finish(proc)
 
@@ -952,3 +953,90 @@ def test_a_usage_error_after_the_workers_started_leaves_none(project: Project) -
     (line,) = done.err.strip().splitlines()  # one sentence
     assert line.startswith("unotest: --reporter 'xml': expected"), line
     assert _workers_of_project(project.root) == set()
+
+
+# --- lanes: several workers on one process --------------------------------------------
+
+
+MEET = '  goto("/barrier.html?for={other}&s=met")\n'
+"""Waits for the other scenario to be running: the two run at once."""
+LANE_HOOKS = (
+    "function before_all() {\n"
+    '  goto("/index.html?s=before_all&w=" + env("UNOTEST_WORKER_INDEX"))\n'
+    "}\n"
+    "function after_all() {\n"
+    '  goto("/index.html?s=after_all&w=" + env("UNOTEST_WORKER_INDEX"))\n'
+    "}\n"
+)
+
+
+def test_two_lanes_share_a_process_and_keep_a_worker_each(project: Project, site: Site) -> None:
+    """The default: ``--workers 2`` is one process with two lanes, whose scenarios run
+    side by side (each waits at a barrier for the other's), each lane with its own
+    worker index and its own ``before_all``/``after_all`` scope, as a worker of its own."""
+    write_files(project.root, {f"{E2E}/_helpers/hooks.js": LANE_HOOKS})
+    with_index = '  goto("/index.html?s={s}&w=" + env("UNOTEST_WORKER_INDEX"))\n'
+    project.scenario("meet-a", visit("meet-a") + MEET.format(other="meet-b"))
+    project.scenario("meet-b", visit("meet-b") + MEET.format(other="meet-a"))
+    for name in ("more-0", "more-1"):
+        project.scenario(name, with_index.replace("{s}", name))
+    project.collection("lanes", ["meet-a", "meet-b", "more-0", "more-1"])
+    done = project.run("lanes", "--workers", "2")
+
+    assert done.code == 0, done
+    events = project.events(done)
+    runs = {e["scenario"]: e["scenarioRunId"] for e in events if "scenarioRunId" in e}
+    pids = {project.manifest(Path("unotest/.runs") / run)["pid"] for run in runs.values()}
+    assert len(runs) == 4 and len(pids) == 1, (runs, pids)  # one process ran all four
+    workers = {e["scenario"]: e["worker"] for e in events if "worker" in e}
+    assert sorted(workers[name] for name in ("meet-a", "meet-b")) == [0, 1]
+    # Each lane entered the project scope once, and left it once, as its own worker.
+    assert sorted(hit["w"] for hit in site.visits("before_all")) == ["0", "1"]
+    assert sorted(hit["w"] for hit in site.visits("after_all")) == ["0", "1"]
+    assert {site.visits(name)[0]["w"] for name in ("more-0", "more-1")} <= {"0", "1"}
+
+
+def test_a_killed_process_costs_each_of_its_lanes_scenario(project: Project, site: Site) -> None:
+    project.scenario("victim-a", visit("victim-a") + BUSY)
+    project.scenario("victim-b", visit("victim-b") + BUSY)
+    project.scenario("after-0", visit("after-0") + PASS)
+    project.scenario("after-1", visit("after-1") + PASS)
+    project.collection("kill", ["victim-a", "victim-b", "after-0", "after-1"])
+    proc = project.start("kill", "--workers", "2")
+    try:
+        site.wait_for("victim-a")
+        site.wait_for("victim-b")
+        worker = worker_running(project.root, proc.pid, "victim-a")
+        assert worker == worker_running(project.root, proc.pid, "victim-b")
+        doomed = set(descendants(worker)) | {worker}
+        os.kill(worker, signal.SIGKILL)
+    finally:
+        done = project.finish(proc)
+
+    assert done.code == 1, done
+    events = project.events(done)
+    outcomes = {e["scenario"]: e["outcome"] for e in events if "outcome" in e and "scenario" in e}
+    assert outcomes == {
+        "victim-a": "interrupted",
+        "victim-b": "interrupted",
+        "after-0": "completed",
+        "after-1": "completed",
+    }
+    runs = {e["scenario"]: e["scenarioRunId"] for e in events if "scenarioRunId" in e}
+    after = {
+        project.manifest(Path("unotest/.runs") / runs[n])["pid"] for n in ("after-0", "after-1")
+    }
+    assert after.isdisjoint({worker}), after  # a new process took over
+    assert wait_gone(doomed) == set()
+
+
+def test_lanes_1_gives_each_worker_its_own_process(project: Project, site: Site) -> None:
+    project.scenario("meet-a", visit("meet-a") + MEET.format(other="meet-b"))
+    project.scenario("meet-b", visit("meet-b") + MEET.format(other="meet-a"))
+    project.collection("own", ["meet-a", "meet-b"])
+    done = project.run("own", "--workers", "2", "--lanes", "1")
+
+    assert done.code == 0, done
+    runs = {e["scenarioRunId"] for e in project.events(done) if "scenarioRunId" in e}
+    pids = {project.manifest(Path("unotest/.runs") / run)["pid"] for run in runs}
+    assert len(runs) == 2 and len(pids) == 2, (runs, pids)

@@ -377,6 +377,10 @@ def test_scenario_run_aborted_by_each_signal_leaves_an_ended_directory_and_no_pr
 
 # --- a collection with two workers: the three signals ---------------------------------------
 
+PROCESSES = 1
+"""``--workers 2`` is two lanes of one worker process (the default ``--lanes``): the
+process, its driver and its browser must go as two processes would."""
+
 
 def test_collection_aborted_by_each_signal_ends_every_directory_and_leaves_no_process(
     tmp_path: Path, chromium_path: str, start: Callable[..., Runner]
@@ -388,7 +392,7 @@ def test_collection_aborted_by_each_signal_ends_every_directory_and_leaves_no_pr
         runs.append((signame, start(project, "collection", "slow", "--workers", "2")))
     for signame, runner in runs:
         wait_in_flight(runner, "wait(", count=2)
-        assert len(runner.seen_with("runner.workers.main")) == 2, signame
+        assert len(runner.seen_with("runner.workers.main")) == PROCESSES, signame
         runner.signal(getattr(signal, signame))
     for signame, runner in runs:
         done = runner.finish()
@@ -562,7 +566,7 @@ def collection_faults(
     def busy(runner: Runner) -> list[int]:
         wait_in_flight(runner, "wait(", count=2)
         workers = list(runner.seen_with("runner.workers.main"))
-        assert len(workers) == 2
+        assert len(workers) == PROCESSES
         return workers
 
     def ignored(runner: Runner) -> Done:
@@ -625,7 +629,7 @@ def test_workers_leave_when_the_orchestrator_is_killed(
     runner, project = outcome.runner, outcome.runner.project
     assert done.code == -signal.SIGKILL
     assert done.err == "", done.err  # no BrokenPipeError from a worker
-    assert len(runner.seen_with("runner.workers.main")) == 2
+    assert len(runner.seen_with("runner.workers.main")) == PROCESSES
     check_nothing_left(runner)  # workers, drivers, browsers and the webServer
     children = [
         d

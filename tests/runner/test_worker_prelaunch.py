@@ -13,6 +13,7 @@ import pytest
 
 from runner.collection import prelaunch as worker_prelaunch
 from runner.collection.prelaunch import Prelaunched, plan
+from runner.workers.lanes import DEFAULT_LANES
 
 COLLECTIONS = "unotest/e2e/_collections"
 
@@ -53,12 +54,14 @@ def root(tmp_path: Path) -> Path:
     ],
 )
 def test_the_workers_a_command_line_wants(root: Path, argv: list[str], workers: int) -> None:
-    assert plan(argv, root) == (root, workers, False)
+    assert plan(argv, root) == (root, workers, False, DEFAULT_LANES)
 
 
-def test_headed_and_root_are_read(root: Path, tmp_path: Path) -> None:
-    assert plan(["one", "--headed", "--root", str(root)], tmp_path) == (root, 1, True)
-    assert plan(["one"], root / COLLECTIONS) == (root, 1, False)  # found from below
+def test_headed_root_and_lanes_are_read(root: Path, tmp_path: Path) -> None:
+    assert plan(["one", "--headed", "--root", str(root)], tmp_path) == (root, 1, True, 2)
+    assert plan(["one"], root / COLLECTIONS) == (root, 1, False, 2)  # found from below
+    assert plan(["five", "--workers", "3", "--lanes", "1"], root) == (root, 3, False, 1)
+    assert plan(["five", "--lanes", "0"], root) is None  # the command says why
 
 
 @pytest.mark.parametrize(
@@ -121,16 +124,18 @@ def _sleeper(*, ignore_term: bool = False) -> subprocess.Popen[bytes]:
     return process
 
 
-def test_take_gives_a_worker_only_for_the_count_it_was_started_for(tmp_path: Path) -> None:
+def test_workers_are_wanted_only_for_the_count_they_were_started_for(tmp_path: Path) -> None:
     first, second = _sleeper(), _sleeper()
-    started = Prelaunched(tmp_path, 2, False, {0: first, 1: second})
+    started = Prelaunched(tmp_path, 2, False, 1, {0: first, 1: second})
     try:
-        assert started.take(0, 1, False) is None  # the run wants one worker, not two
-        assert started.take(0, 2, True) is None  # nor headed ones
-        assert started.take(0, 2, False) is first
+        assert not started.wanted(1, 1, False)  # the run wants one worker, not two
+        assert not started.wanted(2, 1, True)  # nor headed ones
+        assert not started.wanted(2, 2, False)  # nor two lanes to a process
+        assert started.wanted(2, 1, False)
+        assert started.take(0) is first
         second.kill()
         second.wait()
-        assert started.take(1, 2, False) is None  # dead already: a new one is spawned
+        assert started.take(1) is None  # dead already: a new one is spawned
     finally:
         started.stop()
         for process in (first, second):
@@ -141,7 +146,7 @@ def test_take_gives_a_worker_only_for_the_count_it_was_started_for(tmp_path: Pat
 def test_stop_ends_every_worker_not_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(worker_prelaunch, "STOP_GRACE_S", 0.5)
     polite, stubborn = _sleeper(), _sleeper(ignore_term=True)
-    started = Prelaunched(tmp_path, 2, False, {0: polite, 1: stubborn})
+    started = Prelaunched(tmp_path, 2, False, 1, {0: polite, 1: stubborn})
     started.stop()
     assert polite.returncode == -signal.SIGTERM
     assert stubborn.returncode == -signal.SIGKILL  # after the grace

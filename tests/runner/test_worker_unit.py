@@ -23,7 +23,7 @@ from runner.files import append_line
 from runner.project.secrets import SecretMasker
 from runner.run.result import RunResult
 from runner.store.rundir import end_abandoned_run
-from runner.workers.worker import _Worker, finished_report, unfinished_report
+from runner.workers.worker import _Lane, _Worker, finished_report, unfinished_report
 
 
 def through_pipe(message: dict[str, Any]) -> dict[str, Any]:
@@ -141,17 +141,33 @@ class _Run:
         ({"type": "exit"}, []),
     ],
 )
-def test_orders_reach_the_queue_and_abort_the_current_run(
+def test_orders_reach_the_queue_and_abort_the_current_runs(
     order: dict[str, Any] | None, aborts: list[str]
 ) -> None:
-    async def main() -> tuple[list[str], dict[str, Any] | None]:
-        worker = _Worker(Path("."), io.StringIO())
-        run = _Run()
-        worker.current = run  # type: ignore[assignment]
-        worker._receive(order)
-        return run.aborts, await worker.orders.get()
+    """Every lane's current run: an abort without an order id is the whole worker's."""
 
-    assert asyncio.run(main()) == (aborts, order)
+    async def main() -> tuple[list[str], list[str], dict[str, Any] | None]:
+        worker = _Worker(Path("."), io.StringIO())
+        runs = [_Run(), _Run()]
+        for index, run in enumerate(runs):
+            worker.lanes[index] = _Lane(index, run=run)  # type: ignore[arg-type]
+        worker._receive(order)
+        return runs[0].aborts, runs[1].aborts, await worker.orders.get()
+
+    assert asyncio.run(main()) == (aborts, aborts, order)
+
+
+def test_an_abort_by_order_id_aborts_that_lanes_run_only() -> None:
+    async def main() -> tuple[list[str], list[str], set[str]]:
+        worker = _Worker(Path("."), io.StringIO())
+        runs = [_Run(), _Run()]
+        for index, run in enumerate(runs):
+            worker.lanes[index] = _Lane(index, run=run, order_id=f"0-{index}")  # type: ignore[arg-type]
+        worker._receive({"type": "abort", "orderId": "0-1"})
+        worker._receive({"type": "abort", "orderId": "0-7"})  # queued: never starts
+        return runs[0].aborts, runs[1].aborts, worker.cancelled_orders
+
+    assert asyncio.run(main()) == ([], ["abort"], {"0-7"})
 
 
 def test_an_abort_between_scenarios_aborts_nothing() -> None:

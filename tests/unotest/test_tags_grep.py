@@ -171,21 +171,27 @@ def test_a_bad_regex_is_one_sentence_and_exit_2(tagged: Path, command: list[str]
 
 
 def test_prelaunch_counts_the_workers_of_what_the_grep_keeps(tagged: Path) -> None:
-    assert plan(["all", "--workers", "4"], tagged) == (tagged, 4, False)  # as before
+    assert plan(["all", "--workers", "4"], tagged) == (tagged, 4, False, 2)  # as before
     # With a grep, every title is read: 'ghost' has no file, so the reading cannot tell.
     assert plan(["all", "--workers", "4", "--grep", "@smoke"], tagged) is None
     (tagged / "unotest/e2e/_collections/five.yaml").write_text(collection_yaml(TITLES))
-    assert plan(["five", "--workers", "4"], tagged) == (tagged, 4, False)
-    assert plan(["five", "--workers", "4", "--grep", "@smoke"], tagged) == (tagged, 3, False)
-    assert plan(["five", "--workers", "9", "--grep-invert", "@smoke"], tagged) == (tagged, 2, False)
+    assert plan(["five", "--workers", "4"], tagged) == (tagged, 4, False, 2)
+    assert plan(["five", "--workers", "4", "--grep", "@smoke"], tagged) == (tagged, 3, False, 2)
+    assert plan(["five", "--workers", "9", "--grep-invert", "@smoke"], tagged) == (
+        tagged,
+        2,
+        False,
+        2,
+    )
     assert plan(["five", "--grep", "@smoke", "--grep-invert", "@cart"], tagged) == (
         tagged,
         1,
         False,
+        2,
     )
     wanted = ["five", "--workers", "4", "--grep", "@smoke", "--shard", "2/2"]
-    assert plan(wanted, tagged) == (tagged, 1, False)  # the grep first, then the shard
-    assert plan(["five", "--grep=^mail Sends", "--workers", "3"], tagged) == (tagged, 1, False)
+    assert plan(wanted, tagged) == (tagged, 1, False, 2)  # the grep first, then the shard
+    assert plan(["five", "--grep=^mail Sends", "--workers", "3"], tagged) == (tagged, 1, False, 2)
     for unusual in (["--grep", "@nightly"], ["--grep", "("], ["--grep-invert", "("]):
         assert plan(["five", "--workers", "2", *unusual], tagged) is None  # start nothing
 
@@ -200,7 +206,7 @@ def test_prelaunch_starts_nothing_for_a_header_it_cannot_read(tagged: Path) -> N
     odd.write_bytes(b"// id-odd\n// \xff\n// #123456\n")  # not UTF-8
     assert plan(["odd", "--grep", "a"], tagged) is None
     odd.write_text("\ufeff// id-odd\r\n// Odd one @smoke\r\n// #123456\r\n")
-    assert plan(["odd", "--grep", "@smoke", "--workers", "2"], tagged) == (tagged, 1, False)
+    assert plan(["odd", "--grep", "@smoke", "--workers", "2"], tagged) == (tagged, 1, False, 2)
 
 
 # --- a real collection ------------------------------------------------------------------
@@ -318,7 +324,8 @@ def test_a_collection_with_grep_smoke_runs_only_the_tagged_scenarios(
     header = done.stdout.splitlines()[0]
     assert header == r"unotest collection all: 2 scenarios, 2 worker(s), --grep '@smoke\b(?!-)'"
     assert "2 passed" in done.stdout
-    assert len(workers) == 2, workers  # the two started early, adopted: none replaced
+    # The two workers are lanes of one process, started early, adopted: none replaced.
+    assert len(workers) == 1, workers
     assert started_early(runnable, done.stdout, workers), workers
 
     cases = ET.parse(junit).getroot().findall("./testsuite/testcase")
@@ -345,12 +352,13 @@ def test_a_collection_with_grep_smoke_runs_only_the_tagged_scenarios(
 def test_grep_invert_runs_the_others_on_as_many_workers_as_they_need(
     runnable: Path, site: Site
 ) -> None:
-    """Two scenarios kept with ``--workers 3``: two workers are started before the
-    project loads (not three), and they are the ones that run."""
+    """Two scenarios kept with ``--workers 3``: two workers (two lanes of one process,
+    not two processes for three) are started before the project loads, and they are the
+    ones that run."""
     done, workers = collection(runnable, "all", "--grep-invert", "@smoke", "--workers", "3")
     assert done.returncode == 0, done
     assert sorted(site.visits) == ["mail", "shop/offers"]
     header = "unotest collection all: 2 scenarios, 2 worker(s), --grep-invert '@smoke'"
     assert done.stdout.startswith(header + "\n"), done.stdout
-    assert len(workers) == 2, workers
+    assert len(workers) == 1, workers
     assert started_early(runnable, done.stdout, workers), workers

@@ -167,6 +167,8 @@ def _run_collection(args: argparse.Namespace) -> int:
     entry = find_collection(project, index, args.name)
     if args.workers < 1:
         raise UsageError("--workers needs at least 1")
+    if getattr(args, "lanes", None) is not None and args.lanes < 1:
+        raise UsageError("--lanes needs at least 1")
     reporters = parse_reporters(args.reporter)
     # Every usage error before any warning, so a bad --shard is one sentence on stderr.
     sharding = parse_shard(args.shard)
@@ -353,6 +355,7 @@ def _collection_run(
         [*plan.setup, *plan.names],
         config,
         workers=args.workers,
+        lanes=getattr(args, "lanes", None),
         bail=args.bail,
         headed=args.headed,
         out=console,
