@@ -1,7 +1,8 @@
 """A collection of 24 flows three ways, same run, same site, same browser, 2 at a time.
 
-1. ``unotest collection bench --workers 2``: two worker processes, one browser each,
-   a fresh context per scenario.
+1. ``unotest collection bench --workers 2``: two workers, as lanes of one worker process
+   by default (one driver, one browser, a fresh context per scenario; ``--lanes 1``
+   passed on: a process and a browser each).
 2. The same flows as pytest tests with pytest-playwright, ``pytest -n 2``
    (pytest-xdist): the reference for "one browser per worker, one context per test".
    A generated conftest launches the same Chromium with the same flags
@@ -56,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"
 UNOTEST = str(Path(sys.executable).with_name("unotest"))
 COLLECTION = "unotest collection"  # its name in the CPU report
+MEMORY = " (memory)"  # a runner's peak memory, beside its CPU in the same readings
 
 # Three flows, each in 8 variants: (unotest body, pytest body), formatted with {n}.
 FLOWS = [
@@ -289,10 +291,13 @@ def _analyse(project: Path, launched_ms: float, wall_s: float, parallel: int) ->
     finished = {
         e["scenarioRunId"]: e["t"] for e in events if e["kind"].endswith("scenario-finished")
     }
+    # By worker (lane): the lanes of one process run side by side, each its own series.
     by_worker: dict[int, list[tuple[int, str]]] = {}
+    processes = set()
     for event in starts:
         manifest = json.loads((runs / event["scenarioRunId"] / "manifest.json").read_text())
-        by_worker.setdefault(manifest["pid"], []).append((event["t"], event["scenarioRunId"]))
+        processes.add(manifest["pid"])
+        by_worker.setdefault(event["worker"], []).append((event["t"], event["scenarioRunId"]))
     gaps = []
     for items in by_worker.values():
         items.sort()
@@ -304,7 +309,7 @@ def _analyse(project: Path, launched_ms: float, wall_s: float, parallel: int) ->
         "overhead_ms": statistics.mean(overheads) + (statistics.mean(gaps) if gaps else 0),
         "in_run_overhead_ms": statistics.mean(overheads),
         "gap_ms": statistics.mean(gaps) if gaps else 0.0,
-        "workers": len(by_worker),
+        "workers": len(processes),
     }
 
 
@@ -398,9 +403,13 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, default=2, help="workers / processes at once")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, interleaved")
     parser.add_argument(
+        "--lanes", type=int, help="unotest's --lanes (default: unotest's own default)"
+    )
+    parser.add_argument(
         "--cpu",
         action="store_true",
-        help="also the CPU time of each run's processes, by kind (Linux: reads /proc)",
+        help="also the CPU time and peak memory (PSS) of each run's processes, by kind "
+        "(Linux: reads /proc)",
     )
     args = parser.parse_args()
     flows = _flows(args.scenarios)
@@ -418,13 +427,14 @@ def main() -> None:
         peer_times: dict[str, list[float]] = {name: [] for name in peers}
         cpu: dict[str, list[dict[str, float]]] = {}
         run = functools.partial(_run_measured, cpu if args.cpu else None)
+        lanes = ["--lanes", str(args.lanes)] if args.lanes is not None else []
         stats: dict[str, float] = {}
         for _ in range(args.repeat):
             shutil.rmtree(project / "unotest" / ".runs", ignore_errors=True)
             launched_ms = time.time() * 1000
             collection_s, _ = run(
                 COLLECTION,
-                [UNOTEST, "collection", "bench", "--workers", str(args.parallel)],
+                [UNOTEST, "collection", "bench", "--workers", str(args.parallel), *lanes],
                 project,
             )
             collection_times.append(collection_s)
@@ -508,12 +518,14 @@ def _report(
 def _run_measured(
     cpu: dict[str, list[dict[str, float]]] | None, name: str, command: list[str], cwd: Path
 ) -> tuple[float, str]:
-    """``_run``, and with ``cpu`` given, the CPU its processes spent, by kind."""
+    """``_run``, and with ``cpu`` given, the CPU its processes spent, by kind, and their
+    peak memory (under ``name + MEMORY``)."""
     if cpu is None:
         return _run(command, cwd)
-    with ProcessCpu() as spent:
+    with ProcessCpu(memory=True) as spent:
         done = _run(command, cwd)
     cpu.setdefault(name, []).append(spent.by_kind())
+    cpu.setdefault(name + MEMORY, []).append(spent.peak_memory())
     return done
 
 
@@ -522,12 +534,25 @@ def _report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:
     share is the same for every runner, the rest is the runner's own."""
     print("CPU of each run's processes, medians (s):")
     for name, runs in cpu.items():
+        if name.endswith(MEMORY):
+            continue
         kinds = sorted({kind for spent in runs for kind in spent})
         parts = [
             f"{kind} {statistics.median(s.get(kind, 0.0) for s in runs):.2f}" for kind in kinds
         ]
         total = statistics.median(sum(spent.values()) for spent in runs)
         print(f"  {name + ':':38s}total {total:5.2f}  ({', '.join(parts)})")
+    print("peak memory of each run's processes (PSS, MiB), medians:")
+    for name, runs in cpu.items():
+        if not name.endswith(MEMORY):
+            continue
+        kinds = sorted({kind for spent in runs for kind in spent})
+        parts = [
+            f"{kind} {statistics.median(s.get(kind, 0.0) for s in runs):.0f}" for kind in kinds
+        ]
+        total = statistics.median(sum(spent.values()) for spent in runs)
+        label = name.removesuffix(MEMORY) + ":"
+        print(f"  {label:38s}total {total:5.0f}  ({', '.join(parts)})")
 
 
 def _spread(times: list[float]) -> str:

@@ -8,6 +8,11 @@ run and descends from this one, every ``interval`` seconds, and keeps each one's
 reading: a process that ends between two readings loses at most one interval of its CPU.
 Whatever else the machine runs meanwhile is not counted (nor a process whose parent had
 already ended when it was first seen: none of the runners' own do that).
+
+With ``memory=True`` it also reads each process's proportional set size (PSS, from
+``/proc/<pid>/smaps_rollup``: a page shared by N processes counts 1/N in each, so the
+browsers' shared pages are not counted once per process) every ``memory_every``
+readings, and keeps the peak of the family's total, by kind (:meth:`peak_memory`).
 """
 
 from __future__ import annotations
@@ -48,6 +53,17 @@ def _reading(pid: int) -> tuple[int, int, float] | None:
     return int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / _TICKS
 
 
+def _pss_mib(pid: int) -> float | None:
+    """A live process's proportional set size in MiB (None once gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
@@ -58,8 +74,15 @@ def _cmdline(pid: int) -> str:
 class ProcessCpu:
     """``with ProcessCpu() as cpu: ...`` then ``cpu.by_kind()``: seconds per kind."""
 
-    def __init__(self, interval: float = 0.02) -> None:
+    def __init__(
+        self, interval: float = 0.02, memory: bool = False, memory_every: int = 10
+    ) -> None:
         self.interval = interval
+        self.memory = memory
+        self.memory_every = memory_every
+        self._polls = 0
+        self._peak: dict[str, float] = {}
+        self._peak_total = 0.0
         self._before: set[int] = set()
         self._family: set[int] = {os.getpid()}
         self._seen: dict[tuple[int, int], tuple[str, float]] = {}
@@ -111,6 +134,25 @@ class ProcessCpu:
                 self._cmdlines[key] = known
                 self._cmdline_of_pid[pid] = known
             self._seen[key] = (kind_of(known), seconds)
+        self._polls += 1
+        if self.memory and self._polls % self.memory_every == 1:
+            self._read_memory()
+
+    def _read_memory(self) -> None:
+        """The family's PSS now, by kind; kept when its total is the highest yet."""
+        now: Counter[str] = Counter()
+        for (pid, _), (kind, _) in list(self._seen.items()):
+            pss = _pss_mib(pid)
+            if pss is not None:
+                now[kind] += pss
+        total = sum(now.values())
+        if total > self._peak_total:
+            self._peak_total = total
+            self._peak = dict(now)
+
+    def peak_memory(self) -> dict[str, float]:
+        """MiB of PSS by kind at the moment the family's total was highest."""
+        return dict(self._peak)
 
     def by_kind(self) -> dict[str, float]:
         totals: Counter[str] = Counter()
