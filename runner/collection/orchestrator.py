@@ -1,11 +1,13 @@
-"""Running a collection with N worker processes, as Playwright Test does.
+"""Running a collection with N workers, as Playwright Test does.
 
 The orchestrator owns the collection's run directory (``kind: "collection"``, the four
 ``collection-run:*`` events), the webServer (started once for every scenario), the
-schedule, ``--bail`` and signals. Workers (:mod:`runner.workers.worker`) each keep one browser
-and run scenarios one after another in fresh contexts; their reports are plain JSON
-lines. A worker that dies costs only its current scenario (``interrupted``): a new
-worker takes its place and the collection goes on.
+schedule, ``--bail`` and signals. Workers are lanes of worker processes
+(:mod:`runner.workers.lanes`, ``--lanes`` to a process); each lane runs scenarios one
+after another in fresh contexts of its process's one browser
+(:mod:`runner.workers.worker`); their reports are plain JSON lines. A process that dies
+costs only the current scenario of each of its lanes (``interrupted``): a new process
+takes its place and the collection goes on.
 
 A signal aborts everything: each worker aborts its scenario (whose run directory it
 ends itself), then the webServer is stopped. A second signal more than a second
@@ -518,9 +520,12 @@ class CollectionRun:
             end_abandoned_run(self.project.runs_dir / run_id)
 
     def _stop_everything(self) -> None:
+        signalled: set[int] = set()
         for worker in self.processes.values():
             self._cancel_sent(worker)
-            worker.host.send_signal(signal.SIGTERM)
+            if worker.host.pid not in signalled:  # once per process, not per lane
+                signalled.add(worker.host.pid)
+                worker.host.send_signal(signal.SIGTERM)
 
     def _cancel_sent(self, worker: _WorkerProcess) -> None:
         """Abort every run order sent to ``worker`` and not finished yet: the running one

@@ -98,17 +98,20 @@ class SharedWorker:
         return LaneHost(lane, self, host, queue)
 
     async def _read(self, host: WorkerHost) -> None:
-        """Every report to the lanes it is for, until the process's output ends."""
-        first = await host.first_report(START_TIMEOUT_S)
-        if first is not None:
-            self.first = first
-            self._broadcast(first)
-        if first is not None and first.get("type") == "ready":
-            while (report := await host.read()) is not None:
-                self._route(report)
-        self.ended = True
-        for queue in self.queues.values():
-            queue.put_nowait(None)
+        """Every report to the lanes it is for, until the process's output ends (or can
+        no longer be read: a line over the limit); then each lane's end."""
+        try:
+            first = await host.first_report(START_TIMEOUT_S)
+            if first is not None:
+                self.first = first
+                self._broadcast(first)
+            if first is not None and first.get("type") == "ready":
+                while (report := await host.read()) is not None:
+                    self._route(report)
+        finally:
+            self.ended = True
+            for queue in self.queues.values():
+                queue.put_nowait(None)
 
     def _route(self, report: Report) -> None:
         lane = report.get("lane")

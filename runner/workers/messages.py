@@ -68,7 +68,8 @@ class RunOrder(TypedDict):
     lane: NotRequired[int]
     """The lane (0-based among every lane of the collection, as ``UNOTEST_WORKER_INDEX``)
     this run is for: a worker with several lanes runs one scenario of each at once, each
-    lane's in the order sent. The reports on the run carry it back. Without it: lane 0."""
+    lane's in the order sent. The reports on the run carry it back. Without it: the
+    worker's own index (``UNOTEST_WORKER_INDEX``; ``unotest watch``'s workers have one lane)."""
 
 
 class AbortOrder(TypedDict):

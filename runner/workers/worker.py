@@ -11,8 +11,9 @@ worker its next run while the current one runs, so that it starts at once; a que
 run that was aborted (``abort`` with its ``orderId``), or that follows a failed run
 ordered with ``stopOnFailure``, is reported as aborted before it started.
 
-A worker has one or more *lanes* (``UNOTEST_WORKER_LANES``; a run order's ``lane``
-says whose it is): each lane runs its orders one after another, and the lanes run side
+A worker has one or more *lanes* (a run order's ``lane`` says whose it is; an order
+without one is for the worker's own index, as ``unotest watch`` sends them): each lane
+runs its orders one after another, and the lanes run side
 by side, each scenario in its own context of the one browser, driven through the one
 driver, as Playwright Test drives a worker's tests but several at once. That is the
 cost a collection saves per lane: a Python process, a driver and a browser to start,
@@ -193,10 +194,20 @@ class _Worker:
             # Stopping (SIGTERM, or the orchestrator gone): the runs ordered ahead of
             # time never start; whoever sent them sees this worker end without them.
             self.stopping = True
-            for queue in [self.orders, *(lane.orders for lane in self.lanes.values())]:
-                while not queue.empty():
-                    queue.get_nowait()
+            while not self.orders.empty():
+                self.orders.get_nowait()
+            self._drop_queued()
         self.orders.put_nowait(order)
+
+    def _drop_queued(self) -> None:
+        """Every lane's queued runs dropped, unreported (its reader requeues them when
+        the worker ends), and the lane told to end after its run in flight: a stop that
+        comes while the lanes are stopping must not take away the end they wait for."""
+        for lane in self.lanes.values():
+            while not lane.orders.empty():
+                lane.orders.get_nowait()
+                lane.orders.task_done()
+            lane.orders.put_nowait(None)
 
     def _abort_order(self, order_id: str) -> None:
         """Abort the run of one order: a running one, or one still queued (the
@@ -270,9 +281,12 @@ class _Worker:
                 self._lane(order, project).orders.put_nowait(order)
 
     def _lane(self, order: JSONObject, project: Project) -> _Lane:
-        """The lane of a run order (its task started with its first order)."""
+        """The lane of a run order (its task started with its first order); without
+        one, the worker's own index (a worker of ``unotest watch``'s pool)."""
         index = order.get("lane")
-        index = index if isinstance(index, int) else 0
+        if not isinstance(index, int):
+            own = os.environ.get("UNOTEST_WORKER_INDEX", "")
+            index = int(own) if own.isdigit() else 0
         lane = self.lanes.get(index)
         if lane is None:
             lane = self.lanes[index] = _Lane(index)
@@ -280,6 +294,15 @@ class _Worker:
         return lane
 
     async def _drive_lane(self, lane: _Lane, project: Project) -> None:
+        try:
+            await self._drive_orders(lane, project)
+        except Exception as err:
+            # A lane that broke ends the worker, as the worker's one loop did: its
+            # reader sees the run in flight end with the worker and requeues the rest.
+            self._end(messages.fatal_report(f"worker lane {lane.index}: {err}"))
+            raise
+
+    async def _drive_orders(self, lane: _Lane, project: Project) -> None:
         while (order := await lane.orders.get()) is not None:
             lane.busy = True
             browser = await self._live_browser()
@@ -301,6 +324,7 @@ class _Worker:
             self.exit_code = 2
             self.stopping = True
             self.send(fatal)
+            self._drop_queued()
             self.orders.put_nowait({"type": "exit"})
 
     async def _lanes_idle(self) -> None:
@@ -512,9 +536,10 @@ class _Worker:
         return result.outcome == "completed"
 
     async def _close_scopes(self, project: Project, browser: Browser) -> None:
-        """Each lane's scopes left (:meth:`_close_lane_scopes`), lane after lane."""
-        for lane in sorted(self.lanes.values(), key=lambda lane: lane.index):
-            await self._close_lane_scopes(project, browser, lane)
+        """Each lane's scopes left (:meth:`_close_lane_scopes`), the lanes side by side,
+        as their scenarios ran: a worker's end has the time one lane's hooks take."""
+        lanes = sorted(self.lanes.values(), key=lambda lane: lane.index)
+        await asyncio.gather(*(self._close_lane_scopes(project, browser, lane) for lane in lanes))
 
     async def _close_lane_scopes(self, project: Project, browser: Browser, lane: _Lane) -> None:
         """The ``after_all`` hooks of every scope ``lane`` entered, inner first, in a

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -225,5 +226,47 @@ def test_sigterm_aborts_the_run_and_drops_the_queue(worker: Worker, site: Record
     assert outcome(worker.finished("busy")) == "aborted"
     assert worker.proc.stdout is not None
     assert worker.proc.stdout.read() == ""  # nothing more: the queued run is dropped
+    assert worker.close() == 0
+    assert visits(site) == ["busy"]
+
+
+# --- lanes: one worker, several scenarios at once -----------------------------------------
+
+
+def lane_run(scenario: str, order_id: str, lane: int) -> messages.RunOrder:
+    return messages.run_order(scenario, None, order_id, lane=lane)
+
+
+def test_two_lanes_run_side_by_side_each_in_its_order(worker: Worker, site: RecordingSite) -> None:
+    """Lane 1's runs start while lane 0's busy one runs; each report names its lane."""
+    worker.order(lane_run("brief", "1", 0))
+    worker.order(lane_run("first", "2", 1))
+    worker.order(lane_run("second", "3", 1))
+    reports: dict[str, dict[str, Any]] = {}
+    while len(reports) < 3:
+        report = worker.next()
+        if report["type"] == "finished":
+            reports[report["scenario"]] = report
+    assert {name: (r["lane"], outcome(r)) for name, r in reports.items()} == {
+        "brief": (0, "completed"),
+        "first": (1, "completed"),
+        "second": (1, "completed"),
+    }
+    assert visits(site) == ["brief", "first", "second"]
+    assert list(reports) == ["first", "second", "brief"]  # lane 1 did not wait for lane 0
+
+
+def test_a_stop_while_the_lanes_stop_ends_the_worker(worker: Worker, site: RecordingSite) -> None:
+    """``exit`` while a lane runs, then stdin closed (as ``unotest watch`` closes a busy
+    worker, or a second SIGTERM): the end of stdin aborts the run, and takes nothing away
+    from the end of the orders the lane waits for after it: the worker leaves."""
+    worker.order(lane_run("busy", "1", 0))
+    site.wait_for("busy")
+    worker.order(messages.exit_order())
+    time.sleep(0.5)  # the exit order taken (the lanes told to end) before stdin closes
+    assert worker.proc.stdin is not None
+    worker.proc.stdin.close()
+
+    assert outcome(worker.finished("busy")) == "aborted"
     assert worker.close() == 0
     assert visits(site) == ["busy"]

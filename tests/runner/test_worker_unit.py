@@ -20,6 +20,7 @@ import pytest
 from runner import protocol
 from runner.collection.orchestrator import ScenarioOutcome
 from runner.files import append_line
+from runner.project.root import Project
 from runner.project.secrets import SecretMasker
 from runner.run.result import RunResult
 from runner.store.rundir import end_abandoned_run
@@ -228,3 +229,24 @@ def test_append_line_appends_whole_lines_and_creates_only_when_asked(tmp_path: P
     append_line(path, b'{"cmd": "step"}\n', create=True)
     append_line(path, b'{"cmd": "continue"}\n')
     assert path.read_bytes() == b'{"cmd": "step"}\n{"cmd": "continue"}\n'
+
+
+def test_an_order_without_a_lane_is_for_the_workers_own_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``unotest watch``'s workers send no lane: a scenario sees the index its worker was
+    started with, not 0 for every worker."""
+    monkeypatch.setenv("UNOTEST_WORKER_INDEX", "3")
+
+    async def main() -> list[int]:
+        worker = _Worker(Path("."), io.StringIO())
+        lanes = [
+            worker._lane({"type": "run", "scenario": "a"}, Project(Path("."))),
+            worker._lane({"type": "run", "scenario": "b", "lane": 1}, Project(Path("."))),
+        ]
+        for lane in lanes:
+            assert lane.task is not None
+            lane.task.cancel()
+        return [lane.index for lane in lanes]
+
+    assert asyncio.run(main()) == [3, 1]
