@@ -252,7 +252,9 @@ def test_two_lanes_run_side_by_side_each_in_its_order(worker: Worker, site: Reco
         "first": (1, "completed"),
         "second": (1, "completed"),
     }
-    assert visits(site) == ["brief", "first", "second"]
+    seen = visits(site)  # the lanes start together: either may reach the site first
+    assert sorted(seen) == ["brief", "first", "second"]
+    assert seen.index("first") < seen.index("second")  # each lane's in its order
     assert list(reports) == ["first", "second", "brief"]  # lane 1 did not wait for lane 0
 
 
