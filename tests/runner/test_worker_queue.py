@@ -255,7 +255,8 @@ def test_two_lanes_run_side_by_side_each_in_its_order(worker: Worker, site: Reco
     seen = visits(site)  # the lanes start together: either may reach the site first
     assert sorted(seen) == ["brief", "first", "second"]
     assert seen.index("first") < seen.index("second")  # each lane's in its order
-    assert list(reports) == ["first", "second", "brief"]  # lane 1 did not wait for lane 0
+    # Lane 1 did not wait for lane 0: its quick run ended before the 4 s one.
+    assert list(reports).index("first") < list(reports).index("brief")
 
 
 def test_a_stop_while_the_lanes_stop_ends_the_worker(worker: Worker, site: RecordingSite) -> None:
