@@ -514,9 +514,18 @@ def test_ctrl_c_stops_the_scenario_and_finishes_its_run_directory(
         {"slow": '  goto("/index.html")\n  log("READY")\n  wait(60000)\n'},
         base_url=site,
     )
+    # pytest as a terminal runs it, whatever this suite was started from: a shell that
+    # runs a command in the background (``&``, no job control) starts it with SIGINT
+    # ignored, every process below inherits that, and Python then installs no
+    # KeyboardInterrupt for it (the Ctrl-C below would never arrive).
+    main = (
+        "import signal, sys, pytest; "
+        "signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.exit(pytest.main(sys.argv[1:]))"
+    )
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "pytest", "--unotest", "-s"),
+            *(sys.executable, "-c", main, "--unotest", "-s"),
             *(*NO_HYPOTHESIS, "-p", "no:cacheprovider"),
         ],
         cwd=pytester.path,
