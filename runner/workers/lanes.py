@@ -134,11 +134,7 @@ class SharedWorker:
         """Lane ``lane`` is done: the last lane on the process to be done closes it; the
         others' view of it ends now (they have nothing more to read from it)."""
         self.exited.add(lane)
-        if set(self.queues) <= self.exited and not self.closing:
-            self.closing = True
-            self.closer = lane
-            host.send({"type": "exit"})
-        elif not self.closing:
+        if not self._close_when_done(lane, host) and not self.closing:
             queue = self.queues.get(lane)
             if queue is not None:
                 queue.put_nowait(None)
@@ -152,10 +148,18 @@ class SharedWorker:
             await host.reap()
             if self.reader is not None:
                 await self.reader
-        elif set(self.queues) <= self.exited and not self.closing:
-            self.closing = True
-            self.closer = min(self.queues)
-            host.send({"type": "exit"})
+        else:
+            self._close_when_done(min(self.queues), host)
+
+    def _close_when_done(self, closer: int, host: WorkerHost) -> bool:
+        """``exit`` to the process once every lane on it is done (``closer`` reads its
+        last reports); whether it was sent now."""
+        if self.closing or not set(self.queues) <= self.exited:
+            return False
+        self.closing = True
+        self.closer = closer
+        host.send({"type": "exit"})
+        return True
 
 
 class LaneHost:

@@ -212,9 +212,9 @@ class _Worker:
     def _abort_order(self, order_id: str) -> None:
         """Abort the run of one order: a running one, or one still queued (the
         reader that sent both may not know whether it started; ids are never reused)."""
-        running = [lane.run for lane in self.lanes.values() if lane.order_id == order_id]
-        if running and running[0] is not None:
-            running[0].abort("abort")
+        run = next((lane.run for lane in self.lanes.values() if lane.order_id == order_id), None)
+        if run is not None:
+            run.abort("abort")
         else:
             self.cancelled_orders.add(order_id)
 
