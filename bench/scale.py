@@ -12,10 +12,12 @@ runners would have appended them (``--no-index``: none, the first listings rebui
 Times, medians of ``--repeat``:
 
 - ``unotest --version`` (the reference: the interpreter and the CLI's imports) and
-  ``unotest runs --limit 20`` as subprocesses;
+  ``unotest runs --limit 20`` as subprocesses: on a folder unchanged since the last
+  listing (the newest names kept in ``unotest/.cache/runs-listing.json`` are read), and
+  just after a change (the folder's modification time set to now: listed again);
 - ``runs_page(limit=100)`` in this process with a fresh lister and index (what one CLI
-  command does), and ``list_runs`` (every run) once; ``--reference`` also times the way
-  before the index (every directory's ``run_meta``);
+  command does), both ways, and ``list_runs`` (every run) once; ``--reference`` also
+  times the way before the index (every directory's ``run_meta``);
 - against a real ``unotest view``: ``GET /api/runs?limit=100`` (the first request, then
   the median), its next page (``before=``), ``status=failed``, ``scenario=``, and
   ``latest=1`` (each scenario's newest run, the tree's badges).
@@ -64,7 +66,8 @@ from scale_scenarios import child_env, load, ms  # noqa: E402
 
 from runner import protocol  # noqa: E402
 from runner.store.run_index import RunIndex, index_path  # noqa: E402
-from runner.store.runs import RunLister, RunQuery, list_runs, run_meta  # noqa: E402
+from runner.store.run_list import RunLister, RunQuery, list_runs  # noqa: E402
+from runner.store.runs import run_meta  # noqa: E402
 
 SCENARIOS = [f"area{n % 5}/flow{n}" for n in range(50)]
 DEAD_PID = 4_194_000
@@ -200,11 +203,35 @@ def cli(root: Path, *args: str) -> Callable[[], object]:
     return run
 
 
+def settle(runs_dir: Path, lister: Callable[[], object]) -> None:
+    """Wait until the folder's last change is more than a second old, then list it once
+    with ``lister``: from then on its newest names are kept for the next process."""
+    age = time.time() - runs_dir.stat().st_mtime
+    time.sleep(max(0.0, 1.2 - age))
+    lister()
+
+
+def median_after(repeat: int, prepare: Callable[[], object], fn: Callable[[], object]) -> float:
+    """The median time of ``fn`` with ``prepare`` run (untimed) before each."""
+    times = []
+    for _ in range(repeat):
+        prepare()
+        times.append(timed(fn))
+    return statistics.median(times)
+
+
 def measure_cli(root: Path, repeat: int) -> None:
+    runs_dir = root / "unotest" / ".runs"
+    settle(runs_dir, cli(root, "runs", "--limit", "20"))
     version = median_of(repeat, cli(root, "--version"))
     limited = median_of(repeat, cli(root, "runs", "--limit", "20"))
+    relisted = median_after(repeat, lambda: os.utime(runs_dir), cli(root, "runs", "--limit", "20"))
     print(f"  unotest --version               {ms(version)}  (the reference)")
     print(f"  unotest runs --limit 20         {ms(limited)}  ({limited - version:+.3f} s over it)")
+    print(
+        f"    just after a run was added    {ms(relisted)}  ({relisted - version:+.3f} s over it;"
+        " the folder listed)"
+    )
 
 
 def measure_in_process(root: Path, repeat: int, reference: bool) -> None:
@@ -214,8 +241,11 @@ def measure_in_process(root: Path, repeat: int, reference: bool) -> None:
         lister = RunLister(runs_dir, RunIndex(index_path(runs_dir)))
         return lister.page(RunQuery(limit=100))
 
+    relisted = median_after(repeat, lambda: os.utime(runs_dir), fresh_page)
+    settle(runs_dir, fresh_page)  # and the viewer, measured next, starts so too
     page = median_of(repeat, fresh_page)
-    print(f"  runs_page(limit=100), fresh     {ms(page)}")
+    print(f"  runs_page(limit=100), fresh     {ms(page)}  (the listing kept by the last one)")
+    print(f"    just after a run was added    {ms(relisted)}  (the folder listed)")
     began = time.perf_counter()
     every = list_runs(runs_dir)
     print(f"  list_runs (all {len(every):,})          {ms(time.perf_counter() - began)}")

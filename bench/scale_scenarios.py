@@ -157,6 +157,7 @@ def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONSAFEPATH"] = "1"  # the project's unotest/ folder is not the package
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package has it
     return env
 
 

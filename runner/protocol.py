@@ -29,8 +29,8 @@ library only and never reads the protocol package itself at run time.
 run time.)
 """
 
+import os
 import re
-import secrets
 import time
 from collections.abc import Mapping
 from typing import Literal, NotRequired, TypeAlias, TypedDict, TypeGuard
@@ -773,7 +773,7 @@ def make_run_id(name: str, now_ms: int | None = None, rand_hex: str | None = Non
     if now_ms is None:
         now_ms = time.time_ns() // 1_000_000
     if rand_hex is None:
-        rand_hex = secrets.token_hex(_RAND_BYTES)
+        rand_hex = os.urandom(_RAND_BYTES).hex()  # secrets.token_hex, without its imports
     elif not _RAND_HEX_RE.fullmatch(rand_hex):
         raise ValueError(f"rand_hex must be 6 lowercase hex digits, got {rand_hex!r}")
     return f"{sanitize_run_id_segment(name)}-{to_base36(now_ms)}-{rand_hex}"

@@ -14,7 +14,6 @@ unprintable:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = [
@@ -72,5 +71,7 @@ def printable(text: str) -> str:
 def did_you_mean(given: str, known: Iterable[str], cutoff: float = 0.6) -> str:
     """`` (did you mean 'x'?)`` for the closest known name (case-insensitive), or ``""``."""
     by_lower = {k.lower(): k for k in sorted(known)}
+    import difflib  # here: only a mistyped name asks, and every command imports this module
+
     close = difflib.get_close_matches(given.lower(), list(by_lower), n=1, cutoff=cutoff)
     return f" (did you mean '{by_lower[close[0]]}'?)" if close else ""

@@ -13,7 +13,6 @@ import gc
 import os
 import re
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -442,5 +441,7 @@ def _tolerate_unencodable_output() -> None:
 
 def _report(message: str) -> None:
     if os.environ.get("UNOTEST_DEBUG") == "1":
+        import traceback  # here: every command would pay its import for the rare error
+
         traceback.print_exc()
     print(f"unotest: {one_line(message)}", file=sys.stderr)

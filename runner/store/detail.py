@@ -25,14 +25,13 @@ from runner.project.editing import FileMissing
 from runner.project.root import Project
 from runner.protocol import JSONObject
 from runner.store.links import run_links
+from runner.store.run_list import RunQuery, runs_page
 from runner.store.runs import (
-    RunQuery,
     Stream,
     output_path,
     read_events,
     read_events_counted,
     run_meta,
-    runs_page,
 )
 
 __all__ = [
@@ -183,7 +182,6 @@ def _page_image(root: Path, run_dir: Path, event: JSONObject | None) -> PageImag
             aria_file = run_file(root, run_dir, f"{PAGES}/{Path(str(event['aria'])).name}")
             aria = aria_file.read_text(encoding="utf-8")
     return PageImage(event, jpeg, aria)
-
 
 
 def runtime_of(run_dir: Path) -> JSONObject | None:

@@ -24,7 +24,7 @@ from runner import protocol
 from runner.project.root import Project
 from runner.store.history import referenced_run_ids
 from runner.store.run_index import compact_index
-from runner.store.runs import RunLister, RunQuery
+from runner.store.run_list import RunLister, RunQuery
 
 __all__ = ["PruneResult", "prune_runs"]
 

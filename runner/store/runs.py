@@ -1,6 +1,5 @@
-"""Reading run directories back: events, ``RunMeta``, finding a run, whether it lives,
-and listing runs newest first a page at a time (:class:`RunLister`, through the run index
-of :mod:`runner.store.run_index`).
+"""Reading run directories back: events, ``RunMeta``, finding a run, whether it lives
+(listing them newest first, a page at a time, is :mod:`runner.store.run_list`'s).
 
 A run's status comes from its ``steps.jsonl`` when it has finished, else from
 whether its runner still lives: the manifest's ``pid`` with the same start time
@@ -11,56 +10,32 @@ younger than ``HEARTBEAT_STALE_SECONDS`` means ``running``.
 
 from __future__ import annotations
 
-import bisect
-import heapq
-import itertools
 import json
 import math
-import operator
-import os
 import re
-import socket
-import threading
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Literal
 
 from runner import protocol
 from runner.errors import UsageError
 from runner.processes import pid_exists, read_proc_stat
 from runner.project.root import Project
-from runner.protocol import JSONObject, sanitize_run_id_segment, to_base36
-from runner.store.run_index import (
-    SLACK_MS,
-    IndexEntry,
-    RunIndex,
-    as_outcome,
-    finished_line,
-    linked_line,
-    note_lines,
-    run_time,
-    shared_index,
-    started_line,
-)
+from runner.protocol import JSONObject
+from runner.store.run_index import as_outcome
 
 __all__ = [
-    "STATUSES",
-    "RunLister",
-    "RunQuery",
-    "RunsPage",
+    "STATUS_OF",
+    "as_time",
     "events_of",
     "find_run_dir",
     "is_collection_run",
-    "list_runs",
     "output_path",
     "read_events",
     "read_events_counted",
     "read_manifest",
     "run_meta",
     "runner_alive",
-    "runs_page",
     "runtime_path",
     "steps_path",
     "steps_size",
@@ -70,7 +45,7 @@ Stream = Literal["stdout", "stderr"]
 """A run's captured output stream."""
 _STARTED_KINDS = ("run:started", "collection-run:started")
 FINISHED_KINDS = ("run:finished", "collection-run:finished")
-_STATUS_OF: dict[protocol.RunOutcome, protocol.RunStatus] = {
+STATUS_OF: dict[protocol.RunOutcome, protocol.RunStatus] = {
     "completed": "passed",
     "failed": "failed",
     "aborted": "aborted",
@@ -157,7 +132,7 @@ def read_events_counted(steps_path: Path, start: int = 0) -> tuple[list[JSONObje
     return events, len(lines)
 
 
-def _time(value: object) -> int | None:
+def as_time(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if isinstance(value, float) and not math.isfinite(value):
@@ -178,9 +153,9 @@ def _lifecycle(steps_path: Path) -> tuple[int | None, int | None, protocol.RunOu
             continue
         kind = event.get("kind")
         if kind in _STARTED_KINDS and started is None:
-            started = _time(event.get("t"))
+            started = as_time(event.get("t"))
         elif kind in FINISHED_KINDS:
-            t = _time(event.get("t"))
+            t = as_time(event.get("t"))
             value = as_outcome(event.get("outcome"))
             if t is not None and value is not None:
                 finished, outcome = t, value
@@ -201,6 +176,8 @@ def runner_alive_by(manifest: JSONObject, run_dir: Path, now_ms: int) -> bool:
     pid = int_field(manifest, "pid")
     start = int_field(manifest, "pidStartTime")
     host = manifest.get("hostname")
+    import socket  # here: a listing's CLI command seldom asks, and pays its import otherwise
+
     try:
         same_host = not isinstance(host, str) or host == socket.gethostname()
     except OSError:
@@ -256,7 +233,7 @@ def run_meta(run_dir: Path, now_ms: int | None = None) -> protocol.RunMeta | Non
         return None
     kind = manifest.get("kind")
     ref = manifest.get("ref")
-    manifest_started = _time(manifest.get("startedAt"))
+    manifest_started = as_time(manifest.get("startedAt"))
     if kind not in ("scenario", "collection") or not isinstance(ref, str):
         return None
     if now_ms is None:
@@ -268,7 +245,7 @@ def run_meta(run_dir: Path, now_ms: int | None = None) -> protocol.RunMeta | Non
         return None
     status: protocol.RunStatus
     if outcome is not None:
-        status = _STATUS_OF[outcome]
+        status = STATUS_OF[outcome]
     elif runner_alive_by(manifest, run_dir, now_ms):
         status = "running"
     else:
@@ -301,399 +278,6 @@ def _add_links(meta: protocol.RunMeta, manifest: JSONObject) -> None:
     if isinstance(retry_of, str) and attempt is not None:
         meta["retryOf"] = retry_of
         meta["attempt"] = attempt
-
-
-# ---------------------------------------------------------------------------
-# listing runs: newest first, a page at a time, through the run index
-# ---------------------------------------------------------------------------
-
-STATUSES: tuple[protocol.RunStatus, ...] = ("running", "passed", "failed", "aborted", "interrupted")
-_ID_REST = re.compile(r"[0-9a-z]+-[0-9a-f]{6}")
-_TAIL_OF = operator.itemgetter(slice(-15, None))
-"""``tttttttt-rrrrrr``: the time (8 base-36 digits) and random suffix of a run id."""
-_DASHES_OF = operator.itemgetter(slice(-16, None, 9))
-"""The two characters that are ``--`` in every id ``make_run_id`` makes."""
-_DASHES = itertools.repeat("--")
-_RELIST_AFTER_NS = 1_000_000_000
-"""A listing taken this long after the folder last changed stays right until its
-modification time changes (a change in the same clock tick as the one before it could
-leave the time as it was)."""
-_REORDER_AT = 512
-"""Above this many names gone or come between two listings, sort again."""
-
-
-@dataclass(frozen=True)
-class RunQuery:
-    """Which runs a page holds: the newest ``limit`` (every one when ``None``) after the
-    run ``before`` (a run id from the page before), of the scenario or collection
-    ``ref``, with ``status``, the scenario runs of the collection run ``parent``."""
-
-    limit: int | None = None
-    before: str | None = None
-    ref: str | None = None
-    status: protocol.RunStatus | None = None
-    parent: str | None = None
-
-    def keeps(self, meta: protocol.RunMeta) -> bool:
-        return (
-            (self.ref is None or meta["ref"] == self.ref)
-            and (self.status is None or meta["status"] == self.status)
-            and (self.parent is None or meta.get("parentRunId") == self.parent)
-        )
-
-
-@dataclass(frozen=True)
-class RunsPage:
-    """One page of runs, newest first; ``more``: older runs match too (ask again with
-    ``before=next_before``); ``total``: the run directories in the folder."""
-
-    runs: list[protocol.RunMeta]
-    more: bool
-    total: int
-
-    @property
-    def next_before(self) -> str | None:
-        return self.runs[-1]["runId"] if self.more and self.runs else None
-
-
-def _indexed_meta(run_id: str, entry: IndexEntry) -> protocol.RunMeta | None:
-    """The ``RunMeta`` of a finished run from its index lines, as :func:`run_meta` reads
-    it from its directory; ``None`` for a run without a finish line."""
-    if (
-        entry.outcome is None
-        or entry.finished_at is None
-        or entry.kind is None
-        or entry.ref is None
-        or entry.started_at is None
-    ):
-        return None
-    meta: protocol.RunMeta = {
-        "runId": run_id,
-        "kind": entry.kind,
-        "ref": entry.ref,
-        "startedAt": entry.started_at,
-        "finishedAt": entry.finished_at,
-        "durationMs": entry.finished_at - entry.started_at,
-        "status": _STATUS_OF[entry.outcome],
-        "outcome": entry.outcome,
-    }
-    if entry.parent is not None:
-        meta["parentRunId"] = entry.parent
-    if entry.restart_of is not None:
-        meta["restartOf"] = entry.restart_of
-    if entry.retry_of is not None and entry.attempt is not None:
-        meta["retryOf"] = entry.retry_of
-        meta["attempt"] = entry.attempt
-    return meta
-
-
-def _repair_lines(meta: protocol.RunMeta, entry: IndexEntry | None) -> list[bytes]:
-    """The lines a finished run read from its directory lacks in the index."""
-    run_id, outcome, finished_at = meta["runId"], meta["outcome"], meta["finishedAt"]
-    if outcome is None or finished_at is None:
-        return []  # not finished: read from its directory until it is
-    lines = []
-    retry_of, attempt = meta.get("retryOf"), meta.get("attempt")
-    if entry is None:
-        lines.append(
-            started_line(
-                run_id,
-                kind=meta["kind"],
-                ref=meta["ref"],
-                started_at=meta["startedAt"],
-                parent=meta.get("parentRunId"),
-                restart_of=meta.get("restartOf"),
-                retry_of=retry_of,
-                attempt=attempt,
-            )
-        )
-    elif retry_of is not None and attempt is not None and entry.retry_of is None:
-        lines.append(linked_line(run_id, retry_of, attempt))
-    lines.append(finished_line(run_id, finished_at, outcome))
-    return lines
-
-
-def _may_be_of(name: str, prefix: str) -> bool:
-    """Whether the run directory ``name`` may be a run of the ref whose id segment and
-    dash are ``prefix``: made by ``make_run_id`` from that ref, or a name it did not make."""
-    if name.startswith(prefix) and _ID_REST.fullmatch(name, len(prefix)) is not None:
-        return True
-    return run_time(name) is None
-
-
-class RunLister:
-    """The runs of one folder, newest first, a page at a time.
-
-    Newest first is by the time in the run's id (when its directory was made: the
-    manifest's ``startedAt``), then by the id's random suffix; a directory whose name
-    ``make_run_id`` did not make is placed by its manifest's ``startedAt``. The folder is
-    listed for every page (not when it is unchanged since a listing taken well after its
-    last change), and the runs a page shows are read from the run index
-    (:mod:`runner.store.run_index`) when it has them finished, from their directories
-    otherwise: a page costs about its own runs, not the folder's. Ordering the names is
-    left to C (a slice of each name, ``heapq.nlargest`` for a first page); a lister kept
-    (a viewer's) keeps them sorted between pages, and each ref's newest run for
-    :meth:`latest`. Safe from any thread.
-    """
-
-    _shared: ClassVar[dict[Path, RunLister]] = {}
-    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, runs_dir: Path, index: RunIndex | None = None) -> None:
-        self.runs_dir = runs_dir
-        self.index = index if index is not None else shared_index(runs_dir)
-        self._lock = threading.Lock()
-        self._names: set[str] = set()
-        self._odd: dict[str, str] = {}
-        """The names ``make_run_id`` did not shape, and their keys (from the manifest)."""
-        self._order: list[tuple[str, str]] | None = None
-        self._listed: tuple[int, int] | None = None
-        self._served = 0
-        self._resolving = False
-        """Whether :meth:`latest` was asked: then new names are resolved to their refs."""
-        self._unresolved: set[str] = set()
-        self._ref_of: dict[str, tuple[str, str]] = {}
-        self._latest: dict[tuple[str, str], tuple[str, str]] = {}
-        self._dirty: set[tuple[str, str]] = set()
-
-    @classmethod
-    def of(cls, runs_dir: Path) -> RunLister:
-        """This process's lister of ``runs_dir``."""
-        with cls._shared_lock:
-            lister = cls._shared.pop(runs_dir, None)
-            if lister is None:
-                lister = cls(runs_dir)
-                while len(cls._shared) >= 16:
-                    cls._shared.pop(next(iter(cls._shared)))
-            cls._shared[runs_dir] = lister
-            return lister
-
-    # --- the folder --------------------------------------------------------------------
-
-    def _key(self, name: str) -> str:
-        """Where ``name`` sorts: ``tttttttt-rrrrrr``, the time and random suffix of an id
-        ``make_run_id`` made (8 base-36 digits sort as their values), else its manifest's
-        ``startedAt`` in the same digits."""
-        if _DASHES_OF(name) == "--":
-            return str(_TAIL_OF(name))
-        key = self._odd.get(name)
-        if key is None:
-            manifest = read_manifest(self.runs_dir / name) or {}
-            key = to_base36(max(_time(manifest.get("startedAt")) or 0, 0)).rjust(8, "0")
-            key = self._odd[name] = f"{key}-{name}"
-        return key
-
-    def _relist(self) -> None:
-        try:
-            mtime = os.stat(self.runs_dir).st_mtime_ns
-        except OSError:
-            self._listed = None
-            self._take(set())
-            return
-        listed = self._listed
-        if listed is not None and listed[0] == mtime and listed[1] - mtime > _RELIST_AFTER_NS:
-            return
-        now = time.time_ns()
-        try:
-            found = os.listdir(self.runs_dir)
-        except OSError:
-            found = []
-        names = set(found)
-        if found and min(found) < "/":  # only then may a name start with "."
-            names = {n for n in names if not n.startswith(".")}
-        self._listed = (mtime, now)
-        self._take(names)
-
-    def _take(self, names: set[str]) -> None:
-        """The folder's names now: the sorted order and each ref's newest run follow."""
-        come = names - self._names if self._names else names
-        gone = self._names - names if self._names else set()
-        odd = list(itertools.compress(come, map(operator.ne, map(_DASHES_OF, come), _DASHES)))
-        for name in odd:
-            self._key(name)  # read its manifest once
-        order = self._order
-        if order is not None:
-            if len(gone) + len(come) > _REORDER_AT:
-                self._order = None
-            else:
-                for name in gone:
-                    pair = (self._key(name), name)
-                    at = bisect.bisect_left(order, pair)
-                    if at < len(order) and order[at] == pair:
-                        del order[at]
-                for name in come:
-                    bisect.insort(order, (self._key(name), name))
-        for name in gone:
-            self._odd.pop(name, None)
-            ref = self._ref_of.pop(name, None)
-            if ref is not None and self._latest.get(ref, ("", ""))[1] == name:
-                self._dirty.add(ref)
-        if self._resolving:
-            self._unresolved -= gone
-            self._unresolved |= come
-        self._names = names
-
-    def _newest_first(self, below: tuple[str, str] | None, hint: int | None) -> Iterator[str]:
-        """The names older than ``below``, newest first. ``hint``: how many the caller
-        expects to need; the first page of a lister takes them without sorting all."""
-        if self._order is None and hint is not None and hint * 8 < len(self._names):
-            shaped: Iterable[str] = self._names
-            if self._odd:
-                shaped = self._names.difference(self._odd)
-            if below is not None:
-                bound = below
-                shaped = (n for n in shaped if (_TAIL_OF(n), n) < bound)
-            top = [(str(_TAIL_OF(n)), n) for n in heapq.nlargest(hint, shaped, key=_TAIL_OF)]
-            top += [(k, n) for n, k in self._odd.items() if below is None or (k, n) < below]
-            top.sort(reverse=True)
-            for _, name in top[:hint]:
-                yield name
-            if len(top) < hint:
-                return
-            below = top[hint - 1]
-        if self._order is None:
-            names = self._names
-            self._order = sorted(zip(map(_TAIL_OF, names), names, strict=True))
-            if self._odd:
-                shaped_pairs = [p for p in self._order if p[1] not in self._odd]
-                self._order = sorted([*shaped_pairs, *((k, n) for n, k in self._odd.items())])
-        order = self._order
-        end = len(order) if below is None else bisect.bisect_left(order, below)
-        for at in range(end - 1, -1, -1):
-            name = order[at][1]
-            if name in self._names:
-                yield name
-
-    # --- a page ------------------------------------------------------------------------
-
-    def page(self, query: RunQuery) -> RunsPage:
-        """The runs ``query`` asks for, newest first."""
-        now_ms = time.time_ns() // 1_000_000
-        repairs: list[bytes] = []
-        with self._lock:
-            self.index.refresh()
-            self._relist()
-            below = self._cursor(query.before)
-            floor = None
-            if query.parent is not None:
-                # A collection's scenario runs are made between its start and its end.
-                made = run_time(query.parent)
-                floor = to_base36(max((made or 0) - SLACK_MS, 0)).rjust(8, "0")
-                parent = self.index.lookup(query.parent, made)
-                end = None if parent is None else parent.finished_at
-                if below is None and made is not None and end is not None and end >= made:
-                    below = (to_base36(end + SLACK_MS).rjust(8, "0"), "")
-            plain = query.ref is None and query.status is None and query.parent is None
-            first = self._served == 0
-            self._served += 1
-            hint = query.limit + 1 if plain and first and query.limit is not None else None
-            prefix = None if query.ref is None else sanitize_run_id_segment(query.ref) + "-"
-            runs: list[protocol.RunMeta] = []
-            more = False
-            for name in self._newest_first(below, hint):
-                if floor is not None and self._key(name) < floor:
-                    break
-                if prefix is not None and not _may_be_of(name, prefix):
-                    continue
-                meta = self._meta(name, now_ms, repairs)
-                if meta is None or not query.keeps(meta):
-                    continue
-                if query.limit is not None and len(runs) >= query.limit:
-                    more = True
-                    break
-                runs.append(meta)
-            total = len(self._names)
-        if repairs:
-            note_lines(self.runs_dir, repairs)
-        return RunsPage(runs, more, total)
-
-    def latest(self) -> list[protocol.RunMeta]:
-        """The newest run of each scenario and collection, newest first (the viewer's
-        tree shows each scenario's). The first call reads every run's ref (from the
-        index, else its directory); later calls only those of new runs."""
-        now_ms = time.time_ns() // 1_000_000
-        repairs: list[bytes] = []
-        with self._lock:
-            self.index.refresh()
-            self._relist()
-            if not self._resolving:
-                self._resolving = True
-                self._unresolved = set(self._names)
-            if len(self._unresolved) > 1000:
-                self.index.read_all()  # one pass over the file, not one per lookup
-            for name in list(self._unresolved):
-                ref = self._ref(name, now_ms, repairs)
-                if ref is None:
-                    continue  # no manifest yet (being made), or never: asked again
-                self._unresolved.discard(name)
-                self._ref_of[name] = ref
-                pair = (self._key(name), name)
-                if ref not in self._latest or self._latest[ref] < pair:
-                    self._latest[ref] = pair
-            if self._dirty:
-                self._recount(self._dirty)
-            newest = sorted(self._latest.values(), reverse=True)
-            runs = [m for m in (self._meta(n, now_ms, repairs) for _, n in newest) if m]
-        if repairs:
-            note_lines(self.runs_dir, repairs)
-        return runs
-
-    def _ref(self, name: str, now_ms: int, repairs: list[bytes]) -> tuple[str, str] | None:
-        entry = self.index.lookup(name, run_time(name))
-        if entry is not None and entry.kind is not None and entry.ref is not None:
-            return (entry.kind, entry.ref)
-        meta = self._meta(name, now_ms, repairs)
-        return None if meta is None else (meta["kind"], meta["ref"])
-
-    def _recount(self, refs: set[tuple[str, str]]) -> None:
-        """The newest run of refs whose newest run is gone, from the runs left."""
-        for ref in refs:
-            self._latest.pop(ref, None)
-        for name, ref in self._ref_of.items():
-            if ref in refs:
-                pair = (self._key(name), name)
-                if ref not in self._latest or self._latest[ref] < pair:
-                    self._latest[ref] = pair
-        refs.clear()
-
-    def _cursor(self, before: str | None) -> tuple[str, str] | None:
-        if before is None:
-            return None
-        if not before or any(c in before for c in "/\\\0") or before in (".", ".."):
-            raise UsageError(f"before={before!r} is not a run id")
-        return (self._key(before), before)
-
-    def _meta(self, name: str, now_ms: int, repairs: list[bytes]) -> protocol.RunMeta | None:
-        """A run's ``RunMeta``: from the index when it has the run finished, else from
-        its directory (whose lines, once finished, are added to the index)."""
-        entry = self.index.lookup(name, run_time(name))
-        if entry is not None:
-            meta = _indexed_meta(name, entry)
-            if meta is not None:
-                return meta
-        meta = run_meta(self.runs_dir / name, now_ms)
-        if meta is None or meta["outcome"] is None:
-            return meta  # read from its directory until it has finished
-        if entry is None:
-            # Past the bound, lines written while the clock stood behind the run's id:
-            # looked for once through the whole file before any are added again.
-            entry = self.index.lookup(name, None)
-            if entry is not None and _indexed_meta(name, entry) is not None:
-                return meta
-        repairs.extend(_repair_lines(meta, entry))
-        return meta
-
-
-def runs_page(runs_dir: Path, query: RunQuery) -> RunsPage:
-    """A page of the runs under ``runs_dir`` (:class:`RunLister`)."""
-    return RunLister.of(runs_dir).page(query)
-
-
-def list_runs(runs_dir: Path) -> list[protocol.RunMeta]:
-    """Every readable run under ``runs_dir``, newest first: the whole index is read, and
-    the directories of the runs it lacks or has not finished (the product lists a page
-    at a time, :func:`runs_page`; this is for tests and the scale bench)."""
-    return runs_page(runs_dir, RunQuery()).runs
 
 
 # ---------------------------------------------------------------------------

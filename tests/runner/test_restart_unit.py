@@ -22,7 +22,7 @@ from runner.debug.restart import (
 )
 from runner.errors import UsageError
 from runner.project.index import Project
-from runner.store.restart_links import latest_restart, restarted_as
+from runner.store.links import latest_restart, restarted_as
 from runner.store.rundir import RunDirectory
 
 FLOW = "unotest/e2e/flows/again.test.js"

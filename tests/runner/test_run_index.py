@@ -1,5 +1,5 @@
 """The run index (``runner/store/run_index.py``) and the listing through it
-(``runner.store.runs.RunLister``): a cache that is never trusted over the directories.
+(``runner.store.run_list.RunLister``): a cache that is never trusted over the directories.
 
 Real writers (``RunDirectory``, ``end_abandoned_run``, ``mark_attempt``) and run
 directories written by hand (``fake_runs``); every answer is compared with what the
@@ -27,8 +27,9 @@ from runner.store import runs as runs_module
 from runner.store.prune import prune_runs
 from runner.store.retries import mark_attempt
 from runner.store.run_index import RunIndex, index_path, run_time
+from runner.store.run_list import RunLister, RunQuery
 from runner.store.rundir import RunDirectory, end_abandoned_run
-from runner.store.runs import RunLister, RunQuery, run_meta
+from runner.store.runs import run_meta
 
 NOW = time.time_ns() // 1_000_000
 HOUR = 3_600_000

@@ -13,8 +13,9 @@ import pytest
 
 from runner import protocol
 from runner.processes import process_start_time
+from runner.store.run_list import list_runs
 from runner.store.rundir import RunDirectory
-from runner.store.runs import list_runs, read_events, run_meta
+from runner.store.runs import read_events, run_meta
 
 Validate = Callable[[str, object], None]
 HAS_PROC = Path("/proc/self/stat").exists()

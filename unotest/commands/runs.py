@@ -2,7 +2,7 @@
 
 ``--limit N`` reads about N runs, whatever the number of run directories: the names are
 listed, the newest N read from the run index (or their directories) by
-:func:`runner.store.runs.runs_page`.
+:func:`runner.store.run_list.runs_page`.
 
 ``--prune`` with ``--older-than DAYS`` and/or ``--keep N`` removes old run directories
 and their failure bundles, keeping those history points to (:mod:`runner.store.prune`).
@@ -18,7 +18,7 @@ from pathlib import Path
 from runner import protocol
 from runner.errors import UsageError
 from runner.project.root import Project, find_project_root
-from runner.store.runs import RunQuery, runs_page
+from runner.store.run_list import RunQuery, runs_page
 from runner.text import printable
 from unotest.console import json_dump
 from unotest.exit_codes import EXIT_OK

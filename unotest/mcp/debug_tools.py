@@ -39,7 +39,7 @@ from runner.store.detail import (
     read_bundle,
     runtime_of,
 )
-from runner.store.restart_links import latest_restart
+from runner.store.links import latest_restart
 from runner.store.runs import events_of, is_collection_run
 from unotest.mcp.answers import cut, for_agent
 from unotest.mcp.arguments import CmdArg, OptionalText, RunIdArg

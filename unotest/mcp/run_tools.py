@@ -44,10 +44,10 @@ from runner.project.positions import parse_position
 from runner.protocol import JSONObject
 from runner.store.detail import PageImage, is_paused, output_tail, runtime_of, step_image
 from runner.store.history import history_report
-from runner.store.links import run_links
+from runner.store.links import latest_restart, run_links
 from runner.store.page_log import page_log_summary
-from runner.store.restart_links import latest_restart
-from runner.store.runs import RunQuery, events_of, run_meta, runs_page
+from runner.store.run_list import RunQuery, runs_page
+from runner.store.runs import events_of, run_meta
 from unotest.mcp.answers import MAX_TEXT, StartedRun, cut, for_agent
 from unotest.mcp.arguments import OptionalText, RunIdArg, TimeoutArg, UntilArg
 from unotest.mcp.state import ToolState

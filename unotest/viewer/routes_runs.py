@@ -1,7 +1,7 @@
 """The runs REST routes: listing and reading runs, their files, starting runs, driving them.
 
 * ``GET /api/runs?limit=&before=&scenario=&status=`` → ``RunMeta[]``, newest first, a
-  page at a time (:class:`runner.store.runs.RunLister`: about a page's reads, whatever
+  page at a time (:class:`runner.store.run_list.RunLister`: about a page's reads, whatever
   the number of runs): ``limit`` runs (default 100, at most 1,000), older than the run
   ``before``, of one scenario or collection (``scenario``, or ``ref`` as before), with
   one status; when older runs match too, a ``Link: </api/runs?…&before=<runId>>;
@@ -68,7 +68,8 @@ from runner.protocol import JSONObject
 from runner.store.detail import exact_run_dir, run_detail, run_file
 from runner.store.page_log import read_page_log
 from runner.store.run_index import RunIndex, index_path
-from runner.store.runs import STATUSES, RunLister, RunQuery, run_meta
+from runner.store.run_list import STATUSES, RunLister, RunQuery
+from runner.store.runs import run_meta
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
 
