@@ -2,7 +2,6 @@
 
 import json
 import os
-import secrets
 import subprocess
 import sys
 import textwrap
@@ -127,7 +126,7 @@ def test_same_ref_same_ms_same_random_never_share_a_directory(
     runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suffixes = iter(["aaaaaa", "aaaaaa", "aaaaaa", "bbbbbb"])
-    monkeypatch.setattr(secrets, "token_hex", lambda n=None: next(suffixes))
+    monkeypatch.setattr(os, "urandom", lambda n: bytes.fromhex(next(suffixes)))
     fixed = lambda: 1_700_000_000_123  # noqa: E731
     first = RunDirectory.create(runs_dir, "scenario", "s", now_ms=fixed)
     second = RunDirectory.create(runs_dir, "scenario", "s", now_ms=fixed)
