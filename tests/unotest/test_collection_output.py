@@ -3,6 +3,7 @@ that leaves early (``| head``), messages with characters XML cannot hold."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import subprocess
@@ -15,7 +16,7 @@ from cli_helpers import write
 from sites import scenario_source, unotest_env
 
 from runner.collection.orchestrator import CollectionResult, ScenarioOutcome
-from unotest.commands.collection import _summary, junit_xml
+from unotest.commands.collection import _header, _Plan, _summary, junit_xml
 
 E2E = "unotest/e2e"
 
@@ -79,3 +80,24 @@ def test_a_reader_that_leaves_early_does_not_change_the_outcome_or_the_reports(
     assert "BrokenPipe" not in done.stderr and "Traceback" not in done.stderr
     suite = ET.parse(project / "out" / "c.xml").getroot().find("./testsuite")
     assert suite is not None and suite.get("failures") == "1"
+
+
+def test_the_header_says_how_many_processes_the_workers_share() -> None:
+    """``--lanes`` workers to a process (2 by default), one each with ``wsEndpoint``:
+    the header says so whenever workers share a process, so that a `ps` showing fewer
+    worker processes than ``--workers`` is not taken for a failure."""
+    plan = _Plan(names=[f"s{n}" for n in range(5)], skipped=[], broken=[], none_found=False)
+
+    def header(workers: int, lanes: int | None, remote: bool = False) -> str:
+        out = io.StringIO()
+        args = argparse.Namespace(name="nightly", workers=workers, lanes=lanes, shard=None)
+        _header(args, plan, out, remote=remote)
+        return out.getvalue().strip()
+
+    assert header(2, None) == "unotest collection nightly: 5 scenarios, 2 worker(s) in 1 process"
+    assert header(3, None) == "unotest collection nightly: 5 scenarios, 3 worker(s) in 2 processes"
+    assert header(4, 4) == "unotest collection nightly: 5 scenarios, 4 worker(s) in 1 process"
+    assert header(2, 1) == "unotest collection nightly: 5 scenarios, 2 worker(s)"
+    assert header(2, None, remote=True) == "unotest collection nightly: 5 scenarios, 2 worker(s)"
+    assert header(1, None) == "unotest collection nightly: 5 scenarios, 1 worker(s)"
+    assert header(9, None) == "unotest collection nightly: 5 scenarios, 5 worker(s) in 3 processes"

@@ -322,7 +322,7 @@ def test_a_collection_with_grep_smoke_runs_only_the_tagged_scenarios(
     assert done.returncode == 0, done
     assert sorted(site.visits) == ["auth/login", "shop/cart"]
     header = done.stdout.splitlines()[0]
-    assert header == r"unotest collection all: 2 scenarios, 2 worker(s), --grep '@smoke\b(?!-)'"
+    assert header == r"unotest collection all: 2 scenarios, 2 worker(s) in 1 process, --grep '@smoke\b(?!-)'"
     assert "2 passed" in done.stdout
     # The two workers are lanes of one process, started early, adopted: none replaced.
     assert len(workers) == 1, workers
@@ -358,7 +358,7 @@ def test_grep_invert_runs_the_others_on_as_many_workers_as_they_need(
     done, workers = collection(runnable, "all", "--grep-invert", "@smoke", "--workers", "3")
     assert done.returncode == 0, done
     assert sorted(site.visits) == ["mail", "shop/offers"]
-    header = "unotest collection all: 2 scenarios, 2 worker(s), --grep-invert '@smoke'"
+    header = "unotest collection all: 2 scenarios, 2 worker(s) in 1 process, --grep-invert '@smoke'"
     assert done.stdout.startswith(header + "\n"), done.stdout
     assert len(workers) == 1, workers
     assert started_early(runnable, done.stdout, workers), workers

@@ -61,6 +61,7 @@ from runner.store.history import SCENARIO_NOT_FOUND, longest_first, medians_ms
 from runner.store.retries import flaky_line, retries_of
 from runner.store.step_titles import read_titled_steps
 from runner.text import did_you_mean, keep_lines, one_line
+from runner.workers.lanes import lanes_per_process
 from runner.workers.pool import endpoint_label
 from unotest.console import ReaderMayLeave, format_diagnostic, print_warnings
 from unotest.exit_codes import EXIT_FAILED, exit_code_for_run
@@ -187,7 +188,7 @@ def _run_collection(args: argparse.Namespace) -> int:
     out = cast(TextIO, ReaderMayLeave(sys.stdout))
     printer = _event_printer(out, retries) if reporters.show_list else _no_event
     if reporters.show_list:
-        _header(args, plan, out, grep)
+        _header(args, plan, out, grep, remote=bool(config.endpoints))
     started = time.time()
     live = LiveFile()
     reports = ReportSinks(reporters, out, started)
@@ -385,11 +386,21 @@ def _history_durations(project: Project) -> dict[str, float]:
 
 
 def _header(
-    args: argparse.Namespace, plan: _Plan, out: TextIO, grep: ScenarioGrep | None = None
+    args: argparse.Namespace,
+    plan: _Plan,
+    out: TextIO,
+    grep: ScenarioGrep | None = None,
+    *,
+    remote: bool = False,
 ) -> None:
     """The first line of the list reporter: every scenario the summary will count,
-    those that cannot run said apart, and the grep that chose them."""
+    those that cannot run said apart, the workers and the processes they share
+    (``--lanes``; ``remote``: browsers from ``wsEndpoint``, a process each), and the
+    grep that chose them."""
     listed, runnable = len(plan.listed), len(plan.names)
+    workers = min(args.workers, max(runnable, 1))
+    processes = -(-workers // lanes_per_process(getattr(args, "lanes", None), remote))
+    shared = f" in {processes} process{'' if processes == 1 else 'es'}"
     chosen_text = f", shard {args.shard}" if args.shard else ""
     if plan.shard is not None and plan.shard.expected_ms is not None:
         chosen_text += f" (about {_seconds(round(plan.shard.expected_ms))} of scenario time)"
@@ -401,7 +412,7 @@ def _header(
     unrun_text = f" ({', '.join(unrun)})" if unrun else ""
     print(
         f"unotest collection {args.name}: {listed} scenario{'' if listed == 1 else 's'}"
-        f"{unrun_text}, {min(args.workers, max(runnable, 1))} worker(s){chosen_text}",
+        f"{unrun_text}, {workers} worker(s){shared if processes < workers else ''}{chosen_text}",
         file=out,
     )
 
