@@ -56,6 +56,7 @@ __all__ = [
     "source_view",
     "version_of",
     "write_collection",
+    "writers_excluded",
 ]
 
 MAX_PATH_CHARS = 1024
@@ -206,16 +207,17 @@ def _encoded(text: str) -> bytes:
 
 
 @contextmanager
-def _writers_excluded(project: Project) -> Iterator[None]:
-    """This process's lock, and an advisory ``flock`` on ``unotest/e2e/`` that every
-    unotest process saving a source takes too (the viewer, the MCP server): between
-    them, a version check and its write are one step. Editors take no such lock."""
+def writers_excluded(folder: Path) -> Iterator[None]:
+    """This process's lock, and an advisory ``flock`` on ``folder`` that every unotest
+    process saving a file there takes too (the viewer, the MCP server; ``unotest/e2e/``
+    for sources, ``unotest/`` for ``.env``): between them, a version check and its write
+    are one step. Editors take no such lock."""
     with _SAVE_LOCK:
         if sys.platform == "win32":  # no flock: only this process's lock holds
             yield
             return
-        project.e2e_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(project.e2e_dir, os.O_RDONLY)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -250,11 +252,11 @@ def save_source(
 
     With ``base_version`` (the version the client read; ``None``: the file must not
     exist yet) the save is refused with ``FileConflict`` when the file on disk is at
-    another one. The check runs just before the write, both under ``_writers_excluded``.
+    another one. The check runs just before the write, both under :func:`writers_excluded`.
     """
     path = resolve_source(project, rel, must_exist=False)
     data = _encoded(text)
-    with _writers_excluded(project):
+    with writers_excluded(project.e2e_dir):
         if not isinstance(base_version, Unchecked):
             _check_base(path, rel, base_version)
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None

@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,25 +31,26 @@ from dotenv.parser import Binding, parse_stream
 from runner import protocol
 from runner.errors import UsageError
 from runner.files import atomic_write
-from runner.project.editing import UNCHECKED, FileConflict, Unchecked, version_of
+from runner.project.editing import (
+    UNCHECKED,
+    FileConflict,
+    Unchecked,
+    version_of,
+    writers_excluded,
+)
 from runner.protocol import is_secret_name
 
 __all__ = [
     "NAME_RE",
     "EnvFileView",
-    "parse_env_file",
     "read_env_view",
     "save_env_file",
-    "update_env_file",
 ]
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A new key's name: letters, digits and ``_``, not starting with a digit (what every
 shell and ``os.environ`` take; python-dotenv reads more, but such a name cannot be set
 with ``export`` nor always read back from a process's environment)."""
-_SAVE_LOCK = threading.Lock()
-"""Held from a save's version check to its rename: two saves in this process never
-both pass the check against the same bytes."""
 
 
 class EnvFileView(protocol.EnvFile):
@@ -78,19 +78,6 @@ class _Entry:
     key: str | None
     value: str
     commented: bool
-
-
-def _read(path: Path) -> tuple[str, str]:
-    """The BOM (if any) and the text after it, newlines untouched."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return "", ""
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {protocol.ENV_FILE}: {err}") from err
-    if text.startswith(_BOM):
-        return _BOM, text[1:]
-    return "", text
 
 
 def _commented(binding: Binding) -> tuple[str, str] | None:
@@ -134,13 +121,6 @@ def _env_file(entries: list[_Entry]) -> protocol.EnvFile:
         "version": 1,
         "vars": [_env_var(e.key, e.value, e.commented) for e in entries if e.key is not None],
     }
-
-
-def parse_env_file(path: Path) -> protocol.EnvFile:
-    """Every ``KEY=VALUE`` of the file, active and commented, in file order (none when
-    the file is missing). Values are the raw ones, before any ``${VAR}`` expansion."""
-    _, text = _read(path)
-    return _env_file(_entries(text))
 
 
 def _quote_single(value: str) -> str:
@@ -195,12 +175,6 @@ def _check_update(entries: list[_Entry], update: protocol.EnvUpdate) -> dict[str
             raise UsageError(f"{key} is commented out in {protocol.ENV_FILE} and cannot be set")
         raise UsageError(f"{key} is not a key of {protocol.ENV_FILE}")
     return dict(values)
-
-
-def update_env_file(path: Path, update: protocol.EnvUpdate) -> protocol.EnvFile:
-    """Change the values of existing active keys; every other byte stays. The new file."""
-    view = save_env_file(path, update)
-    return {"version": view["version"], "vars": view["vars"]}
 
 
 def _decode(data: bytes | None) -> str:
@@ -299,7 +273,9 @@ def save_env_file(
     file is created, mode 0600: it holds secrets), if the file is still at
     ``base_version`` (``None``: it must not exist; :data:`UNCHECKED`: no check), else
     :class:`FileConflict` with the version on disk. Every other byte stays."""
-    with _SAVE_LOCK:
+    # From the version check to the rename: two saves (of this process or another
+    # unotest process) never both pass the check against the same bytes.
+    with writers_excluded(path.parent):
         data = _bytes(path)
         _check_base(data, base_version)
         text = _decode(data)

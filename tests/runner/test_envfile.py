@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import io
 import stat
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from dotenv import dotenv_values
 
+from runner import protocol
 from runner.errors import UsageError
-from runner.project.envfile import parse_env_file, update_env_file
+from runner.project.envfile import read_env_view, save_env_file
 
 ENV = (
     "# the site under test\n"
@@ -25,6 +29,12 @@ ENV = (
     "# just a note, no key here\n"
     "LAST = tail"
 )
+
+
+def parse_env_file(path: Path) -> protocol.EnvFile:
+    """The ``EnvFile`` of the Env page's view (without the view's own keys)."""
+    view = read_env_view(path)
+    return {"version": view["version"], "vars": view["vars"]}
 
 
 @pytest.fixture
@@ -61,14 +71,14 @@ def test_parse_of_a_missing_file_is_empty(tmp_path: Path) -> None:
 
 
 def test_update_changes_only_the_values_asked_for(env: Path) -> None:
-    update_env_file(env, {"version": 1, "values": {"BASE_URL": "http://x:1", "HEADLESS": "0"}})
+    save_env_file(env, {"version": 1, "values": {"BASE_URL": "http://x:1", "HEADLESS": "0"}})
     expected = ENV.replace("localhost:3000", "x:1").replace("HEADLESS=1", "HEADLESS=0")
     assert env.read_bytes() == expected.encode()
     assert stat.S_IMODE(env.stat().st_mode) == 0o600
 
 
 def test_update_keeps_quoting_styles(env: Path) -> None:
-    update_env_file(
+    save_env_file(
         env, {"version": 1, "values": {"API_TOKEN": "n3w", "GREETING": "hi", "LAST": "end"}}
     )
     text = env.read_text()
@@ -93,7 +103,7 @@ def test_update_keeps_quoting_styles(env: Path) -> None:
 )
 @pytest.mark.parametrize("key", ["BASE_URL", "API_TOKEN", "GREETING", "EMPTY", "LAST"])
 def test_awkward_values_round_trip_through_python_dotenv(env: Path, key: str, value: str) -> None:
-    update_env_file(env, {"version": 1, "values": {key: value}})
+    save_env_file(env, {"version": 1, "values": {key: value}})
     read_back = dotenv_values(env, interpolate=False)
     assert read_back[key] == value
     others = {k: v for k, v in read_back.items() if k != key}
@@ -108,7 +118,7 @@ def test_awkward_values_round_trip_through_python_dotenv(env: Path, key: str, va
 def test_inline_comment_after_an_empty_value_stays_a_comment(tmp_path: Path) -> None:
     path = tmp_path / ".env"
     path.write_text("KEY= # set me\nOTHER=x\n")
-    update_env_file(path, {"version": 1, "values": {"KEY": "v"}})
+    save_env_file(path, {"version": 1, "values": {"KEY": "v"}})
     assert path.read_text() == "KEY= v # set me\nOTHER=x\n"
     assert dotenv_values(path)["KEY"] == "v"
 
@@ -116,9 +126,9 @@ def test_inline_comment_after_an_empty_value_stays_a_comment(tmp_path: Path) -> 
 def test_a_commented_key_cannot_be_set_and_the_file_is_untouched(env: Path) -> None:
     before = env.stat().st_mtime_ns, env.read_bytes()
     with pytest.raises(UsageError, match="OLD_PASSWORD is commented out"):
-        update_env_file(env, {"version": 1, "values": {"BASE_URL": "y", "OLD_PASSWORD": "x"}})
+        save_env_file(env, {"version": 1, "values": {"BASE_URL": "y", "OLD_PASSWORD": "x"}})
     with pytest.raises(UsageError, match="NOPE is not a key"):
-        update_env_file(env, {"version": 1, "values": {"NOPE": "x"}})
+        save_env_file(env, {"version": 1, "values": {"NOPE": "x"}})
     assert (env.stat().st_mtime_ns, env.read_bytes()) == before
     assert "# OLD_PASSWORD=hunter2\n" in env.read_text()
 
@@ -126,5 +136,45 @@ def test_a_commented_key_cannot_be_set_and_the_file_is_untouched(env: Path) -> N
 def test_a_bom_is_kept(tmp_path: Path) -> None:
     path = tmp_path / ".env"
     path.write_bytes("\ufeffA=1\nB=2\n".encode())
-    update_env_file(path, {"version": 1, "values": {"B": "3"}})
+    save_env_file(path, {"version": 1, "values": {"B": "3"}})
     assert path.read_bytes() == "\ufeffA=1\nB=3\n".encode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_a_save_waits_while_another_unotest_process_saves(env: Path) -> None:
+    """The viewer and the MCP server may save ``.env`` at once: the version check and the
+    write of one happen while the other waits (an advisory lock on the folder)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(env.parent)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        saved = threading.Event()
+
+        def save() -> None:
+            save_env_file(env, {"version": 1, "values": {"HEADLESS": "0"}})
+            saved.set()
+
+        thread = threading.Thread(target=save)
+        thread.start()
+        assert not saved.wait(0.5)  # held by the other process: not saved meanwhile
+        assert b"HEADLESS=1" in env.read_bytes()
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(10)
+    thread.join(10)
+    assert saved.is_set()
+    assert b"HEADLESS=0" in env.read_bytes()
+
+
+_HOLD_LOCK = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
