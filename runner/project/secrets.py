@@ -40,6 +40,7 @@ __all__ = [
     "MASK",
     "MASK_MARGIN",
     "MIN_SECRET_LENGTH",
+    "EnvSecrets",
     "RunEnvironment",
     "SecretMasker",
     "cut_masked",
@@ -403,6 +404,31 @@ def project_masker(root: Path) -> SecretMasker:
     masker = SecretMasker()
     RunEnvironment.of_project(root, masker)
     return masker
+
+
+class EnvSecrets:
+    """The masker of project ``root``'s ``unotest/.env`` secrets alone (not the process's
+    environment: a viewer's is not its runs'), read again only when the file changed:
+    what a viewer masks a run's files and logs with when it serves them (runs are masked
+    when written; this is the second lock). Safe from any thread: two that see the file
+    change at once both read it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._read: tuple[tuple[int, int] | None, SecretMasker] | None = None
+
+    def masker(self) -> SecretMasker:
+        try:
+            stat = os.stat(self.root / protocol.ENV_FILE)
+            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = None
+        read = self._read
+        if read is None or read[0] != stamp:
+            masker = SecretMasker()
+            RunEnvironment.of_project(self.root, masker, {})
+            read = self._read = (stamp, masker)
+        return read[1]
 
 
 def env_file_warnings(root: Path) -> list[str]:

@@ -13,7 +13,14 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from runner.project.secrets import MASK, MASK_MARGIN, RunEnvironment, SecretMasker, cut_masked
+from runner.project.secrets import (
+    MASK,
+    MASK_MARGIN,
+    EnvSecrets,
+    RunEnvironment,
+    SecretMasker,
+    cut_masked,
+)
 
 
 def masker_with(*values: str) -> SecretMasker:
@@ -444,3 +451,23 @@ def test_cut_masked_never_keeps_the_start_of_a_secret_even_when_masking_shrinks(
             kept = cut_masked(head, limit, masker.mask, truncated=True)
             assert "S3CRET" not in kept and len(kept) <= limit and kept.endswith("…")
     assert cut_masked("short", 10, masker.mask) == "short"
+
+
+def test_env_secrets_follow_the_env_file_and_leave_the_process_environment_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A viewer masks what it serves with the project's ``.env`` secrets as they are
+    now: one added or changed while it runs is masked from then on; its own process
+    environment is not the runs' and is left out."""
+    monkeypatch.setenv("VIEWER_ONLY_TOKEN", "not-from-the-project")
+    env = tmp_path / "unotest" / ".env"
+    env.parent.mkdir()
+    secrets = EnvSecrets(tmp_path)
+    assert secrets.masker().mask("s3cr3t-one") == "s3cr3t-one"  # no .env yet
+    env.write_text("API_TOKEN=s3cr3t-one\n")
+    masker = secrets.masker()
+    assert masker.mask("a s3cr3t-one b") == f"a {MASK} b"
+    assert secrets.masker() is masker  # unchanged: not read again
+    env.write_text("API_TOKEN=s3cr3t-two-longer\n")
+    assert secrets.masker().mask("s3cr3t-two-longer") == MASK
+    assert secrets.masker().mask("not-from-the-project") == "not-from-the-project"

@@ -63,7 +63,7 @@ from runner.debug.client import append_command, send_command
 from runner.errors import UnotestError, UsageError
 from runner.launch.request import LaunchRequest
 from runner.launch.start import start_run
-from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.project.secrets import EnvSecrets, SecretMasker
 from runner.protocol import JSONObject
 from runner.store.detail import exact_run_dir, run_detail, run_file
 from runner.store.page_log import read_page_log
@@ -144,13 +144,12 @@ class RunRoutes:
         # Each scenario's newest run: its first answer reads the whole run index (a second
         # at 100,000 runs); with an index of its own it never holds a page up meanwhile.
         self.newest = RunLister(runs_dir, RunIndex(index_path(runs_dir)))
+        self.secrets = EnvSecrets(ctx.root)  # .env read again only when it changed
 
     # --- shared -------------------------------------------------------------------
 
     def masker(self) -> SecretMasker:
-        masker = SecretMasker()
-        RunEnvironment.of_project(self.ctx.root, masker, {})
-        return masker
+        return self.secrets.masker()
 
     def run_dir(self, run_id: str) -> Path:
         """The directory of an exact run id; 404 for anything else."""

@@ -14,13 +14,12 @@ can land just after its end.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner import protocol, ws_messages
-from runner.project.secrets import RunEnvironment, SecretMasker
+from runner.project.secrets import EnvSecrets
 from runner.store.tail import LineTailer, RunTail
 from runner.ws_messages import LogStream, WsMessage
 
@@ -72,7 +71,12 @@ class RunLogs:
 
     root: Path
     followed: dict[str, _Followed] = field(default_factory=dict)
-    _masker: tuple[tuple[int, int] | None, SecretMasker] | None = None
+    secrets: EnvSecrets = field(init=False)
+    """The project's ``.env`` secrets: runs are masked when written, this is the second
+    lock, as for every file the viewer serves from a run."""
+
+    def __post_init__(self) -> None:
+        self.secrets = EnvSecrets(self.root)
 
     def prime(self, live: Mapping[str, RunTail]) -> None:
         """The runs live when the viewer starts: followed from their logs' current ends."""
@@ -108,22 +112,6 @@ class RunLogs:
     def _messages(self, run: _Followed) -> Iterator[WsMessage]:
         lines = list(run.read())
         if lines:
-            mask = self._mask().mask
+            mask = self.secrets.masker().mask
             for stream, line in lines:
                 yield ws_messages.log_line(run.run_id, stream, mask(line))
-
-    def _mask(self) -> SecretMasker:
-        """The project's secrets (``unotest/.env``'s), read again only when the file
-        changed: runs are masked when written, this is the second lock, as for every
-        file the viewer serves from a run."""
-        path = self.root / protocol.ENV_FILE
-        try:
-            stat = os.stat(path)
-            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            stamp = None
-        if self._masker is None or self._masker[0] != stamp:
-            masker = SecretMasker()
-            RunEnvironment.of_project(self.root, masker, {})
-            self._masker = (stamp, masker)
-        return self._masker[1]
