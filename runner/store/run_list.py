@@ -67,10 +67,11 @@ _TAIL_OF = operator.itemgetter(slice(-15, None))
 _DASHES_OF = operator.itemgetter(slice(-16, None, 9))
 """The two characters that are ``--`` in every id ``make_run_id`` makes."""
 _DASHES = itertools.repeat("--")
-_RELIST_AFTER_NS = 1_000_000_000
+_RELIST_AFTER_NS = 2_100_000_000
 """A listing taken this long after the folder last changed stays right until its
-modification time changes (a change in the same clock tick as the one before it could
-leave the time as it was)."""
+modification time changes: a change in the same tick of the file system's clock as the
+one before it could leave the time as it was, and some file systems stamp whole seconds
+(ext3, HFS+) or two (FAT), with a clock a few milliseconds behind ``time.time_ns()``."""
 _REORDER_AT = 512
 """Above this many names gone or come between two listings, sort again."""
 
@@ -267,12 +268,12 @@ class KeptListing:
             path.parent.mkdir(exist_ok=True)
             atomic_write(path, data)
 
-    def first(self, count: int) -> list[str] | None:
-        """The newest ``count`` names, or ``None`` when it does not hold that many and
-        the folder has more."""
+    def first(self, count: int) -> list[tuple[str, str]] | None:
+        """The newest ``count`` ``(key, name)`` pairs, or ``None`` when it does not hold
+        that many and the folder has more."""
         if count > len(self.newest) and len(self.newest) < self.total:
             return None
-        return [name for _, name in self.newest[:count]]
+        return self.newest[:count]
 
 
 class RunLister:
@@ -384,16 +385,32 @@ class RunLister:
             newest = self._newest_pairs(_KEPT_NAMES, None)
         KeptListing(listed[0], len(self._listing), newest).write(self.runs_dir, listed[1])
 
-    def _kept_page(self, count: int) -> tuple[list[str], int] | None:
-        """The newest ``count`` names and how many the folder has, from the listing kept
-        by an earlier process while the folder is as it was then; ``None`` otherwise."""
+    def _kept_page(self, count: int) -> tuple[list[tuple[str, str]], int] | None:
+        """The newest ``count`` ``(key, name)`` pairs and how many names the folder has,
+        from the listing kept by an earlier process while the folder is as it was then;
+        ``None`` otherwise."""
         stamp = _stamp(self.runs_dir)
         kept = None if stamp is None else KeptListing.read(self.runs_dir, stamp)
         if kept is None:
             return None
         self._kept = kept.stamp
-        names = kept.first(count)
-        return None if names is None else (names, kept.total)
+        pairs = kept.first(count)
+        return None if pairs is None else (pairs, kept.total)
+
+    def _kept_then_listed(
+        self, pairs: list[tuple[str, str]], total: int, hint: int
+    ) -> Iterator[str]:
+        """The kept names, newest first, then, when the folder has more, the older names
+        of a listing of it (below the last kept one). A page may need more names than
+        the ``limit + 1`` kept ones it asked for: a name with no run in it (a directory
+        made and never written: its runner killed before the manifest) is skipped, and
+        the runs after it still fill the page and tell whether there are more."""
+        for _, name in pairs:
+            yield name
+        if len(pairs) < total:
+            self._relist()
+            self._keep()
+            yield from self._newest_first(pairs[-1] if pairs else None, hint)
 
     def _take(self, listing: list[str]) -> None:
         """The folder's names now: the sorted order and each ref's newest run follow."""
@@ -491,7 +508,10 @@ class RunLister:
                 self._relist()
                 self._keep()
             below, floor = self._bounds(query)
-            names = iter(kept[0]) if kept is not None else self._newest_first(below, hint)
+            if kept is not None and hint is not None:
+                names = self._kept_then_listed(kept[0], kept[1], hint)
+            else:
+                names = self._newest_first(below, hint)
             prefix = None if query.ref is None else sanitize_run_id_segment(query.ref) + "-"
             found: list[protocol.RunMeta] = []
             more = False
@@ -507,7 +527,8 @@ class RunLister:
                     more = True
                     break
                 found.append(meta)
-            total = kept[1] if kept is not None else len(self._listing)
+            # Listed after all when the kept names ran out (``_kept_then_listed``).
+            total = kept[1] if kept is not None and self._listed is None else len(self._listing)
         if repairs:
             note_lines(self.runs_dir, repairs)
         return RunsPage(found, more, total)

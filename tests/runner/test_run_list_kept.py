@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from fake_runs import fake_run
 
+from runner.protocol import to_base36
 from runner.store import run_list as run_list_module
 from runner.store.run_index import RunIndex, index_path
 from runner.store.run_list import LISTING_FILE, RunLister, RunQuery
@@ -209,3 +210,22 @@ def test_unotest_runs_shows_what_the_directories_hold(runs_dir: Path) -> None:
     shutil.rmtree(runs_dir / gone)
     assert runs("--limit", "4") == newest(runs_dir, 4)
     assert gone not in runs("--limit", "4")
+
+
+def test_a_kept_page_whose_newest_directories_hold_no_run_goes_on_to_older_runs(
+    runs_dir: Path, listings: list[str]
+) -> None:
+    # Two run directories made and never written (their runners killed before the
+    # manifest): the newest names, which a page skips. A page read from the kept listing
+    # holds as many runs, and says there are more, as the page that lists the folder.
+    for n in range(2):
+        os.mkdir(runs_dir / f"flow-{n}-{to_base36(NOW + 5000 + n)}-00000{n}")
+    settle(runs_dir)
+    listed = fresh(runs_dir).page(RunQuery(limit=5))
+    assert [m["runId"] for m in listed.runs] == newest(runs_dir, 7)[2:]
+    assert (listed.more, listed.total) == (True, 32)
+    listings.clear()
+    page = fresh(runs_dir).page(RunQuery(limit=5))
+    assert [m["runId"] for m in page.runs] == [m["runId"] for m in listed.runs]
+    assert (page.more, page.total) == (True, 32)
+    assert len(listings) == 1  # the kept names ran out before the page was full
