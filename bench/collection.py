@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import http.server
 import importlib.util
 import itertools
 import json
@@ -43,19 +42,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench_common import UNOTEST, read_events, run_timed, serve, spread, write_project
 from proc_cpu import ProcessCpu
 
 from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"
-UNOTEST = str(Path(sys.executable).with_name("unotest"))
 COLLECTION = "unotest collection"  # its name in the CPU report
 MEMORY = " (memory)"  # a runner's peak memory, beside its CPU in the same readings
 
@@ -211,8 +209,9 @@ def browser_type_launch_args(browser_type_launch_args):
 """
 
 
-def _flows(count: int) -> list[tuple[str, str, str]]:
-    """(name, unotest body, pytest body) for ``count`` scenarios."""
+def make_flows(count: int) -> list[tuple[str, str, str]]:
+    """(name, unotest body, pytest body) for ``count`` scenarios (``bench/pool.py`` runs
+    them too)."""
     flows = []
     for n in range(count):
         unotest_body, pytest_body = FLOWS[n % len(FLOWS)]
@@ -221,41 +220,17 @@ def _flows(count: int) -> list[tuple[str, str, str]]:
     return flows
 
 
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
-def _run(command: list[str], cwd: Path) -> tuple[float, str]:
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        shown = " ".join(command)
-        sys.exit(f"benchmark failed ({done.returncode}): {shown}\n{done.stdout}\n{done.stderr}")
-    return elapsed, done.stdout
-
-
-def _make_project(root: Path, base_url: str, flows: list[tuple[str, str, str]]) -> None:
-    e2e = root / "unotest" / "e2e"
-    (e2e / "_collections").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
-        f"baseURL: {base_url}\nheadless: true\ntrace: off\n", encoding="utf-8"
-    )
-    for name, body, _ in flows:
-        (e2e / f"{name}.test.js").write_text(
-            f"// id-{name}\n// Bench {name}\n// #0f766e\n"
-            f"function test_{name.replace('-', '_')}() {{\n{body}}}\n",
-            encoding="utf-8",
-        )
-    (e2e / "_collections" / "bench.yaml").write_text(
+def make_project(root: Path, config: str, flows: list[tuple[str, str, str]]) -> None:
+    """The flows as scenarios of a project with ``config``, and the collection ``bench``
+    of them all (``bench/pool.py`` makes its two projects so)."""
+    scenarios = {
+        name: f"// id-{name}\n// Bench {name}\n// #0f766e\n"
+        f"function test_{name.replace('-', '_')}() {{\n{body}}}\n"
+        for name, body, _ in flows
+    }
+    collections = write_project(root, config, scenarios) / "unotest" / "e2e" / "_collections"
+    collections.mkdir()
+    (collections / "bench.yaml").write_text(
         "scenarios:\n" + "".join(f"  - {name}\n" for name, _, _ in flows), encoding="utf-8"
     )
 
@@ -269,21 +244,24 @@ def _make_pytest(root: Path, flows: list[tuple[str, str, str]]) -> None:
     (root / "test_flows.py").write_text("".join(tests), encoding="utf-8")
 
 
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+def collection_events(project: Path) -> tuple[Path, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The project's runs folder, the events of its one run of the collection ``bench``,
+    and of those its ``scenario-started`` (``bench/pool.py`` reads them too)."""
+    runs = project / "unotest" / ".runs"
+    (collection,) = [d for d in runs.iterdir() if d.name.startswith("bench-")]
+    events = read_events(collection / "steps.jsonl")
+    starts = [e for e in events if e["kind"] == "collection-run:scenario-started"]
+    return runs, events, starts
 
 
 def _analyse(project: Path, launched_ms: float, wall_s: float, parallel: int) -> dict[str, float]:
     """Startup, warm per-scenario time and runner overhead from the run directories."""
-    runs = project / "unotest" / ".runs"
-    (collection,) = [d for d in runs.iterdir() if d.name.startswith("bench-")]
-    events = _events(collection / "steps.jsonl")
-    starts = [e for e in events if e["kind"] == "collection-run:scenario-started"]
+    runs, events, starts = collection_events(project)
     startup_s = (starts[0]["t"] - launched_ms) / 1000
     per_worker = len(starts) / parallel
     overheads = []
     for event in starts:
-        steps = _events(runs / event["scenarioRunId"] / "steps.jsonl")
+        steps = read_events(runs / event["scenarioRunId"] / "steps.jsonl")
         run_ms = steps[-1]["t"] - steps[0]["t"]  # run:started .. run:finished
         step_times = [e["t"] for e in steps if e["kind"] in ("step:started", "step:ok")]
         overheads.append(run_ms - (max(step_times) - min(step_times)))
@@ -348,7 +326,7 @@ def _context_cost(executable: str | None, base_url: str, parallel: int, rounds: 
         json.dumps(list(CHROMIUM_ARGS)),
     ]
     with ThreadPoolExecutor(parallel) as pool:
-        outputs = list(pool.map(lambda _: _run(command, HERE)[1], range(parallel)))
+        outputs = list(pool.map(lambda _: run_timed(command, HERE)[1], range(parallel)))
     return statistics.mean(float(out) for out in outputs)
 
 
@@ -412,17 +390,17 @@ def main() -> None:
         "(Linux: reads /proc)",
     )
     args = parser.parse_args()
-    flows = _flows(args.scenarios)
+    flows = make_flows(args.scenarios)
     executable = resolve_executable("chromium", None)
     with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
         base = Path(tmp)
-        server, base_url = _serve(SITE)
+        server, base_url = serve(SITE)
         project = base / "project"
-        _make_project(project, base_url, flows)
+        make_project(project, f"baseURL: {base_url}\nheadless: true\ntrace: off\n", flows)
         peers, missing = _run_peers(base, flows, base_url, args)
 
         # Warm the file cache (Python, Playwright's driver, Chromium) for every mode.
-        _run([UNOTEST, "e2e", flows[0][0]], project)
+        run_timed([UNOTEST, "e2e", flows[0][0]], project)
         collection_times: list[float] = []
         peer_times: dict[str, list[float]] = {name: [] for name in peers}
         cpu: dict[str, list[dict[str, float]]] = {}
@@ -448,7 +426,7 @@ def main() -> None:
 
         start = time.perf_counter()
         with ThreadPoolExecutor(args.parallel) as pool:
-            list(pool.map(lambda flow: _run([UNOTEST, "e2e", flow[0]], project), flows))
+            list(pool.map(lambda flow: run_timed([UNOTEST, "e2e", flow[0]], project), flows))
         separate_s = time.perf_counter() - start
         context_ms = _context_cost(executable, base_url, args.parallel)
         server.shutdown()
@@ -473,11 +451,10 @@ def _report(
     own_ms = stats["overhead_ms"] - context_ms
     print(f"{n} scenarios, {p} at a time, Chromium {executable or '(Playwright default)'}")
     print(f"medians of {args.repeat} runs each, interleaved")
-    spread = _spread(collection_times)
-    print(f"unotest collection --workers {p}:      {collection_s:7.2f} s{spread}")
+    print(f"unotest collection --workers {p}:      {collection_s:7.2f} s{spread(collection_times)}")
     peers = {name: statistics.median(times) for name, times in peer_times.items()}
     for name, seconds in peers.items():
-        print(f"{name + ':':38s}{seconds:7.2f} s{_spread(peer_times[name])}")
+        print(f"{name + ':':38s}{seconds:7.2f} s{spread(peer_times[name])}")
     for name in missing:
         print(f"not installed, not measured: {name}")
     print(f"unotest e2e per scenario, {p} at once: {separate_s:7.2f} s")
@@ -518,12 +495,12 @@ def _report(
 def _run_measured(
     cpu: dict[str, list[dict[str, float]]] | None, name: str, command: list[str], cwd: Path
 ) -> tuple[float, str]:
-    """``_run``, and with ``cpu`` given, the CPU its processes spent, by kind, and their
+    """``run_timed``, and with ``cpu`` given, the CPU its processes spent, by kind, and their
     peak memory (under ``name + MEMORY``)."""
     if cpu is None:
-        return _run(command, cwd)
+        return run_timed(command, cwd)
     with ProcessCpu(memory=True) as spent:
-        done = _run(command, cwd)
+        done = run_timed(command, cwd)
     cpu.setdefault(name, []).append(spent.by_kind())
     cpu.setdefault(name + MEMORY, []).append(spent.peak_memory())
     return done
@@ -553,11 +530,6 @@ def _report_cpu(cpu: dict[str, list[dict[str, float]]]) -> None:
         total = statistics.median(sum(spent.values()) for spent in runs)
         label = name.removesuffix(MEMORY) + ":"
         print(f"  {label:38s}total {total:5.0f}  ({', '.join(parts)})")
-
-
-def _spread(times: list[float]) -> str:
-    """The range of the runs behind a median: how much this machine moved meanwhile."""
-    return f"  ({min(times):.2f} to {max(times):.2f} s)" if len(times) > 1 else ""
 
 
 if __name__ == "__main__":

@@ -36,24 +36,34 @@ sizes, the append time and the time until the last answer.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import math
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # a test loads this file by its path, bench/ not on sys.path
+    sys.path.append(str(HERE))
+
+from bench_common import (  # noqa: E402
+    UNOTEST,
+    LineTail,
+    append_command,
+    clean_env,
+    run_dir_of,
+    serve_page,
+    stop,
+    write_project,
+)
 
 MIN_PAYLOAD = 10
 MAX_PAYLOAD = 64 * 1024
@@ -156,24 +166,14 @@ class Answers:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.offset = 0
-        self.pending = b""
+        self.tail = LineTail(path)
         self.answers: dict[str, list[str]] = {}  # id -> applied / rejected, in order
         self.results: dict[str, list[Any]] = {}  # id -> command:result values
         self.anonymous = 0  # answers without an id (none expected)
         self.events: list[dict[str, Any]] = []  # everything that is not an answer
 
     def poll(self) -> None:
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except FileNotFoundError:
-            return
-        self.offset += len(data)
-        lines = (self.pending + data).split(b"\n")
-        self.pending = lines.pop()
-        for line in lines:
+        for line in self.tail.read():
             event = json.loads(line)
             kind = event["kind"]
             ident = event.get("id")
@@ -245,27 +245,19 @@ def intact_lines(path: Path) -> tuple[int, list[str]]:
 # --- the bench ---------------------------------------------------------------------------
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 def _project(root: Path, base_url: str) -> None:
-    (root / "unotest" / "e2e").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(
+    config = (
         f"baseURL: {base_url}\nheadless: true\ntrace: off\n"
-        "timeout: {action: 5000, expect: 5000, navigation: 15000, scenario: 60000}\n",
-        encoding="utf-8",
+        "timeout: {action: 5000, expect: 5000, navigation: 15000, scenario: 60000}\n"
     )
-    (root / "unotest" / "e2e" / f"{SCENARIO_NAME}.test.js").write_text(SCENARIO, "utf-8")
+    write_project(root, config, {SCENARIO_NAME: SCENARIO})
 
 
 def _run_dir(project: Path, pid: int, deadline: float) -> Path:
     while time.monotonic() < deadline:
-        for manifest in (project / "unotest" / ".runs").glob("*/manifest.json"):
-            with contextlib.suppress(OSError, ValueError):
-                if json.loads(manifest.read_text())["pid"] == pid:
-                    return manifest.parent
+        found = run_dir_of(project / "unotest" / ".runs", pid)
+        if found is not None:
+            return found
         time.sleep(0.02)
     raise SystemExit("the run never made its directory")
 
@@ -281,22 +273,15 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def bench(writers: int, per_writer: int, seed: int, timeout: float) -> int:
-    unotest = Path(sys.executable).with_name("unotest")
     work = Path(tempfile.mkdtemp(prefix="unotest-commands-stress-"))
-    site = work / "site"
-    site.mkdir()
-    (site / "index.html").write_text(PAGE, encoding="utf-8")
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, base_url = serve_page(work, PAGE)
     project = work / "project"
-    _project(project, f"http://127.0.0.1:{server.server_address[1]}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+    _project(project, base_url)
     with open(work / "stderr.txt", "wb") as err:
         proc = subprocess.Popen(
-            [str(unotest), "e2e", SCENARIO_NAME, "--break", str(BREAK_LINE)],
+            [UNOTEST, "e2e", SCENARIO_NAME, "--break", str(BREAK_LINE)],
             cwd=project,
-            env=env,
+            env=clean_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -337,9 +322,7 @@ def bench(writers: int, per_writer: int, seed: int, timeout: float) -> int:
         answers.poll()
         problems = check(answers, planned)
         lines, bad_lines = intact_lines(commands)
-        ident = "bench-continue"
-        with open(commands, "ab") as handle:
-            handle.write(json.dumps({"id": ident, "cmd": "continue"}).encode() + b"\n")
+        append_command(commands, {"id": "bench-continue", "cmd": "continue"})
         code = proc.wait(timeout=timeout)
         print(f"appended in {appended:.1f} s; last answer after {answered:.1f} s")
         print(f"{len(wanted) / answered:,.0f} commands/s, {total_bytes / 1e6 / answered:.0f} MB/s")
@@ -353,13 +336,7 @@ def bench(writers: int, per_writer: int, seed: int, timeout: float) -> int:
         print("OK" if ok else "FAILED")
         return 0 if ok else 1
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(proc, grace=15)
         server.shutdown()
         server.server_close()
         shutil.rmtree(work, ignore_errors=True)

@@ -23,36 +23,20 @@ and the wall time. Exit status 1 when a promised property broke.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE.parent / "tests" / "runner")]
 
 import test_reliability_crash as crash  # noqa: E402  (the shared engine)
+from bench_common import serve  # noqa: E402
 from protocol_schemas import validate  # noqa: E402
 
 from runner.browser.launch import playwright_browser_path, resolve_executable  # noqa: E402
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="site", daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def _chromium() -> str:
@@ -106,7 +90,7 @@ def main() -> None:
     try:
         site = base / "site"
         crash.write_site(site)
-        server, url = _serve(site)
+        server, url = serve(site)
         campaign = crash.Campaign(
             base / "crash",
             url,

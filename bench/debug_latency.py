@@ -35,19 +35,19 @@ mapped, the breakpoints moved).
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from bench_common import UNOTEST, LineTail, append_command, serve_page, stop, write_project
 
 PAGE = "<!doctype html><html><head><title>Latency</title></head><body><h1>Hi</h1></body></html>"
 LOOP = 250
@@ -141,40 +141,17 @@ def big_scenario(variant: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, threading.Thread, str]:
-    handler = functools.partial(_Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="bench-site", daemon=True)
-    thread.start()
-    return server, thread, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 class Events:
     """steps.jsonl, read by byte offset, whole lines only."""
 
     def __init__(self, path: Path, process: subprocess.Popen[bytes]) -> None:
-        self.path = path
+        self.tail = LineTail(path)
         self.process = process
-        self.offset = 0
-        self.pending = b""
         self.unread: list[tuple[dict[str, Any], float]] = []
 
     def poll(self) -> None:
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except FileNotFoundError:
-            return
-        seen = time.perf_counter()
-        self.offset += len(data)
-        *lines, self.pending = (self.pending + data).split(b"\n")
+        lines = self.tail.read()
+        seen = self.tail.read_at
         self.unread.extend((json.loads(line), seen) for line in lines if line.strip())
 
     def wait_for(self, match: Any, what: str) -> tuple[dict[str, Any], float]:
@@ -197,15 +174,26 @@ class Events:
 
 
 def _append(path: Path, command: dict[str, Any]) -> float:
-    """One os.write on an O_APPEND descriptor; the time just before the write."""
-    data = (json.dumps(command, ensure_ascii=True) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    """``append_command``: the perf_counter just before the write."""
+    return append_command(path, command)[0]
+
+
+@contextmanager
+def _runner(project: Path, log: Path, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``unotest e2e *args`` on ``project``, its output in ``log`` (no TTY: no terminal
+    prompt); stopped when the block ends, if it has not ended by then."""
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [UNOTEST, "e2e", *args],
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
-        started = time.perf_counter()
-        os.write(fd, data)
+        yield process
     finally:
-        os.close(fd)
-    return started
+        stop(process)
 
 
 def _run_dir(runs: Path, process: subprocess.Popen[bytes]) -> Path:
@@ -226,98 +214,60 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def _measure(project: Path, count: int, log: Path) -> tuple[list[float], list[float], list[float]]:
-    unotest = str(Path(sys.executable).with_name("unotest"))
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [unotest, "e2e", "bench", "--step"],
-            cwd=project,
-            stdin=subprocess.DEVNULL,  # no TTY: no terminal prompt
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
+@contextmanager
+def _stepped(project: Path, log: Path, name: str) -> Iterator[tuple[Path, Events]]:
+    """``unotest e2e <name> --step``, paused before its first statement: its
+    commands.jsonl and its events; continued to its end when the block ends."""
+    with _runner(project, log, name, "--step") as process:
         run_dir = _run_dir(project / "unotest" / ".runs", process)
         commands = run_dir / "commands.jsonl"
         events = Events(run_dir / "steps.jsonl", process)
         events.wait_for(lambda e: e.get("kind") == "paused", "the first pause")
-        applied: list[float] = []
-        resumed: list[float] = []
-        repaused: list[float] = []
+        yield commands, events
+        _append(commands, {"id": f"{name}-end", "cmd": "continue"})
+        events.wait_for(lambda e: e.get("kind") == "run:finished", "run:finished")
+        process.wait(timeout=TIMEOUT)
+
+
+def _send(events: Events, commands: Path, ident: str, cmd: str, answer: str) -> tuple[float, float]:
+    """``cmd`` appended, and its ``answer`` waited for (a rejection ends the bench):
+    when it was sent and when the answer was seen (perf_counter)."""
+    sent = _append(commands, {"id": ident, "cmd": cmd})
+    event, seen = events.wait_for(
+        lambda e: e.get("id") == ident and e.get("kind") in (answer, "command:rejected"),
+        f"the answer to {ident}",
+    )
+    if event["kind"] != answer:
+        sys.exit(f"{ident} was rejected: {event.get('reason')}")
+    return sent, seen
+
+
+def _measure(project: Path, count: int, log: Path) -> tuple[list[float], list[float], list[float]]:
+    applied: list[float] = []
+    resumed: list[float] = []
+    repaused: list[float] = []
+    with _stepped(project, log, "bench") as (commands, events):
         for n in range(count):
-            ident = f"bench-{n}"
-            sent = _append(commands, {"id": ident, "cmd": "step"})
-            event, seen = events.wait_for(
-                lambda e, i=ident: (
-                    e.get("id") == i and e.get("kind") in ("command:applied", "command:rejected")
-                ),
-                f"an answer to {ident}",
-            )
-            if event["kind"] != "command:applied":
-                sys.exit(f"{ident} was rejected: {event.get('reason')}")
+            sent, seen = _send(events, commands, f"bench-{n}", "step", "command:applied")
             applied.append(seen - sent)
             _, seen = events.wait_for(lambda e: e.get("kind") == "resumed", "resumed")
             resumed.append(seen - sent)
             _, seen = events.wait_for(lambda e: e.get("kind") == "paused", "the next pause")
             repaused.append(seen - sent)
-        _append(commands, {"id": "bench-end", "cmd": "continue"})
-        events.wait_for(lambda e: e.get("kind") == "run:finished", "run:finished")
-        process.wait(timeout=TIMEOUT)
-        return applied, resumed, repaused
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    return applied, resumed, repaused
 
 
 def _measure_reload(project: Path, count: int, log: Path) -> list[float]:
     """``count`` reloads of the big scenario, paused before its first statement: the
     append of each ``reload`` to its ``command:result``."""
-    unotest = str(Path(sys.executable).with_name("unotest"))
     scenario = project / "unotest" / "e2e" / "big.test.js"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [unotest, "e2e", "big", "--step"],
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        run_dir = _run_dir(project / "unotest" / ".runs", process)
-        commands = run_dir / "commands.jsonl"
-        events = Events(run_dir / "steps.jsonl", process)
-        events.wait_for(lambda e: e.get("kind") == "paused", "the first pause")
-        times: list[float] = []
+    times: list[float] = []
+    with _stepped(project, log, "big") as (commands, events):
         for n in range(count):
             scenario.write_text(big_scenario(n + 1))
-            ident = f"reload-{n}"
-            sent = _append(commands, {"id": ident, "cmd": "reload"})
-            event, seen = events.wait_for(
-                lambda e, i=ident: (
-                    e.get("id") == i and e.get("kind") in ("command:result", "command:rejected")
-                ),
-                f"the answer to {ident}",
-            )
-            if event["kind"] != "command:result":
-                sys.exit(f"{ident} was rejected: {event.get('reason')}")
+            sent, seen = _send(events, commands, f"reload-{n}", "reload", "command:result")
             times.append(seen - sent)
-        _append(commands, {"id": "reload-end", "cmd": "continue"})
-        events.wait_for(lambda e: e.get("kind") == "run:finished", "run:finished")
-        process.wait(timeout=TIMEOUT)
-        return times
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    return times
 
 
 class Answers:
@@ -325,20 +275,11 @@ class Answers:
     skipped unparsed), read by byte offset."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.offset = 0
-        self.pending = b""
+        self.tail = LineTail(path)
 
     def poll(self) -> list[tuple[dict[str, Any], float]]:
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                data = handle.read()
-        except FileNotFoundError:
-            return []
-        seen = time.perf_counter()
-        self.offset += len(data)
-        *lines, self.pending = (self.pending + data).split(b"\n")
+        lines = self.tail.read()
+        seen = self.tail.read_at
         return [(json.loads(line), seen) for line in lines if b'"command:' in line]
 
 
@@ -346,16 +287,7 @@ def _measure_running(project: Path, count: int, log: Path) -> list[float]:
     """``set-bp``/``clear-bp`` (alternately, in a function never called) sent one at a
     time to a ``--debug`` run busy in its loop: the append of each to its
     ``command:applied``. The run is never paused; it ends on its own."""
-    unotest = str(Path(sys.executable).with_name("unotest"))
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [unotest, "e2e", "running", "--debug"],
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
+    with _runner(project, log, "running", "--debug") as process:
         run_dir = _run_dir(project / "unotest" / ".runs", process)
         commands = run_dir / "commands.jsonl"
         steps = run_dir / "steps.jsonl"
@@ -388,26 +320,17 @@ def _measure_running(project: Path, count: int, log: Path) -> list[float]:
             times.append(seen - sent)
         process.wait(timeout=TIMEOUT * 4)
         return times
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def _interpreter_seconds(project: Path, debug: bool, log: Path) -> float:
     """One run of the cost scenario, with or without ``--debug``: the time from its first
     step's start to its last step's end, as steps.jsonl stamps them (the interpreter's
     time, without the browser's start and end)."""
-    unotest = str(Path(sys.executable).with_name("unotest"))
     runs = project / "unotest" / ".runs"
     before = set(runs.iterdir()) if runs.is_dir() else set()
     with open(log, "wb") as out:
         done = subprocess.run(
-            [unotest, "e2e", "running", *(["--debug"] if debug else [])],
+            [UNOTEST, "e2e", "running", *(["--debug"] if debug else [])],
             cwd=project,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -459,22 +382,14 @@ def main() -> None:
         parser.error(f"at most {2 * LOOP} commands (the scenario has about that many steps)")
     with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
         base = Path(tmp)
-        site = base / "site"
-        site.mkdir()
-        (site / "index.html").write_text(PAGE)
-        server, thread, base_url = _serve(site)
+        server, base_url = serve_page(base, PAGE)
         try:
-            project = base / "project"
-            (project / "unotest" / "e2e").mkdir(parents=True)
-            (project / "unotest" / "e2e" / "bench.test.js").write_text(SCENARIO)
-            (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
-            big = base / "big"  # a project of its own: its only run is the one to find
-            (big / "unotest" / "e2e").mkdir(parents=True)
-            (big / "unotest" / "e2e" / "big.test.js").write_text(big_scenario(0))
-            (big / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
-            running = base / "running"  # a loop that never pauses, with and without --debug
-            (running / "unotest" / "e2e").mkdir(parents=True)
-            (running / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
+            config = f"baseURL: {base_url}\ntrace: off\n"
+            project = write_project(base / "project", config, {"bench": SCENARIO})
+            # a project of its own: its only run is the one to find
+            big = write_project(base / "big", config, {"big": big_scenario(0)})
+            # a loop that never pauses, with and without --debug
+            running = write_project(base / "running", config, {})
             running_file = running / "unotest" / "e2e" / "running.test.js"
             log = base / "run.log"
             try:
@@ -490,7 +405,6 @@ def main() -> None:
         finally:
             server.shutdown()
             server.server_close()
-            thread.join(timeout=5)
 
     def ms(values: list[float], p: float) -> str:
         return f"{_percentile(values, p) * 1000:7.2f} ms"

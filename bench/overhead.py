@@ -16,15 +16,12 @@ the default (``on-debug``: no step images in a run without the debugger).
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
+
+from bench_common import UNOTEST, run_timed, serve_page, write_project
 
 from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
@@ -84,25 +81,8 @@ with sync_playwright() as p:
 """
 
 
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def _timed(command: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        shown = " ".join(command)
-        sys.exit(f"benchmark failed ({done.returncode}): {shown}\n{done.stdout}\n{done.stderr}")
-    return elapsed
+    return run_timed(command, cwd)[0]
 
 
 def main() -> None:
@@ -112,25 +92,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base_dir = Path(tmp)
-        site = base_dir / "site"
-        site.mkdir()
-        (site / "index.html").write_text(PAGE)
-        server, base_url = _serve(site)
-        project = base_dir / "project"
-        (project / "unotest" / "e2e").mkdir(parents=True)
-        (project / "unotest" / "e2e" / "overhead.test.js").write_text(SCENARIO)
-        (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
-        imaging = base_dir / "imaging"
-        (imaging / "unotest" / "e2e").mkdir(parents=True)
-        (imaging / "unotest" / "e2e" / "overhead.test.js").write_text(SCENARIO)
-        config = f"baseURL: {base_url}\ntrace: off\npageImages:\n  steps: on\n"
-        (imaging / "unotest.config.yaml").write_text(config)
+        server, base_url = serve_page(base_dir, PAGE)
+        config = f"baseURL: {base_url}\ntrace: off\n"
+        project = write_project(base_dir / "project", config, {"overhead": SCENARIO})
+        imaging_config = config + "pageImages:\n  steps: on\n"
+        imaging = write_project(base_dir / "imaging", imaging_config, {"overhead": SCENARIO})
         script = base_dir / "plain.py"
         script.write_text(SCRIPT.format(args=list(CHROMIUM_ARGS)))
         executable = resolve_executable("chromium", None) or ""
-        # The console script, as users run it (``python -m`` from a project root would
-        # import the project's own unotest/ folder first).
-        unotest_cmd = [str(Path(sys.executable).with_name("unotest")), "e2e", "overhead"]
+        unotest_cmd = [UNOTEST, "e2e", "overhead"]
         plain_cmd = [sys.executable, str(script), base_url, executable]
         _timed(plain_cmd, base_dir)  # warm the file cache for both
         unotest_times, plain_times, imaging_times = [], [], []

@@ -40,7 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from collection import SITE, UNOTEST, _flows, _run, _serve
+from bench_common import UNOTEST, run_timed, serve, spread
+from collection import SITE, collection_events, make_flows, make_project
 
 from runner.browser.launch import resolve_executable
 
@@ -90,34 +91,9 @@ class _Server:
             self.process.wait()
 
 
-def _make_project(root: Path, config: str, flows: list[tuple[str, str, str]]) -> None:
-    e2e = root / "unotest" / "e2e"
-    (e2e / "_collections").mkdir(parents=True)
-    (root / "unotest.config.yaml").write_text(config, encoding="utf-8")
-    for name, body, _ in flows:
-        (e2e / f"{name}.test.js").write_text(
-            f"// id-{name}\n// Bench {name}\n// #0f766e\n"
-            f"function test_{name.replace('-', '_')}() {{\n{body}}}\n",
-            encoding="utf-8",
-        )
-    (e2e / "_collections" / "bench.yaml").write_text(
-        "scenarios:\n" + "".join(f"  - {name}\n" for name, _, _ in flows), encoding="utf-8"
-    )
-
-
-def _events(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
-
-
 def _analyse(project: Path, launched_ms: float, wall_s: float, workers: int) -> dict[str, Any]:
     """Startup, warm time per scenario and the endpoints used, from the run directories."""
-    runs = project / "unotest" / ".runs"
-    (collection,) = [d for d in runs.iterdir() if d.name.startswith("bench-")]
-    starts = [
-        e
-        for e in _events(collection / "steps.jsonl")
-        if e["kind"] == "collection-run:scenario-started"
-    ]
+    runs, _, starts = collection_events(project)
     startup_s = (starts[0]["t"] - launched_ms) / 1000
     endpoints: dict[str, int] = {}
     for event in starts:
@@ -131,10 +107,6 @@ def _analyse(project: Path, launched_ms: float, wall_s: float, workers: int) -> 
     }
 
 
-def _spread(times: list[float]) -> str:
-    return f"  ({min(times):.2f} to {max(times):.2f} s)" if len(times) > 1 else ""
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=24)
@@ -142,7 +114,7 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=3, help="run-server hosts in the pool")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, interleaved")
     args = parser.parse_args()
-    flows = _flows(args.scenarios)
+    flows = make_flows(args.scenarios)
     executable = resolve_executable("chromium", None)
     if executable is None:
         sys.exit("the bench sends executablePath to the servers: install a system Chromium")
@@ -151,24 +123,24 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="unotest-bench-pool-") as tmp:
             base = Path(tmp)
-            server, base_url = _serve(SITE)
+            server, base_url = serve(SITE)
             common = (
                 f"baseURL: {base_url}\nheadless: true\ntrace: off\nexecutablePath: {executable}\n"
             )
             pool = "wsEndpoint:\n" + "".join(f"  - {s.endpoint}\n" for s in servers)
             projects = {"local": base / "local", "pool": base / "pool"}
-            _make_project(projects["local"], common, flows)
-            _make_project(projects["pool"], common + pool, flows)
+            make_project(projects["local"], common, flows)
+            make_project(projects["pool"], common + pool, flows)
             command = [UNOTEST, "collection", "bench", "--workers", str(args.workers)]
             for project in projects.values():  # warm-up: file caches, each server's driver
-                _run(command, project)
+                run_timed(command, project)
             times: dict[str, list[float]] = {name: [] for name in projects}
             stats: dict[str, dict[str, Any]] = {}
             for _ in range(args.repeat):
                 for name, project in projects.items():
                     shutil.rmtree(project / "unotest" / ".runs", ignore_errors=True)
                     launched_ms = time.time() * 1000
-                    elapsed, _ = _run(command, project)
+                    elapsed, _ = run_timed(command, project)
                     times[name].append(elapsed)
                     if name not in stats or elapsed <= min(times[name]):
                         stats[name] = _analyse(project, launched_ms, elapsed, args.workers)
@@ -194,8 +166,8 @@ def _report(
         f"pool: {args.servers} playwright run-server on loopback"
     )
     print(f"medians of {args.repeat} runs each, interleaved")
-    print(f"local browsers:  {local:7.2f} s{_spread(times['local'])}")
-    print(f"browser pool:    {pool:7.2f} s{_spread(times['pool'])}")
+    print(f"local browsers:  {local:7.2f} s{spread(times['local'])}")
+    print(f"browser pool:    {pool:7.2f} s{spread(times['pool'])}")
     paired = [p / loc for loc, p in zip(times["local"], times["pool"], strict=True)]
     print(
         f"ratio pool / local: {pool / local:5.2f}x; per round: median "

@@ -26,18 +26,22 @@ in both and no restart makes it shorter (on a loaded machine it dominates).
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from bench_common import (
+    UNOTEST,
+    append_command,
+    read_events,
+    run_dir_of,
+    serve_page,
+    write_project,
+)
 
 PAGE = """<!doctype html><html><head><title>Restart</title></head><body>
 <button id="go" onclick="document.getElementById('out').textContent='done'">Go</button>
@@ -61,28 +65,10 @@ LAST = "12:2"
 TARGET = 0.3
 POLL = 0.001
 TIMEOUT = 90.0
-UNOTEST = str(Path(sys.executable).with_name("unotest"))
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="bench-site", daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def _events(run_dir: Path) -> list[dict[str, Any]]:
-    try:
-        data = (run_dir / "steps.jsonl").read_bytes()
-    except FileNotFoundError:
-        return []
-    return [json.loads(line) for line in data.split(b"\n")[:-1] if line.strip()]
+    return read_events(run_dir / "steps.jsonl")
 
 
 def _wait(what: str, process: subprocess.Popen[bytes], found: Any) -> Any:
@@ -97,16 +83,6 @@ def _wait(what: str, process: subprocess.Popen[bytes], found: Any) -> Any:
         if time.monotonic() > deadline:
             sys.exit(f"no {what} within {TIMEOUT:g} s")
         time.sleep(POLL)
-
-
-def _run_dir_of(runs: Path, pid: int) -> Path | None:
-    for manifest in runs.glob("*/manifest.json"):
-        try:
-            if json.loads(manifest.read_text()).get("pid") == pid:
-                return manifest.parent
-        except (OSError, ValueError):
-            continue
-    return None
 
 
 def _paused_at_last(run_dir: Path) -> bool | None:
@@ -132,15 +108,9 @@ def _first_step_ms(run_dir: Path) -> float:
 
 
 def _append(run_dir: Path, command: dict[str, str]) -> tuple[float, float]:
-    """One os.write on an O_APPEND descriptor; perf_counter and epoch ms just before."""
-    data = (json.dumps(command) + "\n").encode()
-    fd = os.open(run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
-    try:
-        started, wall = time.perf_counter(), time.time() * 1000
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    return started, wall
+    """``append_command`` to the run's commands.jsonl: perf_counter and epoch ms just
+    before the write."""
+    return append_command(run_dir / "commands.jsonl", command)
 
 
 def _start(project: Path, log: Path) -> tuple[subprocess.Popen[bytes], float, float]:
@@ -171,6 +141,16 @@ Timing = tuple[float, float]
 """(seconds to the pause at the last statement, seconds to the first statement)."""
 
 
+def _to_pause(
+    what: str, process: subprocess.Popen[bytes], run_dir: Path, started: float, wall: float
+) -> Timing:
+    """Wait for ``run_dir``'s pause at the last statement: the seconds to it since
+    ``started`` (perf_counter), and to its first statement since ``wall`` (epoch ms)."""
+    _wait(what, process, lambda: _paused_at_last(run_dir))
+    total = time.perf_counter() - started
+    return total, (_first_step_ms(run_dir) - wall) / 1000
+
+
 def _cold(project: Path, rounds: int, log: Path) -> list[Timing]:
     runs = project / "unotest" / ".runs"
     times = []
@@ -178,10 +158,10 @@ def _cold(project: Path, rounds: int, log: Path) -> list[Timing]:
         process, started, wall = _start(project, log)
         run_dir = None
         try:
-            run_dir = _wait("a run directory", process, lambda p=process: _run_dir_of(runs, p.pid))
-            _wait("the pause at the last statement", process, lambda d=run_dir: _paused_at_last(d))
-            total = time.perf_counter() - started
-            times.append((total, (_first_step_ms(run_dir) - wall) / 1000))
+            run_dir = _wait("a run directory", process, lambda p=process: run_dir_of(runs, p.pid))
+            times.append(
+                _to_pause("the pause at the last statement", process, run_dir, started, wall)
+            )
         finally:
             _end(process, run_dir)
     return times
@@ -193,7 +173,7 @@ def _restarts(project: Path, rounds: int, log: Path) -> list[Timing]:
     run_dir = None
     times = []
     try:
-        run_dir = _wait("a run directory", process, lambda: _run_dir_of(runs, process.pid))
+        run_dir = _wait("a run directory", process, lambda: run_dir_of(runs, process.pid))
         _wait("the first pause", process, lambda: _paused_at_last(run_dir))
         for n in range(rounds):
             ident = f"bench-restart-{n}"
@@ -204,9 +184,7 @@ def _restarts(project: Path, rounds: int, log: Path) -> list[Timing]:
             if result.get("ok") is not True:
                 sys.exit(f"restart refused: {result.get('error') or result.get('reason')}")
             run_dir = runs / result["value"]
-            _wait("the new run's pause", process, lambda d=run_dir: _paused_at_last(d))
-            total = time.perf_counter() - sent
-            times.append((total, (_first_step_ms(run_dir) - wall) / 1000))
+            times.append(_to_pause("the new run's pause", process, run_dir, sent, wall))
     finally:
         _end(process, run_dir)
     return times
@@ -218,16 +196,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="unotest-bench-") as tmp:
         base = Path(tmp)
-        site = base / "site"
-        site.mkdir()
-        (site / "index.html").write_text(PAGE)
-        server, base_url = _serve(site)
-        project = base / "project"
-        (project / "unotest" / "e2e").mkdir(parents=True)
-        (project / "unotest.config.yaml").write_text(
-            f"baseURL: {base_url}\nheadless: true\ntrace: off\n"
-        )
-        (project / "unotest" / "e2e" / "bench.test.js").write_text(SCENARIO)
+        server, base_url = serve_page(base, PAGE)
+        config = f"baseURL: {base_url}\nheadless: true\ntrace: off\n"
+        project = write_project(base / "project", config, {"bench": SCENARIO})
         log = base / "runner.log"
         try:
             cold = _cold(project, args.rounds, log)

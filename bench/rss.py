@@ -18,17 +18,24 @@ Linux only (``/proc``). Nothing is asserted: the figures are for docs/reliabilit
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import json
-import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
+
+from bench_common import (
+    UNOTEST,
+    append_command,
+    clean_env,
+    read_events,
+    rss_kib,
+    run_dir_of,
+    serve_page,
+    stop,
+    write_project,
+)
 
 PAGE = """<!doctype html>
 <html><head><title>RSS</title><link rel="icon" href="data:,"></head><body>
@@ -72,38 +79,16 @@ function test_rss() {{
     return source, line
 
 
-def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
-def _rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
-
-
 def _events(run_dir: Path) -> list[dict[str, object]]:
-    data = (run_dir / "steps.jsonl").read_bytes()
-    return [json.loads(line) for line in data.split(b"\n")[:-1]]
+    return read_events(run_dir / "steps.jsonl")
 
 
 def _run_dir(project: Path, pid: int, proc: subprocess.Popen[bytes]) -> Path:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for manifest in (project / "unotest" / ".runs").glob("*/manifest.json"):
-            try:
-                if json.loads(manifest.read_text())["pid"] == pid:
-                    return manifest.parent
-            except (OSError, ValueError):
-                continue
+        found = run_dir_of(project / "unotest" / ".runs", pid)
+        if found is not None:
+            return found
         if proc.poll() is not None:
             break
         time.sleep(0.05)
@@ -125,12 +110,7 @@ def _wait_paused(run_dir: Path, seen: int, proc: subprocess.Popen[bytes]) -> int
 
 
 def _continue(run_dir: Path) -> None:
-    line = json.dumps({"id": uuid.uuid4().hex[:12], "cmd": "continue"}).encode() + b"\n"
-    fd = os.open(run_dir / "commands.jsonl", os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
+    append_command(run_dir / "commands.jsonl", {"id": uuid.uuid4().hex[:12], "cmd": "continue"})
 
 
 def main() -> None:
@@ -142,22 +122,15 @@ def main() -> None:
     checkpoints = [max(1, iterations // 10), iterations // 2, iterations - 1]
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        site = base / "site"
-        site.mkdir()
-        (site / "index.html").write_text(PAGE)
-        server, base_url = _serve(site)
-        project = base / "project"
-        (project / "unotest" / "e2e").mkdir(parents=True)
+        server, base_url = serve_page(base, PAGE)
         source, line = scenario(iterations, checkpoints)
-        (project / "unotest" / "e2e" / "rss.test.js").write_text(source)
-        (project / "unotest.config.yaml").write_text(f"baseURL: {base_url}\ntrace: off\n")
-        command = [str(Path(sys.executable).with_name("unotest")), "e2e", "rss", "--debug"]
-        command += ["--break", str(line)]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+        config = f"baseURL: {base_url}\ntrace: off\n"
+        project = write_project(base / "project", config, {"rss": source})
+        command = [UNOTEST, "e2e", "rss", "--debug", "--break", str(line)]
         proc = subprocess.Popen(
             command,
             cwd=project,
-            env=env,
+            env=clean_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -170,14 +143,12 @@ def main() -> None:
                 events = _events(run_dir)[:at]
                 steps = sum(e["kind"] == "step:started" for e in events)
                 size = (run_dir / "steps.jsonl").stat().st_size
-                readings.append((steps, _rss_kib(proc.pid), size))
+                readings.append((steps, rss_kib(proc.pid), size))
                 _continue(run_dir)
             _, stderr = proc.communicate(timeout=120)
             total = sum(e["kind"] == "step:started" for e in _events(run_dir))
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(timeout=20)
+            stop(proc, grace=20)
             server.shutdown()
         if proc.returncode != 0:
             sys.exit(f"benchmark failed ({proc.returncode}): {stderr.decode(errors='replace')}")

@@ -43,12 +43,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,6 +60,7 @@ sys.path.insert(0, str(REPO))
 
 import scale_scenarios  # noqa: E402  (bench/, this script's folder)
 import scale_watch  # noqa: E402
+from bench_common import kept_or_temporary  # noqa: E402
 from scale_scenarios import child_env, load, ms  # noqa: E402
 
 from runner import protocol  # noqa: E402
@@ -149,21 +148,19 @@ def make_runs(root: Path, count: int, with_index: bool) -> None:
 
 @contextmanager
 def project(args: argparse.Namespace) -> Iterator[Path]:
-    if args.dir is not None:
-        root = Path(args.dir).resolve()
-        runs = root / "unotest" / ".runs"
-        have = len(os.listdir(runs)) if runs.is_dir() else 0
-        if have != args.count:
-            shutil.rmtree(root, ignore_errors=True)
-            _generate(root, args)
-        elif args.no_index:
-            index_path(runs).unlink(missing_ok=True)
+    """The project of ``--count`` runs: ``--dir`` kept (and reused when it holds that
+    many), else a temporary one; without its index under ``--no-index``."""
+    with kept_or_temporary(
+        args.dir, lambda root: _held(root) == args.count, lambda root: _generate(root, args)
+    ) as root:
+        if args.no_index:  # a reused project's too (a generated one was made without)
+            index_path(root / "unotest" / ".runs").unlink(missing_ok=True)
         yield root
-        return
-    with tempfile.TemporaryDirectory(prefix="unotest-scale-") as tmp:
-        root = Path(tmp) / "project"
-        _generate(root, args)
-        yield root
+
+
+def _held(root: Path) -> int:
+    runs = root / "unotest" / ".runs"
+    return len(os.listdir(runs)) if runs.is_dir() else 0
 
 
 def _generate(root: Path, args: argparse.Namespace) -> None:
@@ -204,10 +201,11 @@ def cli(root: Path, *args: str) -> Callable[[], object]:
 
 
 def settle(runs_dir: Path, lister: Callable[[], object]) -> None:
-    """Wait until the folder's last change is more than a second old, then list it once
-    with ``lister``: from then on its newest names are kept for the next process."""
+    """Wait until the folder's last change is old enough (``run_list``'s settled rule,
+    2.1 s), then list it once with ``lister``: from then on its newest names are kept
+    for the next process."""
     age = time.time() - runs_dir.stat().st_mtime
-    time.sleep(max(0.0, 1.2 - age))
+    time.sleep(max(0.0, 2.3 - age))
     lister()
 
 

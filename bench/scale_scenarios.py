@@ -32,18 +32,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+from bench_common import clean_env, kept_or_temporary, rss_kib, stop
 
 REPO = Path(__file__).resolve().parent.parent
 HELPER = 'function open_form() {\n  goto("/index.html")\n  expect_title("Bench shop")\n}\n'
@@ -95,19 +94,12 @@ def _count(root: Path) -> int:
     return sum(1 for _ in e2e.glob("area*/*.test.js")) if e2e.is_dir() else 0
 
 
-@contextmanager
-def project(args: argparse.Namespace) -> Iterator[Path]:
-    if args.dir is not None:
-        root = Path(args.dir).resolve()
-        if _count(root) != args.count:
-            shutil.rmtree(root, ignore_errors=True)
-            _generate(root, args)
-        yield root
-        return
-    with tempfile.TemporaryDirectory(prefix="unotest-scale-") as tmp:
-        root = Path(tmp) / "project"
-        _generate(root, args)
-        yield root
+def project(args: argparse.Namespace) -> AbstractContextManager[Path]:
+    """The project of ``--count`` scenarios: ``--dir`` kept (and reused when it holds
+    that many), else a temporary one."""
+    return kept_or_temporary(
+        args.dir, lambda root: _count(root) == args.count, lambda root: _generate(root, args)
+    )
 
 
 def _generate(root: Path, args: argparse.Namespace) -> None:
@@ -147,14 +139,11 @@ class Viewer:
         return time.perf_counter() - began
 
     def rss_kib(self) -> int:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        return 0
+        return rss_kib(self.proc.pid)
 
 
 def child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("UNOTEST_")}
+    env = clean_env()
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONSAFEPATH"] = "1"  # the project's unotest/ folder is not the package
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as an installed package has it
@@ -181,12 +170,7 @@ def running_viewer(root: Path) -> Iterator[tuple[subprocess.Popen[str], str, flo
             raise SystemExit(f"unotest view did not start: {url!r}")
         yield proc, url, time.perf_counter() - began
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, grace=15)
         if proc.stdout is not None:
             proc.stdout.close()
 
@@ -347,13 +331,23 @@ def scenarios_part(args: argparse.Namespace) -> None:
     print(f"done; {load()}")
 
 
-def add_parser(parts: Any) -> None:
-    """``scenarios`` as a subcommand of ``bench/scale.py``."""
-    sub = parts.add_parser("scenarios", help="10,000 scenarios: /api/scenarios, the tree")
+def project_subcommand(
+    parts: Any, name: str, summary: str, run: Callable[[argparse.Namespace], None]
+) -> argparse.ArgumentParser:
+    """A subcommand of ``bench/scale.py`` on this project (``scale_watch`` uses it too):
+    ``--count``, ``--per-folder`` and ``--dir`` (``project``); its own options follow."""
+    sub: argparse.ArgumentParser = parts.add_parser(name, help=summary)
     sub.add_argument("--count", type=int, default=10_000, help="scenarios")
     sub.add_argument("--per-folder", type=int, default=100, help="scenarios per folder")
+    sub.add_argument("--dir", help="generate here (kept, reused when it holds --count)")
+    sub.set_defaults(run=run)
+    return sub
+
+
+def add_parser(parts: Any) -> None:
+    """``scenarios`` as a subcommand of ``bench/scale.py``."""
+    summary = "10,000 scenarios: /api/scenarios, the tree"
+    sub = project_subcommand(parts, "scenarios", summary, scenarios_part)
     sub.add_argument("--requests", type=int, default=20, help="warm requests per figure")
     sub.add_argument("--repeat", type=int, default=3, help="medians of this many")
-    sub.add_argument("--dir", help="generate here (kept, reused when it holds --count)")
     sub.add_argument("--fresh-connections", action="store_true", help="a connection per request")
-    sub.set_defaults(run=scenarios_part)

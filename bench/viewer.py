@@ -31,6 +31,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from bench_common import rss_kib, stop
 from websockets.asyncio.client import ClientConnection, connect
 
 TARGET_P50_MS = 50.0
@@ -72,13 +73,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -143,7 +137,7 @@ async def tail_memory(
     """(RSS before, peak, after in KB; the file's size in bytes; how it ended)."""
     steps = new_run(root, "bench-memory") / "steps.jsonl"
     await asyncio.wait_for(wait_for(client, "fs:run-started"), 10)
-    before = peak = rss_kb(pid)
+    before = peak = rss_kib(pid)
     received, written, burst = 0, 0, 1000
     ended = "every line received"
     try:
@@ -155,10 +149,10 @@ async def tail_memory(
                 while True:
                     await asyncio.wait_for(client.recv(), 0.01)
                     received += 1
-            peak = max(peak, rss_kb(pid))
+            peak = max(peak, rss_kib(pid))
     except Exception as exc:  # the server dropped us: the numbers so far still count
         ended = f"ended after {received} messages: {exc}"
-    return before, peak, rss_kb(pid), steps.stat().st_size, ended
+    return before, peak, rss_kib(pid), steps.stat().st_size, ended
 
 
 def report(name: str, times: list[float]) -> None:
@@ -209,8 +203,7 @@ def main() -> None:
         try:
             asyncio.run(measure(args, root, port, child.pid))
         finally:
-            child.terminate()
-            child.wait(10)
+            stop(child)
 
 
 if __name__ == "__main__":

@@ -26,26 +26,21 @@ is printed before and after: a figure taken under load is not a figure.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from bench_common import serve, watch_daemon
 
 from runner.browser.launch import CHROMIUM_ARGS, resolve_executable
 
 HERE = Path(__file__).resolve().parent
 SITE = HERE / "collection_flows"
-UNOTEST = [sys.executable, "-m", "unotest"]
 
 SCENARIO = """\
 // id-greet
@@ -86,17 +81,6 @@ with sync_playwright() as p:
 """
 
 
-def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 def make_project(root: Path, base_url: str) -> None:
     (root / "unotest/e2e/_helpers").mkdir(parents=True)
     (root / "unotest.config.yaml").write_text(
@@ -106,44 +90,20 @@ def make_project(root: Path, base_url: str) -> None:
     (root / "unotest/e2e/_helpers/nav.js").write_text(HELPER.format(comment=0), "utf-8")
 
 
-class Events:
-    def __init__(self, port: int) -> None:
-        self.file = socket.create_connection(("127.0.0.1", port)).makefile("rb")
-        first = json.loads(self.file.readline())
-        assert first["type"] == "snapshot", first
-
-    def until(self, kind: str) -> tuple[dict[str, Any], float]:
-        while True:
-            event = json.loads(self.file.readline())
-            if event["type"] == kind:
-                return event, time.perf_counter()
-
-
 def daemon_rounds(
     root: Path, rounds: int, idle_ms: int, between: Callable[[], None]
 ) -> tuple[list[float], list[float]]:
     """(save → batch.started, save → run.finished) per round, in seconds; ``between``
     runs after each round (the plain script's run, interleaved)."""
-    proc = subprocess.Popen(
-        [*UNOTEST, "watch", "--json", "--idle-ms", str(idle_ms), "--max-ms", "2000"],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONSAFEPATH": "1"},
-    )
-    try:
-        assert proc.stdout is not None
-        started = json.loads(proc.stdout.readline())
-        assert started["type"] == "daemon.started", started
-        threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep it flowing
-        events = Events(started["server"]["port"])
+    with watch_daemon(root, "--idle-ms", str(idle_ms), "--max-ms", "2000") as daemon:
         to_batch: list[float] = []
         to_finish: list[float] = []
         for number in range(1, rounds + 1):
             helper = root / "unotest/e2e/_helpers/nav.js"
             t0 = time.perf_counter()
             helper.write_text(HELPER.format(comment=number), encoding="utf-8")
-            batch, t_batch = events.until("batch.started")
-            finished, t_done = events.until("run.finished")
+            batch, t_batch = daemon.until("batch.started")
+            finished, t_done = daemon.until("run.finished")
             status = finished["result"]["status"]
             assert status == "passed", finished["result"]
             to_batch.append(t_batch - t0)
@@ -153,9 +113,6 @@ def daemon_rounds(
                 print(f"reason: {reason['kind']} via {' → '.join(reason['via'])}")
             between()
         return to_batch, to_finish
-    finally:
-        proc.send_signal(2)
-        proc.wait(60)
 
 
 def plain_runner(base_url: str, workdir: Path, times: list[float]) -> Callable[[], None]:
