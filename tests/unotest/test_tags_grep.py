@@ -322,7 +322,10 @@ def test_a_collection_with_grep_smoke_runs_only_the_tagged_scenarios(
     assert done.returncode == 0, done
     assert sorted(site.visits) == ["auth/login", "shop/cart"]
     header = done.stdout.splitlines()[0]
-    assert header == r"unotest collection all: 2 scenarios, 2 worker(s) in 1 process, --grep '@smoke\b(?!-)'"
+    assert header == (
+        "unotest collection all: 2 scenarios, 2 worker(s) in 1 process, "
+        r"--grep '@smoke\b(?!-)'"
+    )
     assert "2 passed" in done.stdout
     # The two workers are lanes of one process, started early, adopted: none replaced.
     assert len(workers) == 1, workers
