@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import (
     APIResponse,
     Browser,
@@ -27,9 +25,9 @@ from viewer_page import (
     Viewer,
     browser_type_launch_args,
     guard_page,
-    page_project,
-    running_viewer,
-    served_site,
+    site_viewer,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -42,18 +40,12 @@ HEADING = '  expect_visible(role("heading", "Welcome"))\n'
 BODY = '  goto("/")\n  let n = 1\n  n = n + 1\n  n = n * 10\n' + HEADING
 # Line 5 goto, 6 let n, 7 n + 1, 8 n * 10, 9 the heading (the header is lines 1-3).
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"smoke": BODY})
-        with running_viewer(root) as running:
-            yield running
+viewer = viewer_fixture(scenarios={"smoke": BODY})
 
 
 def _open_scenario(page: Page, viewer: Viewer, name: str) -> None:
     page.goto(viewer.url)
-    page.get_by_role("treeitem", name=name).click()
+    tree_item(page, name).click()
     expect(page.get_by_role("button", name="Debug")).to_be_visible()
 
 
@@ -201,31 +193,29 @@ def test_the_output_follows_its_end_while_live_unless_scrolled_up(
     tmp_path: Path, page: Page
 ) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "loop")
-            page.get_by_role("button", name="Run", exact=True).click()
-            output = page.get_by_role("log", name="Output")
-            lines = output.locator("div")
-            expect(lines.nth(40)).to_be_attached(timeout=WAIT_MS)  # far more than it shows
-            expect(lines.last).to_be_in_viewport()
-            expect(lines.first).not_to_be_in_viewport()
-            at_end = "el => el.scrollTop + el.clientHeight >= el.scrollHeight - 30"
-            assert output.evaluate(at_end)
-            # Scrolled up by the person: new lines no longer pull the view down.
-            output.hover()
-            page.mouse.wheel(0, -100_000)
-            expect(lines.first).to_be_in_viewport()
-            seen = lines.count()
-            expect(lines.nth(seen + 20)).to_be_attached(timeout=WAIT_MS)
-            expect(lines.first).to_be_in_viewport()
-            assert not output.evaluate(at_end)
-            page.get_by_role("button", name="Abort").click()
-            expect(page.get_by_role("status", name="Run status")).to_have_text(
-                "Run aborted", timeout=WAIT_MS
-            )
-            guard.check()
+    with site_viewer(tmp_path, scenarios={"loop": LOOP}) as viewer:
+        _open_scenario(page, viewer, "loop")
+        page.get_by_role("button", name="Run", exact=True).click()
+        output = page.get_by_role("log", name="Output")
+        lines = output.locator("div")
+        expect(lines.nth(40)).to_be_attached(timeout=WAIT_MS)  # far more than it shows
+        expect(lines.last).to_be_in_viewport()
+        expect(lines.first).not_to_be_in_viewport()
+        at_end = "el => el.scrollTop + el.clientHeight >= el.scrollHeight - 30"
+        assert output.evaluate(at_end)
+        # Scrolled up by the person: new lines no longer pull the view down.
+        output.hover()
+        page.mouse.wheel(0, -100_000)
+        expect(lines.first).to_be_in_viewport()
+        seen = lines.count()
+        expect(lines.nth(seen + 20)).to_be_attached(timeout=WAIT_MS)
+        expect(lines.first).to_be_in_viewport()
+        assert not output.evaluate(at_end)
+        page.get_by_role("button", name="Abort").click()
+        expect(page.get_by_role("status", name="Run status")).to_have_text(
+            "Run aborted", timeout=WAIT_MS
+        )
+        guard.check()
 
 
 def test_a_paused_run_shown_after_a_reload_offers_reload_when_its_file_changed(
@@ -349,51 +339,49 @@ def test_a_rejected_command_shows_only_in_the_page_that_sent_it(
     """Two pages on one paused run: A continues; B, not told yet, sends Step, which the
     runner rejects. Only B says so, with the runner's reason while the run goes on, and
     "the run has ended" once it has (A aborted it)."""
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with running_viewer(root) as viewer:
-            viewer.api(
-                "PUT",
-                "/api/breakpoints",
-                {"version": 1, "scenarios": {"loop": [{"line": 6, "col": 2}]}},
-            )
-            a, b = browser.new_page(), browser.new_page()
-            guards = [guard_page(a), guard_page(b)]
-            held = HeldSocket(b)
-            _open_scenario(a, viewer, "loop")
-            a.get_by_role("button", name="Debug").click()
-            a_status = a.get_by_role("status", name="Run status")
-            expect(a_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
-            run_id = _run_id(a)
-            b.goto(f"{viewer.url}#open=scenario-run:{run_id}&active=scenario-run:{run_id}")
-            b_status = b.get_by_role("status", name="Run status")
-            expect(b_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
-            connected = "async () => (await import('/static/live.js')).isConnected()"
-            deadline = time.monotonic() + WAIT_MS / 1000
-            while not b.evaluate(connected):
-                assert time.monotonic() < deadline, "page B's socket never opened"
-                b.wait_for_timeout(50)
+    with site_viewer(tmp_path, scenarios={"loop": LOOP}) as viewer:
+        viewer.api(
+            "PUT",
+            "/api/breakpoints",
+            {"version": 1, "scenarios": {"loop": [{"line": 6, "col": 2}]}},
+        )
+        a, b = browser.new_page(), browser.new_page()
+        guards = [guard_page(a), guard_page(b)]
+        held = HeldSocket(b)
+        _open_scenario(a, viewer, "loop")
+        a.get_by_role("button", name="Debug").click()
+        a_status = a.get_by_role("status", name="Run status")
+        expect(a_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+        run_id = _run_id(a)
+        b.goto(f"{viewer.url}#open=scenario-run:{run_id}&active=scenario-run:{run_id}")
+        b_status = b.get_by_role("status", name="Run status")
+        expect(b_status).to_contain_text("Paused at line 6:2", timeout=WAIT_MS)
+        connected = "async () => (await import('/static/live.js')).isConnected()"
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not b.evaluate(connected):
+            assert time.monotonic() < deadline, "page B's socket never opened"
+            b.wait_for_timeout(50)
 
-            held.holding = True
-            a.get_by_role("button", name="Continue").click()
-            expect(a_status).to_have_text("Running", timeout=WAIT_MS)
-            b.get_by_role("button", name="Step", exact=True).click()  # B still shows the pause
-            deadline = time.monotonic() + WAIT_MS / 1000
-            while not _events_of(viewer, run_id, "command:rejected"):
-                assert time.monotonic() < deadline, "the runner never rejected the step"
-                time.sleep(0.1)
-            held.release()
-            rejected = b.get_by_text("Rejected step: 'step' needs a paused run; send 'pause' first")
-            expect(rejected).to_be_visible(timeout=WAIT_MS)
-            a.get_by_role("button", name="Abort").click()
-            expect(a_status).to_have_text("Run aborted", timeout=WAIT_MS)
-            # A has had every event before the end, the rejection too: it shows none.
-            expect(a.get_by_text("Rejected")).to_have_count(0)
-            expect(b_status).to_have_text("Run aborted", timeout=WAIT_MS)
-            expect(b.get_by_text("Rejected step: the run has ended")).to_be_visible()
-            expect(rejected).to_have_count(0)
-            for guard in guards:
-                guard.check()
+        held.holding = True
+        a.get_by_role("button", name="Continue").click()
+        expect(a_status).to_have_text("Running", timeout=WAIT_MS)
+        b.get_by_role("button", name="Step", exact=True).click()  # B still shows the pause
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not _events_of(viewer, run_id, "command:rejected"):
+            assert time.monotonic() < deadline, "the runner never rejected the step"
+            time.sleep(0.1)
+        held.release()
+        rejected = b.get_by_text("Rejected step: 'step' needs a paused run; send 'pause' first")
+        expect(rejected).to_be_visible(timeout=WAIT_MS)
+        a.get_by_role("button", name="Abort").click()
+        expect(a_status).to_have_text("Run aborted", timeout=WAIT_MS)
+        # A has had every event before the end, the rejection too: it shows none.
+        expect(a.get_by_text("Rejected")).to_have_count(0)
+        expect(b_status).to_have_text("Run aborted", timeout=WAIT_MS)
+        expect(b.get_by_text("Rejected step: the run has ended")).to_be_visible()
+        expect(rejected).to_have_count(0)
+        for guard in guards:
+            guard.check()
 
 
 def test_breakpoints_converge_between_two_pages(browser: Browser, viewer: Viewer) -> None:
@@ -476,54 +464,50 @@ def test_edit_and_continue_from_the_run_tab(tmp_path: Path, page: Page) -> None:
     place (still paused); the fix saved (a line added above), Reload, the pause follows
     to the new line, Retry completes the same run with one step:fail."""
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project", url, scenarios={"fix": FIXABLE}, timeout={"expect": 1000}
+    with site_viewer(tmp_path, scenarios={"fix": FIXABLE}, timeout={"expect": 1000}) as viewer:
+        _open_scenario(page, viewer, "fix")
+        page.get_by_role("button", name="Debug").click()
+        status = page.get_by_role("status", name="Run status")
+        expect(status).to_contain_text("Paused at line 7:2 (failure)", timeout=WAIT_MS)
+        run_id = _run_id(page)
+        offer = page.get_by_role("group", name="Reload")
+        expect(offer).to_have_count(0)
+        source = page.get_by_role("textbox", name="Source")
+        original = source.input_value()
+
+        source.fill(original.replace(WRONG, WRONG.replace(")\n", "))\n")))
+        page.get_by_role("button", name="Save").click()
+        reload = offer.get_by_role("button", name="Reload")
+        expect(reload).to_be_enabled()
+        reload.click()
+        expect(offer).to_contain_text(
+            re.compile(r"Reload rejected: unotest/e2e/fix\.test\.js:7:\d+: "), timeout=WAIT_MS
         )
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "fix")
-            page.get_by_role("button", name="Debug").click()
-            status = page.get_by_role("status", name="Run status")
-            expect(status).to_contain_text("Paused at line 7:2 (failure)", timeout=WAIT_MS)
-            run_id = _run_id(page)
-            offer = page.get_by_role("group", name="Reload")
-            expect(offer).to_have_count(0)
-            source = page.get_by_role("textbox", name="Source")
-            original = source.input_value()
+        expect(status).to_contain_text("Paused at line 7:2 (failure)")
 
-            source.fill(original.replace(WRONG, WRONG.replace(")\n", "))\n")))
-            page.get_by_role("button", name="Save").click()
-            reload = offer.get_by_role("button", name="Reload")
-            expect(reload).to_be_enabled()
-            reload.click()
-            expect(offer).to_contain_text(
-                re.compile(r"Reload rejected: unotest/e2e/fix\.test\.js:7:\d+: "), timeout=WAIT_MS
-            )
-            expect(status).to_contain_text("Paused at line 7:2 (failure)")
-
-            source.fill(original.replace(WRONG, "  let note = 1\n" + RIGHT))
-            page.get_by_role("button", name="Save").click()
-            expect(offer).not_to_contain_text("rejected")
-            reload.click()
-            expect(offer).to_contain_text(
-                "reloaded: test_it (on the call stack) going on in the new code, "
-                "1 statement above the pause skipped",
-                timeout=WAIT_MS,
-            )
-            # No `paused` event follows a reload: the page took the place from runtime.json.
-            expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
-            expect(page.locator(".code-row.current")).to_have_attribute("data-line", "8")
-            page.get_by_role("button", name="Retry").click()
-            expect(status).to_have_text("Run completed", timeout=WAIT_MS)
-            expect(offer).to_have_count(0)
-            assert [(kind, line) for kind, line, _ in _closed_steps(viewer, run_id)] == [
-                ("step:ok", 5),
-                ("step:ok", 6),
-                ("step:fail", 7),
-                ("step:ok", 8),  # the edited expectation, retried in the same run
-            ]
-            assert [p.name for p in (root / "unotest" / ".runs").iterdir()] == [run_id]
-            guard.check()
+        source.fill(original.replace(WRONG, "  let note = 1\n" + RIGHT))
+        page.get_by_role("button", name="Save").click()
+        expect(offer).not_to_contain_text("rejected")
+        reload.click()
+        expect(offer).to_contain_text(
+            "reloaded: test_it (on the call stack) going on in the new code, "
+            "1 statement above the pause skipped",
+            timeout=WAIT_MS,
+        )
+        # No `paused` event follows a reload: the page took the place from runtime.json.
+        expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
+        expect(page.locator(".code-row.current")).to_have_attribute("data-line", "8")
+        page.get_by_role("button", name="Retry").click()
+        expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+        expect(offer).to_have_count(0)
+        assert [(kind, line) for kind, line, _ in _closed_steps(viewer, run_id)] == [
+            ("step:ok", 5),
+            ("step:ok", 6),
+            ("step:fail", 7),
+            ("step:ok", 8),  # the edited expectation, retried in the same run
+        ]
+        assert [p.name for p in (viewer.root / "unotest" / ".runs").iterdir()] == [run_id]
+        guard.check()
 
 
 CHECKS = "function check_out() {\n" + WRONG + "}\n"
@@ -535,47 +519,44 @@ def test_a_helper_saved_in_its_tab_reloads_the_paused_run(tmp_path: Path, page: 
     """A run paused in a helper: a write from outside the page offers Reload in the run
     tab; the fix saved in the helper's own tab offers to reload that run from there."""
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project",
-            url,
-            scenarios={"uses": USES_CHECKS},
-            helpers={"checks": CHECKS},
-            timeout={"expect": 1000},
+    with site_viewer(
+        tmp_path,
+        scenarios={"uses": USES_CHECKS},
+        helpers={"checks": CHECKS},
+        timeout={"expect": 1000},
+    ) as viewer:
+        _open_scenario(page, viewer, "uses")
+        page.get_by_role("button", name="Debug").click()
+        status = page.get_by_role("status", name="Run status")
+        expect(status).to_contain_text(
+            "Paused at line 2:2 in unotest/e2e/_helpers/checks.js (failure)", timeout=WAIT_MS
         )
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "uses")
-            page.get_by_role("button", name="Debug").click()
-            status = page.get_by_role("status", name="Run status")
-            expect(status).to_contain_text(
-                "Paused at line 2:2 in unotest/e2e/_helpers/checks.js (failure)", timeout=WAIT_MS
-            )
-            run_id = _run_id(page)
-            offer = page.get_by_role("group", name="Reload")
-            expect(offer).to_have_count(0)
-            # An editor elsewhere saves the helper: the run tab hears fs:helpers-changed.
-            helper = root / "unotest" / "e2e" / "_helpers" / "checks.js"
-            helper.write_text("// checked\n" + CHECKS)
-            expect(offer.get_by_role("button", name="Reload")).to_be_enabled(timeout=WAIT_MS)
+        run_id = _run_id(page)
+        offer = page.get_by_role("group", name="Reload")
+        expect(offer).to_have_count(0)
+        # An editor elsewhere saves the helper: the run tab hears fs:helpers-changed.
+        helper = viewer.root / "unotest" / "e2e" / "_helpers" / "checks.js"
+        helper.write_text("// checked\n" + CHECKS)
+        expect(offer.get_by_role("button", name="Reload")).to_be_enabled(timeout=WAIT_MS)
 
-            page.get_by_role("button", name="checks", exact=True).click()
-            source = page.get_by_role("textbox", name="Source")
-            expect(source).to_have_value(re.compile("// checked"), timeout=WAIT_MS)
-            others = page.get_by_role("group", name="Paused runs")
-            expect(others).to_have_count(0)
-            source.fill(source.input_value().replace(WRONG, RIGHT))
-            page.get_by_role("button", name="Save").click()
-            others.get_by_role("button", name="Reload uses").click()
-            expect(page).to_have_url(re.compile(f"active=scenario-run(:|%3A){run_id}"))
-            expect(offer).to_contain_text("reloaded: ", timeout=WAIT_MS)
-            expect(offer).not_to_contain_text("rejected")
-            expect(status).to_contain_text("Paused at line 3:2 in unotest/e2e/_helpers/checks.js")
-            page.get_by_role("button", name="Retry").click()
-            expect(status).to_have_text("Run completed", timeout=WAIT_MS)
-            steps = _closed_steps(viewer, run_id)
-            assert [kind for kind, _, _ in steps].count("step:fail") == 1, steps
-            assert steps[-1][0] == "step:ok" and "clicked" in steps[-2][2], steps
-            guard.check()
+        page.get_by_role("button", name="checks", exact=True).click()
+        source = page.get_by_role("textbox", name="Source")
+        expect(source).to_have_value(re.compile("// checked"), timeout=WAIT_MS)
+        others = page.get_by_role("group", name="Paused runs")
+        expect(others).to_have_count(0)
+        source.fill(source.input_value().replace(WRONG, RIGHT))
+        page.get_by_role("button", name="Save").click()
+        others.get_by_role("button", name="Reload uses").click()
+        expect(page).to_have_url(re.compile(f"active=scenario-run(:|%3A){run_id}"))
+        expect(offer).to_contain_text("reloaded: ", timeout=WAIT_MS)
+        expect(offer).not_to_contain_text("rejected")
+        expect(status).to_contain_text("Paused at line 3:2 in unotest/e2e/_helpers/checks.js")
+        page.get_by_role("button", name="Retry").click()
+        expect(status).to_have_text("Run completed", timeout=WAIT_MS)
+        steps = _closed_steps(viewer, run_id)
+        assert [kind for kind, _, _ in steps].count("step:fail") == 1, steps
+        assert steps[-1][0] == "step:ok" and "clicked" in steps[-2][2], steps
+        guard.check()
 
 
 def test_restart_from_the_page_opens_the_new_run(page: Page, viewer: Viewer) -> None:
@@ -612,57 +593,55 @@ CALLER = '  let who = "you"\n  goto("/")\n  greet(who)\n  let after = 1\n'
 
 def test_a_breakpoint_in_a_helper_and_its_call_stack(tmp_path: Path, page: Page) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project", url, scenarios={"caller": CALLER}, helpers={"greeting": HELPER}
+    with site_viewer(
+        tmp_path, scenarios={"caller": CALLER}, helpers={"greeting": HELPER}
+    ) as viewer:
+        page.goto(f"{viewer.url}#open=helper:unotest/e2e/_helpers/greeting.js")
+        marker = page.get_by_role("button", name="Breakpoint at line 3")
+        marker.click()
+        expect(marker).to_have_attribute("aria-pressed", "true")
+        assert _breakpoints_on_disk(viewer) == {
+            "version": 1,
+            "scenarios": {"_helpers/greeting": [{"line": 3, "col": 2}]},
+        }
+        tree_item(page, "caller").click()
+        page.get_by_role("button", name="Debug").click()
+        status = page.get_by_role("status", name="Run status")
+        expect(status).to_contain_text(
+            "Paused at line 3:2 in unotest/e2e/_helpers/greeting.js", timeout=WAIT_MS
         )
-        with running_viewer(root) as viewer:
-            page.goto(f"{viewer.url}#open=helper:unotest/e2e/_helpers/greeting.js")
-            marker = page.get_by_role("button", name="Breakpoint at line 3")
-            marker.click()
-            expect(marker).to_have_attribute("aria-pressed", "true")
-            assert _breakpoints_on_disk(viewer) == {
-                "version": 1,
-                "scenarios": {"_helpers/greeting": [{"line": 3, "col": 2}]},
-            }
-            page.get_by_role("treeitem", name="caller").click()
-            page.get_by_role("button", name="Debug").click()
-            status = page.get_by_role("status", name="Run status")
-            expect(status).to_contain_text(
-                "Paused at line 3:2 in unotest/e2e/_helpers/greeting.js", timeout=WAIT_MS
-            )
-            # The source follows the run into the helper; its step is indented.
-            expect(page.locator(".source-path")).to_have_text("unotest/e2e/_helpers/greeting.js")
-            expect(page.locator(".code-row.current")).to_have_attribute("data-line", "3")
-            inner = page.get_by_role("region", name="Steps").locator(".step", has_text="let text")
-            expect(inner).to_have_css("padding-left", "24px")
-            variables = page.get_by_role("region", name="Variables")
-            expect(variables).to_contain_text("hi you")
-            stack = page.get_by_role("region", name="Call stack")
-            expect(stack).to_contain_text("greet")
-            caller = stack.get_by_role("button", name=re.compile("test_it"))
-            caller.click()
-            expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
-            expect(page.locator(".code-row.revealed")).to_have_attribute("data-line", "7")
-            # The caller's frame: its own variables, and Evaluate in its scope.
-            expect(caller).to_have_attribute("aria-current", "true")
-            expect(variables.get_by_role("rowheader", name="who")).to_be_visible()
-            expect(variables.get_by_role("rowheader", name="text")).to_have_count(0)
-            evaluate = page.get_by_role("textbox", name="Evaluate")
-            evaluate.fill('who + "!"')
-            evaluate.press("Enter")
-            expect(page.locator(".eval-answer.ok")).to_have_text('"you!"', timeout=WAIT_MS)
-            evaluate.fill("text")
-            evaluate.press("Enter")
-            expect(page.locator(".eval-answer.error")).to_contain_text("text", timeout=WAIT_MS)
-            stack.get_by_role("button", name=re.compile("greet")).click()
-            expect(variables.get_by_role("rowheader", name="text")).to_be_visible()
-            page.keyboard.press("Shift+F11")  # step out
-            expect(status).to_contain_text("Paused at line 8:2", timeout=WAIT_MS)
-            expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
-            page.keyboard.press("F8")
-            expect(status).to_contain_text("completed", timeout=WAIT_MS)
-            guard.check()
+        # The source follows the run into the helper; its step is indented.
+        expect(page.locator(".source-path")).to_have_text("unotest/e2e/_helpers/greeting.js")
+        expect(page.locator(".code-row.current")).to_have_attribute("data-line", "3")
+        inner = page.get_by_role("region", name="Steps").locator(".step", has_text="let text")
+        expect(inner).to_have_css("padding-left", "24px")
+        variables = page.get_by_role("region", name="Variables")
+        expect(variables).to_contain_text("hi you")
+        stack = page.get_by_role("region", name="Call stack")
+        expect(stack).to_contain_text("greet")
+        caller = stack.get_by_role("button", name=re.compile("test_it"))
+        caller.click()
+        expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
+        expect(page.locator(".code-row.revealed")).to_have_attribute("data-line", "7")
+        # The caller's frame: its own variables, and Evaluate in its scope.
+        expect(caller).to_have_attribute("aria-current", "true")
+        expect(variables.get_by_role("rowheader", name="who")).to_be_visible()
+        expect(variables.get_by_role("rowheader", name="text")).to_have_count(0)
+        evaluate = page.get_by_role("textbox", name="Evaluate")
+        evaluate.fill('who + "!"')
+        evaluate.press("Enter")
+        expect(page.locator(".eval-answer.ok")).to_have_text('"you!"', timeout=WAIT_MS)
+        evaluate.fill("text")
+        evaluate.press("Enter")
+        expect(page.locator(".eval-answer.error")).to_contain_text("text", timeout=WAIT_MS)
+        stack.get_by_role("button", name=re.compile("greet")).click()
+        expect(variables.get_by_role("rowheader", name="text")).to_be_visible()
+        page.keyboard.press("Shift+F11")  # step out
+        expect(status).to_contain_text("Paused at line 8:2", timeout=WAIT_MS)
+        expect(page.locator(".source-path")).to_have_text("unotest/e2e/caller.test.js")
+        page.keyboard.press("F8")
+        expect(status).to_contain_text("completed", timeout=WAIT_MS)
+        guard.check()
 
 
 LOOP = '  goto("/")\n  let i = 0\n  while (i < 600) {\n    wait(100)\n    i = i + 1\n  }\n'
@@ -670,26 +649,24 @@ LOOP = '  goto("/")\n  let i = 0\n  while (i < 600) {\n    wait(100)\n    i = i 
 
 def test_pause_a_running_debug_run_then_abort(tmp_path: Path, page: Page) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "loop")
-            page.get_by_role("button", name="Debug").click()
-            status = page.get_by_role("status", name="Run status")
-            steps = page.get_by_role("region", name="Steps")
-            expect(steps).to_contain_text("wait(100)", timeout=WAIT_MS)
-            expect(status).to_have_text("Running")
-            pause = page.get_by_role("button", name="Pause")
-            expect(pause).to_be_enabled()
-            expect(page.get_by_role("button", name="Continue")).to_be_disabled()
-            pause.click()
-            expect(status).to_contain_text(re.compile(r"Paused at line \d+:\d+"), timeout=WAIT_MS)
-            expect(status).to_contain_text("(step)")
-            expect(pause).to_be_disabled()
-            expect(page.get_by_role("region", name="Variables")).to_contain_text("i")
-            page.get_by_role("button", name="Abort").click()
-            expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
-            guard.check()
+    with site_viewer(tmp_path, scenarios={"loop": LOOP}) as viewer:
+        _open_scenario(page, viewer, "loop")
+        page.get_by_role("button", name="Debug").click()
+        status = page.get_by_role("status", name="Run status")
+        steps = page.get_by_role("region", name="Steps")
+        expect(steps).to_contain_text("wait(100)", timeout=WAIT_MS)
+        expect(status).to_have_text("Running")
+        pause = page.get_by_role("button", name="Pause")
+        expect(pause).to_be_enabled()
+        expect(page.get_by_role("button", name="Continue")).to_be_disabled()
+        pause.click()
+        expect(status).to_contain_text(re.compile(r"Paused at line \d+:\d+"), timeout=WAIT_MS)
+        expect(status).to_contain_text("(step)")
+        expect(pause).to_be_disabled()
+        expect(page.get_by_role("region", name="Variables")).to_contain_text("i")
+        page.get_by_role("button", name="Abort").click()
+        expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
+        guard.check()
 
 
 FAILING = (
@@ -701,57 +678,52 @@ FAILING = (
 
 def test_retry_and_skip_at_a_failure_pause(tmp_path: Path, page: Page) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project",
-            url,
-            scenarios={"flaky": FAILING},
-            timeout={"action": 1000, "expect": 1000},
-        )
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "flaky")
-            page.get_by_role("button", name="Debug").click()
-            status = page.get_by_role("status", name="Run status")
-            expect(status).to_contain_text("Paused at line 6:2 (failure)", timeout=WAIT_MS)
-            # The failed statement shows failed (with its error) while paused, not running.
-            steps = page.get_by_role("region", name="Steps")
-            failed = steps.locator(".step", has_text='click("Later")')
-            expect(failed).to_have_count(1)
-            expect(failed).to_have_class(re.compile(r"\bstep-fail\b"))
-            expect(failed.get_by_label("fail", exact=True)).to_have_text("✗")
-            expect(failed).to_have_attribute("title", re.compile(r"^LocatorError: .*Later"))
-            expect(steps.locator(".step-running")).to_have_count(0)
-            retry = page.get_by_role("button", name="Retry")
-            skip = page.get_by_role("button", name="Skip")
-            expect(retry).to_be_enabled()
-            expect(skip).to_be_enabled()
-            # Fix the page at the pause, then run the failed statement again.
-            evaluate = page.get_by_role("textbox", name="Evaluate")
-            add_button = "document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')"
-            evaluate.fill(f'evaluate("{add_button}")')
-            evaluate.press("Enter")
-            expect(page.locator(".eval-answer.ok")).to_have_count(1, timeout=WAIT_MS)
-            retry.click()
-            expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
-            # Retried (the failed attempt closes as failed), it passed: a new row, ok; the
-            # new failure shows failed as well, and nothing shows running.
-            expect(failed).to_have_count(2)
-            expect(failed.last).to_have_class(re.compile(r"\bstep-ok\b"))
-            expect(steps.locator(".step-fail").last).to_contain_text("Gone")
-            expect(steps.locator(".step-running")).to_have_count(0)
-            expect(retry).to_be_enabled()
-            skip.click()
-            expect(status).to_contain_text("Paused at line 9:2 (step)", timeout=WAIT_MS)
-            expect(retry).to_be_disabled()  # nothing failed here
-            # Skip works at any pause (runner.md), not only a failure's: `after = 2` too.
-            expect(skip).to_be_enabled()
-            skip.click()
-            expect(status).to_contain_text("Run completed", timeout=WAIT_MS)
-            skipped = steps.locator(".step-skipped")
-            expect(skipped).to_have_count(2)
-            expect(skipped.first).to_contain_text("Gone")
-            expect(skipped.last).to_contain_text("after = 2")
-            guard.check()
+    with site_viewer(
+        tmp_path, scenarios={"flaky": FAILING}, timeout={"action": 1000, "expect": 1000}
+    ) as viewer:
+        _open_scenario(page, viewer, "flaky")
+        page.get_by_role("button", name="Debug").click()
+        status = page.get_by_role("status", name="Run status")
+        expect(status).to_contain_text("Paused at line 6:2 (failure)", timeout=WAIT_MS)
+        # The failed statement shows failed (with its error) while paused, not running.
+        steps = page.get_by_role("region", name="Steps")
+        failed = steps.locator(".step", has_text='click("Later")')
+        expect(failed).to_have_count(1)
+        expect(failed).to_have_class(re.compile(r"\bstep-fail\b"))
+        expect(failed.get_by_label("fail", exact=True)).to_have_text("✗")
+        expect(failed).to_have_attribute("title", re.compile(r"^LocatorError: .*Later"))
+        expect(steps.locator(".step-running")).to_have_count(0)
+        retry = page.get_by_role("button", name="Retry")
+        skip = page.get_by_role("button", name="Skip")
+        expect(retry).to_be_enabled()
+        expect(skip).to_be_enabled()
+        # Fix the page at the pause, then run the failed statement again.
+        evaluate = page.get_by_role("textbox", name="Evaluate")
+        add_button = "document.body.insertAdjacentHTML('beforeend', '<button>Later</button>')"
+        evaluate.fill(f'evaluate("{add_button}")')
+        evaluate.press("Enter")
+        expect(page.locator(".eval-answer.ok")).to_have_count(1, timeout=WAIT_MS)
+        retry.click()
+        expect(status).to_contain_text("Paused at line 8:2 (failure)", timeout=WAIT_MS)
+        # Retried (the failed attempt closes as failed), it passed: a new row, ok; the
+        # new failure shows failed as well, and nothing shows running.
+        expect(failed).to_have_count(2)
+        expect(failed.last).to_have_class(re.compile(r"\bstep-ok\b"))
+        expect(steps.locator(".step-fail").last).to_contain_text("Gone")
+        expect(steps.locator(".step-running")).to_have_count(0)
+        expect(retry).to_be_enabled()
+        skip.click()
+        expect(status).to_contain_text("Paused at line 9:2 (step)", timeout=WAIT_MS)
+        expect(retry).to_be_disabled()  # nothing failed here
+        # Skip works at any pause (runner.md), not only a failure's: `after = 2` too.
+        expect(skip).to_be_enabled()
+        skip.click()
+        expect(status).to_contain_text("Run completed", timeout=WAIT_MS)
+        skipped = steps.locator(".step-skipped")
+        expect(skipped).to_have_count(2)
+        expect(skipped.first).to_contain_text("Gone")
+        expect(skipped.last).to_contain_text("after = 2")
+        guard.check()
 
 
 def test_a_run_tab_catches_up_after_the_socket_drops(page: Page, viewer: Viewer) -> None:
@@ -805,8 +777,7 @@ HIGHLIGHTED = (
 
 def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -> None:
     guard = guard_page(page)
-    root = page_project(tmp_path / "project", None, scenarios={"colors": HIGHLIGHTED})
-    with running_viewer(root) as viewer:
+    with site_viewer(tmp_path, site=False, scenarios={"colors": HIGHLIGHTED}) as viewer:
         _open_scenario(page, viewer, "colors")
 
         def texts(kind: str) -> list[str]:
@@ -833,7 +804,7 @@ def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -
             "[...r.querySelectorAll('span[class^=tok-]')].map(s => s.textContent).join(''))"
             ".join('\\n')"
         )
-        source = (root / "unotest" / "e2e" / "colors.test.js").read_text()
+        source = (viewer.root / "unotest" / "e2e" / "colors.test.js").read_text()
         assert shown == source
         guard.check()
 
@@ -841,20 +812,18 @@ def test_the_source_is_highlighted_as_the_language(tmp_path: Path, page: Page) -
 def test_a_run_without_debug_can_be_paused_from_the_page(tmp_path: Path, page: Page) -> None:
     """Every run reads commands: Run (no --debug, no breakpoints) pauses on Pause too."""
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"loop": LOOP})
-        with running_viewer(root) as viewer:
-            _open_scenario(page, viewer, "loop")
-            page.get_by_role("button", name="Run", exact=True).click()
-            status = page.get_by_role("status", name="Run status")
-            expect(page.get_by_role("region", name="Steps")).to_contain_text(
-                "wait(100)", timeout=WAIT_MS
-            )
-            page.get_by_role("button", name="Pause").click()
-            expect(status).to_contain_text("(step)", timeout=WAIT_MS)
-            page.get_by_role("button", name="Abort").click()
-            expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
-            guard.check()
+    with site_viewer(tmp_path, scenarios={"loop": LOOP}) as viewer:
+        _open_scenario(page, viewer, "loop")
+        page.get_by_role("button", name="Run", exact=True).click()
+        status = page.get_by_role("status", name="Run status")
+        expect(page.get_by_role("region", name="Steps")).to_contain_text(
+            "wait(100)", timeout=WAIT_MS
+        )
+        page.get_by_role("button", name="Pause").click()
+        expect(status).to_contain_text("(step)", timeout=WAIT_MS)
+        page.get_by_role("button", name="Abort").click()
+        expect(status).to_have_text("Run aborted", timeout=WAIT_MS)
+        guard.check()
 
 
 def test_a_save_over_a_change_on_disk_offers_reload_or_overwrite(

@@ -11,19 +11,9 @@ console error (``guard``).
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import Locator, Page, expect
-from viewer_page import (
-    PageGuard,
-    Viewer,
-    browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-)
+from viewer_page import PageGuard, Viewer, browser_type_launch_args, guard_fixture, viewer_fixture
 
 from runner.files import atomic_write
 
@@ -31,29 +21,9 @@ __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to fi
 
 WAIT_MS = 20_000
 
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    checked = guard_page(page)
-    yield checked
-    checked.check()
-
-
-def _viewer(tmp_path: Path, env: str | None) -> Iterator[Viewer]:
-    root = page_project(tmp_path / "proj", None, env=env)
-    with running_viewer(root) as viewer:
-        yield viewer
-
-
-@pytest.fixture
-def bare(tmp_path: Path) -> Iterator[Viewer]:
-    """A project without ``unotest/.env``."""
-    yield from _viewer(tmp_path, None)
-
-
-@pytest.fixture
-def greeting(tmp_path: Path) -> Iterator[Viewer]:
-    yield from _viewer(tmp_path, "# greetings\nGREETING=hello\n")
+guard = guard_fixture()
+bare = viewer_fixture(site=False)  # a project without unotest/.env
+greeting = viewer_fixture(site=False, env="# greetings\nGREETING=hello\n")
 
 
 def _env_page(page: Page, viewer: Viewer) -> Locator:

@@ -10,31 +10,23 @@ trace of the viewer, while the viewer opened at the top keeps working.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 from viewer_page import (
     Viewer,
     browser_type_launch_args,
     guard_page,
-    page_project,
-    running_viewer,
+    scenarios_tree,
     served_site,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
 WAIT_MS = 20_000
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "proj", url)
-        with running_viewer(root) as running:
-            yield running
+viewer = viewer_fixture()
 
 
 def test_a_page_of_another_port_cannot_frame_the_logged_in_viewer(
@@ -42,7 +34,7 @@ def test_a_page_of_another_port_cannot_frame_the_logged_in_viewer(
 ) -> None:
     guard = guard_page(page)
     page.goto(viewer.url)  # logged in: the token becomes the page's cookie
-    tree = page.get_by_role("tree", name="Scenarios")
+    tree = scenarios_tree(page)
     expect(tree).to_be_visible(timeout=WAIT_MS)
 
     foreign = tmp_path / "foreign"

@@ -7,19 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
-from viewer_page import (
-    Viewer,
-    browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-    served_site,
-)
+from viewer_page import Viewer, browser_type_launch_args, guard_page, viewer_fixture
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
@@ -39,20 +29,15 @@ SITE = """<!doctype html><html><head><title>Log site</title><link rel="icon" hre
 BODY = '  goto("/")\n  expect_text(css("#out"), "loaded")\n  log("after")\n'
 # Line 5 goto, 6 expect_text, 7 log (the header is lines 1-3).
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "index.html").write_text(SITE, encoding="utf-8")
-    (site / "data.json").write_text('{"ok": true}', encoding="utf-8")
-    with served_site(site) as url:
-        root = page_project(tmp_path / "project", url, scenarios={"pagelog": BODY})
-        (root / "unotest" / ".debugger.json").write_text(
-            json.dumps({"version": 1, "scenarios": {"pagelog": [{"line": 7, "col": 2}]}})
+viewer = viewer_fixture(
+    site={"index.html": SITE, "data.json": '{"ok": true}'},
+    scenarios={"pagelog": BODY},
+    files={
+        "unotest/.debugger.json": json.dumps(
+            {"version": 1, "scenarios": {"pagelog": [{"line": 7, "col": 2}]}}
         )
-        with running_viewer(root) as running:
-            yield running
+    },
+)
 
 
 def test_a_runs_requests_and_console_messages_live_filtered_and_after(

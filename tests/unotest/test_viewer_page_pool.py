@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Page, expect
-from viewer_page import Viewer, browser_type_launch_args, guard_page, page_project, running_viewer
+from viewer_page import Viewer, browser_type_launch_args, guard_page, viewer_fixture
 
 from runner.protocol import make_run_id
 
@@ -23,17 +21,12 @@ __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to fi
 DOWN = "ws://127.0.0.1:3001/"
 UP = "ws://127.0.0.1:3002/"
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    root = page_project(
-        tmp_path / "project",
-        "http://127.0.0.1:9",
-        scenarios={"alpha": '  goto("/")\n', "beta": '  goto("/")\n'},
-        collections={"both": ["alpha", "beta"]},
-    )
-    with running_viewer(root) as running:
-        yield running
+viewer = viewer_fixture(
+    site=False,
+    base_url="http://127.0.0.1:9",
+    scenarios={"alpha": '  goto("/")\n', "beta": '  goto("/")\n'},
+    collections={"both": ["alpha", "beta"]},
+)
 
 
 def _write_run(runs: Path, run_id: str, manifest: dict[str, Any], events: list[Any]) -> None:

@@ -20,10 +20,9 @@ from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
-    guard_page,
-    page_project,
+    guard_fixture,
     running_viewer,
-    served_site,
+    served_project,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -38,18 +37,12 @@ BODY = "".join(f'  log("out {word}")\n' for word in ("one", "two", "three", "fou
 
 @pytest.fixture
 def project(tmp_path: Path) -> Iterator[Path]:
-    with served_site(tmp_path / "site") as url:
-        yield page_project(tmp_path / "proj", url, scenarios={"logs": BODY})
+    with served_project(tmp_path, scenarios={"logs": BODY}) as root:
+        yield root
 
 
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    checked = guard_page(page)
-    # While no viewer listens, the page's retries fail: what these tests provoke.
-    checked.allow("ERR_CONNECTION_REFUSED")
-    checked.allow("WebSocket connection to")
-    yield checked
-    checked.check()
+# While no viewer listens, the page's retries fail: what these tests provoke.
+guard = guard_fixture(allow=("ERR_CONNECTION_REFUSED", "WebSocket connection to"))
 
 
 def _stop(viewer: Viewer) -> None:

@@ -9,20 +9,11 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Locator, Page, expect
-from viewer_page import (
-    Viewer,
-    browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-    served_site,
-)
+from viewer_page import Viewer, browser_type_launch_args, guard_page, site_viewer, viewer_fixture
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
@@ -43,23 +34,13 @@ BAD_PAGE = """<!doctype html><title>bad</title><h1>Bad</h1>
 <script>console.error("boom from the page")</script><img src="/missing.png" alt="">
 <img src="/mocked.png" alt="">"""
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "bad.html").write_text(BAD_PAGE)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project",
-            url,
-            scenarios=SCENARIOS,
-            collections={"both": ["alpha", "beta", "gone"]},
-            timeout={"expect": 1000},
-        )
-        config = root / "unotest.config.yaml"
-        config.write_text(config.read_text().replace("trace: off", "trace: on-failure"))
-        with running_viewer(root) as running:
-            yield running
+viewer = viewer_fixture(
+    site={"bad.html": BAD_PAGE},
+    scenarios=SCENARIOS,
+    collections={"both": ["alpha", "beta", "gone"]},
+    timeout={"expect": 1000},
+    trace="on-failure",
+)
 
 
 def _natural_width(image: Locator) -> int:
@@ -67,16 +48,6 @@ def _natural_width(image: Locator) -> int:
     image.evaluate("img => img.decode ? img.decode().catch(() => null) : null")
     width: int = image.evaluate("img => img.naturalWidth")
     return width
-
-
-def _finished(viewer: Viewer, run_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
-        detail: dict[str, Any] = viewer.api("GET", f"/api/runs/{run_id}")
-        if detail["meta"]["status"] != "running":
-            return detail
-        assert time.monotonic() < deadline, f"run {run_id} did not finish"
-        time.sleep(0.2)
 
 
 def _tab_url(viewer: Viewer, key: str) -> str:
@@ -212,40 +183,37 @@ def test_a_collection_run_is_stopped_from_its_tab_counts_as_the_cli_and_runs_aga
     tmp_path: Path, page: Page
 ) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project",
-            url,
-            scenarios={"quick": '  goto("/")\n' + HEADING, "long": LONG},
-            collections={"mixed": ["quick", "gone", "long"]},
-        )
-        with running_viewer(root) as viewer:
-            page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/mixed.yaml"))
-            page.get_by_role("button", name="Run", exact=True).click()
-            expect(page).to_have_url(re.compile(r"active=collection-run"), timeout=WAIT_MS)
-            status = page.get_by_role("status", name="Run status")
-            expect(status).to_contain_text("Running")
-            expect(status).to_contain_text("3 scenarios (1 not found)", timeout=WAIT_MS)
-            rows = page.get_by_role("table", name="Scenario runs").locator("tbody tr")
-            gone = rows.filter(has=page.get_by_role("cell", name="gone", exact=True))
-            expect(gone).to_contain_text("skipped (scenario not found)")
-            long = rows.filter(has=page.get_by_role("cell", name="long", exact=True))
-            expect(long).to_contain_text("running", timeout=WAIT_MS)
-            expect(page.get_by_role("button", name="Run again")).to_have_count(0)
-            page.get_by_role("button", name="Stop", exact=True).click()
-            expect(status).to_contain_text("Run aborted", timeout=WAIT_MS)
-            # The CLI's summary: `ABORTED  mixed: 1 passed, 1 aborted, 1 skipped`.
-            expect(status).to_contain_text("1 passed, 1 aborted, 1 skipped", timeout=WAIT_MS)
-            expect(gone).to_contain_text("skipped (scenario not found)")
-            expect(page.get_by_role("button", name="Stop", exact=True)).to_have_count(0)
-            first = page.url
-            page.get_by_role("button", name="Run again").click()
-            expect(page).not_to_have_url(first, timeout=WAIT_MS)
-            expect(page).to_have_url(re.compile(r"active=collection-run"))
-            expect(status).to_contain_text("Running")
-            expect(page.get_by_role("button", name="Stop", exact=True)).to_be_enabled()
-            assert len(viewer.api("GET", "/api/runs?ref=mixed")) == 2
-            guard.check()
+    with site_viewer(
+        tmp_path,
+        scenarios={"quick": '  goto("/")\n' + HEADING, "long": LONG},
+        collections={"mixed": ["quick", "gone", "long"]},
+    ) as viewer:
+        page.goto(_tab_url(viewer, "collection:unotest/e2e/_collections/mixed.yaml"))
+        page.get_by_role("button", name="Run", exact=True).click()
+        expect(page).to_have_url(re.compile(r"active=collection-run"), timeout=WAIT_MS)
+        status = page.get_by_role("status", name="Run status")
+        expect(status).to_contain_text("Running")
+        expect(status).to_contain_text("3 scenarios (1 not found)", timeout=WAIT_MS)
+        rows = page.get_by_role("table", name="Scenario runs").locator("tbody tr")
+        gone = rows.filter(has=page.get_by_role("cell", name="gone", exact=True))
+        expect(gone).to_contain_text("skipped (scenario not found)")
+        long = rows.filter(has=page.get_by_role("cell", name="long", exact=True))
+        expect(long).to_contain_text("running", timeout=WAIT_MS)
+        expect(page.get_by_role("button", name="Run again")).to_have_count(0)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        expect(status).to_contain_text("Run aborted", timeout=WAIT_MS)
+        # The CLI's summary: `ABORTED  mixed: 1 passed, 1 aborted, 1 skipped`.
+        expect(status).to_contain_text("1 passed, 1 aborted, 1 skipped", timeout=WAIT_MS)
+        expect(gone).to_contain_text("skipped (scenario not found)")
+        expect(page.get_by_role("button", name="Stop", exact=True)).to_have_count(0)
+        first = page.url
+        page.get_by_role("button", name="Run again").click()
+        expect(page).not_to_have_url(first, timeout=WAIT_MS)
+        expect(page).to_have_url(re.compile(r"active=collection-run"))
+        expect(status).to_contain_text("Running")
+        expect(page.get_by_role("button", name="Stop", exact=True)).to_be_enabled()
+        assert len(viewer.api("GET", "/api/runs?ref=mixed")) == 2
+        guard.check()
 
 
 FAILS = '  goto("/")\n  expect_visible(role("heading", "Nope"))\n'
@@ -257,7 +225,7 @@ def _bailed_after_a_retry(viewer: Viewer, run_id: str) -> dict[str, Any]:
     """The finished collection run ``run_id`` of ``strict`` as 2 workers, ``--retries 1``
     and ``--bail`` run it: fails twice (a retry), and slow, in flight on the other worker,
     aborted by the bail; without them slow passes and fails runs once."""
-    detail = _finished(viewer, run_id)
+    detail = viewer.finished(run_id, WAIT_MS)
     runs = sorted((c["ref"], c["status"]) for c in detail["children"])
     assert runs == [("fails", "failed"), ("fails", "failed"), ("slow", "aborted")], runs
     workers = {
@@ -271,38 +239,35 @@ def test_run_again_repeats_the_collection_runs_workers_bail_and_retries(
     tmp_path: Path, page: Page
 ) -> None:
     guard = guard_page(page)
-    with served_site(tmp_path / "site") as url:
-        root = page_project(
-            tmp_path / "project",
-            url,
-            scenarios={"fails": FAILS, "slow": SLOW},
-            collections={"strict": ["fails", "slow"]},
-            timeout={"expect": 1000},
-        )
-        with running_viewer(root) as viewer:
-            request = {
-                "kind": "collection",
-                "collection": "strict",
-                "workers": 2,
-                "bail": True,
-                "retries": 1,
-            }
-            first = viewer.api("POST", "/api/runs", request)["runId"]
-            assert _bailed_after_a_retry(viewer, first)["request"] == request
-            page.goto(_tab_url(viewer, f"collection-run:{first}"))
-            expect(page.get_by_role("status", name="Run status")).to_contain_text("Run failed")
-            page.get_by_role("button", name="Run again").click()
-            expect(page).not_to_have_url(re.compile(f"{first}$"), timeout=WAIT_MS)
-            again = re.sub(r".*active=collection-run(?::|%3A)", "", page.url)
-            assert again != first
-            assert _bailed_after_a_retry(viewer, again)["request"] == request
-            guard.check()
+    with site_viewer(
+        tmp_path,
+        scenarios={"fails": FAILS, "slow": SLOW},
+        collections={"strict": ["fails", "slow"]},
+        timeout={"expect": 1000},
+    ) as viewer:
+        request = {
+            "kind": "collection",
+            "collection": "strict",
+            "workers": 2,
+            "bail": True,
+            "retries": 1,
+        }
+        first = viewer.api("POST", "/api/runs", request)["runId"]
+        assert _bailed_after_a_retry(viewer, first)["request"] == request
+        page.goto(_tab_url(viewer, f"collection-run:{first}"))
+        expect(page.get_by_role("status", name="Run status")).to_contain_text("Run failed")
+        page.get_by_role("button", name="Run again").click()
+        expect(page).not_to_have_url(re.compile(f"{first}$"), timeout=WAIT_MS)
+        again = re.sub(r".*active=collection-run(?::|%3A)", "", page.url)
+        assert again != first
+        assert _bailed_after_a_retry(viewer, again)["request"] == request
+        guard.check()
 
 
 def test_a_finished_run_reopened_from_the_address_bar(page: Page, viewer: Viewer) -> None:
     guard = guard_page(page)
     run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "beta"})["runId"]
-    assert _finished(viewer, run_id)["meta"]["outcome"] == "completed"
+    assert viewer.finished(run_id, WAIT_MS)["meta"]["outcome"] == "completed"
     page.goto(_tab_url(viewer, f"scenario-run:{run_id}"))
     expect(page.get_by_role("status", name="Run status")).to_have_text("Run completed")
     steps = page.get_by_role("region", name="Steps")
@@ -601,12 +566,8 @@ def test_lines_written_before_the_socket_first_opens_are_shown_once_it_does(
 def test_the_default_page_project_scenario_passes(tmp_path: Path) -> None:
     """``page_project``'s default scenario (the heading by CSS) completes on the served
     site: the fixture other page tests start from is a passing project."""
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url)
-        with running_viewer(root) as viewer:
-            run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})[
-                "runId"
-            ]
-            detail = _finished(viewer, run_id)
-            assert detail["meta"]["outcome"] == "completed", detail["meta"]
-            assert [e["kind"] for e in detail["events"]].count("step:ok") == 2
+    with site_viewer(tmp_path) as viewer:
+        run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})["runId"]
+        detail = viewer.finished(run_id, WAIT_MS)
+        assert detail["meta"]["outcome"] == "completed", detail["meta"]
+        assert [e["kind"] for e in detail["events"]].count("step:ok") == 2

@@ -12,7 +12,6 @@ import re
 import shutil
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,12 @@ from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
+    guard_fixture,
     guard_page,
-    page_project,
     running_viewer,
     scenario_source,
-    served_site,
+    tree_item,
+    viewer_fixture,
 )
 
 from unotest.viewer.routes_static import resolve_static
@@ -35,55 +35,27 @@ __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to fi
 WAIT_MS = 20_000
 ENV = "# the site's account\nAPI_TOKEN=s3cret-value\nHEADLESS=1\n# OLD_URL=http://old\nGREETING=hello\n"
 
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[str]:
-    with served_site(tmp_path / "site") as url:
-        yield url
-
-
-@pytest.fixture
-def project(tmp_path: Path, site: str) -> Path:
-    return page_project(
-        tmp_path / "proj",
-        site,
-        scenarios={
-            "smoke": '  goto("/")\n  expect_text(css("h1"), "Welcome")\n',
-            "auth/signin": '  goto("/")\n',
-            "auth/signout": '  goto("/")\n',
-            "shop/cart": scenario_source("shop-cart", '  goto("/")\n', color="#ff0000"),
-        },
-        helpers={"login": 'function login() {\n  goto("/")\n}\n'},
-        collections={"nightly": ["smoke", "gone/missing"]},
-        env=ENV,
-    )
-
-
-@pytest.fixture
-def viewer(project: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Viewer]:
+viewer = viewer_fixture(
+    scenarios={
+        "smoke": '  goto("/")\n  expect_text(css("h1"), "Welcome")\n',
+        "auth/signin": '  goto("/")\n',
+        "auth/signout": '  goto("/")\n',
+        "shop/cart": scenario_source("shop-cart", '  goto("/")\n', color="#ff0000"),
+    },
+    helpers={"login": 'function login() {\n  goto("/")\n}\n'},
+    collections={"nightly": ["smoke", "gone/missing"]},
+    env=ENV,
     # A local terminal runs $SHELL: /bin/sh reads no rc file, so what a terminal test waits
     # for never depends on this machine's ~/.bashrc (one stuck in `pyenv rehash` made the
     # shell answer nothing for a minute).
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    with running_viewer(project) as running:
-        yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
-
-
-def tree(page: Page):  # type: ignore[no-untyped-def]
-    return page.get_by_role("tree", name="Scenarios")
+    environ={"SHELL": "/bin/sh"},
+)
+guard = guard_fixture(WAIT_MS)
 
 
 def open_page(page: Page, viewer: Viewer) -> None:
     page.goto(viewer.url)
-    expect(tree(page).get_by_role("treeitem", name="smoke", exact=True)).to_be_visible()
+    expect(tree_item(page, "smoke")).to_be_visible()
 
 
 # --- the page and its files -------------------------------------------------------------
@@ -190,48 +162,47 @@ def test_the_tree_lists_scenarios_in_folders_helpers_collections_and_filters(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     open_page(page, viewer)
-    scenarios = tree(page)
     for name in ["smoke", "auth/signin", "auth/signout", "shop/cart"]:
-        expect(scenarios.get_by_role("treeitem", name=name, exact=True)).to_be_visible()
-    auth = scenarios.get_by_role("treeitem", name="auth", exact=True)
+        expect(tree_item(page, name)).to_be_visible()
+    auth = tree_item(page, "auth")
     expect(auth).to_have_attribute("aria-expanded", "true")
     auth.locator(".folder-name").click()
     expect(auth).to_have_attribute("aria-expanded", "false")
-    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_hidden()
+    expect(tree_item(page, "auth/signin")).to_be_hidden()
     auth.locator(".folder-name").click()
     expect(page.get_by_role("button", name="login")).to_be_visible()
     orphan = page.locator(".orphan", has_text="gone/missing")
     expect(orphan).to_contain_text("file not found")
     expect(orphan).to_have_css("color", "rgb(198, 40, 40)")
 
-    tree(page).get_by_role("treeitem", name="auth", exact=True).focus()  # the keyboard
+    tree_item(page, "auth").focus()  # the keyboard
     page.keyboard.press("ArrowDown")
-    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_focused()
+    expect(tree_item(page, "auth/signin")).to_be_focused()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     expect(page.get_by_role("tab", name="auth/signout")).to_have_attribute("aria-selected", "true")
 
     page.get_by_role("searchbox", name="Filter").fill("sign")
-    expect(scenarios.get_by_role("treeitem", name="auth/signin", exact=True)).to_be_visible()
-    expect(scenarios.get_by_role("treeitem", name="auth/signout", exact=True)).to_be_visible()
-    expect(scenarios.get_by_role("treeitem", name="smoke", exact=True)).to_have_count(0)
-    expect(scenarios.get_by_role("treeitem", name="shop", exact=True)).to_have_count(0)
+    expect(tree_item(page, "auth/signin")).to_be_visible()
+    expect(tree_item(page, "auth/signout")).to_be_visible()
+    expect(tree_item(page, "smoke")).to_have_count(0)
+    expect(tree_item(page, "shop")).to_have_count(0)
     page.get_by_role("searchbox", name="Filter").fill("nothing-like-this")
     expect(page.get_by_text("No scenario matches.")).to_be_visible()
 
 
 def test_files_created_and_broken_on_disk_appear_live(
-    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+    page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     open_page(page, viewer)
-    e2e = project / "unotest" / "e2e"
+    e2e = viewer.root / "unotest" / "e2e"
     (e2e / "reports").mkdir()
     (e2e / "reports" / "daily.test.js").write_text(
         scenario_source("daily", '  goto("/")\n'), encoding="utf-8"
     )
-    expect(tree(page).get_by_role("treeitem", name="reports/daily", exact=True)).to_be_visible()
+    expect(tree_item(page, "reports/daily")).to_be_visible()
     (e2e / "smoke.test.js").write_text(scenario_source("smoke", "  goto(\n"), encoding="utf-8")
-    smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
+    smoke = tree_item(page, "smoke")
     expect(smoke.get_by_label(re.compile(r"^1 problem"))).to_be_visible()
     (e2e / "_collections" / "nightly.yaml").write_text("scenarios:\n  - smoke\n", encoding="utf-8")
     expect(page.locator(".orphan")).to_have_count(0)
@@ -240,13 +211,13 @@ def test_files_created_and_broken_on_disk_appear_live(
 
 
 def test_a_scenario_whose_header_is_wrong_is_listed_with_its_problem_and_can_be_fixed(
-    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+    page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     # Line 3 is not `// #RRGGBB`: /api/scenarios leaves the file out, /api/problems names it.
-    path = project / "unotest" / "e2e" / "auth" / "noheader.test.js"
+    path = viewer.root / "unotest" / "e2e" / "auth" / "noheader.test.js"
     path.write_text('// id-noheader\n// No header\n// red\nfunction test_it() {\n  goto("/")\n}\n')
     open_page(page, viewer)
-    item = tree(page).get_by_role("treeitem", name="auth/noheader", exact=True)
+    item = tree_item(page, "auth/noheader")
     expect(item).to_be_visible()
     expect(item.get_by_label("1 problem")).to_be_visible()
     page.get_by_role("searchbox", name="Filter").fill("nohead")
@@ -304,11 +275,11 @@ def test_a_run_shows_in_the_tree_and_the_runs_list_and_opens_its_tab(
     open_page(page, viewer)
     started = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "smoke"})
     run_id = started["runId"]
-    smoke = tree(page).get_by_role("treeitem", name="smoke", exact=True)
+    smoke = tree_item(page, "smoke")
     # The Runs list's words (issue 32, defect 10: "completed" here, "passed" there).
     expect(smoke.locator(".run-badge")).to_have_text("passed", timeout=60_000)
     other = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "auth/signin"})
-    signin = tree(page).get_by_role("treeitem", name="auth/signin", exact=True)
+    signin = tree_item(page, "auth/signin")
     expect(signin.locator(".run-badge")).to_have_text("passed", timeout=60_000)
 
     page.get_by_role("button", name="Runs", exact=True).click()
@@ -335,8 +306,8 @@ def test_tabs_show_the_colour_close_and_are_restored_from_the_address(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     open_page(page, viewer)
-    tree(page).get_by_role("treeitem", name="shop/cart", exact=True).click()
-    tree(page).get_by_role("treeitem", name="smoke", exact=True).click()
+    tree_item(page, "shop/cart").click()
+    tree_item(page, "smoke").click()
     page.get_by_role("button", name="Env", exact=True).click()
     page.get_by_role("button", name="Runs", exact=True).click()
     tabs = page.get_by_role("tablist", name="Open tabs")
@@ -372,7 +343,7 @@ def test_tabs_show_the_colour_close_and_are_restored_from_the_address(
 
 
 def test_the_env_editor_masks_reveals_switches_and_saves(
-    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+    page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     open_page(page, viewer)
     page.get_by_role("button", name="Env", exact=True).click()
@@ -398,7 +369,7 @@ def test_the_env_editor_masks_reveals_switches_and_saves(
     editor.get_by_label("GREETING", exact=True).fill("hi there")
     editor.get_by_role("button", name="Save").click()
     expect(editor.get_by_role("status")).to_have_text("Saved.")
-    text = (project / "unotest" / ".env").read_text(encoding="utf-8")
+    text = (viewer.root / "unotest" / ".env").read_text(encoding="utf-8")
     assert text == ENV.replace("HEADLESS=1", "HEADLESS=0").replace(
         "GREETING=hello", "GREETING=hi there"
     ) or text == ENV.replace("HEADLESS=1", "HEADLESS=0").replace(
@@ -461,7 +432,7 @@ def test_a_terminal_whose_program_is_missing_says_so(
 
 
 def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
-    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+    page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     blocked = {"on": False}
     live: list[WebSocketRoute] = []
@@ -487,17 +458,17 @@ def test_a_dropped_socket_shows_the_banner_then_a_resync_shows_what_changed(
     blocked["on"] = True
     live[-1].close()
     expect(banner).to_be_visible()
-    (project / "unotest" / "e2e" / "added-meanwhile.test.js").write_text(
+    (viewer.root / "unotest" / "e2e" / "added-meanwhile.test.js").write_text(
         scenario_source("added-meanwhile", '  goto("/")\n'), encoding="utf-8"
     )
     time.sleep(0.5)  # the watcher's message is sent to no one: this page is not connected
     blocked["on"] = False
     expect(banner).to_have_count(0)
-    expect(tree(page).get_by_role("treeitem", name="added-meanwhile", exact=True)).to_be_visible()
+    expect(tree_item(page, "added-meanwhile")).to_be_visible()
 
 
 def test_after_the_viewer_restarts_the_page_stops_retrying_and_says_to_open_the_new_url(
-    page: Page, viewer: Viewer, project: Path, guard: PageGuard
+    page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     # The refused handshakes and requests are what this test provokes.
     guard.allow("WebSocket connection to")
@@ -517,7 +488,7 @@ def test_after_the_viewer_restarts_the_page_stops_retrying_and_says_to_open_the_
     viewer.proc.wait(15)
     expect(page.get_by_role("alert").filter(has_text="Reconnecting")).to_be_visible()
     # The same port, a new token: the page's cookie is refused (the socket's 403, REST's 401).
-    with running_viewer(project, "--port", port, "--new-token") as again:
+    with running_viewer(viewer.root, "--port", port, "--new-token") as again:
         assert again.base == viewer.base and again.token != viewer.token
         refused = page.get_by_role("alert").filter(has_text="The viewer was restarted")
         expect(refused).to_be_visible()

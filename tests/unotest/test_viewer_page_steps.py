@@ -5,21 +5,8 @@ as the page's Run button starts one."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-import pytest
 from playwright.sync_api import Page, expect
-from viewer_page import (
-    Viewer,
-    browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-    served_site,
-)
+from viewer_page import Viewer, browser_type_launch_args, guard_page, viewer_fixture
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
@@ -48,24 +35,7 @@ function test_titled() {
 }
 """
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    (tmp_path / "site").mkdir()
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "project", url, scenarios={"titled": TITLED})
-        with running_viewer(root) as running:
-            yield running
-
-
-def _finished(viewer: Viewer, run_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
-        detail: dict[str, Any] = viewer.api("GET", f"/api/runs/{run_id}")
-        if detail["meta"]["status"] != "running":
-            return detail
-        assert time.monotonic() < deadline, f"run {run_id} did not finish"
-        time.sleep(0.2)
+viewer = viewer_fixture(scenarios={"titled": TITLED})
 
 
 def test_steps_show_their_titles_and_a_soft_failure(page: Page, viewer: Viewer) -> None:
@@ -73,7 +43,7 @@ def test_steps_show_their_titles_and_a_soft_failure(page: Page, viewer: Viewer) 
     run_id = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "titled"})["runId"]
     # The soft failure did not stop the run: the click after it ran, and the run failed
     # at its end, for the soft failure.
-    assert _finished(viewer, run_id)["meta"]["outcome"] == "failed"
+    assert viewer.finished(run_id, WAIT_MS)["meta"]["outcome"] == "failed"
     key = f"scenario-run:{run_id}"
     page.goto(f"{viewer.url}#open={key}&active={key}")
     expect(page.get_by_role("status", name="Run status")).to_have_text("Run failed")

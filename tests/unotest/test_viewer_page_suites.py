@@ -11,19 +11,14 @@ the test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-    served_site,
+    guard_fixture,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -49,26 +44,8 @@ function before_each() {
 }
 """
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "proj", url, scenarios={"shop/pay": PAY})
-        (root / "unotest" / "e2e" / "shop" / "_hooks.js").write_text(HOOKS, encoding="utf-8")
-        with running_viewer(root) as running:
-            yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
-
-
-def leaf(page: Page, name: str) -> Locator:
-    return page.get_by_role("tree", name="Scenarios").get_by_role("treeitem", name=name, exact=True)
+viewer = viewer_fixture(scenarios={"shop/pay": PAY}, files={"unotest/e2e/shop/_hooks.js": HOOKS})
+guard = guard_fixture(WAIT_MS)
 
 
 def test_each_case_is_a_leaf_and_run_starts_the_chosen_one(
@@ -77,19 +54,19 @@ def test_each_case_is_a_leaf_and_run_starts_the_chosen_one(
     names = [s["name"] for s in viewer.api("GET", "/api/scenarios")]
     assert sorted(names) == ["shop/pay[amex]", "shop/pay[visa]"]
     page.goto(viewer.url)
-    expect(leaf(page, "shop/pay[visa]")).to_be_visible()
-    expect(leaf(page, "shop/pay[amex]")).to_be_visible()
+    expect(tree_item(page, "shop/pay[visa]")).to_be_visible()
+    expect(tree_item(page, "shop/pay[amex]")).to_be_visible()
 
-    leaf(page, "shop/pay[amex]").click()
+    tree_item(page, "shop/pay[amex]").click()
     view = page.get_by_role("region", name="Scenario shop/pay")
     case = view.get_by_role("combobox", name="Case")
     expect(case).to_have_value("shop/pay[amex]")
     expect(view.get_by_role("heading", name="Pays with a card @smoke [amex]")).to_be_visible()
-    expect(leaf(page, "shop/pay[amex]")).to_have_attribute("aria-selected", "true")
-    expect(leaf(page, "shop/pay[visa]")).to_have_attribute("aria-selected", "false")
+    expect(tree_item(page, "shop/pay[amex]")).to_have_attribute("aria-selected", "true")
+    expect(tree_item(page, "shop/pay[visa]")).to_have_attribute("aria-selected", "false")
 
     # The other leaf chooses the other case in the same tab.
-    leaf(page, "shop/pay[visa]").click()
+    tree_item(page, "shop/pay[visa]").click()
     expect(case).to_have_value("shop/pay[visa]")
     expect(page.get_by_role("tab", name="shop/pay", exact=True)).to_have_count(1)
 
@@ -119,7 +96,7 @@ def test_a_folder_s_hooks_open_take_a_breakpoint_and_pause_a_debug_run(
     saved = viewer.api("GET", "/api/breakpoints")
     assert saved["scenarios"] == {"shop/_hooks": [{"line": 4, "col": 2}]}, saved
 
-    leaf(page, "shop/pay[amex]").click()
+    tree_item(page, "shop/pay[amex]").click()
     page.get_by_role("button", name="Debug", exact=True).click()
     status = page.get_by_role("status", name="Run status")
     expect(status).to_contain_text("Paused at line 4:2 in unotest/e2e/shop/_hooks.js")

@@ -9,7 +9,6 @@ Found by role and accessible name; any page or console error fails the test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,12 @@ from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
+    guard_fixture,
     guard_page,
-    page_project,
-    running_viewer,
     scenario_source,
-    served_site,
+    site_viewer,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -30,22 +30,10 @@ __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to fi
 WAIT_MS = 20_000
 NAMES = [f"checkout/a-rather-long-scenario-name-{i:02d}" for i in range(12)]
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        scenarios = {name: scenario_source(name.split("/")[-1], '  goto("/")\n') for name in NAMES}
-        root = page_project(tmp_path / "proj", url, scenarios=scenarios)
-        with running_viewer(root) as running:
-            yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
+viewer = viewer_fixture(
+    scenarios={name: scenario_source(name.split("/")[-1], '  goto("/")\n') for name in NAMES}
+)
+guard = guard_fixture(WAIT_MS)
 
 
 def test_the_active_tab_stays_in_view_and_a_rerun_reuses_its_tab(
@@ -53,10 +41,9 @@ def test_the_active_tab_stays_in_view_and_a_rerun_reuses_its_tab(
 ) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(viewer.url)
-    tree = page.get_by_role("tree", name="Scenarios")
     tabs = page.get_by_role("tablist", name="Open tabs")
     for name in NAMES:
-        tree.get_by_role("treeitem", name=name, exact=True).click()
+        tree_item(page, name).click()
         active = tabs.get_by_role("tab", name=name, exact=True)
         expect(active).to_have_attribute("aria-selected", "true")
         expect(active).to_be_in_viewport()
@@ -93,26 +80,24 @@ def test_a_headed_run_without_a_display_is_refused_before_it_exists(
     expect.set_options(timeout=WAIT_MS)
     guard = guard_page(page)
     guard.allow("status of 400 (Bad Request)")  # the refused run, provoked on purpose
-    with served_site(tmp_path / "site") as url:
-        root = page_project(tmp_path / "proj", url)
-        with running_viewer(root) as viewer:
-            page.goto(viewer.url)
-            page.get_by_role("tree", name="Scenarios").get_by_role("treeitem", name="smoke").click()
-            view = page.get_by_role("region", name="Scenario smoke")
-            view.get_by_role("checkbox", name="headed").check()
-            view.get_by_role("button", name="Run", exact=True).click()
-            expect(view.get_by_role("alert")).to_have_text(
-                "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set "
-                "(headed because of the run's 'headed' option): start it without 'headed' "
-                "to run headless, or run under a virtual display (xvfb-run unotest ...)"
-            )
-            expect(page.get_by_role("tab", name="run smoke")).to_have_count(0)
-            assert viewer.api("GET", "/api/runs") == []
-            assert not (root / "unotest" / ".runs").exists() or not any(
-                (root / "unotest" / ".runs").iterdir()
-            )
-            # Headless, it runs as before.
-            view.get_by_role("checkbox", name="headed").uncheck()
-            view.get_by_role("button", name="Run", exact=True).click()
-            expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
+    with site_viewer(tmp_path) as viewer:
+        page.goto(viewer.url)
+        tree_item(page, "smoke").click()
+        view = page.get_by_role("region", name="Scenario smoke")
+        view.get_by_role("checkbox", name="headed").check()
+        view.get_by_role("button", name="Run", exact=True).click()
+        expect(view.get_by_role("alert")).to_have_text(
+            "a headed run needs a display and neither DISPLAY nor WAYLAND_DISPLAY is set "
+            "(headed because of the run's 'headed' option): start it without 'headed' "
+            "to run headless, or run under a virtual display (xvfb-run unotest ...)"
+        )
+        expect(page.get_by_role("tab", name="run smoke")).to_have_count(0)
+        assert viewer.api("GET", "/api/runs") == []
+        assert not (viewer.root / "unotest" / ".runs").exists() or not any(
+            (viewer.root / "unotest" / ".runs").iterdir()
+        )
+        # Headless, it runs as before.
+        view.get_by_role("checkbox", name="headed").uncheck()
+        view.get_by_role("button", name="Run", exact=True).click()
+        expect(page.get_by_role("status", name="Run status")).to_contain_text("Run completed")
     guard.check()

@@ -11,20 +11,16 @@ fails the test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
+    expect_tree_shows,
+    guard_fixture,
     scenario_source,
-    served_site,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -39,51 +35,30 @@ TITLES = {
     "mail": "Sends to a@b.com",
 }
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        scenarios = {
-            name: scenario_source(name.replace("/", "-"), '  goto("/")\n', title=title)
-            for name, title in TITLES.items()
-        }
-        root = page_project(tmp_path / "proj", url, scenarios=scenarios)
-        with running_viewer(root) as running:
-            yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
-
-
-def tree(page: Page) -> Locator:
-    return page.get_by_role("tree", name="Scenarios")
+viewer = viewer_fixture(
+    scenarios={
+        name: scenario_source(name.replace("/", "-"), '  goto("/")\n', title=title)
+        for name, title in TITLES.items()
+    }
+)
+guard = guard_fixture(WAIT_MS)
 
 
 def filtered(page: Page, text: str, shown: list[str]) -> None:
     """Type ``text`` into the filter: exactly the scenarios ``shown`` stay in the tree."""
     page.get_by_role("searchbox", name="Filter").fill(text)
-    for name in TITLES:
-        item = tree(page).get_by_role("treeitem", name=name, exact=True)
-        if name in shown:
-            expect(item).to_be_visible()
-        else:
-            expect(item).to_have_count(0)
+    expect_tree_shows(page, TITLES, shown)
 
 
 def test_typing_a_tag_keeps_the_scenarios_tagged_so(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     page.goto(viewer.url)
-    expect(tree(page).get_by_role("treeitem", name="mail", exact=True)).to_be_visible()
+    expect(tree_item(page, "mail")).to_be_visible()
 
     filtered(page, "@smoke", ["shop/cart", "shop/slow", "auth/login"])
-    expect(tree(page).get_by_role("treeitem", name="reports", exact=True)).to_have_count(0)
-    auth = tree(page).get_by_role("treeitem", name="auth", exact=True)
+    expect(tree_item(page, "reports")).to_have_count(0)
+    auth = tree_item(page, "auth")
     expect(auth).to_have_attribute("aria-expanded", "true")  # a filter opens its folders
     filtered(page, "@smo", ["shop/cart", "shop/slow", "auth/login"])  # as you type
     filtered(page, "@SMOKE-", ["shop/slow"])  # case aside
@@ -104,14 +79,14 @@ def test_the_filtered_tree_keeps_its_roles_names_and_keys(
 ) -> None:
     page.goto(viewer.url)
     filtered(page, "@smoke", ["shop/cart", "shop/slow", "auth/login"])
-    shop = tree(page).get_by_role("treeitem", name="shop", exact=True)
+    shop = tree_item(page, "shop")
     group = shop.get_by_role("group")
     expect(group.get_by_role("treeitem")).to_have_count(2)
-    cart = tree(page).get_by_role("treeitem", name="shop/cart", exact=True)
+    cart = tree_item(page, "shop/cart")
     expect(cart.locator(".leaf-name")).to_have_attribute("title", TITLES["shop/cart"])
-    tree(page).get_by_role("treeitem", name="auth", exact=True).focus()  # the keyboard
+    tree_item(page, "auth").focus()  # the keyboard
     page.keyboard.press("ArrowDown")
-    login = tree(page).get_by_role("treeitem", name="auth/login", exact=True)
+    login = tree_item(page, "auth/login")
     expect(login).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.get_by_role("tab", name="auth/login")).to_have_attribute("aria-selected", "true")

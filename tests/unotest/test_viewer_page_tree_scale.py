@@ -11,18 +11,16 @@ error fails the test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
+    guard_fixture,
     scenario_source,
+    scenarios_tree,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -40,65 +38,47 @@ def names() -> list[str]:
     return [*found, "zz/far"]
 
 
-@pytest.fixture(scope="module")
-def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
-    scenarios = {name: scenario_source(name.replace("/", "-"), "  log(1)\n") for name in names()}
-    scenarios["zz/far"] = scenario_source("far", "  log(1)\n", title="Far away @deep")
-    root = page_project(
-        tmp_path_factory.mktemp("tree") / "proj",
-        None,
-        scenarios=scenarios,
-        collections={"reach": ["zz/far", "big/b59"]},
-    )
-    with running_viewer(root) as running:
-        yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
-
-
-def item(page: Page, name: str) -> Locator:
-    return page.get_by_role("tree", name="Scenarios").get_by_role("treeitem", name=name, exact=True)
+SCENARIOS = {name: scenario_source(name.replace("/", "-"), "  log(1)\n") for name in names()}
+SCENARIOS["zz/far"] = scenario_source("far", "  log(1)\n", title="Far away @deep")
+viewer = viewer_fixture(
+    scope="module", site=False, scenarios=SCENARIOS, collections={"reach": ["zz/far", "big/b59"]}
+)
+guard = guard_fixture(WAIT_MS)
 
 
 def test_only_a_window_of_rows_and_the_keyboard_walks_past_it(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     page.goto(viewer.url)
-    expect(item(page, "f0/s00")).to_be_visible()
-    in_dom = page.get_by_role("tree", name="Scenarios").get_by_role("treeitem").count()
+    expect(tree_item(page, "f0/s00")).to_be_visible()
+    in_dom = scenarios_tree(page).get_by_role("treeitem").count()
     assert 0 < in_dom < 100  # of 233 rows shown (big collapsed)
-    expect(item(page, "zz/far")).to_have_count(0)
-    expect(item(page, "f0")).to_have_attribute("aria-level", "1")
-    expect(item(page, "f0")).to_have_attribute("aria-posinset", "2")
-    expect(item(page, "f0")).to_have_attribute("aria-setsize", "7")
-    expect(item(page, "f0/s00")).to_have_attribute("aria-level", "2")
-    expect(item(page, "f0/s00")).to_have_attribute("aria-setsize", str(PER_FOLDER))
-    big = item(page, "big")
+    expect(tree_item(page, "zz/far")).to_have_count(0)
+    expect(tree_item(page, "f0")).to_have_attribute("aria-level", "1")
+    expect(tree_item(page, "f0")).to_have_attribute("aria-posinset", "2")
+    expect(tree_item(page, "f0")).to_have_attribute("aria-setsize", "7")
+    expect(tree_item(page, "f0/s00")).to_have_attribute("aria-level", "2")
+    expect(tree_item(page, "f0/s00")).to_have_attribute("aria-setsize", str(PER_FOLDER))
+    big = tree_item(page, "big")
     expect(big).to_have_attribute("aria-expanded", "false")
-    expect(item(page, "big/b00")).to_have_count(0)
+    expect(tree_item(page, "big/b00")).to_have_count(0)
 
     big.focus()
     page.keyboard.press("End")
-    expect(item(page, "zz/far")).to_be_focused()
+    expect(tree_item(page, "zz/far")).to_be_focused()
     page.keyboard.press("Home")
     expect(big).to_be_focused()
     for _ in range(100):  # big, f0 and its 45, f1 and its 45, f2, f2/s00 … f2/s06
         page.keyboard.press("ArrowDown")
-    expect(item(page, "f2/s06")).to_be_focused()
-    expect(item(page, "f2/s06")).to_be_in_viewport()
+    expect(tree_item(page, "f2/s06")).to_be_focused()
+    expect(tree_item(page, "f2/s06")).to_be_in_viewport()
     expect(big).to_have_count(0)  # scrolled out of the window
     page.keyboard.press("ArrowLeft")
-    f2 = item(page, "f2")
+    f2 = tree_item(page, "f2")
     expect(f2).to_be_focused()
     page.keyboard.press("ArrowLeft")
     expect(f2).to_have_attribute("aria-expanded", "false")
-    expect(item(page, "f2/s06")).to_have_count(0)
+    expect(tree_item(page, "f2/s06")).to_have_count(0)
     page.keyboard.press("ArrowRight")
     expect(f2).to_have_attribute("aria-expanded", "true")
 
@@ -106,7 +86,7 @@ def test_only_a_window_of_rows_and_the_keyboard_walks_past_it(
     expect(big).to_be_focused()
     page.keyboard.press("Enter")  # the collapsed big folder opens
     expect(big).to_have_attribute("aria-expanded", "true")
-    expect(item(page, "big/b00")).to_be_visible()
+    expect(tree_item(page, "big/b00")).to_be_visible()
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     expect(page.get_by_role("tab", name="big/b00")).to_have_attribute("aria-selected", "true")
@@ -116,24 +96,24 @@ def test_the_filter_finds_a_scenario_far_down_and_an_opened_one_is_revealed(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     page.goto(viewer.url)
-    expect(item(page, "f0/s00")).to_be_visible()
+    expect(tree_item(page, "f0/s00")).to_be_visible()
     search = page.get_by_role("searchbox", name="Filter")
     for typed in ("far", "@deep"):
         search.fill(typed)
-        expect(item(page, "zz/far")).to_be_visible()
-        expect(item(page, "zz/far")).to_have_attribute("aria-posinset", "1")
-        expect(item(page, "f0/s00")).to_have_count(0)
+        expect(tree_item(page, "zz/far")).to_be_visible()
+        expect(tree_item(page, "zz/far")).to_have_attribute("aria-posinset", "1")
+        expect(tree_item(page, "f0/s00")).to_have_count(0)
     search.fill("b59")  # inside the collapsed folder: the filter opens it
-    expect(item(page, "big/b59")).to_be_visible()
+    expect(tree_item(page, "big/b59")).to_be_visible()
     search.fill("")
-    expect(item(page, "big/b59")).to_have_count(0)
-    expect(item(page, "zz/far")).to_have_count(0)
+    expect(tree_item(page, "big/b59")).to_have_count(0)
+    expect(tree_item(page, "zz/far")).to_have_count(0)
 
     page.get_by_role("button", name="reach: zz/far").click()
     expect(page.get_by_role("tab", name="zz/far")).to_have_attribute("aria-selected", "true")
-    expect(item(page, "zz/far")).to_have_attribute("aria-selected", "true")
-    expect(item(page, "zz/far")).to_be_in_viewport()
+    expect(tree_item(page, "zz/far")).to_have_attribute("aria-selected", "true")
+    expect(tree_item(page, "zz/far")).to_be_in_viewport()
     page.get_by_role("button", name="reach: big/b59").click()  # its folder is collapsed
-    expect(item(page, "big")).to_have_attribute("aria-expanded", "true")
-    expect(item(page, "big/b59")).to_have_attribute("aria-selected", "true")
-    expect(item(page, "big/b59")).to_be_in_viewport()
+    expect(tree_item(page, "big")).to_have_attribute("aria-expanded", "true")
+    expect(tree_item(page, "big/b59")).to_have_attribute("aria-selected", "true")
+    expect(tree_item(page, "big/b59")).to_be_in_viewport()

@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 from viewer_page import (
     PageGuard,
     Viewer,
     browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
+    expect_tree_shows,
+    guard_fixture,
     scenario_source,
-    served_site,
+    scenarios_tree,
+    tree_item,
+    viewer_fixture,
 )
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
@@ -46,25 +44,14 @@ SCENARIOS = {  # name -> (title, body)
 }
 RAN = ("shop/good", "shop/bad", "auth/broken")
 
-
-@pytest.fixture
-def viewer(tmp_path: Path) -> Iterator[Viewer]:
-    with served_site(tmp_path / "site") as url:
-        scenarios = {
-            name: scenario_source(name.replace("/", "-"), body, title=title)
-            for name, (title, body) in SCENARIOS.items()
-        }
-        root = page_project(tmp_path / "proj", url, scenarios=scenarios, timeout={"expect": 1000})
-        with running_viewer(root) as running:
-            yield running
-
-
-@pytest.fixture
-def guard(page: Page) -> Iterator[PageGuard]:
-    expect.set_options(timeout=WAIT_MS)
-    guard = guard_page(page)
-    yield guard
-    guard.check()
+viewer = viewer_fixture(
+    scenarios={
+        name: scenario_source(name.replace("/", "-"), body, title=title)
+        for name, (title, body) in SCENARIOS.items()
+    },
+    timeout={"expect": 1000},
+)
+guard = guard_fixture(WAIT_MS)
 
 
 def _runs_by_scenario(viewer: Viewer) -> Counter[str]:
@@ -78,22 +65,12 @@ def _runs_by_scenario(viewer: Viewer) -> Counter[str]:
         time.sleep(0.2)
 
 
-def _shown(tree: Locator, shown: set[str]) -> None:
-    """Exactly the scenarios ``shown`` are in the tree."""
-    for name in SCENARIOS:
-        item = tree.get_by_role("treeitem", name=name, exact=True)
-        if name in shown:
-            expect(item).to_be_visible()
-        else:
-            expect(item).to_have_count(0)
-
-
 def test_status_filter_run_failed_and_a_colour_that_is_no_status(
     page: Page, viewer: Viewer, guard: PageGuard
 ) -> None:
     page.goto(viewer.url)
-    tree = page.get_by_role("tree", name="Scenarios")
-    good = tree.get_by_role("treeitem", name="shop/good", exact=True)
+    tree = scenarios_tree(page)
+    good = tree_item(page, "shop/good")
     expect(good).to_be_visible()
     # Before any run: a strip in the scenario's colour, titled so, and no status at all.
     swatch = good.locator(".color-swatch")
@@ -110,7 +87,7 @@ def test_status_filter_run_failed_and_a_colour_that_is_no_status(
         viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": name})
     assert _runs_by_scenario(viewer) == Counter(RAN)
     expect(good.locator(".run-badge")).to_have_text("passed")
-    bad = tree.get_by_role("treeitem", name="shop/bad", exact=True)
+    bad = tree_item(page, "shop/bad")
     expect(bad.locator(".run-badge")).to_have_text("failed")
     expect(tree.get_by_role("treeitem", name="auth/broken").locator(".run-badge")).to_have_text(
         "failed"
@@ -119,18 +96,18 @@ def test_status_filter_run_failed_and_a_colour_that_is_no_status(
     status = page.get_by_role("combobox", name="Status")
     expect(status).to_have_value("all")
     status.select_option(label="Failed")
-    _shown(tree, {"shop/bad", "auth/broken"})
+    expect_tree_shows(page, SCENARIOS, {"shop/bad", "auth/broken"})
     status.select_option(label="Passed")
-    _shown(tree, {"shop/good"})
+    expect_tree_shows(page, SCENARIOS, {"shop/good"})
     status.select_option(label="Not run")
-    _shown(tree, {"never"})
+    expect_tree_shows(page, SCENARIOS, {"never"})
     # With the filter box's @tag: failed and tagged @smoke.
     status.select_option(label="Failed")
     page.get_by_role("searchbox", name="Filter").fill("@smoke")
-    _shown(tree, {"shop/bad"})
+    expect_tree_shows(page, SCENARIOS, {"shop/bad"})
     page.get_by_role("searchbox", name="Filter").fill("")
     status.select_option(label="All")
-    _shown(tree, set(SCENARIOS))
+    expect_tree_shows(page, SCENARIOS, set(SCENARIOS))
 
     expect(run_failed).to_be_enabled()
     expect(run_failed).to_have_attribute("title", "Run again: auth/broken, shop/bad")

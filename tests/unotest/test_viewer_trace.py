@@ -15,21 +15,11 @@ module.
 from __future__ import annotations
 
 import http.client
-import time
-from collections.abc import Iterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
-from viewer_page import (
-    Viewer,
-    browser_type_launch_args,
-    guard_page,
-    page_project,
-    running_viewer,
-    served_site,
-)
+from viewer_page import Viewer, browser_type_launch_args, guard_page, viewer_fixture
 
 __all__ = ["browser_type_launch_args"]  # the fixture, imported for pytest to find here
 
@@ -37,29 +27,14 @@ WAIT_MS = 60_000
 """How long to wait for a run to end on a loaded machine (a bound, never an assertion)."""
 SCENARIO = '  goto("/")\n  click("Press")\n  expect_text(css("#out"), "clicked")\n'
 
-
-@pytest.fixture(scope="module")
-def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
-    tmp = tmp_path_factory.mktemp("trace")
-    with served_site(tmp / "site") as url:
-        root = page_project(tmp / "proj", url, scenarios={"traced": SCENARIO})
-        config = root / "unotest.config.yaml"
-        config.write_text(config.read_text().replace("trace: off", "trace: on"))
-        with running_viewer(root) as running:
-            yield running
+viewer = viewer_fixture(scope="module", scenarios={"traced": SCENARIO}, trace="on")
 
 
 @pytest.fixture(scope="module")
 def run_id(viewer: Viewer) -> str:
     """The one run of the module: passed, with ``trace.zip`` in its directory."""
     started = viewer.api("POST", "/api/runs", {"kind": "scenario", "scenario": "traced"})
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
-        detail: dict[str, Any] = viewer.api("GET", f"/api/runs/{started['runId']}")
-        if detail["meta"]["status"] != "running":
-            break
-        assert time.monotonic() < deadline, "the traced run did not end"
-        time.sleep(0.2)
+    detail = viewer.finished(started["runId"], WAIT_MS)
     assert detail["meta"]["status"] == "passed", detail["meta"]
     assert "trace.zip" in detail["files"]
     return str(started["runId"])

@@ -6,9 +6,17 @@ Imported as ``from viewer_page import ...`` (pytest puts this folder on sys.path
   small test project whose ``baseURL`` is a site served by the test (``served_site``);
 - ``running_viewer(root)`` starts ``python -m unotest view --no-open --port 0`` on it and
   yields a ``Viewer`` (``.url`` with the token, ``.base``, ``.token``,
-  ``.api(method, path, body=None)``), stopping it afterwards;
+  ``.api(method, path, body=None)``, ``.finished(run_id, wait_ms)``), stopping it afterwards;
+- ``served_project(directory, site=..., **page_project's options)`` and
+  ``site_viewer(directory, ...)``: the three steps most tests take (serve the site, write
+  the project, start the viewer) as one ``with``;
+- ``viewer_fixture(scope=..., **site_viewer's options)`` and ``guard_fixture(wait_ms)``
+  make a test module's ``viewer`` and ``guard`` fixtures (``viewer = viewer_fixture(...)``
+  at module level; ``scope="module"`` shares one viewer between a module's tests);
 - ``guard_page(page)`` records every ``pageerror`` and console error of a page;
   ``guard.check()`` fails the test if any occurred (call it at the end);
+- ``scenarios_tree(page)`` and ``tree_item(page, name)``: the sidebar's tree and a row of it;
+  ``expect_tree_shows(page, names, shown)``: which of ``names`` the tree shows;
 - ``browser_type_launch_args``: import it into a test module
   (``from viewer_page import browser_type_launch_args``) so pytest-playwright's ``page``
   runs this machine's Chromium (the unotest pytest plugin, which does that for projects,
@@ -24,25 +32,33 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
 from net import serve_directory
+from playwright.sync_api import Locator, Page, expect
 from sites import collection_yaml, config_yaml, scenario_source, unotest_env, write_project
 
 __all__ = [
     "PageGuard",
     "Viewer",
     "browser_type_launch_args",
+    "expect_tree_shows",
+    "guard_fixture",
     "guard_page",
     "page_project",
     "running_viewer",
     "scenario_source",
+    "scenarios_tree",
+    "served_project",
     "served_site",
+    "site_viewer",
+    "tree_item",
+    "viewer_fixture",
 ]
 
 SITE_HTML = """<!doctype html><html><head><title>Test site</title></head>
@@ -66,9 +82,12 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 
 
 @contextlib.contextmanager
-def served_site(directory: Path) -> Iterator[str]:
-    """The site under test: ``directory`` (``index.html`` written if missing) on 127.0.0.1."""
+def served_site(directory: Path, files: Mapping[str, str] | None = None) -> Iterator[str]:
+    """The site under test: ``directory`` with ``files`` (name → text) written into it
+    (``index.html`` too if missing) on 127.0.0.1."""
     directory.mkdir(parents=True, exist_ok=True)
+    for name, text in (files or {}).items():
+        (directory / name).write_text(text, encoding="utf-8")
     index = directory / "index.html"
     if not index.exists():
         index.write_text(SITE_HTML, encoding="utf-8")
@@ -86,11 +105,15 @@ def page_project(
     env: str | None = None,
     chromium: str | None = None,
     timeout: Mapping[str, int] | None = None,
+    trace: str = "off",
+    files: Mapping[str, str] | None = None,
 ) -> Path:
-    """A project under ``root``: config with ``baseURL``, scenarios (name → source; a
-    plain body without a header line gets one), helpers (name → source), collections
-    (name → scenario names, or the YAML text), and ``unotest/.env`` when ``env`` is given.
-    Default: one scenario ``smoke`` that opens the site and checks its heading."""
+    """A project under ``root``: config with ``baseURL`` and ``trace``, scenarios (name →
+    source; a plain body without a header line gets one), helpers (name → source),
+    collections (name → scenario names, or the YAML text), ``unotest/.env`` when ``env``
+    is given, then ``files`` (path under ``root`` → text: a folder's ``_hooks.js``, a
+    ``.debugger.json``). Default: one scenario ``smoke`` that opens the site and checks
+    its heading."""
     if scenarios is None:
         body = '  goto("/")\n  expect_text(css("h1"), "Welcome")\n'
         scenarios = {"smoke": scenario_source("smoke", body)}
@@ -102,11 +125,98 @@ def page_project(
         name: value if isinstance(value, str) else collection_yaml(value)
         for name, value in (collections or {}).items()
     }
-    files = {"unotest/.env": env} if env is not None else {}
-    config = config_yaml(base_url, chromium=chromium, timeout=timeout)
+    extra = {"unotest/.env": env} if env is not None else {}
+    extra.update(files or {})
+    config = config_yaml(base_url, chromium=chromium, timeout=timeout, trace=trace)
     return write_project(
-        root, config, sources, helpers=dict(helpers or {}), collections=yamls, files=files
+        root, config, sources, helpers=dict(helpers or {}), collections=yamls, files=extra
     )
+
+
+@contextlib.contextmanager
+def served_project(
+    directory: Path,
+    *,
+    site: Mapping[str, str] | bool = True,
+    base_url: str | None = None,
+    **project: Any,
+) -> Iterator[Path]:
+    """``page_project(directory / "proj", url, **project)`` whose ``url`` is the site
+    ``served_site(directory / "site")`` while the ``with`` lasts. ``site``: True for the
+    default page, a mapping for these files (name → text; ``index.html`` defaults as
+    ever), False for no site at all (then ``base_url`` is the project's, None for none)."""
+    if site is False:
+        yield page_project(directory / "proj", base_url, **project)
+        return
+    files = None if isinstance(site, bool) else site
+    with served_site(directory / "site", files) as url:
+        yield page_project(directory / "proj", url, **project)
+
+
+@contextlib.contextmanager
+def site_viewer(
+    directory: Path, *, environ: Mapping[str, str] | None = None, **options: Any
+) -> Iterator[Viewer]:
+    """``running_viewer`` (with ``environ`` added to its environment) on
+    ``served_project(directory, **options)``: what a test that starts its own viewer
+    writes as one ``with``."""
+    with (
+        served_project(directory, **options) as root,
+        running_viewer(root, environ=environ) as viewer,
+    ):
+        yield viewer
+
+
+def viewer_fixture(*, scope: Literal["function", "module"] = "function", **options: Any) -> Any:
+    """A fixture yielding ``site_viewer(<a new temporary folder>, **options)``, one per test
+    or, with ``scope="module"``, one shared by the test module's tests. Bind it to the
+    fixture's name at module level (pytest names it so): ``viewer = viewer_fixture(...)``;
+    the options are read once, when the module is imported."""
+
+    @pytest.fixture(scope=scope)
+    def fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
+        with site_viewer(tmp_path_factory.mktemp("viewer"), **options) as viewer:
+            yield viewer
+
+    return fixture
+
+
+def guard_fixture(wait_ms: int | None = None, *, allow: Sequence[str] = ()) -> Any:
+    """A fixture yielding ``guard_page(page)`` (with ``allow``'s console errors allowed),
+    checked when the test ends; ``wait_ms`` becomes ``expect``'s timeout first (as the
+    module's tests wait on a loaded machine). Bind it: ``guard = guard_fixture(WAIT_MS)``."""
+
+    @pytest.fixture
+    def fixture(page: Page) -> Iterator[PageGuard]:
+        if wait_ms is not None:
+            expect.set_options(timeout=wait_ms)
+        checked = guard_page(page)
+        for text in allow:
+            checked.allow(text)
+        yield checked
+        checked.check()
+
+    return fixture
+
+
+def scenarios_tree(page: Page) -> Locator:
+    """The sidebar's tree of scenarios, by its role and name."""
+    return page.get_by_role("tree", name="Scenarios")
+
+
+def tree_item(page: Page, name: str) -> Locator:
+    """The tree's row of scenario or folder ``name`` (its accessible name, exactly)."""
+    return scenarios_tree(page).get_by_role("treeitem", name=name, exact=True)
+
+
+def expect_tree_shows(page: Page, names: Iterable[str], shown: Container[str]) -> None:
+    """Of the scenarios ``names``, exactly those in ``shown`` are rows of the tree (a
+    filter's result: the others are not in it at all)."""
+    for name in names:
+        if name in shown:
+            expect(tree_item(page, name)).to_be_visible()
+        else:
+            expect(tree_item(page, name)).to_have_count(0)
 
 
 @dataclass
@@ -132,21 +242,35 @@ class Viewer:
         assert response.status_code < 500, response.text
         return response.json() if response.content else None
 
+    def finished(self, run_id: str, wait_ms: int) -> dict[str, Any]:
+        """The run's detail (``GET /api/runs/<run_id>``) once it is no longer running;
+        fails if it still is after ``wait_ms`` (a bound on waiting, never an assertion
+        about time)."""
+        deadline = time.monotonic() + wait_ms / 1000
+        while True:
+            detail: dict[str, Any] = self.api("GET", f"/api/runs/{run_id}")
+            if detail["meta"]["status"] != "running":
+                return detail
+            assert time.monotonic() < deadline, f"run {run_id} did not finish"
+            time.sleep(0.2)
+
     def status(self, method: str, path: str, **kwargs: Any) -> int:
         """The bare status of a request made with ``kwargs`` as given (no token added)."""
         return self.client.request(method, self.base + path, **kwargs).status_code
 
 
 @contextlib.contextmanager
-def running_viewer(root: Path, *args: str) -> Iterator[Viewer]:
-    """``python -m unotest view --no-open --port 0`` in ``root``, stopped (SIGTERM, then
-    SIGKILL) on exit; its stderr is attached to a failure to start. Every run still going
-    is aborted first: a run outlives the viewer that started it, and a test that failed at
-    a pause must not leave one behind."""
+def running_viewer(
+    root: Path, *args: str, environ: Mapping[str, str] | None = None
+) -> Iterator[Viewer]:
+    """``python -m unotest view --no-open --port 0`` in ``root`` (``environ`` added to its
+    environment), stopped (SIGTERM, then SIGKILL) on exit; its stderr is attached to a
+    failure to start. Every run still going is aborted first: a run outlives the viewer
+    that started it, and a test that failed at a pause must not leave one behind."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "unotest", "view", "--no-open", "--port", "0", *args],
         cwd=root,
-        env=unotest_env(),
+        env=unotest_env(**(environ or {})),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
