@@ -79,6 +79,9 @@ _CHUNK = 256 * 1024
 """Lines appended in one write at most (a rebuild appends many)."""
 _OUTCOMES: tuple[protocol.RunOutcome, ...] = ("completed", "failed", "aborted", "interrupted")
 _TAIL = re.compile(r"-([0-9a-z]{1,13})-[0-9a-f]{6}\Z")
+_STARTED = b'"e":"started"'
+"""In every start line :func:`started_line` writes, in no other line."""
+
 
 Kind = Literal["scenario", "collection"]
 
@@ -432,6 +435,26 @@ class RunIndex:
             if self.lookup(first, run_time(first)) is None:
                 return None
             return sorted(self._retries.get(first, ()))
+
+    def start_refs(self) -> dict[str, tuple[Kind, str]]:
+        """Each run's kind and ref, from its first start line, the whole file (as of the
+        last :meth:`refresh`) read in one pass and nothing kept: what each scenario's
+        newest run needs (``RunLister.latest``). Only the start lines are parsed, and no
+        entry is built: at 100,000 runs about a third of what :meth:`read_all` costs. A
+        run missing here has no start line :func:`started_line` wrote: it is read from
+        its directory instead, as a run without one is."""
+        with self._lock:
+            data = self._read(0, self._high)
+        refs: dict[str, tuple[Kind, str]] = {}
+        for record in _records([line for line in data.split(b"\n") if _STARTED in line]):
+            if type(record) is not dict:
+                continue
+            run, kind, ref = record.get("run"), record.get("kind"), record.get("ref")
+            if type(run) is not str or type(ref) is not str or run in refs:
+                continue
+            if kind in ("scenario", "collection") and type(record.get("startedAt")) is int:
+                refs[run] = ("scenario" if kind == "scenario" else "collection", ref)
+        return refs
 
     def read_all(self) -> None:
         """Read the whole file (a prune, a list of every run)."""

@@ -560,10 +560,13 @@ class RunLister:
             if not self._resolving:
                 self._resolving = True
                 self._unresolved = set(self._names)
-            if len(self._unresolved) > 1000:
-                self.index.read_all()  # one pass over the file, not one per lookup
+            # Many to resolve (a viewer's first call): every ref from one pass over the
+            # index's start lines, not a lookup each; a run it lacks, from its directory.
+            known = self.index.start_refs() if len(self._unresolved) > 1000 else None
             for name in list(self._unresolved):
-                ref = self._ref(name, now_ms, repairs)
+                ref: tuple[str, str] | None = known.get(name) if known is not None else None
+                if ref is None:
+                    ref = self._ref(name, now_ms, repairs, indexed=known is None)
                 if ref is None:
                     continue  # no manifest yet (being made), or never: asked again
                 self._unresolved.discard(name)
@@ -579,7 +582,18 @@ class RunLister:
             note_lines(self.runs_dir, repairs)
         return runs
 
-    def _ref(self, name: str, now_ms: int, repairs: list[bytes]) -> tuple[str, str] | None:
+    def _ref(
+        self, name: str, now_ms: int, repairs: list[bytes], *, indexed: bool = True
+    ) -> tuple[str, str] | None:
+        """A run's kind and ref: from the index, else its directory. ``indexed``
+        ``False``: the index is known to lack it (``start_refs``), so it is not read
+        back for it."""
+        if not indexed:
+            meta = runs.run_meta(self.runs_dir / name, now_ms)
+            if meta is None:
+                return None
+            repairs.extend(_repair_lines(meta, None))
+            return (meta["kind"], meta["ref"])
         entry = self.index.lookup(name, run_time(name))
         if entry is not None and entry.kind is not None and entry.ref is not None:
             return (entry.kind, entry.ref)

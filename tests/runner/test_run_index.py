@@ -223,3 +223,38 @@ def test_prune_reads_through_the_index_and_compacts_it(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in index_path(runs_dir).read_bytes().splitlines()]
     assert {line["run"] for line in lines} == {ids[5], live.run_id}
     assert [m["runId"] for m in fresh(runs_dir).page(RunQuery()).runs] == [live.run_id, ids[5]]
+
+
+def test_each_refs_newest_run_of_many_read_in_one_pass_as_the_directories_say(
+    tmp_path: Path, reads: list[str]
+) -> None:
+    """A viewer's first ``latest()`` over more than a thousand runs takes every ref from
+    one pass over the index's start lines (``RunIndex.start_refs``): the same answer as
+    the directories, with refs that share their ids' first part ("shop/cart",
+    "shop-cart"), a scenario and a collection of one name, a ref the index writes with
+    escapes, runs the index lacks, a killed run and a directory named by hand."""
+    runs_dir = tmp_path / "unotest" / ".runs"
+    refs = ["shop/cart", "shop-cart", "nightly", "café/ünï"]
+    start = NOW - 5 * HOUR
+    for n in range(1100):
+        fake_run(runs_dir, refs[n % 4], start + n * 1000, "failed" if n % 7 == 0 else "completed")
+    fake_run(runs_dir, "nightly", start + 1_101_000, kind="collection")
+    lost = fake_run(runs_dir, "shop/cart", start + 1_102_000, indexed=False)  # lines lost
+    alone = fake_run(runs_dir, "only-in-its-directory", start + 50_000, indexed=False)
+    killed = fake_run(runs_dir, "café/ünï", start + 1_103_000, None)  # no end
+    handmade = runs_dir / "copied-from-ci"  # its index lines name it as it was made
+    (runs_dir / fake_run(runs_dir, "from-ci", start + 1_104_000)).rename(handmade)
+
+    newest: dict[tuple[object, object], dict[str, object]] = {}
+    metas = [dict(m) for m in (run_meta(p) for p in runs_dir.iterdir()) if m is not None]
+    for meta in sorted(metas, key=lambda m: (m["startedAt"], m["runId"]), reverse=True):
+        newest.setdefault((meta["kind"], meta["ref"]), meta)
+    want = sorted(newest.values(), key=lambda m: (m["startedAt"], m["runId"]), reverse=True)
+
+    reads.clear()
+    lister = fresh(runs_dir)
+    assert [dict(m) for m in lister.latest()] == want
+    # Only the runs the index lacks or has not seen end are read from their directories
+    # (the hand-named one twice: its place among the names, then its run).
+    assert sorted(set(reads)) == sorted([lost, alone, killed, handmade.name])
+    assert fresh(runs_dir).latest() == lister.latest()  # the lines it repaired agree
