@@ -56,6 +56,7 @@ __all__ = [
     "RunIndex",
     "as_outcome",
     "compact_index",
+    "ended_runs",
     "finished_line",
     "index_path",
     "linked_line",
@@ -81,6 +82,8 @@ _OUTCOMES: tuple[protocol.RunOutcome, ...] = ("completed", "failed", "aborted", 
 _TAIL = re.compile(r"-([0-9a-z]{1,13})-[0-9a-f]{6}\Z")
 _STARTED = b'"e":"started"'
 """In every start line :func:`started_line` writes, in no other line."""
+_FINISHED = b'"e":"finished"'
+"""In every finish line :func:`finished_line` writes, in no other line."""
 
 
 Kind = Literal["scenario", "collection"]
@@ -499,6 +502,19 @@ def shared_index(runs_dir: Path) -> RunIndex:
         _SHARED[path] = index  # the most recently used last
     index.refresh()
     return index
+
+
+def ended_runs(runs_dir: Path) -> set[str]:
+    """The runs of ``runs_dir`` the index has a finish line of: ended, their runners gone
+    (the whole file read, only those lines looked at: what a viewer starting on 100,000
+    runs asks, to follow the live ones). A run missing here may have ended too: ask its
+    directory."""
+    try:
+        data = index_path(runs_dir).read_bytes()
+    except OSError:
+        return set()
+    ended = (_run_of(line) for line in data.split(b"\n") if _FINISHED in line)
+    return {run for run in ended if run is not None}
 
 
 # ---------------------------------------------------------------------------

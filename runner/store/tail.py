@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 from runner import protocol, ws_messages
 from runner.protocol import JSONObject
+from runner.store.run_index import ended_runs
 from runner.store.runs import parse_event_line, runner_alive
 from runner.ws_messages import WsMessage
 
@@ -256,21 +257,26 @@ class RunsTailer:
 
     def prime(self) -> None:
         """Take the runs already there: a live one is followed from its current end,
-        the others are left alone (a client lists them over REST)."""
+        the others are left alone (a client lists them over REST). A run the run index
+        has a finish line of has ended: only the others are asked whether their runner
+        lives (at 100,000 runs, asking each took a viewer 20 s to start)."""
         with contextlib.suppress(OSError):
             self._listed_at = self.runs_dir.stat().st_mtime_ns
-        for run_dir in self._dirs():
-            self.known.add(run_dir.name)
+        names = self._names()
+        self.known.update(names)
+        for name in sorted(set(names) - ended_runs(self.runs_dir)):
+            run_dir = self.runs_dir / name
             if runner_alive(run_dir):
                 tail = RunTail.open(run_dir, from_end=True)
                 if tail is not None:
-                    self.live[run_dir.name] = tail
+                    self.live[name] = tail
 
-    def _dirs(self) -> list[Path]:
+    def _names(self) -> list[str]:
+        """The run directories' names: each entry's type as the listing gives it, not a
+        ``stat`` each (100,000 of them took a second and a half at every new run)."""
         try:
-            return sorted(
-                p for p in self.runs_dir.iterdir() if p.is_dir() and not p.name.startswith(".")
-            )
+            with os.scandir(self.runs_dir) as entries:
+                return [e.name for e in entries if not e.name.startswith(".") and e.is_dir()]
         except OSError:
             return []
 
@@ -287,12 +293,10 @@ class RunsTailer:
         if stamp == self._listed_at and not self._waiting and not force:
             return
         self._listed_at = stamp
-        for run_dir in self._dirs():
-            name = run_dir.name
-            if name in self.known and name not in self._waiting:
-                continue
+        known, waiting = self.known, self._waiting
+        for name in sorted(n for n in self._names() if n not in known or n in waiting):
             self.known.add(name)
-            tail = RunTail.open(run_dir)
+            tail = RunTail.open(self.runs_dir / name)
             if tail is None:
                 self._waiting.add(name)  # created, manifest not written yet
                 continue

@@ -14,6 +14,7 @@ import pytest
 
 from runner.processes import process_start_time
 from runner.store import tail as tail_module
+from runner.store.run_index import finished_line, note_lines, started_line
 from runner.store.tail import LineTailer, RunsTailer, RunTail
 
 
@@ -246,3 +247,39 @@ def test_following_a_run_of_100000_steps_holds_no_more_than_one_of_10000(
     assert (small_count, big_count) == (10_003, 100_003)  # started, steps, finished x2
     # one batch of parsed lines at a time: ten times the lines, not ten times the memory
     assert big_peak < small_peak * 1.5, (small_peak, big_peak)
+
+
+def test_priming_asks_only_runs_the_index_has_not_seen_end_whether_they_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A viewer starting on a project of many runs asks their runners whether they live
+    only for the runs the run index has no finish line of: a live one is followed, a
+    finished one is left to REST, and one without index lines is asked (its directory
+    is the truth); a file that is not a run directory is no run."""
+    runs = tmp_path / "unotest" / ".runs"
+    _manifest(runs / "live", "scenario", "smoke", pid=os.getpid())
+    (runs / "live" / "steps.jsonl").write_bytes(_step_line(1))
+    _manifest(runs / "unindexed", "scenario", "smoke", pid=os.getpid())
+    (runs / "unindexed" / "steps.jsonl").write_bytes(_step_line(1))
+    for n in range(5):
+        _manifest(runs / f"ended-{n}", "scenario", "smoke")
+    (runs / "stray.txt").write_text("not a run")
+    note_lines(
+        runs,
+        [started_line("live", kind="scenario", ref="smoke", started_at=1)]
+        + [started_line(f"ended-{n}", kind="scenario", ref="smoke", started_at=1) for n in range(5)]
+        + [finished_line(f"ended-{n}", 2, "completed") for n in range(5)],
+    )
+    asked: list[str] = []
+    real = tail_module.runner_alive
+
+    def counting(run_dir: Path, now_ms: int | None = None) -> bool:
+        asked.append(run_dir.name)
+        return real(run_dir, now_ms)
+
+    monkeypatch.setattr(tail_module, "runner_alive", counting)
+    watcher = RunsTailer(runs)
+    watcher.prime()
+    assert sorted(asked) == ["live", "unindexed"]
+    assert sorted(watcher.live) == ["live", "unindexed"]
+    assert watcher.known == {"live", "unindexed", *(f"ended-{n}" for n in range(5))}
