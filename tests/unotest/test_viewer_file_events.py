@@ -11,6 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from sites import write_project
 
 from runner.files import atomic_write
@@ -312,3 +313,43 @@ def test_a_folder_counts_by_what_it_is_not_by_a_dot_in_its_name(tmp_path: Path) 
     (e2e / "_collections" / "2024.q1").rmdir()
     removed = FileEventBatch.of(u, [str(e2e / "_collections" / "2024.q1"), str(e2e / "README")])
     assert removed.kinds == {"collections"}
+
+
+def _inotify_watches() -> int:
+    """The inotify watches this process holds now (Linux: each inotify descriptor's
+    ``fdinfo`` has a line per watch)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fdinfo"):
+        try:
+            text = Path(f"/proc/self/fdinfo/{fd}").read_text()
+        except OSError:
+            continue
+        count += sum(1 for line in text.splitlines() if line.startswith("inotify wd:"))
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="Linux /proc")
+def test_run_directories_cost_no_watch_each_and_a_new_run_still_comes_live(
+    tmp_path: Path,
+) -> None:
+    """A project with many runs: the watch holds the project's folders, ``unotest/``
+    and ``.runs/``, not a watch per run directory (100,000 of them took seconds to
+    watch, and many systems allow fewer); a run that starts later still reaches a
+    client step by step, read while it runs."""
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n", "shop/cart": "x\n"})
+    runs = root / "unotest" / ".runs"
+    for n in range(300):
+        (runs / f"old-{n:03d}").mkdir(parents=True)
+
+    async def body(sub: Subscription) -> None:
+        assert _inotify_watches() < 20  # e2e/, shop/, unotest/, .runs/, a few more
+        run_dir = runs / "r-live"
+        run_dir.mkdir()
+        atomic_write(run_dir / "manifest.json", _manifest(run_dir, os.getpid()))
+        _append(run_dir / "steps.jsonl", b'{"kind":"run:started","runId":"r-live","t":1}\n')
+        await _until(sub, kind_is("fs:run-started", runId="r-live"))
+        _append(run_dir / "steps.jsonl", b'{"kind":"step:ok","durationMs":3,"t":2}\n')
+        ok = {"kind": "step:ok", "durationMs": 3, "t": 2}
+        await _until(sub, kind_is("fs:run-step", runId="r-live", event=ok))
+
+    _with_watcher(root, body)

@@ -1,17 +1,19 @@
 """The project watched for the viewer: file changes and runs become ``WsMessage``s.
 
-One ``watchfiles.awatch`` (inotify on Linux) over ``unotest/``, debounced; the project's
-``.git``, ``node_modules`` and virtualenvs sit outside it and any inside it are ignored
-too. What a change means is decided by :func:`classify`: a scenario, helper or
-collection file → ``fs:*-changed``; ``unotest/.debugger.json`` → ``fs:bp-changed``;
-``unotest/.env`` → ``fs:env-changed`` (ours: the Env page follows the file);
-under ``.runs/`` only a new run directory, its ``manifest.json``, its ``steps.jsonl`` and
-its ``stdout.log``/``stderr.log`` count (heartbeats, bundles and traces are ignored) and
-go to :class:`runner.store.tail.RunsTailer`, which tails each ``steps.jsonl`` by offset,
-and to :class:`unotest.viewer.run_logs.RunLogs`, which tails the logs of the runs it
-follows (``log:line``, whoever started the run, this viewer or one before it). A ticker
-asks every followed run whether its runner still lives (``interrupted`` otherwise) and
-catches anything a missed event left behind.
+Two ``watchfiles.awatch`` (inotify on Linux), debounced: one over ``unotest/e2e/`` and
+every folder in it, one over ``unotest/`` and ``unotest/.runs/`` themselves (not the
+folders below them: a watch over every run directory costs a watch each, seconds to set
+up at 100,000 runs and past many systems' limit). The project's ``.git``,
+``node_modules`` and virtualenvs sit outside them and any inside are ignored too. What a
+change means is decided by :func:`classify`: a scenario, helper or collection file →
+``fs:*-changed``; ``unotest/.debugger.json`` → ``fs:bp-changed``; ``unotest/.env`` →
+``fs:env-changed`` (ours: the Env page follows the file); a run directory made or
+removed goes to :class:`runner.store.tail.RunsTailer`, which tails each live run's
+``steps.jsonl`` by offset, and to :class:`unotest.viewer.run_logs.RunLogs`, which tails
+the logs of the runs it follows (``log:line``, whoever started the run, this viewer or
+one before it). The runs that run now are read every :data:`LIVE_S` (none is read while
+none runs), and a ticker asks every followed run whether its runner still lives
+(``interrupted`` otherwise) and catches anything a missed event left behind.
 
 The viewer's loaded project index (:class:`unotest.viewer.project_index.ViewerIndex`),
 when given, is told whether the watch is in place and, before the ``fs:*`` message is
@@ -57,6 +59,9 @@ STEP_MS = 15
 """A burst ends after this long without a change."""
 TICK_S = 1.0
 """How often followed runs are asked whether their runner lives."""
+LIVE_S = 0.03
+"""How often the runs that run now are read for new lines (nothing is read while none
+runs): a step reaches a client within about this long, as with a file event."""
 YIELD_EVERY = 200
 """Messages published between two turns of the event loop (a long backlog never holds it)."""
 
@@ -174,7 +179,9 @@ class FileEvents:
         self._publishing = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = asyncio.Event()
-        """Set once the file watch is in place (changes before it may be missed)."""
+        """Set once the file watches are in place (changes before them may be missed)."""
+        self._sources_ready = False
+        self._top_ready = False
 
     def prime(self) -> None:
         """Take the runs already there (a live one followed from its files' current ends)."""
@@ -184,8 +191,10 @@ class FileEvents:
     def start(self) -> None:
         self.prime()
         self._tasks = [
-            asyncio.create_task(self._watch(), name="viewer-watch"),
+            asyncio.create_task(self._watch_sources(), name="viewer-watch-sources"),
+            asyncio.create_task(self._watch_top(), name="viewer-watch-runs"),
             asyncio.create_task(self._tick(), name="viewer-runs-tick"),
+            asyncio.create_task(self._follow_live(), name="viewer-runs-live"),
         ]
 
     async def stop(self) -> None:
@@ -210,42 +219,99 @@ class FileEvents:
                 if count % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
 
-    async def _watch(self) -> None:
-        unotest_dir = self.project.unotest_dir
+    async def _watch_sources(self) -> None:
+        """``unotest/e2e/`` and every folder in it (scenarios, helpers, hooks,
+        collections): the index trusts what it keeps only while this watch is in place."""
+        e2e = self.project.e2e_dir
         while not self._stop.is_set():
-            if not unotest_dir.is_dir():
+            if not e2e.is_dir():
                 self._watching(False)
-                self.hub.publish(ws_messages.error(f"nothing to watch: {unotest_dir} is missing"))
-                await self._sleep(5.0)
+                self._sources_ready = True  # nothing to watch yet: a later one is found
+                self._maybe_ready()
+                await self._sleep(1.0)
                 continue
             try:
-                await self._watch_once(unotest_dir)
+                await self._watch_once([e2e], recursive=True, sources=True)
             except Exception as exc:  # the watch failed (a limit, a vanished dir): restart it
                 self._watching(False)
                 self.hub.publish(ws_messages.error(f"file watcher restarted: {exc}"))
                 await self._sleep(1.0)
 
-    async def _watch_once(self, unotest_dir: Path) -> None:
+    async def _watch_top(self) -> None:
+        """``unotest/`` and ``unotest/.runs/`` themselves, not what is below them: the
+        ``.env`` and ``.debugger.json`` files, and each run directory made or removed.
+        A run's own files are read by :meth:`_follow_live` while it runs: a watch over
+        every run directory would cost a watch each (seconds to set up at 100,000 runs,
+        and past many systems' limit of watches)."""
+        unotest_dir = self.project.unotest_dir
+        runs_dir = self.project.runs_dir
+        while not self._stop.is_set():
+            if not unotest_dir.is_dir():
+                self.hub.publish(ws_messages.error(f"nothing to watch: {unotest_dir} is missing"))
+                await self._sleep(5.0)
+                continue
+            paths = [unotest_dir, runs_dir] if runs_dir.is_dir() else [unotest_dir]
+            try:
+                await self._watch_once(paths, recursive=False, sources=False)
+            except Exception as exc:  # the watch failed (a vanished dir): restart it
+                self.hub.publish(ws_messages.error(f"file watcher restarted: {exc}"))
+                await self._sleep(1.0)
+
+    async def _watch_once(self, paths: list[Path], *, recursive: bool, sources: bool) -> None:
+        """Watch ``paths`` until the viewer stops, or until ``.runs/`` appears while the
+        top watch goes without it (then watched again, with it)."""
+        unotest_dir = self.project.unotest_dir
+        runs_dir = str(self.project.runs_dir)
+        runs_unwatched = not sources and self.project.runs_dir not in paths
+        made: list[bool] = []
+
         def wanted(_change: watchfiles.Change, path: str) -> bool:
+            if runs_unwatched and path == runs_dir:
+                made.append(True)
             return classify(unotest_dir, path) is not None
 
         changes = watchfiles.awatch(
-            unotest_dir,
+            *paths,
             watch_filter=wanted,
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
             stop_event=self._stop,
             rust_timeout=200,
             yield_on_timeout=True,
+            recursive=recursive,
         )
         in_place = False
-        async for batch in changes:
+        async with contextlib.aclosing(changes):
+            async for batch in changes:
+                if not in_place:  # the watch's first answer: it is in place from here on
+                    in_place = True
+                    if sources:
+                        self._watching(True)
+                        self._sources_ready = True
+                    else:
+                        self._top_ready = True
+                    self._maybe_ready()
+                if batch:
+                    paths_changed = (path for _, path in batch)
+                    await self.changed(FileEventBatch.of(unotest_dir, paths_changed))
+                if made:
+                    return
+
+    def _maybe_ready(self) -> None:
+        if self._sources_ready and self._top_ready:
             self.ready.set()
-            if not in_place:  # the watch's first answer: it is in place from here on
-                in_place = True
-                self._watching(True)
-            if batch:
-                await self.changed(FileEventBatch.of(unotest_dir, (path for _, path in batch)))
+
+    async def _follow_live(self) -> None:
+        """The runs that run now, read every :data:`LIVE_S` for their new lines (a step
+        appended reaches a client as soon as a file event would bring it), and not at
+        all while none runs."""
+        while not self._stop.is_set():
+            await self._sleep(LIVE_S)
+            if self.runs.live:
+                await self._publish(self.runs.poll_all())
+                self.logs.sync(self.runs.live)
+                for run_id in list(self.logs.followed):  # an ended one's grace: the tick's
+                    await self._publish(self.logs.poll(run_id))
 
     async def changed(self, batch: FileEventBatch) -> None:
         """Publish what one burst of file changes means (the index told first)."""
