@@ -257,8 +257,10 @@ def measure_in_process(root: Path, repeat: int, reference: bool) -> None:
 
 @contextmanager
 def viewer(root: Path) -> Iterator[tuple[str, str]]:
-    """A real ``unotest view`` on ``root``: its base URL and token."""
-    with scale_scenarios.running_viewer(root) as (_proc, url, _started):
+    """A real ``unotest view`` on ``root``: its base URL and token; how long it took to
+    listen (launch to its URL: the runs already there taken, the file watch in place)."""
+    with scale_scenarios.running_viewer(root) as (_proc, url, started):
+        print(f"  unotest view: launch to its URL  {ms(started)}")
         base, _, token = url.partition("/?token=")
         yield base, token
 
