@@ -252,6 +252,9 @@ class RunsTailer:
     known: set[str] = field(default_factory=set)
     """Names seen (followed, finished or unreadable forever); one short string a run."""
     live: dict[str, RunTail] = field(default_factory=dict)
+    ended: dict[str, RunTail] = field(default_factory=dict)
+    """Runs followed that ended since :meth:`take_ended` was last asked: a run found and
+    ended between two looks still has its logs read (``unotest/viewer/run_logs.py``)."""
     _waiting: set[str] = field(default_factory=set)
     _listed_at: int | None = None
 
@@ -313,6 +316,31 @@ class RunsTailer:
             return
         yield from self._follow(tail)
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a run directory was made whose manifest was not there yet."""
+        return bool(self._waiting)
+
+    def open_waiting(self) -> Iterator[WsMessage]:
+        """The runs made whose manifest was not there yet, opened once it is: each tried
+        by its own directory, not by listing the folder (100,000 names at 100,000 runs);
+        one whose directory is gone is forgotten."""
+        for name in sorted(self._waiting):
+            run_dir = self.runs_dir / name
+            tail = RunTail.open(run_dir)
+            if tail is None:
+                if not run_dir.is_dir():
+                    self._waiting.discard(name)
+                continue
+            self._waiting.discard(name)
+            self.live[name] = tail
+            yield from self._follow(tail)
+
+    def take_ended(self) -> dict[str, RunTail]:
+        """The runs that ended since the last call (:attr:`ended`), handed over once."""
+        ended, self.ended = self.ended, {}
+        return ended
+
     def poll_all(self) -> Iterator[WsMessage]:
         for tail in list(self.live.values()):
             yield from self._follow(tail)
@@ -330,3 +358,4 @@ class RunsTailer:
     def _forget_if_finished(self, tail: RunTail) -> None:
         if tail.finished:
             self.live.pop(tail.run_id, None)
+            self.ended[tail.run_id] = tail

@@ -283,3 +283,36 @@ def test_priming_asks_only_runs_the_index_has_not_seen_end_whether_they_live(
     assert sorted(asked) == ["live", "unindexed"]
     assert sorted(watcher.live) == ["live", "unindexed"]
     assert watcher.known == {"live", "unindexed", *(f"ended-{n}" for n in range(5))}
+
+
+def test_a_run_made_before_its_manifest_is_opened_by_its_own_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A viewer reads the runs that run now every few milliseconds: a run directory made
+    before its manifest is tried by itself then, the folder is not listed again (at
+    100,000 runs that is 100,000 names), and one removed meanwhile is forgotten; a run
+    that ended is handed over once to whoever reads its logs."""
+    runs = tmp_path / ".runs"
+    watcher = RunsTailer(runs)
+    (runs / "r1").mkdir(parents=True)
+    (runs / "gone").mkdir()
+    assert list(watcher.scan()) == []
+    assert watcher.waiting
+    (runs / "gone").rmdir()
+    _manifest_only(runs / "r1")
+    started = b'{"kind":"run:started","runId":"r1","scenario":"s","t":1}\n'
+    append(runs / "r1" / "steps.jsonl", started)
+    listed: list[object] = []
+    monkeypatch.setattr(os, "scandir", lambda *a: listed.append(a))
+    kinds = [m["kind"] for m in watcher.open_waiting()]
+    assert kinds == ["fs:run-started", "fs:run-step"]
+    assert listed == [] and not watcher.waiting and list(watcher.live) == ["r1"]
+    append(runs / "r1" / "steps.jsonl", b'{"kind":"run:finished","outcome":"completed","t":2}\n')
+    assert [m["kind"] for m in watcher.poll_all()] == ["fs:run-step", "fs:run-finished"]
+    assert list(watcher.take_ended()) == ["r1"]
+    assert watcher.take_ended() == {}
+
+
+def _manifest_only(run_dir: Path) -> None:
+    manifest = {"schemaVersion": 1, "kind": "scenario", "ref": "s", "startedAt": 1}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))

@@ -353,3 +353,33 @@ def test_run_directories_cost_no_watch_each_and_a_new_run_still_comes_live(
         await _until(sub, kind_is("fs:run-step", runId="r-live", event=ok))
 
     _with_watcher(root, body)
+
+
+def test_a_run_found_already_ended_still_sends_its_output(tmp_path: Path) -> None:
+    """A short run may start and end between two looks of the viewer (no watch per run
+    directory): found ended, its output still comes as ``log:line``, once."""
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    runs = root / "unotest" / ".runs"
+    runs.mkdir(parents=True)
+
+    async def scenario() -> list[tuple[str, str]]:
+        hub = Hub(queue_size=10_000)
+        sub = hub.subscribe()
+        watcher = FileEvents(root, hub)
+        watcher.prime()
+        run_dir = runs / "quick"
+        run_dir.mkdir()
+        atomic_write(run_dir / "manifest.json", _manifest(run_dir, os.getpid()))
+        _append(run_dir / "stdout.log", b"said before it ended\n")
+        _append(run_dir / "steps.jsonl", b'{"kind":"run:finished","outcome":"completed","t":2}\n')
+        for _ in range(2):
+            await watcher.tick()
+        lines = []
+        while not sub.queue.empty():
+            message = sub.queue.get_nowait()
+            assert not isinstance(message, Closed)
+            if message["kind"] == "log:line":
+                lines.append((message["runId"], message["line"]))
+        return lines
+
+    assert asyncio.run(scenario()) == [("quick", "said before it ended")]

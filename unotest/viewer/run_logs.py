@@ -83,9 +83,14 @@ class RunLogs:
         for run_id, tail in live.items():
             self.followed[run_id] = _Followed.of(tail.run_dir, from_end=True)
 
-    def sync(self, live: Mapping[str, RunTail]) -> None:
-        """Follow every run newly live (from its logs' starts); count down the ended."""
+    def sync(self, live: Mapping[str, RunTail], ended: Mapping[str, RunTail] | None = None) -> None:
+        """Follow every run newly live (from its logs' starts), and every run found and
+        ended since the last call (``ended``: its logs read to their ends, then
+        forgotten); count down the ended."""
         for run_id, tail in live.items():
+            if run_id not in self.followed:
+                self.followed[run_id] = _Followed.of(tail.run_dir, from_end=False)
+        for run_id, tail in (ended or {}).items():
             if run_id not in self.followed:
                 self.followed[run_id] = _Followed.of(tail.run_dir, from_end=False)
         for run_id, run in self.followed.items():
