@@ -18,6 +18,7 @@ from runner.files import atomic_write
 from runner.processes import process_start_time
 from runner.project.secrets import MASK
 from runner.ws_messages import WsMessage
+from unotest.viewer import file_events
 from unotest.viewer.file_events import FileEventBatch, FileEvents, Target, classify
 from unotest.viewer.hub import Closed, Hub, Subscription
 
@@ -383,3 +384,24 @@ def test_a_run_found_already_ended_still_sends_its_output(tmp_path: Path) -> Non
         return lines
 
     assert asyncio.run(scenario()) == [("quick", "said before it ended")]
+
+
+def test_a_run_made_with_the_runs_folder_is_found_without_waiting_for_the_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh project has no ``.runs/`` when the viewer starts: the folder and the first
+    run come together, before ``.runs/`` is watched; the run is found when the watch
+    takes the folder in, not at the next tick (turned off here)."""
+    monkeypatch.setattr(file_events, "TICK_S", 3600.0)
+    root = write_project(tmp_path / "p", None, {"smoke": "x\n"})
+    runs = root / "unotest" / ".runs"
+    assert not runs.exists()
+
+    async def body(sub: Subscription) -> None:
+        run_dir = runs / "first"
+        run_dir.mkdir(parents=True)
+        atomic_write(run_dir / "manifest.json", _manifest(run_dir, os.getpid()))
+        _append(run_dir / "steps.jsonl", b'{"kind":"run:started","runId":"first","t":1}\n')
+        await _until(sub, kind_is("fs:run-started", runId="first"))
+
+    _with_watcher(root, body)

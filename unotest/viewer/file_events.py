@@ -288,6 +288,10 @@ class FileEvents:
                     if sources:
                         self._watching(True)
                         self._sources_ready = True
+                    elif self._top_ready:
+                        # Watched again, .runs/ with it: a run made before this watch
+                        # was in place is found now, not at the next tick.
+                        await self._publish(self.runs.scan(force=True))
                     else:
                         self._top_ready = True
                     self._maybe_ready()
