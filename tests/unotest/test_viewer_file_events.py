@@ -261,13 +261,7 @@ def test_a_live_run_s_output_comes_as_log_lines_once_masked_whoever_started_it(
         _append(later / "stdout.log", b" half\n")
         await asyncio.gather(watcher.changed(FileEventBatch(runs={"r1"})), watcher.tick())
         await watcher.tick()
-        lines = []
-        while not sub.queue.empty():
-            message = sub.queue.get_nowait()
-            assert not isinstance(message, Closed)
-            if message["kind"] == "log:line":
-                lines.append((message["runId"], message["stream"], message["line"]))
-        return lines
+        return _log_lines_sent(sub)
 
     assert asyncio.run(scenario()) == [
         ("r0", "stdout", f"the token is {MASK}"),
@@ -363,7 +357,7 @@ def test_a_run_found_already_ended_still_sends_its_output(tmp_path: Path) -> Non
     runs = root / "unotest" / ".runs"
     runs.mkdir(parents=True)
 
-    async def scenario() -> list[tuple[str, str]]:
+    async def scenario() -> list[tuple[str, str, str]]:
         hub = Hub(queue_size=10_000)
         sub = hub.subscribe()
         watcher = FileEvents(root, hub)
@@ -375,15 +369,9 @@ def test_a_run_found_already_ended_still_sends_its_output(tmp_path: Path) -> Non
         _append(run_dir / "steps.jsonl", b'{"kind":"run:finished","outcome":"completed","t":2}\n')
         for _ in range(2):
             await watcher.tick()
-        lines = []
-        while not sub.queue.empty():
-            message = sub.queue.get_nowait()
-            assert not isinstance(message, Closed)
-            if message["kind"] == "log:line":
-                lines.append((message["runId"], message["line"]))
-        return lines
+        return _log_lines_sent(sub)
 
-    assert asyncio.run(scenario()) == [("quick", "said before it ended")]
+    assert asyncio.run(scenario()) == [("quick", "stdout", "said before it ended")]
 
 
 def test_a_run_made_with_the_runs_folder_is_found_without_waiting_for_the_tick(
@@ -405,3 +393,14 @@ def test_a_run_made_with_the_runs_folder_is_found_without_waiting_for_the_tick(
         await _until(sub, kind_is("fs:run-started", runId="first"))
 
     _with_watcher(root, body)
+
+
+def _log_lines_sent(sub: Subscription) -> list[tuple[str, str, str]]:
+    """The ``log:line`` messages the hub holds for ``sub``: (run, stream, line)."""
+    lines = []
+    while not sub.queue.empty():
+        message = sub.queue.get_nowait()
+        assert not isinstance(message, Closed)
+        if message["kind"] == "log:line":
+            lines.append((message["runId"], message["stream"], message["line"]))
+    return lines
