@@ -314,7 +314,7 @@ class FileEvents:
             if self.runs.live or self.runs.waiting:
                 await self._publish(self.runs.open_waiting())
                 await self._publish(self.runs.poll_all())
-                self.logs.sync(self.runs.live, self.runs.take_ended())
+                self.logs.sync(self.runs)
                 for run_id in list(self.logs.followed):  # an ended one's grace: the tick's
                     await self._publish(self.logs.poll(run_id))
 
@@ -325,7 +325,7 @@ class FileEvents:
         await self._publish(batch.file_messages())
         for run_id in sorted(batch.runs):
             await self._publish(self.runs.poll(run_id))
-            self.logs.sync(self.runs.live, self.runs.take_ended())
+            self.logs.sync(self.runs)
             await self._publish(self.logs.poll(run_id))
 
     def _watching(self, on: bool) -> None:
@@ -343,7 +343,7 @@ class FileEvents:
         await self._publish(self.runs.scan())
         await self._publish(self.runs.poll_all())
         await self._publish(self.runs.check_alive())
-        self.logs.sync(self.runs.live, self.runs.take_ended())
+        self.logs.sync(self.runs)
         await self._publish(self.logs.tick())
 
     async def _sleep(self, seconds: float) -> None:

@@ -14,13 +14,14 @@ can land just after its end.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner import protocol, ws_messages
 from runner.project.secrets import EnvSecrets
-from runner.store.tail import LineTailer, RunTail
+from runner.store.tail import LineTailer, RunsTailer, RunTail
 from runner.ws_messages import LogStream, WsMessage
 
 __all__ = ["ENDED_TICKS", "RunLogs"]
@@ -83,18 +84,15 @@ class RunLogs:
         for run_id, tail in live.items():
             self.followed[run_id] = _Followed.of(tail.run_dir, from_end=True)
 
-    def sync(self, live: Mapping[str, RunTail], ended: Mapping[str, RunTail] | None = None) -> None:
-        """Follow every run newly live (from its logs' starts), and every run found and
-        ended since the last call (``ended``: its logs read to their ends, then
-        forgotten); count down the ended."""
-        for run_id, tail in live.items():
-            if run_id not in self.followed:
-                self.followed[run_id] = _Followed.of(tail.run_dir, from_end=False)
-        for run_id, tail in (ended or {}).items():
+    def sync(self, runs: RunsTailer) -> None:
+        """Follow every run newly live, and every run found and ended since the last call
+        (its logs read to their ends, then forgotten), from their logs' starts; count
+        down the ended."""
+        for run_id, tail in itertools.chain(runs.live.items(), runs.take_ended().items()):
             if run_id not in self.followed:
                 self.followed[run_id] = _Followed.of(tail.run_dir, from_end=False)
         for run_id, run in self.followed.items():
-            if run_id not in live and run.ticks_left is None:
+            if run_id not in runs.live and run.ticks_left is None:
                 run.ticks_left = ENDED_TICKS
 
     def poll(self, run_id: str) -> Iterator[WsMessage]:
