@@ -14,7 +14,6 @@ engine that makes it (no Playwright).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TypedDict
 
@@ -73,11 +72,8 @@ def restarted_as(run_dir: Path) -> Path | None:
             continue
         if not isinstance(value, str) or not value or "/" in value or value.startswith("."):
             continue
-        try:
-            manifest = json.loads((run_dir.parent / value / protocol.RUN_MANIFEST_FILE).read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(manifest, dict) and manifest.get("restartOf") == run_dir.name:
+        manifest = read_manifest(run_dir.parent / value)
+        if manifest is not None and manifest.get("restartOf") == run_dir.name:
             return run_dir.parent / value
     return None
 
