@@ -10,7 +10,6 @@ the error tree are imported.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -81,6 +80,8 @@ def case_problem(name: str, cases: dict[str, list[str]]) -> str | None:
     # The case's name against the others (the file's name, the same in all, would make
     # every case look close).
     by_lower = {c.lower(): c for c in cases[base]}
+    import difflib  # here: only a name that is not found pays its import
+
     close = difflib.get_close_matches(case.lower(), list(by_lower), n=1, cutoff=0.6)
     hint = f" (did you mean '{base}[{by_lower[close[0]]}]'?)" if close else ""
     return f"'{base}' has no case '{case}'{hint}; its cases: {shown}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import time
 from pathlib import Path
@@ -172,14 +173,23 @@ def int_field(manifest: JSONObject, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _hostname() -> str:
+    """``socket.gethostname()`` (what a manifest's ``hostname`` holds): on POSIX the same
+    name as ``os.uname()``'s, which costs a listing no socket import (4 ms)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().nodename)
+    import socket
+
+    return socket.gethostname()
+
+
 def runner_alive_by(manifest: JSONObject, run_dir: Path, now_ms: int) -> bool:
     pid = int_field(manifest, "pid")
     start = int_field(manifest, "pidStartTime")
     host = manifest.get("hostname")
-    import socket  # here: a listing's CLI command seldom asks, and pays its import otherwise
-
     try:
-        same_host = not isinstance(host, str) or host == socket.gethostname()
+        same_host = not isinstance(host, str) or host == _hostname()
     except OSError:
         same_host = True
     if pid is not None and pid > 0 and same_host:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
+import time
 from pathlib import Path
 
 from runner import protocol
@@ -28,7 +28,8 @@ __all__ = ["runs_command"]
 
 def _local_time(ms: int) -> str:
     try:
-        return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+        # time, not datetime: the same local time, without datetime's import (3 ms)
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ms / 1000))
     except (OverflowError, OSError, ValueError):
         return "?"
 
