@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.project.index import Project
+from runner.store.run_index import RunIndex, index_path
+from runner.store.run_list import RunLister
 from unotest.viewer.daemon_link import DaemonLink
 from unotest.viewer.hub import Hub
 from unotest.viewer.project_index import ViewerIndex
@@ -40,8 +42,16 @@ class ViewerContext:
     ``/api/problems`` answer from, kept until a project file changes (the file watcher
     and the viewer's own saves say so), with one ``LoadMemo`` for the process's life."""
 
+    newest_runs: RunLister = field(init=False, repr=False)
+    """Each scenario's and collection's newest run (``/api/runs?latest=1``, the tree's
+    badges), with a run index of its own: its first answer reads every run's ref (about
+    a second at 100,000 runs), so it never holds a page of ``/api/runs`` up meanwhile,
+    and ``routes_runs.startup`` gives that first answer ahead, in a thread."""
+
     def __post_init__(self) -> None:
         self.index = ViewerIndex(self.root)
+        runs_dir = self.project.runs_dir
+        self.newest_runs = RunLister(runs_dir, RunIndex(index_path(runs_dir)))
 
     @property
     def project(self) -> Project:

@@ -45,7 +45,9 @@ nothing of the application around them.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -67,7 +69,6 @@ from runner.project.secrets import EnvSecrets, SecretMasker
 from runner.protocol import JSONObject
 from runner.store.detail import exact_run_dir, run_detail, run_file
 from runner.store.page_log import read_page_log
-from runner.store.run_index import RunIndex, index_path
 from runner.store.run_list import STATUSES, RunLister, RunQuery
 from runner.store.runs import run_meta
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
@@ -141,9 +142,7 @@ class RunRoutes:
         self.ctx = ctx
         runs_dir = ctx.project.runs_dir
         self.lister = RunLister.of(runs_dir)  # the one run_detail's queries use too
-        # Each scenario's newest run: its first answer reads the whole run index (a second
-        # at 100,000 runs); with an index of its own it never holds a page up meanwhile.
-        self.newest = RunLister(runs_dir, RunIndex(index_path(runs_dir)))
+        self.newest = ctx.newest_runs
         self.secrets = EnvSecrets(ctx.root)  # .env read again only when it changed
 
     # --- shared -------------------------------------------------------------------
@@ -292,6 +291,19 @@ def _run_query(params: QueryParams) -> RunQuery:
         ref=params.get("scenario") or params.get("ref") or None,
         status=next((s for s in STATUSES if s == status), None),
     )
+
+
+async def startup(ctx: ViewerContext) -> None:
+    """Each scenario's newest run found ahead, in a daemon thread: at 100,000 runs the
+    first answer takes about a second, which the tree's badges would otherwise wait for
+    when the page opens (a request meanwhile waits for this one's answer, not for a
+    second pass)."""
+    threading.Thread(target=_newest_ahead, args=(ctx,), name="viewer-newest", daemon=True).start()
+
+
+def _newest_ahead(ctx: ViewerContext) -> None:
+    with contextlib.suppress(Exception):  # the request that asks says what fails
+        ctx.newest_runs.latest()
 
 
 def routes(ctx: ViewerContext) -> list[BaseRoute]:
