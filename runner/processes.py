@@ -16,6 +16,7 @@ __all__ = [
     "OWNER_ENV",
     "OWNER_POLL_SECONDS",
     "OwnerWatch",
+    "own_start_time",
     "pid_exists",
     "process_start_time",
     "read_proc_stat",
@@ -70,6 +71,24 @@ def process_start_time(pid: int) -> int | None:
     """Field 22 of ``/proc/<pid>/stat`` (clock ticks after boot), ``None`` if unknown."""
     stat = read_proc_stat(pid)
     return None if stat is None else stat[1]
+
+
+_OWN_START: dict[int, int] = {}
+"""This process's start time, by its pid: read once per process, not once per run
+directory. Keyed by pid, so a forked child reads its own; a pid cannot be reused while
+its process lives, so an entry never goes stale. A failed read is not kept."""
+
+
+def own_start_time() -> int | None:
+    """:func:`process_start_time` of this process, read from ``/proc`` only the first
+    time (each run's manifest records it: a worker writes one per scenario)."""
+    pid = os.getpid()
+    known = _OWN_START.get(pid)
+    if known is None:
+        known = process_start_time(pid)
+        if known is not None:
+            _OWN_START[pid] = known
+    return known
 
 
 class OwnerWatch:

@@ -39,7 +39,7 @@ from runner import events, protocol
 from runner.errors import RunWriteError
 from runner.events import StepsLine
 from runner.files import FILE_MODE, append_line, atomic_write, dumps_line, write_error
-from runner.processes import process_start_time
+from runner.processes import own_start_time
 from runner.store.run_index import as_outcome, note_finished, note_started
 
 __all__ = ["RunDirectory", "RunWriteError", "capture_output_into", "end_abandoned_run"]
@@ -377,7 +377,7 @@ def _manifest(
         manifest["parentRunId"] = parent_run_id
     pid = os.getpid()
     manifest["pid"] = pid
-    start = process_start_time(pid) if sys.platform.startswith("linux") else None
+    start = own_start_time() if sys.platform.startswith("linux") else None
     if start is not None:
         manifest["pidStartTime"] = start
     with contextlib.suppress(OSError):

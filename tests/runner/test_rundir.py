@@ -456,6 +456,15 @@ def test_write_text_and_bytes_files(run: RunDirectory) -> None:
 # --- heartbeat ------------------------------------------------------------------
 
 
+def _unbeaten(heartbeat: Path, for_s: float) -> bool:
+    """Whether nothing touches ``heartbeat`` for ``for_s`` seconds (``pytest.approx`` of
+    an mtime near 1.7e9 would let about 1,700 s pass)."""
+    old = time.time() - 60
+    os.utime(heartbeat, (old, old))
+    time.sleep(for_s)
+    return abs(heartbeat.stat().st_mtime - old) < 1  # a touch would be 60 s later
+
+
 def test_heartbeat_advances_and_stops(run: RunDirectory) -> None:
     heartbeat = run.path / protocol.HEARTBEAT_FILE
     old = time.time() - 60
@@ -473,8 +482,7 @@ def test_heartbeat_advances_and_stops(run: RunDirectory) -> None:
     finally:
         run.stop_heartbeat()
     assert not beating.is_alive()  # stopped: nothing touches the heartbeat any more
-    os.utime(heartbeat, (old, old))
-    assert heartbeat.stat().st_mtime == pytest.approx(old)
+    assert _unbeaten(heartbeat, 0.3)
     run.close()  # stopping twice is fine
 
 
@@ -487,6 +495,24 @@ def test_heartbeat_beats_while_the_main_thread_is_blocked(run: RunDirectory) -> 
     assert heartbeat.stat().st_mtime > old + 50
     run.close()
     assert not any(t.name.startswith("unotest-heartbeat-") for t in threading.enumerate())
+
+
+
+def test_own_start_time_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each run's manifest records this process's start time: read from /proc once."""
+    from runner import processes
+
+    reads: list[int] = []
+
+    def counted(pid: int) -> int | None:
+        reads.append(pid)
+        return 4242
+
+    monkeypatch.setattr(processes, "_OWN_START", {})
+    monkeypatch.setattr(processes, "process_start_time", counted)
+    assert processes.own_start_time() == 4242
+    assert processes.own_start_time() == 4242
+    assert reads == [os.getpid()]
 
 
 # --- /proc ----------------------------------------------------------------------
