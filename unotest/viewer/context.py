@@ -8,6 +8,7 @@ the tests run them, must not see each other).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,11 @@ class ViewerContext:
     """Each scenario's and collection's newest run (``/api/runs?latest=1``, the tree's
     badges), with a run index of its own: its first answer reads every run's ref (about
     a second at 100,000 runs), so it never holds a page of ``/api/runs`` up meanwhile,
-    and ``routes_runs.startup`` gives that first answer ahead, in a thread."""
+    and ``routes_runs.startup`` has that first answer found ahead (``when_serving``)."""
+    when_serving: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    """Work a route module's ``startup`` leaves until the server listens and its URL is
+    out (``server.serve`` calls each once then): started earlier, a thread of it would
+    share the interpreter with the start itself and delay the URL."""
 
     def __post_init__(self) -> None:
         self.index = ViewerIndex(self.root)

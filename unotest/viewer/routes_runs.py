@@ -294,10 +294,14 @@ def _run_query(params: QueryParams) -> RunQuery:
 
 
 async def startup(ctx: ViewerContext) -> None:
-    """Each scenario's newest run found ahead, in a daemon thread: at 100,000 runs the
-    first answer takes about a second, which the tree's badges would otherwise wait for
-    when the page opens (a request meanwhile waits for this one's answer, not for a
-    second pass)."""
+    """Each scenario's newest run found ahead, in a daemon thread, once the server
+    listens: at 100,000 runs the first answer takes about a second, which the tree's
+    badges would otherwise wait for when the page opens (a request meanwhile waits for
+    this one's answer, not for a second pass)."""
+    ctx.when_serving.append(lambda: _start_newest_ahead(ctx))
+
+
+def _start_newest_ahead(ctx: ViewerContext) -> None:
     threading.Thread(target=_newest_ahead, args=(ctx,), name="viewer-newest", daemon=True).start()
 
 

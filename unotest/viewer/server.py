@@ -94,7 +94,9 @@ class _Signals:
             signal.signal(sig, old)  # type: ignore[arg-type]
 
 
-async def _serve(server: uvicorn.Server, sock: socket.socket, on_ready: Callable[[], None]) -> None:
+async def _serve(
+    ctx: ViewerContext, server: uvicorn.Server, sock: socket.socket, on_ready: Callable[[], None]
+) -> None:
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
@@ -102,6 +104,8 @@ async def _serve(server: uvicorn.Server, sock: socket.socket, on_ready: Callable
         await task
         raise UsageError(_NOT_STARTED)
     on_ready()
+    for later in ctx.when_serving:
+        later()
     await task
 
 
@@ -124,7 +128,7 @@ def serve(
     server = uvicorn.Server(config)
     with _Signals() as signals:
         try:
-            asyncio.run(_serve(server, sock, on_ready))
+            asyncio.run(_serve(ctx, server, sock, on_ready))
         except SystemExit:  # uvicorn's way of saying the lifespan's startup failed
             if server.started:
                 raise
