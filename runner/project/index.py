@@ -281,9 +281,22 @@ class ProjectIndex:
         base, rel = self._e2e
         text = str(path)
         if text.startswith(base + os.sep):
+            memo = self.memo
+            known = memo.known_rel(text) if memo is not None else None
+            if known is not None:
+                if known[1]:
+                    self._links.add(text)
+                return known[0]
             if not os.path.islink(text):
-                return rel + text[len(base) :].replace(os.sep, "/")
+                found = rel + text[len(base) :].replace(os.sep, "/")
+                if memo is not None:
+                    memo.keep_rel(text, found, False)
+                return found
             self._links.add(text)  # its target may change unseen: always looked at
+            found = self.project.relative(path)
+            if memo is not None:
+                memo.keep_rel(text, found, True)
+            return found
         return self.project.relative(path)
 
     def _read(self, path: Path, kind: str, rel: str | None = None) -> str | None:
@@ -568,6 +581,8 @@ class ProjectIndex:
 
     def _attach_folders(self, name: str) -> tuple[HooksFile, ...]:
         """The ``_hooks.js`` files over scenario ``name``, outer first."""
+        if not self.hooks_files:
+            return ()  # a project without any: twice per scenario and load, for nothing
         over = [h for h in self.hooks_files.values() if h.covers(name)]
         return tuple(sorted(over, key=lambda hooks: len(hooks.folder)))
 

@@ -38,6 +38,9 @@ class LoadMemo:
         self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
         self._derived: dict[tuple[int, str], tuple[object, object]] = {}
         self._changed: set[str] | None = None
+        self._rels: dict[str, tuple[str, bool]] = {}
+        """A file's path → its project-relative path and whether it is a link."""
+        self._used_rels: set[str] = set()
         self._read_rels: set[str] = set()
         """Every file any load read (project-relative): a change to another is a new file."""
         self._added = True
@@ -83,6 +86,24 @@ class LoadMemo:
         new file's creation as its last event, a change)."""
         self._changed = None if rels is None else set(rels)
         self._added = added or any(rel not in self._read_rels for rel in self._changed or ())
+
+    def known_rel(self, path: str) -> tuple[str, bool] | None:
+        """The project-relative path of the file at ``path`` and whether it is a link, as
+        the last load found them, when told what changed and it is not among them (a
+        file replaced by a link, or a link by a file, is a change): at 10,000 files an
+        ``lstat`` each saved per save. ``None``: look (and :meth:`keep_rel`)."""
+        changed = self._changed
+        if changed is None:
+            return None
+        kept = self._rels.get(path)
+        if kept is None or kept[0] in changed:
+            return None
+        self._used_rels.add(path)
+        return kept
+
+    def keep_rel(self, path: str, rel: str, linked: bool) -> None:
+        self._rels[path] = (rel, linked)
+        self._used_rels.add(path)
 
     def source(
         self, path: Path, rel: str, kind: str, linked: bool = False
@@ -157,6 +178,8 @@ class LoadMemo:
         """After a load: keep only what it used (deleted and edited files' old entries go)."""
         sources, parsed, checked, derived, walks = self._used
         self._walks = {k: v for k, v in self._walks.items() if k in walks}
+        self._rels = {k: v for k, v in self._rels.items() if k in self._used_rels}
+        self._used_rels = set()
         self._sources = {k: v for k, v in self._sources.items() if k in sources}
         self._parsed = {k: v for k, v in self._parsed.items() if k in parsed}
         if checked:  # a load without the checker keeps what the last check found
