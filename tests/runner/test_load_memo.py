@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import runner.project.index as index_module
+import runner.project.sources as sources_module
 from runner.project.index import LoadMemo, ProjectIndex
 from runner.project.root import Project
 
@@ -92,7 +93,8 @@ def test_told_what_changed_it_looks_at_nothing_else(project: Project) -> None:
     assert {m["name"]: m["title"] for m in again.scenario_metas}["s0"] == "Scenario zero"
 
 
-def test_a_removed_file_is_forgotten(project: Project) -> None:
+def test_a_removed_file_is_forgotten(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources_module, "UNUSED_KEPT", 0)  # forgotten at once
     memo = LoadMemo()
     ProjectIndex.load(project, memo=memo)
     sizes = [len(memo._sources), len(memo._parsed)]
@@ -100,6 +102,20 @@ def test_a_removed_file_is_forgotten(project: Project) -> None:
     after = ProjectIndex.load(project, memo=memo)
     assert [m["name"] for m in after.scenario_metas] == ["s0", "s1"]
     assert [len(memo._sources), len(memo._parsed)] == [s - 1 for s in sizes]
+
+
+def test_unused_entries_are_forgotten_once_they_pile_up(project: Project) -> None:
+    """A load after a save keeps its tables as they are while few entries are unused (a
+    rebuild of 10,000 files' was a sixth of such a load), and drops them past that."""
+    memo = LoadMemo()
+    ProjectIndex.load(project, memo=memo)
+    edits = sources_module.UNUSED_KEPT + 1
+    for n in range(edits):
+        (project.e2e_dir / "s1.test.js").write_text(_scenario(1) + f"// edit {n}\n")
+        ProjectIndex.load(project, memo=memo)
+        # at most the kept allowance of old versions: never one per edit ever made
+        assert len(memo._parsed) <= 4 + sources_module.UNUSED_KEPT
+    assert len(memo._parsed) < 4 + edits  # the old versions were dropped at some point
 
 
 def test_the_watch_graph_walks_again_only_what_changed(project: Project) -> None:
