@@ -80,7 +80,7 @@ class _Unused(_Parser):
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
     """The commands, of which only ``only``'s parser is built when the command line
     names one (``None``: every one, for ``unotest --help`` or a command it does not
-    know): building all fifteen costs about 10 ms, a tenth of ``unotest runs``."""
+    know): building all fourteen costs about 10 ms, a tenth of ``unotest runs``."""
 
     only: str | None = None
 

@@ -41,6 +41,10 @@ class LoadMemo:
         self._rels: dict[str, tuple[str, bool]] = {}
         """A file's path → its project-relative path and whether it is a link."""
         self._used_rels: set[str] = set()
+        self._last_rels: set[str] = set()
+        self._last_sources: set[str] = set()
+        """What the last load used: the only entries trusted without a look (the tables
+        may hold older ones, :func:`_used_only`)."""
         self._read_rels: set[str] = set()
         """Every file any load read (project-relative): a change to another is a new file."""
         self._added = True
@@ -93,10 +97,12 @@ class LoadMemo:
         file replaced by a link, or a link by a file, is a change): at 10,000 files an
         ``lstat`` each saved per save. ``None``: look (and :meth:`keep_rel`)."""
         changed = self._changed
-        if changed is None:
+        if changed is None or path not in self._last_rels:
             return None
         kept = self._rels.get(path)
-        if kept is None or kept[0] in changed:
+        # A link's path is its target's: a change to the link itself (made a file, or
+        # pointed elsewhere) is reported under its own, so a link is always looked at.
+        if kept is None or kept[1] or kept[0] in changed:
             return None
         self._used_rels.add(path)
         return kept
@@ -113,7 +119,7 @@ class LoadMemo:
         what changed, under another name)."""
         key = str(path)
         changed = self._changed
-        if changed is not None and not linked and key in self._sources and rel not in changed:
+        if changed is not None and not linked and key in self._last_sources and rel not in changed:
             self._used[0].add(key)
             return self._sources[key][1], None
         try:
@@ -182,8 +188,9 @@ class LoadMemo:
         sources, parsed, checked, derived, walks = self._used
         self._walks = _used_only(self._walks, walks)
         self._rels = _used_only(self._rels, self._used_rels)
-        self._used_rels = set()
+        self._last_rels, self._used_rels = self._used_rels, set()
         self._sources = _used_only(self._sources, sources)
+        self._last_sources = sources
         before = self._parsed
         self._parsed = _used_only(self._parsed, parsed)
         if checked:  # a load without the checker keeps what the last check found

@@ -77,13 +77,16 @@ class DaemonOptions:
 
 class _FrozenHeap:
     """What a load keeps, frozen out of the garbage collector's scans (``gc.freeze``
-    after each load): at 10,000 scenarios the syntax trees the ``LoadMemo`` holds are
-    about 1.5 million objects, which every full collection walked (0.5 to 0.8 s at
-    random saves) and which slowed the collections of the young ones in between.
-    Reference counting still frees what a later load drops; what only a collection can
-    free (a cycle made meanwhile, then frozen) is collected when, at every
-    ``CHECK_EVERY``-th load, the frozen count has grown by a quarter since the last full
-    collection (counting them walks them all, 0.1 s: not at every save)."""
+    after each batch has started): at 10,000 scenarios the syntax trees the ``LoadMemo``
+    holds are about 1.5 million objects, which every full collection walked (0.5 to
+    0.8 s at random saves) and which slowed the collections of the young ones in
+    between. Each freeze but the first follows a full collection, which walks only
+    what is not frozen yet: no cycle of the daemon's other work (a failed batch's
+    traceback, a replaced worker's transports) is frozen with the rest. Reference
+    counting still frees what a later load drops; what a frozen object left in a cycle
+    holds is collected when, at every ``CHECK_EVERY``-th load, the frozen count has grown
+    by a quarter since the last full collection (counting them walks them all, 0.1 s:
+    not at every save)."""
 
     GROWTH = 1.25
     CHECK_EVERY = 32
@@ -94,11 +97,16 @@ class _FrozenHeap:
 
     def settle(self) -> None:
         self._loads += 1
-        checked = self._loads % self.CHECK_EVERY == 0
-        if checked and gc.get_freeze_count() > self._after_collect * self.GROWTH:
-            gc.unfreeze()
+        if self._loads > 1:
             gc.collect()
-            self._after_collect = 0
+        if self._loads % self.CHECK_EVERY == 0:
+            count = gc.get_freeze_count()
+            if count > self._after_collect * self.GROWTH:
+                gc.unfreeze()
+                gc.collect()
+                self._after_collect = 0
+            else:  # a project that shrank: its smaller heap is the measure now
+                self._after_collect = min(self._after_collect, count)
         gc.freeze()
         if not self._after_collect:
             self._after_collect = gc.get_freeze_count()
@@ -309,7 +317,6 @@ class WatchDaemon:
             added = any(c.kind != "change" for c in changes)  # a file added or removed
             index = await asyncio.to_thread(self._load, [c.rel for c in changes], added)
             self.graph = DependencyGraph.build(index, previous=old)
-            self.heap.settle()
             self._keep_watched_collection(old, index)
             self._use_collection(index)
             selection = select(
@@ -320,6 +327,7 @@ class WatchDaemon:
                 self.bus.publish(error(note.scope, note.message, note.detail, note.degraded_to))
             changed = [absolute(self.root, c.rel) for c in changes]
             await self._run_batch(selection, changed, trigger, blocked)
+            self.heap.settle()  # once batch.started is out: not in a save's answer
 
     def _use_collection(self, index: ProjectIndex) -> None:
         """The watched collection's context keys and ``storageState`` for its scenarios'

@@ -497,7 +497,6 @@ def test_heartbeat_beats_while_the_main_thread_is_blocked(run: RunDirectory) -> 
     assert not any(t.name.startswith("unotest-heartbeat-") for t in threading.enumerate())
 
 
-
 def test_own_start_time_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each run's manifest records this process's start time: read from /proc once."""
     from runner import processes

@@ -83,6 +83,22 @@ def test_unchanged_files_are_not_looked_at_again_and_a_file_made_a_link_is(
     assert "Scenario two" in {m["title"] for m in again.scenario_metas}
     _same_as_fresh(project, again)
 
+    # the link pointed elsewhere (ln -sf): reported under the link's own path
+    other = e2e / "_shared" / "other.source"
+    other.write_text(_scenario(2).replace("Scenario 2", "Scenario other"))
+    (e2e / "s2.test.js").unlink()
+    (e2e / "s2.test.js").symlink_to(other)
+    retargeted = _reload(project, memo, "unotest/e2e/s2.test.js", added=True)
+    _same_as_fresh(project, retargeted)
+    assert "Scenario other" in {m["title"] for m in retargeted.scenario_metas}
+
+    # an editor's save over the link: a file of its own now, under the link's path
+    (e2e / "s2.test.js").unlink()
+    (e2e / "s2.test.js").write_text(_scenario(2).replace("Scenario 2", "Scenario own"))
+    own = _reload(project, memo, "unotest/e2e/s2.test.js", added=True)
+    _same_as_fresh(project, own)
+    assert "Scenario own" in {m["title"] for m in own.scenario_metas}
+
 
 def _same_as_fresh(project: Project, index: ProjectIndex) -> None:
     fresh = ProjectIndex.load(project)
@@ -155,4 +171,15 @@ def test_a_frozen_cycle_is_collected_once_the_frozen_heap_has_grown(
     assert probe() is not None  # frozen: no collection frees them
     heap.settle()
     heap.settle()  # the check: grown by far more than a quarter, so all is collected
+    assert probe() is None
+
+
+def test_a_cycle_left_by_other_work_is_collected_not_frozen(
+    thawed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_FrozenHeap, "CHECK_EVERY", 1000)
+    heap = _FrozenHeap()
+    heap.settle()
+    probe = weakref.ref(_Cycle())  # garbage no collection has met yet (a batch's leftovers)
+    heap.settle()
     assert probe() is None

@@ -13,7 +13,7 @@ import pytest
 from fake_runs import fake_run
 
 from runner.store.run_list import RunLister
-from unotest.viewer import routes_runs
+from unotest.viewer import routes_runs, server
 from unotest.viewer.context import ViewerContext
 
 
@@ -26,17 +26,29 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _wait_for(name: str) -> None:
-    for thread in threading.enumerate():
-        if thread.name == name:
-            thread.join(30)
-            assert not thread.is_alive()
+def _joined(name: str) -> None:
+    """Wait for the thread ``name`` if it still runs (what it did, the tests check)."""
+    for thread in [t for t in threading.enumerate() if t.name == name]:
+        thread.join(30)
+        assert not thread.is_alive()
+
+
+class _ListeningServer:
+    """What ``server._serve`` asks of uvicorn's server: it has started, and serves until
+    the test's loop ends."""
+
+    started = True
+
+    async def serve(self, sockets: list[object]) -> None:
+        await asyncio.sleep(0)
 
 
 def _serving(ctx: ViewerContext) -> None:
-    """What ``server.serve`` does once the server listens and its URL is out."""
-    for later in ctx.when_serving:
-        later()
+    """The server listens and its URL is out: ``server._serve`` runs what the route
+    modules left for then."""
+    ready: list[bool] = []
+    asyncio.run(server._serve(ctx, _ListeningServer(), None, lambda: ready.append(True)))  # type: ignore[arg-type]
+    assert ready == [True]
 
 
 def test_startup_finds_the_newest_runs_before_any_request(
@@ -52,9 +64,10 @@ def test_startup_finds_the_newest_runs_before_any_request(
     monkeypatch.setattr(RunLister, "_ref", counted)
     ctx = ViewerContext(_project(tmp_path), token="t" * 32)
     asyncio.run(routes_runs.startup(ctx))
-    assert resolved == []  # nothing before the server listens: the start is not slowed
+    # nothing before the server listens: the start is not slowed
+    assert "viewer-newest" not in {thread.name for thread in threading.enumerate()}
     _serving(ctx)
-    _wait_for("viewer-newest")
+    _joined("viewer-newest")
     assert len(resolved) == 12  # every run's ref read ahead, once
 
     latest = ctx.newest_runs.latest()  # what GET /api/runs?latest=1 answers
@@ -68,7 +81,10 @@ def test_startup_finds_the_newest_runs_before_any_request(
 def test_a_failing_lookup_ahead_leaves_the_request_to_say_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    asked: list[bool] = []
+
     def broken(self: RunLister) -> object:
+        asked.append(True)
         raise OSError("disk gone")
 
     escaped: list[BaseException | None] = []
@@ -77,5 +93,6 @@ def test_a_failing_lookup_ahead_leaves_the_request_to_say_it(
     monkeypatch.setattr(RunLister, "latest", broken)
     asyncio.run(routes_runs.startup(ctx))
     _serving(ctx)
-    _wait_for("viewer-newest")
+    _joined("viewer-newest")
+    assert asked == [True]
     assert escaped == []  # nothing printed at the viewer's start: the request will say it

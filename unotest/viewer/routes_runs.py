@@ -74,7 +74,7 @@ from runner.store.runs import run_meta
 from unotest.viewer.answers import error_response, json_body, json_response, status_for
 from unotest.viewer.context import ViewerContext
 
-__all__ = ["MAX_EVENTS", "routes"]
+__all__ = ["MAX_EVENTS", "routes", "startup"]
 
 RUNS_PAGE = 100
 """``GET /api/runs`` gives this many runs when no ``limit`` is asked for."""
