@@ -284,19 +284,13 @@ class ProjectIndex:
             memo = self.memo
             known = memo.known_rel(text) if memo is not None else None
             if known is not None:
-                if known[1]:
-                    self._links.add(text)
-                return known[0]
+                return known
             if not os.path.islink(text):
                 found = rel + text[len(base) :].replace(os.sep, "/")
                 if memo is not None:
-                    memo.keep_rel(text, found, False)
+                    memo.keep_rel(text, found)
                 return found
             self._links.add(text)  # its target may change unseen: always looked at
-            found = self.project.relative(path)
-            if memo is not None:
-                memo.keep_rel(text, found, True)
-            return found
         return self.project.relative(path)
 
     def _read(self, path: Path, kind: str, rel: str | None = None) -> str | None:

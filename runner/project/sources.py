@@ -38,8 +38,8 @@ class LoadMemo:
         self._checked: dict[int, tuple[object, object, list[Diagnostic]]] = {}
         self._derived: dict[tuple[int, str], tuple[object, object]] = {}
         self._changed: set[str] | None = None
-        self._rels: dict[str, tuple[str, bool]] = {}
-        """A file's path → its project-relative path and whether it is a link."""
+        self._rels: dict[str, str] = {}
+        """A plain file's path → its project-relative path."""
         self._used_rels: set[str] = set()
         self._last_rels: set[str] = set()
         self._last_sources: set[str] = set()
@@ -91,24 +91,23 @@ class LoadMemo:
         self._changed = None if rels is None else set(rels)
         self._added = added or any(rel not in self._read_rels for rel in self._changed or ())
 
-    def known_rel(self, path: str) -> tuple[str, bool] | None:
-        """The project-relative path of the file at ``path`` and whether it is a link, as
-        the last load found them, when told what changed and it is not among them (a
-        file replaced by a link, or a link by a file, is a change): at 10,000 files an
-        ``lstat`` each saved per save. ``None``: look (and :meth:`keep_rel`)."""
+    def known_rel(self, path: str) -> str | None:
+        """The project-relative path of the plain file at ``path``, as the last load
+        found it, when told what changed and it is not among them (a file replaced by a
+        link is a change): at 10,000 files an ``lstat`` each saved per save. A link is
+        never kept (its path is its target's, and a change to the link itself is
+        reported under its own). ``None``: look (and :meth:`keep_rel` a plain file)."""
         changed = self._changed
         if changed is None or path not in self._last_rels:
             return None
-        kept = self._rels.get(path)
-        # A link's path is its target's: a change to the link itself (made a file, or
-        # pointed elsewhere) is reported under its own, so a link is always looked at.
-        if kept is None or kept[1] or kept[0] in changed:
+        rel = self._rels.get(path)
+        if rel is None or rel in changed:
             return None
         self._used_rels.add(path)
-        return kept
+        return rel
 
-    def keep_rel(self, path: str, rel: str, linked: bool) -> None:
-        self._rels[path] = (rel, linked)
+    def keep_rel(self, path: str, rel: str) -> None:
+        self._rels[path] = rel
         self._used_rels.add(path)
 
     def source(

@@ -136,9 +136,9 @@ class WatchDaemon:
         self.tasks: set[asyncio.Task[None]] = set()
         self.lock = asyncio.Lock()
         self.memo = LoadMemo()
-        self.heap = _FrozenHeap()
         """What the last load read, parsed and checked: a save re-reads and re-parses
         only the files it changed (10,000 scenarios: seconds saved on every save)."""
+        self.heap = _FrozenHeap()
         self.claimed = False
         """This daemon holds the project's claim (so its discovery file is its own)."""
         self.announced = False

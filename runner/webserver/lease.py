@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from runner.errors import WebServerCancelled
-from runner.processes import pid_exists, process_start_time
+from runner.processes import own_start_time, pid_exists, process_start_time
 
 try:
     import fcntl
@@ -55,7 +55,7 @@ Holder = tuple[int, int | None]
 
 
 def me() -> Holder:
-    return os.getpid(), process_start_time(os.getpid())
+    return os.getpid(), own_start_time()
 
 
 def alive(holder: Holder) -> bool:
